@@ -1,0 +1,40 @@
+# Quarry — build, generation and test entry points.
+GO  ?= go
+BIN ?= bin/quarry
+
+.PHONY: all generate check-generate build run test conformance bench vet
+
+all: build
+
+# Regenerate the echo server interfaces (gen/) and the typed clients (clients/)
+# from openapi/*.yaml with the oapi-codegen version pinned in go.mod (tools.go).
+generate:
+	$(GO) generate ./gen/... ./clients/...
+
+# CI: fail when the committed generated code is not what the specs produce
+# (modified files, or new generated files that are not committed yet).
+check-generate: generate
+	git diff --exit-code -- gen clients
+	@untracked="$$(git ls-files --others --exclude-standard -- gen clients)"; \
+	if [ -n "$$untracked" ]; then echo "untracked generated files:"; echo "$$untracked"; exit 1; fi
+
+build:
+	$(GO) build -o $(BIN) ./cmd/quarry
+
+# One node on 127.0.0.1:9200 with data under ./data (the binary's defaults).
+run: build
+	./$(BIN)
+
+test:
+	$(GO) test ./...
+	$(MAKE) conformance
+
+# Elasticsearch YAML REST tests against a freshly built server.
+conformance: build
+	bash .ci/conformance.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+vet:
+	$(GO) vet ./...

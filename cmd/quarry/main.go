@@ -1,0 +1,206 @@
+// Command quarry runs a Quarry node: an Elasticsearch 7.x wire-compatible
+// search service with its data embedded (badger + bluge).
+//
+//	quarry [serve] [--config quarry.yml] [-E key=value ...]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/quarry-search/quarry/handlers"
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/store"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "quarry:", err)
+		os.Exit(1)
+	}
+}
+
+// repeated is a flag that may be given several times (-E a=b -E c=d).
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// run parses the command line and runs the chosen subcommand.
+func run(args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stderr)
+	case "version":
+		fmt.Fprintln(stdout, handlers.Version)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q (commands: serve, version)", cmd)
+	}
+}
+
+func serve(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "", "YAML settings file (Elasticsearch-style keys)")
+	var overrides repeated
+	fs.Var(&overrides, "E", "setting override key=value (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	settings, err := loadSettings(*config, overrides, os.Environ())
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := newLogger(settings, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	node, err := startNode(ctx, settings, log)
+	if err != nil {
+		return err
+	}
+	log.Info("started", "address", node.addr, "cluster", settings.Get("cluster.name"), "data", settings.Get("path.data"))
+	select {
+	case <-ctx.Done():
+		log.Info("stopping")
+	case err := <-node.serveErr:
+		log.Error("http server failed", "err", err)
+	}
+	return node.close(settings.Duration("shutdown.timeout"))
+}
+
+// node is a running server with everything it owns.
+type node struct {
+	addr     string
+	http     *http.Server
+	engine   *searchcore.Engine
+	db       *store.DB
+	serveErr chan error
+	log      *slog.Logger
+}
+
+// startNode opens the store and the engine and starts serving HTTP.
+func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node, error) {
+	dataPath := settings.Get("path.data")
+	if err := os.MkdirAll(dataPath, 0o755); err != nil {
+		return nil, fmt.Errorf("create path.data: %w", err)
+	}
+	db, err := store.Open(filepath.Join(dataPath, "store"), store.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	nodeName := settings.Get("node.name")
+	if nodeName == "" {
+		nodeName, _ = os.Hostname()
+	}
+	engine, err := searchcore.Open(ctx, searchcore.Config{
+		DataPath:        dataPath,
+		Storage:         db,
+		Logger:          log,
+		ClusterName:     settings.Get("cluster.name"),
+		NodeName:        nodeName,
+		AutoCreateIndex: settings.Bool("action.auto_create_index"),
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	e, err := handlers.NewServer(engine, handlers.Options{
+		Logger:           log,
+		MaxContentLength: settings.Bytes("http.max_content_length"),
+	})
+	if err != nil {
+		_ = engine.Close()
+		_ = db.Close()
+		return nil, err
+	}
+	host := settings.Get("http.host")
+	if host == "" {
+		host = settings.Get("network.host")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, settings.Get("http.port")))
+	if err != nil {
+		_ = engine.Close()
+		_ = db.Close()
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	n := &node{
+		addr:     ln.Addr().String(),
+		http:     &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second},
+		engine:   engine,
+		db:       db,
+		serveErr: make(chan error, 1),
+		log:      log,
+	}
+	go func() {
+		if err := n.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.serveErr <- err
+		}
+	}()
+	return n, nil
+}
+
+// close stops accepting requests, finishes in-flight ones and flushes
+// everything to disk.
+func (n *node) close(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := n.http.Shutdown(ctx)
+	if cerr := n.engine.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if cerr := n.db.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	n.log.Info("stopped")
+	return err
+}
+
+func newLogger(s Settings, stderr io.Writer) (*slog.Logger, func(), error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s.Get("log.level"))); err != nil {
+		return nil, nil, err
+	}
+	out := stderr
+	closeFn := func() {}
+	if dir := s.Get("path.logs"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, s.Get("cluster.name")+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = f
+		closeFn = func() { _ = f.Close() }
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if s.Get("log.format") == "json" {
+		return slog.New(slog.NewJSONHandler(out, opts)), closeFn, nil
+	}
+	return slog.New(slog.NewTextHandler(out, opts)), closeFn, nil
+}

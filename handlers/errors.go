@@ -1,0 +1,182 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/quarry-search/quarry/searchcore"
+)
+
+// javaExceptionTypes are causes that Elasticsearch does not count as root
+// causes (they are not ElasticsearchExceptions).
+var javaExceptionTypes = map[string]bool{
+	"json_parse_exception":       true,
+	"illegal_argument_exception": true,
+	"number_format_exception":    true,
+	"not_x_content_exception":    true,
+	"illegal_state_exception":    true,
+	"date_time_parse_exception":  true,
+	"arithmetic_exception":       true,
+}
+
+// esErrorObject renders one error object with its extra members and cause.
+func esErrorObject(e *searchcore.Error) orderedJSON {
+	o := orderedJSON{{"type", e.Type}, {"reason", e.Reason}}
+	for _, kv := range e.Meta {
+		o = append(o, kvPair{kv.Key, kv.Value})
+	}
+	if e.CausedBy != nil {
+		o = append(o, kvPair{"caused_by", esErrorObject(e.CausedBy)})
+	}
+	return o
+}
+
+// rootCause returns the deepest cause that Elasticsearch would report.
+func rootCause(e *searchcore.Error) *searchcore.Error {
+	for e.CausedBy != nil && !javaExceptionTypes[e.CausedBy.Type] {
+		e = e.CausedBy
+	}
+	return e
+}
+
+// esErrorBody renders the Elasticsearch error envelope.
+func esErrorBody(e *searchcore.Error, status int) orderedJSON {
+	rc := rootCause(e)
+	rcObj := orderedJSON{{"type", rc.Type}, {"reason", rc.Reason}}
+	for _, kv := range rc.Meta {
+		rcObj = append(rcObj, kvPair{kv.Key, kv.Value})
+	}
+	return orderedJSON{
+		{"error", append(orderedJSON{{"root_cause", []any{rcObj}}}, esErrorObject(e)...)},
+		{"status", status},
+	}
+}
+
+// toDomainError converts any error that reaches the error handler into a
+// domain error and its HTTP status.
+func toDomainError(err error) (*searchcore.Error, int) {
+	if e, ok := searchcore.AsError(err); ok {
+		return e, searchcore.HTTPStatus(e.Code)
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if inner, ok := searchcore.AsError(he.Internal); ok {
+			return inner, searchcore.HTTPStatus(inner.Code)
+		}
+		msg := fmt.Sprint(he.Message)
+		var reqErr *openapi3filter.RequestError
+		if errors.As(he.Internal, &reqErr) {
+			msg = requestErrorReason(reqErr)
+		}
+		switch he.Code {
+		case http.StatusRequestEntityTooLarge:
+			return searchcore.Errorf(searchcore.TooLarge, "content_too_long_exception", "%s", msg), he.Code
+		case http.StatusUnsupportedMediaType:
+			return searchcore.Errorf(searchcore.Invalid, "media_type_header_exception", "%s", msg), http.StatusNotAcceptable
+		}
+		if he.Code >= 500 {
+			return searchcore.Internalf(err, "internal error"), he.Code
+		}
+		return searchcore.IllegalArgument("%s", msg), he.Code
+	}
+	return searchcore.Internalf(err, "internal error"), http.StatusInternalServerError
+}
+
+// requestErrorReason turns a kin-openapi validation error into one line.
+func requestErrorReason(e *openapi3filter.RequestError) string {
+	msg := e.Error()
+	if i := strings.IndexByte(msg, '\n'); i > 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// errorHandler is the single exit for errors of the cluster API.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	if uh, ok := err.(*uriError); ok {
+		s.writeURIError(c, uh)
+		return
+	}
+	e, status := toDomainError(err)
+	if status >= 500 {
+		s.log.Error("request failed", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
+		e = &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason}
+		if e.Type == "exception" {
+			e.Reason = "internal error; see the server log for details"
+		}
+	} else {
+		s.log.Debug("request rejected", "method", c.Request().Method, "uri", c.Request().RequestURI, "status", status, "err", err)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if err := writeJSON(c, status, esErrorBody(e, status)); err != nil {
+		s.log.Warn("writing error response", "err", err)
+	}
+}
+
+// uriError is the routing failure Elasticsearch reports with a string error.
+type uriError struct {
+	status int
+	msg    string
+	allow  string
+}
+
+func (u *uriError) Error() string { return u.msg }
+
+func (s *Server) writeURIError(c echo.Context, u *uriError) {
+	if u.allow != "" {
+		c.Response().Header().Set("Allow", u.allow)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(u.status)
+		return
+	}
+	_ = writeJSON(c, u.status, orderedJSON{{"error", u.msg}, {"status", u.status}})
+}
+
+// kvPair is one member of an orderedJSON object.
+type kvPair struct {
+	K string
+	V any
+}
+
+// orderedJSON is a JSON object that keeps member order when encoded.
+type orderedJSON []kvPair
+
+// MarshalJSON implements json.Marshaler.
+func (o orderedJSON) MarshalJSON() ([]byte, error) {
+	buf := make([]byte, 0, 64*len(o)+2)
+	buf = append(buf, '{')
+	for i, kv := range o {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		kb, err := json.Marshal(kv.K)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, kb...)
+		buf = append(buf, ':')
+		vb, err := json.Marshal(kv.V)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, vb...)
+	}
+	return append(buf, '}'), nil
+}
+
+// discardLogger returns a logger that drops everything.
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

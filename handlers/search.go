@@ -1,0 +1,321 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/quarry-search/quarry/gen/cluster"
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/query"
+)
+
+// SearchGet answers GET /_search.
+func (s *Server) SearchGet(c echo.Context, p cluster.SearchGetParams) error {
+	return s.search(c, "_all", cluster.SearchParams(p))
+}
+
+// Search answers POST /_search.
+func (s *Server) Search(c echo.Context, p cluster.SearchParams) error {
+	return s.search(c, "_all", p)
+}
+
+// SearchIndexGet answers GET /{index}/_search.
+func (s *Server) SearchIndexGet(c echo.Context, index string, p cluster.SearchIndexGetParams) error {
+	return s.search(c, index, cluster.SearchParams(p))
+}
+
+// SearchIndex answers POST /{index}/_search.
+func (s *Server) SearchIndex(c echo.Context, index string, p cluster.SearchIndexParams) error {
+	return s.search(c, index, cluster.SearchParams(p))
+}
+
+// uriQuery turns q= URI search parameters into a query_string query.
+func uriQuery(q, df, op, analyzer string, lenient *cluster.EsBoolean) json.RawMessage {
+	qs := map[string]any{"query": q}
+	if df != "" {
+		qs["default_field"] = df
+	}
+	if op != "" {
+		qs["default_operator"] = op
+	}
+	if analyzer != "" {
+		qs["analyzer"] = analyzer
+	}
+	if lenient != nil {
+		qs["lenient"] = boolParam(lenient, false)
+	}
+	b, _ := json.Marshal(map[string]any{"query_string": qs})
+	return b
+}
+
+// searchRequest merges URL parameters and body into a core request.
+func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchRequest, error) {
+	req := searchcore.NewSearchRequest()
+	if p.From != nil {
+		req.From = *p.From
+	}
+	if p.Size != nil {
+		req.Size = *p.Size
+	}
+	if p.TrackTotalHits != nil {
+		t, err := searchcore.ParseTrackTotalHits(*p.TrackTotalHits)
+		if err != nil {
+			return nil, err
+		}
+		req.TrackTotalHits = t
+	}
+	if p.TerminateAfter != nil {
+		req.TerminateAfter = *p.TerminateAfter
+	}
+	req.Version = boolParam((*cluster.EsBoolean)(p.Version), false)
+	req.SeqNoPrimaryTerm = boolParam((*cluster.EsBoolean)(p.SeqNoPrimaryTerm), false)
+	req.TrackScores = boolParam((*cluster.EsBoolean)(p.TrackScores), false)
+	req.Explain = boolParam((*cluster.EsBoolean)(p.Explain), false)
+	if p.Timeout != nil {
+		d, err := searchcore.ParseTimeValue(*p.Timeout, "timeout")
+		if err != nil {
+			return nil, err
+		}
+		req.Timeout = d
+	}
+	if p.StoredFields != nil {
+		req.SetStoredFields(*p.StoredFields)
+	}
+	if p.Source != nil || p.SourceIncludes != nil || p.SourceExcludes != nil {
+		f, err := sourceFilterFromParams((*string)(p.Source), p.SourceIncludes, p.SourceExcludes)
+		if err != nil {
+			return nil, err
+		}
+		req.Source = f
+	}
+	if p.Sort != nil && len(*p.Sort) > 0 {
+		sortJSON, err := sortParamJSON(*p.Sort)
+		if err != nil {
+			return nil, err
+		}
+		if req.Sort, err = query.ParseSort(sortJSON); err != nil {
+			return nil, err
+		}
+		req.HasSort = true
+	}
+	if p.Q != nil {
+		req.Query = uriQuery(*p.Q, str(p.Df), str(p.DefaultOperator), str(p.Analyzer), (*cluster.EsBoolean)(p.Lenient))
+	}
+	if err := searchcore.ParseSearchBody(body, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// sortParamJSON turns sort=field:desc,other URL values into sort JSON.
+func sortParamJSON(list []string) (json.RawMessage, error) {
+	var out []any
+	for _, item := range list {
+		for _, part := range strings.Split(item, ",") {
+			if part == "" {
+				continue
+			}
+			field, order, ok := strings.Cut(part, ":")
+			if ok {
+				out = append(out, map[string]any{field: map[string]any{"order": order}})
+			} else {
+				out = append(out, field)
+			}
+		}
+	}
+	return json.Marshal(out)
+}
+
+func (s *Server) search(c echo.Context, index string, p cluster.SearchParams) error {
+	if p.Scroll != nil {
+		return searchcore.IllegalArgument("scroll searches are served by the scroll API of a later release of this node; remove [scroll] or page with [search_after]")
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := searchRequest(body, p)
+	if err != nil {
+		return err
+	}
+	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+	if err != nil {
+		return err
+	}
+	indices, err := s.core.Resolve(index, o)
+	if err != nil {
+		return err
+	}
+	res, err := s.core.Search(c.Request().Context(), indices, req)
+	if err != nil {
+		return err
+	}
+	asInt := boolParam((*cluster.EsBoolean)(p.RestTotalHitsAsInt), false)
+	return writeRaw(c, http.StatusOK, encodeSearch(res, req, asInt))
+}
+
+// encodeSearch renders a search response.
+func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, totalAsInt bool) []byte {
+	var b bytes.Buffer
+	b.Grow(256 + 512*len(res.Hits))
+	b.WriteString(`{"took":`)
+	b.WriteString(strconv.FormatInt(res.Took.Milliseconds(), 10))
+	b.WriteString(`,"timed_out":`)
+	b.WriteString(strconv.FormatBool(res.TimedOut))
+	if res.TerminatedEarly != nil {
+		b.WriteString(`,"terminated_early":`)
+		b.WriteString(strconv.FormatBool(*res.TerminatedEarly))
+	}
+	b.WriteString(`,"_shards":{"total":`)
+	b.WriteString(strconv.Itoa(res.ShardsTotal))
+	b.WriteString(`,"successful":`)
+	b.WriteString(strconv.Itoa(res.ShardsTotal))
+	b.WriteString(`,"skipped":0,"failed":0},"hits":{`)
+	if res.TotalRelation != "" {
+		if totalAsInt {
+			b.WriteString(`"total":`)
+			b.WriteString(strconv.FormatInt(res.Total, 10))
+		} else {
+			b.WriteString(`"total":{"value":`)
+			b.WriteString(strconv.FormatInt(res.Total, 10))
+			b.WriteString(`,"relation":"`)
+			b.WriteString(res.TotalRelation)
+			b.WriteString(`"}`)
+		}
+		b.WriteByte(',')
+	} else if totalAsInt {
+		b.WriteString(`"total":-1,`)
+	}
+	b.WriteString(`"max_score":`)
+	writeFloat(&b, res.MaxScore)
+	b.WriteString(`,"hits":[`)
+	for i, h := range res.Hits {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"_index":`)
+		writeString(&b, h.Index)
+		b.WriteString(`,"_type":"_doc","_id":`)
+		writeString(&b, h.ID)
+		if req.Version {
+			b.WriteString(`,"_version":`)
+			b.WriteString(strconv.FormatInt(h.Version, 10))
+		}
+		if req.SeqNoPrimaryTerm {
+			b.WriteString(`,"_seq_no":`)
+			b.WriteString(strconv.FormatInt(h.SeqNo, 10))
+			b.WriteString(`,"_primary_term":`)
+			b.WriteString(strconv.FormatInt(h.PrimaryTerm, 10))
+		}
+		b.WriteString(`,"_score":`)
+		writeFloat(&b, h.Score)
+		if h.Routing != "" {
+			b.WriteString(`,"_routing":`)
+			writeString(&b, h.Routing)
+		}
+		if h.Source != nil {
+			b.WriteString(`,"_source":`)
+			b.Write(h.Source)
+		}
+		if len(h.Fields) > 0 {
+			b.WriteString(`,"fields":`)
+			fb, _ := json.Marshal(h.Fields)
+			b.Write(fb)
+		}
+		if h.Sort != nil {
+			b.WriteString(`,"sort":`)
+			sb, _ := json.Marshal(h.Sort)
+			b.Write(sb)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}}`)
+	return b.Bytes()
+}
+
+func writeFloat(b *bytes.Buffer, f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		b.WriteString("null")
+		return
+	}
+	b.WriteString(strconv.FormatFloat(f, 'g', -1, 32))
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s)
+	b.Write(enc)
+}
+
+// CountGet answers GET /_count.
+func (s *Server) CountGet(c echo.Context, p cluster.CountGetParams) error {
+	return s.count(c, "_all", cluster.CountParams(p))
+}
+
+// Count answers POST /_count.
+func (s *Server) Count(c echo.Context, p cluster.CountParams) error {
+	return s.count(c, "_all", p)
+}
+
+// CountIndexGet answers GET /{index}/_count.
+func (s *Server) CountIndexGet(c echo.Context, index string, p cluster.CountIndexGetParams) error {
+	return s.count(c, index, cluster.CountParams(p))
+}
+
+// CountIndex answers POST /{index}/_count.
+func (s *Server) CountIndex(c echo.Context, index string, p cluster.CountIndexParams) error {
+	return s.count(c, index, cluster.CountParams(p))
+}
+
+func (s *Server) count(c echo.Context, index string, p cluster.CountParams) error {
+	if p.TerminateAfter != nil && *p.TerminateAfter < 0 {
+		return searchcore.IllegalArgument("terminateAfter must be positive")
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var rawQuery json.RawMessage
+	if len(bytes.TrimSpace(body)) > 0 {
+		var b map[string]json.RawMessage
+		if err := json.Unmarshal(body, &b); err != nil {
+			return searchcore.ParsingError("request body or source parameter is required")
+		}
+		for k, v := range b {
+			if k != "query" {
+				return searchcore.ParsingError("request does not support [%s]", k)
+			}
+			rawQuery = v
+		}
+	}
+	if p.Q != nil {
+		rawQuery = uriQuery(*p.Q, str(p.Df), str(p.DefaultOperator), str(p.Analyzer), (*cluster.EsBoolean)(p.Lenient))
+	}
+	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+	if err != nil {
+		return err
+	}
+	indices, err := s.core.Resolve(index, o)
+	if err != nil {
+		return err
+	}
+	terminate := 0
+	if p.TerminateAfter != nil {
+		terminate = *p.TerminateAfter
+	}
+	n, shards, terminated, err := s.core.Count(c.Request().Context(), indices, rawQuery, terminate)
+	if err != nil {
+		return err
+	}
+	out := orderedJSON{{"count", n}}
+	if terminated {
+		out = append(out, kvPair{"terminated_early", true})
+	}
+	out = append(out, kvPair{"_shards", searchShards(shards)})
+	return writeJSON(c, http.StatusOK, out)
+}

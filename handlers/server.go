@@ -1,0 +1,182 @@
+// Package handlers is the HTTP adapter: it implements the generated server
+// interfaces over the search core, validates requests against the OpenAPI
+// documents and renders every error the way Elasticsearch does.
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/quarry-search/quarry/gen/cluster"
+	"github.com/quarry-search/quarry/searchcore"
+)
+
+// Version is the Elasticsearch version this node reports.
+const Version = "7.17.0"
+
+// Options configure the HTTP server.
+type Options struct {
+	// Logger receives request errors; nil discards.
+	Logger *slog.Logger
+	// MaxContentLength bounds request bodies (http.max_content_length);
+	// 0 means 100mb.
+	MaxContentLength int64
+}
+
+// Server implements the cluster API over the search core.
+type Server struct {
+	core *searchcore.Engine
+	log  *slog.Logger
+	opts Options
+	spec []byte
+}
+
+var _ cluster.ServerInterface = (*Server)(nil)
+
+// NewServer builds the whole HTTP stack (middleware, validation, routes,
+// error rendering) used by both the binary and the tests.
+func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
+	if opts.Logger == nil {
+		opts.Logger = discardLogger()
+	}
+	if opts.MaxContentLength <= 0 {
+		opts.MaxContentLength = 100 << 20
+	}
+	doc, err := cluster.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load cluster spec: %w", err)
+	}
+	doc.Servers = nil
+	specJSON, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encode cluster spec: %w", err)
+	}
+	s := &Server{core: core, log: opts.Logger, opts: opts, spec: specJSON}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Pre(middleware.RemoveTrailingSlash())
+	e.Pre(productHeader)
+	e.Pre(normalizeContentType)
+	e.Use(bodyLimit(opts.MaxContentLength))
+	e.Use(responseShaping)
+	e.Use(newValidator(doc).middleware)
+	cluster.RegisterHandlers(e, s)
+	// Unknown routes answer like Elasticsearch.
+	e.RouteNotFound("/*", func(c echo.Context) error {
+		return &uriError{status: http.StatusBadRequest, msg: fmt.Sprintf("no handler found for uri [%s] and method [%s]", c.Request().RequestURI, c.Request().Method)}
+	})
+	methodNotAllowed(e)
+	return e, nil
+}
+
+// methodNotAllowed replaces echo's 405 with Elasticsearch's message.
+func methodNotAllowed(e *echo.Echo) {
+	allowed := map[string][]string{}
+	for _, r := range e.Routes() {
+		allowed[r.Path] = append(allowed[r.Path], r.Method)
+	}
+	prev := e.HTTPErrorHandler
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusMethodNotAllowed {
+			methods := allowed[c.Path()]
+			err = &uriError{
+				status: http.StatusMethodNotAllowed,
+				msg: fmt.Sprintf("Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]",
+					c.Request().RequestURI, c.Request().Method, strings.Join(methods, ", ")),
+				allow: strings.Join(methods, ","),
+			}
+		}
+		prev(err, c)
+	}
+}
+
+// Info answers GET / with the node and version information.
+func (s *Server) Info(c echo.Context, _ cluster.InfoParams) error {
+	return writeJSON(c, http.StatusOK, s.infoBody())
+}
+
+// Ping answers HEAD /.
+func (s *Server) Ping(c echo.Context, _ cluster.PingParams) error {
+	return c.NoContent(http.StatusOK)
+}
+
+func (s *Server) infoBody() orderedJSON {
+	return orderedJSON{
+		{"name", s.core.NodeName()},
+		{"cluster_name", s.core.ClusterName()},
+		{"cluster_uuid", s.core.ClusterUUID()},
+		{"version", orderedJSON{
+			{"number", Version},
+			{"build_flavor", "default"},
+			{"build_type", "tar"},
+			{"build_hash", "quarry"},
+			{"build_date", "2026-11-01T00:00:00.000000000Z"},
+			{"build_snapshot", false},
+			{"lucene_version", "8.11.1"},
+			{"minimum_wire_compatibility_version", "6.8.0"},
+			{"minimum_index_compatibility_version", "6.0.0-beta1"},
+		}},
+		{"tagline", "You Know, for Search"},
+	}
+}
+
+// QuarryOpenapiCluster serves the cluster OpenAPI document.
+func (s *Server) QuarryOpenapiCluster(c echo.Context, _ cluster.QuarryOpenapiClusterParams) error {
+	return writeRaw(c, http.StatusOK, s.spec)
+}
+
+// boolParam reads an Elasticsearch boolean parameter ("" and "true" are true).
+func boolParam(p *cluster.EsBoolean, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p != cluster.EsBooleanFalse
+}
+
+// str dereferences an optional string-like parameter.
+func str[T ~string](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
+}
+
+// resolveOptions builds index resolution options from the common parameters.
+func resolveOptions(ignoreUnavailable, allowNoIndices *cluster.EsBoolean, expand *[]cluster.ExpandWildcards, defAllowNo bool) (searchcore.ResolveOptions, error) {
+	o := searchcore.ResolveOptions{
+		IgnoreUnavailable: boolParam(ignoreUnavailable, false),
+		AllowNoIndices:    boolParam(allowNoIndices, defAllowNo),
+		ExpandOpen:        true,
+	}
+	if expand != nil && len(*expand) > 0 {
+		parts := make([]string, len(*expand))
+		for i, x := range *expand {
+			parts[i] = string(x)
+		}
+		if err := o.ParseExpandWildcards(strings.Join(parts, ",")); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// shardsHeader is the _shards member of many responses.
+type shardsHeader struct {
+	Total      int `json:"total"`
+	Successful int `json:"successful"`
+	Skipped    *int `json:"skipped,omitempty"`
+	Failed     int `json:"failed"`
+}
+
+func searchShards(n int) shardsHeader {
+	zero := 0
+	return shardsHeader{Total: n, Successful: n, Skipped: &zero}
+}
