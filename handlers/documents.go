@@ -127,7 +127,7 @@ func (s *Server) IndexAutoId(c echo.Context, index string, p cluster.IndexAutoId
 func (s *Server) Create(c echo.Context, index string, id string, p cluster.CreateParams) error {
 	return s.indexDoc(c, index, id, searchcore.OpCreate, writeParams{
 		refresh: p.Refresh, routing: str(p.Routing), version: optInt64(p.Version), versionType: str(p.VersionType),
-		pipeline: str(p.Pipeline), requireAlias: boolParam(p.RequireAlias, false),
+		pipeline: str(p.Pipeline),
 	})
 }
 

@@ -33,7 +33,12 @@ type testNode struct {
 	// HTTP is a plain client with the same validating transport.
 	HTTP   *http.Client
 	Engine *searchcore.Engine
+	close  func()
 }
+
+// Close stops the server and closes the engine and the store (cleanup
+// does it too; calling both is fine).
+func (n *testNode) Close() { n.close() }
 
 var (
 	specOnce   sync.Once
@@ -145,20 +150,20 @@ func openTestNode(t testing.TB, dir string) *testNode {
 	if err != nil {
 		t.Fatalf("new client: %v", err)
 	}
-	closed := false
-	t.Cleanup(func() {
-		if closed {
-			return
-		}
-		srv.Close()
-		if err := eng.Close(); err != nil {
-			t.Errorf("close engine: %v", err)
-		}
-		if err := db.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
-	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng}
+	var once sync.Once
+	closeAll := func() {
+		once.Do(func() {
+			srv.Close()
+			if err := eng.Close(); err != nil {
+				t.Errorf("close engine: %v", err)
+			}
+			if err := db.Close(); err != nil {
+				t.Errorf("close store: %v", err)
+			}
+		})
+	}
+	t.Cleanup(closeAll)
+	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll}
 }
 
 // do sends a raw request through the validating transport and decodes the
@@ -188,6 +193,38 @@ func (n *testNode) do(method, path, contentType, body string) (int, map[string]a
 		n.t.Fatalf("%s %s: invalid JSON %q: %v", method, path, b, err)
 	}
 	return res.StatusCode, out
+}
+
+// raw sends a request and returns the status and the body bytes.
+func (n *testNode) raw(method, path, contentType, body string) (int, []byte) {
+	n.t.Helper()
+	req, err := http.NewRequest(method, n.URL+path, strings.NewReader(body))
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := n.HTTP.Do(req)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// rawMember extracts the raw JSON of a dotted object path (member order kept).
+func rawMember(body []byte, path string) string {
+	cur := json.RawMessage(body)
+	for _, p := range strings.Split(path, ".") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(cur, &m) != nil {
+			return ""
+		}
+		cur = m[p]
+	}
+	return string(cur)
 }
 
 // jsonPath reads a dotted path (numbers index arrays) from decoded JSON.

@@ -224,7 +224,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 		}
 		n.do("POST", "/keep/_bulk", "application/x-ndjson", strings.Join(lines, "\n")+"\n")
 		n.do("DELETE", "/keep/_doc/5", "", "")
-		n.Engine.Close() // clean shutdown; cleanup tolerates the double close
+		n.Close() // clean shutdown
 	}()
 	n := openTestNode(t, dir)
 	if _, body := n.do("GET", "/keep/_count", "", ""); str(body["count"]) != "299" {

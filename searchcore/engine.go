@@ -50,8 +50,10 @@ type Engine struct {
 	// clusterUUID identifies this cluster (persisted).
 	clusterUUID string
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 const (
@@ -128,11 +130,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // Close refreshes and closes every index.
 func (e *Engine) Close() error {
-	close(e.stop)
-	e.wg.Wait()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.closeIndices()
+	e.closeOnce.Do(func() {
+		close(e.stop)
+		e.wg.Wait()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.closeErr = e.closeIndices()
+	})
+	return e.closeErr
 }
 
 func (e *Engine) closeIndices() error {

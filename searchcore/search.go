@@ -1,5 +1,3 @@
-//go:build pending_query_integration
-
 package searchcore
 
 import (
@@ -301,7 +299,7 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 	var decoders []query.SortDecoder
 	ord := 0
 	for _, idx := range indices {
-		qctx := &query.Context{Mapping: idx.Mapping(), Analyzers: idx.Analyzers(), Now: now, MaxClauseCount: 1024}
+		qctx := idx.queryContext(now)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return nil, err
@@ -474,7 +472,7 @@ func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, scored b
 		h.Sort = make([]any, len(sh.dm.SortValue))
 		for i, v := range sh.dm.SortValue {
 			if i < len(dec) {
-				h.Sort[i] = dec[i](v, sh.dm)
+				h.Sort[i] = dec[i].Decode(v)
 			}
 		}
 	}
@@ -524,7 +522,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 	var total int64
 	shards := 0
 	for _, idx := range indices {
-		qctx := &query.Context{Mapping: idx.Mapping(), Analyzers: idx.Analyzers(), Now: now, MaxClauseCount: 1024}
+		qctx := idx.queryContext(now)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return 0, 0, false, err
@@ -559,4 +557,19 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 		terminated = true
 	}
 	return total, shards, terminated, nil
+}
+
+// queryContext is what compiling a query against this index needs.
+func (ix *Index) queryContext(now time.Time) *query.Context {
+	st := ix.Settings()
+	return &query.Context{
+		Mapping:        ix.Mapping(),
+		Analyzers:      ix.Analyzers(),
+		Now:            now,
+		MaxClauseCount: 1024,
+		MaxTermsCount:  st.MaxTermsCount,
+		MaxRegexLength: st.MaxRegexLength,
+		Index:          ix.Name(),
+		IndexUUID:      ix.UUID(),
+	}
 }

@@ -140,6 +140,8 @@ func (s *shard) replay(ctx context.Context, ckpt int64, build docBuilder) error 
 	batch := index.NewBatch()
 	n := 0
 	last := ckpt
+	// ReplayDocs yields each id at most once (its current record), so a
+	// replay batch never holds two operations on one id.
 	flush := func() error {
 		if n == 0 {
 			return nil
@@ -220,62 +222,88 @@ func (s *shard) settle(slots []*slot, ok bool) {
 // batch, applies it, records the checkpoint and wakes waiters.
 func (s *shard) run() {
 	defer close(s.doneCh)
-	batch := index.NewBatch()
+	var pb pendingBatch
 	for {
 		var op shardOp
 		select {
 		case op = <-s.ops:
 		case <-s.stopCh:
-			maxSeq := int64(-1)
 			for {
 				select {
 				case op = <-s.ops:
-					s.add(batch, op)
-					maxSeq = max(maxSeq, op.seq)
+					pb.add(op)
 					continue
 				default:
 				}
 				break
 			}
-			s.apply(batch, maxSeq)
+			s.apply(&pb)
 			return
 		}
-		s.add(batch, op)
-		maxSeq := op.seq
+		pb.add(op)
 	drain:
 		for n := 1; n < 10000; n++ {
 			select {
 			case op = <-s.ops:
-				s.add(batch, op)
-				maxSeq = max(maxSeq, op.seq)
+				pb.add(op)
 			default:
 				break drain
 			}
 		}
-		s.apply(batch, maxSeq)
+		s.apply(&pb)
 	}
 }
 
-func (s *shard) add(b *index.Batch, op shardOp) {
-	if op.doc == nil {
-		b.Delete(bluge.Identifier(op.id))
-		return
+// pendingBatch collects operations for one bluge batch. bluge applies a
+// batch's deletes only to older segments, so two operations on one id in a
+// batch would leave both documents: only the last operation per id is kept.
+type pendingBatch struct {
+	ops    []shardOp
+	byID   map[string]int
+	maxSeq int64
+}
+
+func (pb *pendingBatch) add(op shardOp) {
+	if pb.byID == nil {
+		pb.byID = make(map[string]int)
+		pb.maxSeq = -1
 	}
-	b.Update(op.doc.ID(), op.doc)
+	if i, ok := pb.byID[op.id]; ok {
+		pb.ops[i] = op
+	} else {
+		pb.byID[op.id] = len(pb.ops)
+		pb.ops = append(pb.ops, op)
+	}
+	pb.maxSeq = max(pb.maxSeq, op.seq)
+}
+
+func (pb *pendingBatch) reset() {
+	pb.ops = pb.ops[:0]
+	clear(pb.byID)
+	pb.maxSeq = -1
 }
 
 // apply writes the batch to bluge and advances the applied sequence number.
-func (s *shard) apply(b *index.Batch, maxSeq int64) {
-	if maxSeq < 0 {
+func (s *shard) apply(pb *pendingBatch) {
+	if len(pb.ops) == 0 {
 		return
 	}
+	maxSeq := pb.maxSeq
+	b := index.NewBatch()
+	for _, op := range pb.ops {
+		if op.doc == nil {
+			b.Delete(bluge.Identifier(op.id))
+		} else {
+			b.Update(op.doc.ID(), op.doc)
+		}
+	}
+	pb.reset()
 	err := s.writer.Batch(b)
 	if err != nil {
 		s.log.Error("shard batch failed", "index_uuid", s.indexUUID, "shard", s.num, "err", err)
 	} else if err := s.store.SetCheckpoint(context.Background(), s.indexUUID, s.num, maxSeq); err != nil {
 		s.log.Warn("checkpoint failed", "index_uuid", s.indexUUID, "shard", s.num, "err", err)
 	}
-	b.Reset()
 	s.mu.Lock()
 	if err != nil && s.failed == nil {
 		s.failed = err

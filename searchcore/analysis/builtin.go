@@ -193,7 +193,7 @@ var builtinFilters = map[string]func() blugeanalysis.TokenFilter{
 	"nGram":                 func() blugeanalysis.TokenFilter { return token.NewNgramFilter(1, 2) },
 	"edge_ngram":            func() blugeanalysis.TokenFilter { return token.NewEdgeNgramFilter(token.FRONT, 1, 2) },
 	"edgeNGram":             func() blugeanalysis.TokenFilter { return token.NewEdgeNgramFilter(token.FRONT, 1, 2) },
-	"shingle":               func() blugeanalysis.TokenFilter { return token.NewShingleFilter(2, 2, true, " ", "_") },
+	"shingle":               func() blugeanalysis.TokenFilter { return &shingleFilter{min: 2, max: 2, unigrams: true, sep: " "} },
 	"elision":               func() blugeanalysis.TokenFilter { return fr.ElisionFilter() },
 	"trim":                  func() blugeanalysis.TokenFilter { return trimFilter{} },
 	"apostrophe":            func() blugeanalysis.TokenFilter { return token.NewApostropheFilter() },

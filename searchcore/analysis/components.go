@@ -640,3 +640,44 @@ func (c *chainTokenizer) Tokenize(input []byte) blugeanalysis.TokenStream {
 	}
 	return ts
 }
+
+// shingleFilter emits word n-grams at the position of their first token,
+// after that token (ES "shingle" order).
+type shingleFilter struct {
+	min, max int
+	unigrams bool
+	sep      string
+}
+
+func (s *shingleFilter) Filter(in blugeanalysis.TokenStream) blugeanalysis.TokenStream {
+	out := make(blugeanalysis.TokenStream, 0, len(in)*(s.max-s.min+2))
+	for i, t := range in {
+		emittedAt := false
+		if s.unigrams {
+			out = append(out, t)
+			emittedAt = true
+		}
+		for n := s.min; n <= s.max && i+n <= len(in); n++ {
+			var b bytes.Buffer
+			for k := i; k < i+n; k++ {
+				if k > i {
+					b.WriteString(s.sep)
+				}
+				b.Write(in[k].Term)
+			}
+			incr := 0
+			if !emittedAt {
+				incr = t.PositionIncr
+				emittedAt = true
+			}
+			out = append(out, &blugeanalysis.Token{Term: b.Bytes(), Start: t.Start, End: in[i+n-1].End, PositionIncr: incr, Type: blugeanalysis.Shingle})
+		}
+		if !emittedAt && !s.unigrams {
+			// no shingle starts here: carry the position increment forward
+			if i+1 < len(in) {
+				in[i+1].PositionIncr += t.PositionIncr
+			}
+		}
+	}
+	return out
+}

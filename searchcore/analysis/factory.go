@@ -349,7 +349,8 @@ func (b *builder) filter(name string, p params) (blugeanalysis.TokenFilter, erro
 		if minS < 2 || maxS < minS {
 			return nil, eserr.IllegalArgument("invalid shingle sizes min_shingle_size [%d] max_shingle_size [%d] for filter [%s]", minS, maxS, name)
 		}
-		return token.NewShingleFilter(minS, maxS, uni, sep, fill), nil
+		_ = fill
+		return &shingleFilter{min: minS, max: maxS, unigrams: uni, sep: sep}, nil
 	case "elision":
 		arts, ok := p.list("articles")
 		if !ok {

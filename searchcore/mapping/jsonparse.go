@@ -459,34 +459,3 @@ func (n *jnode) tokenName() string {
 	}
 	return "START_OBJECT"
 }
-
-// toAny converts a node to Go values (json.Number-free: numbers stay
-// strings wrapped in numberText so callers can convert exactly).
-func (n *jnode) toAny() any {
-	switch n.kind {
-	case jNull:
-		return nil
-	case jTrue:
-		return true
-	case jFalse:
-		return false
-	case jNumber:
-		return numberText(n.str)
-	case jString:
-		return n.str
-	case jArray:
-		out := make([]any, len(n.vals))
-		for i, v := range n.vals {
-			out[i] = v.toAny()
-		}
-		return out
-	}
-	m := make(map[string]any, len(n.keys))
-	for i, k := range n.keys {
-		m[k] = n.vals[i].toAny()
-	}
-	return m
-}
-
-// numberText is a JSON number literal.
-type numberText string

@@ -720,7 +720,10 @@ func normalizeNullValue(f *Field, name string) (json.RawMessage, error) {
 		}
 		return f.NullValue, nil
 	}
-	v, isNullV, cause := parseNumeric(f, n)
+	lenient := *f
+	coerce := true
+	lenient.Coerce = &coerce // null_value strings are numbers, not coercions
+	v, isNullV, cause := parseNumeric(&lenient, n)
 	if cause != nil {
 		return nil, eserr.MapperParsing("Failed to parse value [%s] for [null_value] on field [%s]", n.preview(), name).Caused(cause)
 	}

@@ -14,7 +14,17 @@
 //   - geo_point: GeoPointField, Sortable+Aggregatable;
 //   - "_field_names": KeywordField, one term per leaf path that has a value
 //     and per object path above it (the exists query searches it);
+//   - "_ignored": KeywordField, one term per path whose value was dropped by
+//     ignore_above or ignore_malformed;
 //   - the engine adds "_id", "_source" (stored only) and bookkeeping fields.
+//
+// Details: date_nanos is also epoch milliseconds (with a fractional part);
+// nested fields are indexed like objects (flattened); a field with
+// index:false but doc_values on is still indexed (bluge builds doc values
+// from the terms), so the query side must refuse to search it; store:true
+// adds the value as a stored field (text/keyword as given, numbers
+// prefix-coded). Values of a text field share positions across array
+// elements with a gap of 100, like ES's position_increment_gap.
 package mapping
 
 import (

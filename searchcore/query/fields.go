@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/analyzer"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
@@ -39,13 +38,10 @@ func (c *Context) lookupField(path string) (ft *fieldType, object bool) {
 		return nil, false
 	}
 	f := c.Mapping.Lookup(path)
-	if f == nil {
-		return nil, false
-	}
 	switch {
-	case f.Type == mapping.TypeObject || f.Type == mapping.TypeNested:
-		return nil, true
-	case f.Type == "" && f.Properties != nil:
+	case f == nil:
+		return nil, false
+	case f.IsObject():
 		return nil, true
 	case f.Type == "":
 		return nil, false
@@ -107,6 +103,9 @@ func (c *Context) failIfNotIndexed(ft *fieldType) error {
 	return c.failedToCreate(searchcore.IllegalArgument("Cannot search on field [%s] since it is not indexed.", ft.path))
 }
 
+// token is one analyzed token.
+type token = blugeanalysis.Token
+
 // textAnalyzer is what query analysis needs from an analyzer.
 type textAnalyzer interface {
 	Analyze(input []byte) blugeanalysis.TokenStream
@@ -129,61 +128,44 @@ func (c *Context) namedAnalyzer(name string) (textAnalyzer, bool) {
 	return a, true
 }
 
-// searchAnalyzer is the analyzer a text field's query text goes through.
+// searchAnalyzer is the analyzer a text field's query text goes through:
+// search_analyzer, else analyzer, else the index's default_search/default.
 func (c *Context) searchAnalyzer(ft *fieldType) (textAnalyzer, error) {
-	name := ""
+	var analyzerName, searchName string
 	if ft.f != nil {
-		switch {
-		case ft.f.SearchAnalyzer != "":
-			name = ft.f.SearchAnalyzer
-		case ft.f.Analyzer != "":
-			name = ft.f.Analyzer
-		}
+		analyzerName, searchName = ft.f.Analyzer, ft.f.SearchAnalyzer
 	}
-	a, ok := c.namedAnalyzer(name)
-	if !ok {
-		return nil, c.failedToCreate(searchcore.IllegalArgument("analyzer [%s] has not been configured in mappings", name))
+	if c.Analyzers == nil {
+		name := searchName
+		if name == "" {
+			name = analyzerName
+		}
+		if a, ok := c.namedAnalyzer(name); ok {
+			return a, nil
+		}
+		return nil, c.failedToCreate(searchcore.IllegalArgument("failed to find analyzer [%s]", name))
+	}
+	a, err := c.Analyzers.SearchAnalyzer(analyzerName, searchName)
+	if err != nil {
+		return nil, c.failedToCreate(err)
 	}
 	return a, nil
 }
 
-// normalizer returns the keyword field's normalizer, nil when it has none.
-func (c *Context) normalizer(ft *fieldType) (textAnalyzer, error) {
-	if ft.f == nil || ft.f.Normalizer == "" {
-		return nil, nil
-	}
-	if c.Analyzers == nil {
-		return nil, c.failedToCreate(searchcore.IllegalArgument("normalizer [%s] not found for field [%s]", ft.f.Normalizer, ft.path))
-	}
-	n, err := c.Analyzers.Normalizer(ft.f.Normalizer)
-	if err != nil || n == nil {
-		return nil, c.failedToCreate(searchcore.IllegalArgument("normalizer [%s] not found for field [%s]", ft.f.Normalizer, ft.path))
-	}
-	return n, nil
-}
-
 // normalize runs a keyword value through the field's normalizer (ES's
-// KeywordFieldType.indexedValueForSearch).
+// KeywordFieldType.indexedValueForSearch); other fields keep the value.
 func (c *Context) normalize(ft *fieldType, s string) (string, error) {
-	if !ft.isKeyword() {
+	if !ft.isKeyword() || ft.f == nil || ft.f.Normalizer == "" {
 		return s, nil
 	}
-	n, err := c.normalizer(ft)
-	if err != nil || n == nil {
-		return s, err
+	if c.Analyzers == nil {
+		return "", c.failedToCreate(searchcore.IllegalArgument("failed to find normalizer under name [%s]", ft.f.Normalizer))
 	}
-	toks := n.Analyze([]byte(s))
-	if len(toks) == 0 {
-		return "", nil
+	n, err := c.Analyzers.Normalizer(ft.f.Normalizer)
+	if err != nil {
+		return "", c.failedToCreate(err)
 	}
-	if len(toks) == 1 {
-		return string(toks[0].Term), nil
-	}
-	var sb strings.Builder
-	for _, t := range toks {
-		sb.Write(t.Term)
-	}
-	return sb.String(), nil
+	return n.Normalize(s), nil
 }
 
 // lowercasesWildcards reports whether a text field's search analyzer

@@ -5,7 +5,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 // kind is the type of a JSON value, named after the Elasticsearch
@@ -380,10 +380,11 @@ func (d *jdoc) position(off int) (line, col int) {
 		}
 	}
 	col = off - lineStart + 1
+	baseLine, baseCol := max(d.line, 1), max(d.col, 1)
 	if line == 1 {
-		col += d.col - 1
+		col += baseCol - 1
 	}
-	return line + d.line - 1, col
+	return line + baseLine - 1, col
 }
 
 // errAt builds an error located at off. ParsingException-style errors carry

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 var (

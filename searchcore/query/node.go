@@ -11,7 +11,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/analysis"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
@@ -163,7 +163,7 @@ func (p *Parser) parseInner(v *jval) (Node, error) {
 		return nil, v.parsingErr("[_na] query malformed, must start with start_object")
 	}
 	if len(v.members) == 0 {
-		line, col := v.doc.position(v.off + 1)
+		line, col := v.doc.position(valueEnd(v) - 1)
 		return nil, searchcore.IllegalArgument("query malformed, empty clause found at [%d:%d]", line, col)
 	}
 	m := v.members[0]

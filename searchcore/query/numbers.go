@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 // This file mirrors the Java number handling ES relies on: the parse

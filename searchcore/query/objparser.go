@@ -1,7 +1,7 @@
 package query
 
 import (
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 // objectParser mirrors the ES ObjectParser used by some query builders

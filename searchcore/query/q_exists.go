@@ -5,7 +5,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 // ExistsQuery is {"exists": {"field": "f"}}: documents with a value for the

@@ -5,7 +5,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
@@ -161,19 +161,13 @@ func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 			"Field [%s] of type [%s] does not support match queries", ft.path, ft.typ)))
 	}
 	var err error
-	if an == nil {
-		switch {
-		case ft.isText():
-			an, err = ctx.searchAnalyzer(ft)
-		case ft.isKeyword():
-			an, err = ctx.normalizer(ft)
-		}
-		if err != nil {
+	if an == nil && ft.isText() {
+		if an, err = ctx.searchAnalyzer(ft); err != nil {
 			return nil, err
 		}
 	}
 	if an == nil {
-		// keyword analyzer: the whole value is one term
+		// keyword analyzer or normalizer: the whole value is one term
 		tq, err := q.termClause(ctx, ft, q.value.String())
 		if err != nil {
 			return lenient(err)
@@ -252,6 +246,12 @@ func (c *Context) fuzzyQuery(ft *fieldType, text string, f fuzziness, prefixLeng
 	}
 	if err := c.failIfNotIndexed(ft); err != nil {
 		return nil, err
+	}
+	switch {
+	case prefixLength < 0:
+		return nil, c.failedToCreate(searchcore.IllegalArgument("prefixLength cannot be negative."))
+	case maxExpansions <= 0:
+		return nil, c.failedToCreate(searchcore.IllegalArgument("maxExpansions must be positive."))
 	}
 	term, err := c.normalize(ft, text)
 	if err != nil {

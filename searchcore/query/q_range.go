@@ -7,7 +7,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

@@ -4,7 +4,7 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/numeric"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
@@ -13,23 +13,23 @@ import (
 // booleans match exactly.
 type TermQuery struct {
 	base
-	Field           string
-	Value           scalar
-	CaseInsensitive bool
+	field           string
+	value           scalar
+	caseInsensitive bool
 }
 
 // TermsQuery is {"terms": {"<field>": [values]}} or a terms lookup
 // {"terms": {"<field>": {"index", "id", "path"}}}.
 type TermsQuery struct {
 	base
-	Field  string
-	Values []scalar
-	Lookup *TermsLookupSpec
+	field  string
+	values []scalar
+	lookup *termsLookup
 }
 
-// TermsLookupSpec names the document a terms lookup reads values from.
-type TermsLookupSpec struct {
-	Index, ID, Path, Routing string
+// termsLookup names the document a terms lookup reads values from.
+type termsLookup struct {
+	index, id, path, routing string
 }
 
 func registerTerm(p *Parser) {
@@ -88,7 +88,7 @@ func parseTerm(_ *Parser, body *jval) (Node, error) {
 					if err != nil {
 						return nil, err
 					}
-					q.CaseInsensitive = b
+					q.caseInsensitive = b
 				default:
 					return nil, iv.parsingErr("[term] query does not support [%s]", im.key)
 				}
@@ -110,7 +110,7 @@ func parseTerm(_ *Parser, body *jval) (Node, error) {
 	if value == nil {
 		return nil, searchcore.IllegalArgument("value cannot be null")
 	}
-	q.Field, q.Value = field, *value
+	q.field, q.value = field, *value
 	if err := q.setBoost(boost, body); err != nil {
 		return nil, err
 	}
@@ -131,17 +131,17 @@ func termValue(v *jval, query string) (*scalar, error) {
 
 // Compile implements Node.
 func (q *TermQuery) Compile(ctx *Context) (bluge.Query, error) {
-	if q.Field == "_index" {
-		return indexNameQuery(ctx, []scalar{q.Value}, q.boost), nil
+	if q.field == "_index" {
+		return indexNameQuery(ctx, []scalar{q.value}, q.boost), nil
 	}
-	ft, _ := ctx.lookupField(q.Field)
+	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
 	}
-	if q.CaseInsensitive {
-		return ctx.termQueryCaseInsensitive(ft, q.Value, q.boost)
+	if q.caseInsensitive {
+		return ctx.termQueryCaseInsensitive(ft, q.value, q.boost)
 	}
-	return ctx.termQuery(ft, q.Value, q.boost)
+	return ctx.termQuery(ft, q.value, q.boost)
 }
 
 // indexNameQuery is a term(s) query on _index: all documents when one of
@@ -171,7 +171,7 @@ func parseTerms(_ *Parser, body *jval) (Node, error) {
 				return nil, v.parsingErr("[terms] query does not support multiple fields")
 			}
 			field, hasField = m.key, true
-			q.Values = make([]scalar, 0, len(v.elems))
+			q.values = make([]scalar, 0, len(v.elems))
 			for _, e := range v.elems {
 				if e.kind == kNull {
 					return nil, e.parsingErr("No value specified for terms query")
@@ -180,7 +180,7 @@ func parseTerms(_ *Parser, body *jval) (Node, error) {
 				if !ok {
 					return nil, e.parsingErr("[terms] unknown token [%s] after [%s]", e.kind.token(), m.key)
 				}
-				q.Values = append(q.Values, s)
+				q.values = append(q.values, s)
 			}
 		case v.kind == kObject:
 			if hasField {
@@ -191,7 +191,7 @@ func parseTerms(_ *Parser, body *jval) (Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			q.Lookup = l
+			q.lookup = l
 		case v.kind.isValue():
 			switch m.key {
 			case "boost":
@@ -215,7 +215,7 @@ func parseTerms(_ *Parser, body *jval) (Node, error) {
 	if field == "" {
 		return nil, searchcore.IllegalArgument("field name cannot be null.")
 	}
-	q.Field = field
+	q.field = field
 	if err := q.setBoost(boost, body); err != nil {
 		return nil, err
 	}
@@ -223,8 +223,8 @@ func parseTerms(_ *Parser, body *jval) (Node, error) {
 }
 
 // parseTermsLookup follows TermsLookup.parseTermsLookup.
-func parseTermsLookup(v *jval) (*TermsLookupSpec, error) {
-	l := &TermsLookupSpec{}
+func parseTermsLookup(v *jval) (*termsLookup, error) {
+	l := &termsLookup{}
 	var hasIndex, hasID, hasPath bool
 	for _, m := range v.members {
 		iv := m.val
@@ -236,13 +236,13 @@ func parseTermsLookup(v *jval) (*TermsLookupSpec, error) {
 		}
 		switch m.key {
 		case "index":
-			l.Index, hasIndex = iv.s, true
+			l.index, hasIndex = iv.s, true
 		case "id":
-			l.ID, hasID = iv.s, true
+			l.id, hasID = iv.s, true
 		case "path":
-			l.Path, hasPath = iv.s, true
+			l.path, hasPath = iv.s, true
 		case "routing":
-			l.Routing = iv.s
+			l.routing = iv.s
 		case "type":
 			// deprecated in 7.x and ignored
 		default:
@@ -262,12 +262,12 @@ func parseTermsLookup(v *jval) (*TermsLookupSpec, error) {
 
 // Compile implements Node.
 func (q *TermsQuery) Compile(ctx *Context) (bluge.Query, error) {
-	values := q.Values
-	if q.Lookup != nil {
+	values := q.values
+	if q.lookup != nil {
 		if ctx.TermsLookup == nil {
-			return nil, searchcore.IllegalArgument("[terms] lookup is not available for [%s]", q.Field)
+			return nil, searchcore.IllegalArgument("[terms] lookup is not available for [%s]", q.field)
 		}
-		raw, err := ctx.TermsLookup(q.Lookup.Index, q.Lookup.ID, q.Lookup.Path)
+		raw, err := ctx.TermsLookup(q.lookup.index, q.lookup.id, q.lookup.path)
 		if err != nil {
 			return nil, err
 		}
@@ -290,10 +290,10 @@ func (q *TermsQuery) Compile(ctx *Context) (bluge.Query, error) {
 			"The number of terms [%d] used in the Terms Query request has exceeded the allowed maximum of [%d]. "+
 				"This maximum can be set by changing the [index.max_terms_count] index level setting.", len(values), maxTerms))
 	}
-	if q.Field == "_index" {
+	if q.field == "_index" {
 		return indexNameQuery(ctx, values, q.boost), nil
 	}
-	ft, _ := ctx.lookupField(q.Field)
+	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
 	}

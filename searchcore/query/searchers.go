@@ -298,6 +298,9 @@ type prefixQuery struct {
 
 func (p *prefixQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
 	sc := similarity.ConstantScorer(p.score)
+	if p.prefix == "" {
+		return searcher.NewTermRangeSearcher(i, nil, nil, true, true, p.field, 1, sc, sc, o)
+	}
 	return searcher.NewTermPrefixSearcher(i, p.prefix, p.field, 1, sc, sc, o)
 }
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quarry-search/quarry/searchcore"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
 
 // The accessors below behave like the XContentParser methods the ES query
