@@ -39,7 +39,7 @@ done
 args=()
 for f in "${folders[@]}"; do args+=(--tests "$suite/tests/$f"); done
 filter=()
-skips=$(grep -v '^\s*#' "$root/.ci/conformance-skip.txt" 2>/dev/null | sed '/^\s*$/d' | cut -d'|' -f1 | sed 's/[[:space:]]*$//' | sed 's/[][\.*^$()+?{}|/]/\\&/g' | paste -sd'|' -)
+skips=$( (grep -v "^\s*#" "$root/.ci/conformance-skip.txt" 2>/dev/null || true) | sed "/^\s*$/d" | cut -d"|" -f1 | sed "s/[[:space:]]*$//" | sed "s/[][\.*^$()+?{}|/]/\\\\&/g" | paste -sd"|" -)
 if [ -n "$skips" ]; then filter=(--filter "^(?!.*($skips))"); fi
 status=0
 node "$cache/runner.js" --url "http://127.0.0.1:$port" --api "$suite/api" "${args[@]}" "${filter[@]}" --quiet || status=$?

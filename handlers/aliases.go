@@ -238,11 +238,11 @@ func (s *Server) IndicesUpdateAliases(c echo.Context, p cluster.IndicesUpdateAli
 		}
 		for kind, raw := range a {
 			var spec struct {
-				Index   string   `json:"index"`
-				Indices []string `json:"indices"`
-				Alias   string   `json:"alias"`
-				Aliases []string `json:"aliases"`
-				MustExist *bool  `json:"must_exist"`
+				Index     string   `json:"index"`
+				Indices   []string `json:"indices"`
+				Alias     string   `json:"alias"`
+				Aliases   []string `json:"aliases"`
+				MustExist *bool    `json:"must_exist"`
 			}
 			if err := json.Unmarshal(raw, &spec); err != nil {
 				return searchcore.ParsingError("[%s] failed to parse alias action: %s", kind, err.Error())

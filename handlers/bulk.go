@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/query"
 )
 
 // Bulk answers POST /_bulk.
@@ -45,6 +47,7 @@ func (s *Server) bulk(c echo.Context, index string, p cluster.BulkParams) error 
 	}
 	items, err := searchcore.ParseBulk(body, searchcore.BulkDefaults{
 		Index: index, Routing: str(p.Routing), Pipeline: str(p.Pipeline), RequireAlias: boolParam(p.RequireAlias, false),
+		FetchSource: sourceParamJSON((*string)(p.Source), p.SourceIncludes, p.SourceExcludes),
 	})
 	if err != nil {
 		return err
@@ -81,6 +84,15 @@ func (s *Server) bulk(c echo.Context, index string, p cluster.BulkParams) error 
 		} else {
 			item = writeResultJSON(r)
 			item = append(item, kvPair{"status", r.Status})
+			if fs := items[i].Req.FetchSource; items[i].Req.Op == searchcore.OpUpdate && len(fs) > 0 {
+				get, err := updateGet(fs, r)
+				if err != nil {
+					return err
+				}
+				if get != nil {
+					item = append(item, kvPair{"get", get})
+				}
+			}
 		}
 		if err := enc.Encode(item); err != nil {
 			return err
@@ -90,4 +102,53 @@ func (s *Server) bulk(c echo.Context, index string, p cluster.BulkParams) error 
 	}
 	buf.WriteString("]}")
 	return writeRaw(c, http.StatusOK, buf.Bytes())
+}
+
+// sourceParamJSON turns the _source URL parameters into the JSON form of a
+// source filter (nil when none is given).
+func sourceParamJSON(src *string, inc, exc *[]string) json.RawMessage {
+	if src == nil && inc == nil && exc == nil {
+		return nil
+	}
+	obj := map[string]any{}
+	if src != nil {
+		switch *src {
+		case "", "true":
+			if inc == nil && exc == nil {
+				return json.RawMessage("true")
+			}
+		case "false":
+			return json.RawMessage("false")
+		default:
+			obj["includes"] = strings.Split(*src, ",")
+		}
+	}
+	if inc != nil {
+		obj["includes"] = *inc
+	}
+	if exc != nil {
+		obj["excludes"] = *exc
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// updateGet renders the "get" member of an update result for a _source option.
+func updateGet(fetch json.RawMessage, r searchcore.DocResult) (orderedJSON, error) {
+	filter, err := query.ParseSourceFilter(fetch)
+	if err != nil {
+		return nil, err
+	}
+	src, ok, err := filter.Apply(r.Source)
+	if err != nil {
+		return nil, err
+	}
+	get := orderedJSON{{"_seq_no", r.SeqNo}, {"_primary_term", r.PrimaryTerm}, {"found", true}}
+	if !ok {
+		if string(bytes.TrimSpace(fetch)) == "false" {
+			return nil, nil
+		}
+		return get, nil
+	}
+	return append(get, kvPair{"_source", json.RawMessage(src)}), nil
 }

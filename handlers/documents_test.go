@@ -180,12 +180,12 @@ func TestUpdate(t *testing.T) {
 	n := newTestNode(t)
 	n.do("PUT", "/u/_doc/1", "application/json", `{"a":1,"o":{"x":1,"y":2},"list":[1,2]}`)
 	tests := []struct {
-		name, body   string
-		id           string
-		wantStatus   int
-		wantResult   string
-		wantSource   string
-		wantErrType  string
+		name, body  string
+		id          string
+		wantStatus  int
+		wantResult  string
+		wantSource  string
+		wantErrType string
 	}{
 		{"partial merge", `{"doc":{"o":{"y":3},"b":true}}`, "1", 200, "updated", `{"a":1,"o":{"x":1,"y":3},"list":[1,2],"b":true}`, ""},
 		{"noop", `{"doc":{"a":1}}`, "1", 200, "noop", `{"a":1,"o":{"x":1,"y":3},"list":[1,2],"b":true}`, ""},

@@ -157,7 +157,15 @@ func (h *headerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // ecDecode reads and closes an esapi response, decoding numbers as json.Number.
-func ecDecode(t *testing.T, what string, res *esapi.Response, err error) (int, map[string]any, []byte) {
+// Use it as ecDecode(t, what)(es.Call(...)).
+func ecDecode(t *testing.T, what string) func(*esapi.Response, error) (int, map[string]any, []byte) {
+	return func(res *esapi.Response, err error) (int, map[string]any, []byte) {
+		t.Helper()
+		return ecRead(t, what, res, err)
+	}
+}
+
+func ecRead(t *testing.T, what string, res *esapi.Response, err error) (int, map[string]any, []byte) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: client error: %v", what, err)
@@ -290,7 +298,7 @@ func TestOfficialGoClient(t *testing.T) {
 	step := func(name string, f func(t *testing.T)) { t.Run(name, f) }
 
 	step("info", func(t *testing.T) {
-		code, body, _ := ecDecode(t, "GET /", es.Info(es.Info.WithContext(ctx)))
+		code, body, _ := ecDecode(t, "GET /")(es.Info(es.Info.WithContext(ctx)))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
 		}
@@ -307,7 +315,7 @@ func TestOfficialGoClient(t *testing.T) {
 	})
 
 	step("cluster health, no indices", func(t *testing.T) {
-		code, body, _ := ecDecode(t, "GET /_cluster/health", es.Cluster.Health(es.Cluster.Health.WithContext(ctx)))
+		code, body, _ := ecDecode(t, "GET /_cluster/health")(es.Cluster.Health(es.Cluster.Health.WithContext(ctx)))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
 		}
@@ -323,7 +331,7 @@ func TestOfficialGoClient(t *testing.T) {
 
 	step("create index with mappings", func(t *testing.T) {
 		create := `{"settings":{"number_of_shards":2,"number_of_replicas":0},"mappings":` + mappings + `}`
-		code, body, _ := ecDecode(t, "PUT /catalog", es.Indices.Create("catalog",
+		code, body, _ := ecDecode(t, "PUT /catalog")(es.Indices.Create("catalog",
 			es.Indices.Create.WithContext(ctx), es.Indices.Create.WithBody(strings.NewReader(create))))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
@@ -331,21 +339,21 @@ func TestOfficialGoClient(t *testing.T) {
 		ecEqual(t, "create catalog", body, `{"acknowledged":true,"shards_acknowledged":true,"index":"catalog"}`)
 		for _, idx := range []string{"scored", "rawbulk"} {
 			settings := `{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"title":{"type":"text"},"n":{"type":"integer"}}}}`
-			code, body, _ := ecDecode(t, "PUT /"+idx, es.Indices.Create(idx,
+			code, body, _ := ecDecode(t, "PUT /"+idx)(es.Indices.Create(idx,
 				es.Indices.Create.WithContext(ctx), es.Indices.Create.WithBody(strings.NewReader(settings))))
 			if code != 200 {
 				t.Fatalf("create %s: status = %d: %v", idx, code, body)
 			}
 			ecEqual(t, "create "+idx, body, `{"acknowledged":true,"shards_acknowledged":true,"index":"`+idx+`"}`)
 		}
-		code, body, _ = ecDecode(t, "PUT /catalog again", es.Indices.Create("catalog", es.Indices.Create.WithContext(ctx)))
+		code, body, _ = ecDecode(t, "PUT /catalog again")(es.Indices.Create("catalog", es.Indices.Create.WithContext(ctx)))
 		if code != 400 || jsonPath(body, "error.type") != "resource_already_exists_exception" {
 			t.Errorf("create existing index = %d %v, want 400 resource_already_exists_exception", code, body)
 		}
 	})
 
 	step("cluster health of an index", func(t *testing.T) {
-		code, body, _ := ecDecode(t, "GET /_cluster/health/catalog", es.Cluster.Health(
+		code, body, _ := ecDecode(t, "GET /_cluster/health/catalog")(es.Cluster.Health(
 			es.Cluster.Health.WithContext(ctx), es.Cluster.Health.WithIndex("catalog"), es.Cluster.Health.WithWaitForStatus("green")))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
@@ -359,14 +367,14 @@ func TestOfficialGoClient(t *testing.T) {
 	})
 
 	step("put mapping and get mapping", func(t *testing.T) {
-		code, body, _ := ecDecode(t, "PUT /catalog/_mapping", es.Indices.PutMapping(
+		code, body, _ := ecDecode(t, "PUT /catalog/_mapping")(es.Indices.PutMapping(
 			strings.NewReader(`{"properties":{"note":{"type":"keyword","ignore_above":64}}}`),
 			es.Indices.PutMapping.WithContext(ctx), es.Indices.PutMapping.WithIndex("catalog")))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
 		}
 		ecEqual(t, "put mapping", body, `{"acknowledged":true}`)
-		code, body, _ = ecDecode(t, "GET /catalog/_mapping", es.Indices.GetMapping(
+		code, body, _ = ecDecode(t, "GET /catalog/_mapping")(es.Indices.GetMapping(
 			es.Indices.GetMapping.WithContext(ctx), es.Indices.GetMapping.WithIndex("catalog")))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
@@ -383,7 +391,7 @@ func TestOfficialGoClient(t *testing.T) {
 	step("index with refresh", func(t *testing.T) {
 		for i, d := range scored {
 			src := fmt.Sprintf(`{"title":%q,"n":%d}`, d.title, i+1)
-			code, body, _ := ecDecode(t, "PUT /scored/_doc/"+d.id, es.Index("scored", strings.NewReader(src),
+			code, body, _ := ecDecode(t, "PUT /scored/_doc/"+d.id)(es.Index("scored", strings.NewReader(src),
 				es.Index.WithContext(ctx), es.Index.WithDocumentID(d.id), es.Index.WithRefresh("true")))
 			if code != 201 {
 				t.Fatalf("index %s: status = %d: %v", d.id, code, body)
@@ -393,7 +401,7 @@ func TestOfficialGoClient(t *testing.T) {
 				"_seq_no":%d,"_primary_term":1}`, d.id, i))
 		}
 		// Visible without any further refresh.
-		code, body, _ := ecDecode(t, "GET /scored/_count", es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("scored")))
+		code, body, _ := ecDecode(t, "GET /scored/_count")(es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("scored")))
 		if code != 200 {
 			t.Fatalf("count status = %d: %v", code, body)
 		}
@@ -446,7 +454,7 @@ func TestOfficialGoClient(t *testing.T) {
 			t.Errorf("%d response items did not match their request item (id, index, 201, created)", m)
 		}
 		failures.Range(func(k, v any) bool { t.Errorf("failed %v: %v", k, v); return true })
-		code, body, _ := ecDecode(t, "POST /catalog/_refresh", es.Indices.Refresh(es.Indices.Refresh.WithContext(ctx), es.Indices.Refresh.WithIndex("catalog")))
+		code, body, _ := ecDecode(t, "POST /catalog/_refresh")(es.Indices.Refresh(es.Indices.Refresh.WithContext(ctx), es.Indices.Refresh.WithIndex("catalog")))
 		if code != 200 {
 			t.Fatalf("refresh = %d %v", code, body)
 		}
@@ -466,7 +474,7 @@ func TestOfficialGoClient(t *testing.T) {
 			sent = append(sent, item{action, id})
 			fmt.Fprintf(&buf, "{%q:{\"_id\":%q}}\n{\"title\":\"raw item %d\",\"n\":%d}\n", action, id, i, i)
 		}
-		code, body, raw := ecDecode(t, "POST /rawbulk/_bulk", es.Bulk(strings.NewReader(buf.String()),
+		code, body, raw := ecDecode(t, "POST /rawbulk/_bulk")(es.Bulk(strings.NewReader(buf.String()),
 			es.Bulk.WithContext(ctx), es.Bulk.WithIndex("rawbulk"), es.Bulk.WithRefresh("true")))
 		if code != 200 {
 			t.Fatalf("status = %d: %s", code, truncate(raw, 600))
@@ -495,7 +503,7 @@ func TestOfficialGoClient(t *testing.T) {
 		if bad > 5 {
 			t.Errorf("... %d items wrong in all", bad)
 		}
-		code, body, _ = ecDecode(t, "GET /rawbulk/_count", es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("rawbulk")))
+		code, body, _ = ecDecode(t, "GET /rawbulk/_count")(es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("rawbulk")))
 		if code != 200 {
 			t.Fatalf("count = %d %v", code, body)
 		}
@@ -516,7 +524,7 @@ func TestOfficialGoClient(t *testing.T) {
 			if tc.body != "" {
 				opts = append(opts, es.Count.WithBody(strings.NewReader(tc.body)))
 			}
-			code, body, _ := ecDecode(t, "count "+tc.name, es.Count(opts...))
+			code, body, _ := ecDecode(t, "count "+tc.name)(es.Count(opts...))
 			if code != 200 {
 				t.Fatalf("count %s = %d %v", tc.name, code, body)
 			}
@@ -526,7 +534,7 @@ func TestOfficialGoClient(t *testing.T) {
 
 	step("get", func(t *testing.T) {
 		p := byID["p0042"]
-		code, body, _ := ecDecode(t, "GET /catalog/_doc/p0042", es.Get("catalog", "p0042", es.Get.WithContext(ctx)))
+		code, body, _ := ecDecode(t, "GET /catalog/_doc/p0042")(es.Get("catalog", "p0042", es.Get.WithContext(ctx)))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
 		}
@@ -536,39 +544,39 @@ func TestOfficialGoClient(t *testing.T) {
 		delete(body, "_seq_no")
 		ecEqual(t, "get found", body, `{"_index":"catalog","_type":"_doc","_id":"p0042","_version":1,"_primary_term":1,"found":true,"_source":`+p.source()+`}`)
 
-		code, body, _ = ecDecode(t, "GET /catalog/_doc/p0042?_source=false", es.Get("catalog", "p0042", es.Get.WithContext(ctx), es.Get.WithSource("false")))
+		code, body, _ = ecDecode(t, "GET /catalog/_doc/p0042?_source=false")(es.Get("catalog", "p0042", es.Get.WithContext(ctx), es.Get.WithSource("false")))
 		if code != 200 || body["_source"] != nil || body["found"] != true {
 			t.Errorf("get _source=false = %d %v, want found without _source", code, body)
 		}
 
-		code, body, _ = ecDecode(t, "GET /catalog/_doc/p9999", es.Get("catalog", "p9999", es.Get.WithContext(ctx)))
+		code, body, _ = ecDecode(t, "GET /catalog/_doc/p9999")(es.Get("catalog", "p9999", es.Get.WithContext(ctx)))
 		if code != 404 {
 			t.Errorf("missing doc status = %d, want 404", code)
 		}
 		ecEqual(t, "get not found", body, `{"_index":"catalog","_type":"_doc","_id":"p9999","found":false}`)
 
-		code, body, _ = ecDecode(t, "GET /nosuchindex/_doc/1", es.Get("nosuchindex", "1", es.Get.WithContext(ctx)))
+		code, body, _ = ecDecode(t, "GET /nosuchindex/_doc/1")(es.Get("nosuchindex", "1", es.Get.WithContext(ctx)))
 		if code != 404 || jsonPath(body, "error.type") != "index_not_found_exception" {
 			t.Errorf("get from missing index = %d %v, want 404 index_not_found_exception", code, body)
 		}
 	})
 
 	step("delete", func(t *testing.T) {
-		code, body, _ := ecDecode(t, "DELETE /scored/_doc/s4", es.Delete("scored", "s4", es.Delete.WithContext(ctx), es.Delete.WithRefresh("true")))
+		code, body, _ := ecDecode(t, "DELETE /scored/_doc/s4")(es.Delete("scored", "s4", es.Delete.WithContext(ctx), es.Delete.WithRefresh("true")))
 		if code != 200 {
 			t.Fatalf("status = %d: %v", code, body)
 		}
 		ecEqual(t, "delete", body, `{"_index":"scored","_type":"_doc","_id":"s4","_version":2,"result":"deleted",
 			"forced_refresh":true,"_shards":{"total":1,"successful":1,"failed":0},"_seq_no":4,"_primary_term":1}`)
-		code, body, _ = ecDecode(t, "DELETE /scored/_doc/s4 again", es.Delete("scored", "s4", es.Delete.WithContext(ctx)))
+		code, body, _ = ecDecode(t, "DELETE /scored/_doc/s4 again")(es.Delete("scored", "s4", es.Delete.WithContext(ctx)))
 		if code != 404 || body["result"] != "not_found" {
 			t.Errorf("second delete = %d %v, want 404 not_found", code, body)
 		}
-		code, body, _ = ecDecode(t, "GET /scored/_doc/s4", es.Get("scored", "s4", es.Get.WithContext(ctx)))
+		code, body, _ = ecDecode(t, "GET /scored/_doc/s4")(es.Get("scored", "s4", es.Get.WithContext(ctx)))
 		if code != 404 || body["found"] != false {
 			t.Errorf("get deleted = %d %v, want 404 found:false", code, body)
 		}
-		code, body, _ = ecDecode(t, "GET /scored/_count", es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("scored")))
+		code, body, _ = ecDecode(t, "GET /scored/_count")(es.Count(es.Count.WithContext(ctx), es.Count.WithIndex("scored")))
 		if code != 200 {
 			t.Fatalf("count = %d %v", code, body)
 		}
@@ -783,7 +791,7 @@ func ecSearchCases(t *testing.T, es *elasticsearch.Client, products []ecProduct)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body, raw := ecDecode(t, "POST /"+tc.index+"/_search", es.Search(es.Search.WithContext(ctx),
+			code, body, raw := ecDecode(t, "POST /"+tc.index+"/_search")(es.Search(es.Search.WithContext(ctx),
 				es.Search.WithIndex(tc.index), es.Search.WithBody(strings.NewReader(tc.body))))
 			if code != 200 {
 				t.Fatalf("status = %d: %s", code, truncate(raw, 600))

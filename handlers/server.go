@@ -170,10 +170,10 @@ func resolveOptions(ignoreUnavailable, allowNoIndices *cluster.EsBoolean, expand
 
 // shardsHeader is the _shards member of many responses.
 type shardsHeader struct {
-	Total      int `json:"total"`
-	Successful int `json:"successful"`
+	Total      int  `json:"total"`
+	Successful int  `json:"successful"`
 	Skipped    *int `json:"skipped,omitempty"`
-	Failed     int `json:"failed"`
+	Failed     int  `json:"failed"`
 }
 
 func searchShards(n int) shardsHeader {

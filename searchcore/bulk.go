@@ -13,6 +13,8 @@ type BulkDefaults struct {
 	Routing      string
 	Pipeline     string
 	RequireAlias bool
+	// FetchSource is the URL _source option applied to update items.
+	FetchSource json.RawMessage
 	// SourceDefault is the _source URL parameter applied to update items.
 	Refresh Refresh
 }
@@ -65,7 +67,7 @@ func ParseBulk(body []byte, d BulkDefaults) ([]BulkItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		req := &DocRequest{Op: op, Index: d.Index, Routing: d.Routing, Pipeline: d.Pipeline, RequireAlias: d.RequireAlias}
+		req := &DocRequest{Op: op, Index: d.Index, Routing: d.Routing, Pipeline: d.Pipeline, RequireAlias: d.RequireAlias, FetchSource: d.FetchSource}
 		item := BulkItem{Req: req}
 		item.PreErr = applyBulkMeta(req, meta, actionLine)
 		if e, ok := AsError(item.PreErr); ok && e.Type == "__fatal" {
@@ -87,6 +89,9 @@ func ParseBulk(body []byte, d BulkDefaults) ([]BulkItem, error) {
 						item.PreErr = err
 					} else {
 						req.Update = u
+						if len(u.Source) > 0 {
+							req.FetchSource = u.Source
+						}
 						if u.IfSeqNo != nil {
 							req.IfSeqNo, req.IfPrimaryTerm = u.IfSeqNo, u.IfPrimaryTerm
 						}
@@ -167,6 +172,10 @@ func applyBulkMeta(req *DocRequest, meta []member, n int) error {
 		str := func() (string, error) {
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
+				var b bool
+				if err := json.Unmarshal(v, &b); err == nil {
+					return strconv.FormatBool(b), nil
+				}
 				var num json.Number
 				if err := json.Unmarshal(v, &num); err == nil {
 					return num.String(), nil
@@ -249,6 +258,9 @@ func applyBulkMeta(req *DocRequest, meta []member, n int) error {
 		case "retry_on_conflict", "_source", "dynamic_templates":
 			if req.Op != OpUpdate && m.key != "dynamic_templates" {
 				return &Error{Code: Invalid, Type: "__fatal", Reason: fmt.Sprintf("Action/metadata line [%d] contains an unknown parameter [%s]", n, m.key)}
+			}
+			if m.key == "_source" {
+				req.FetchSource = v
 			}
 		default:
 			return &Error{Code: Invalid, Type: "__fatal", Reason: fmt.Sprintf("Action/metadata line [%d] contains an unknown parameter [%s]", n, m.key)}

@@ -91,11 +91,11 @@ func TestFlattenSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"index.number_of_shards":                     "2",
-		"index.refresh_interval":                     "5s",
-		"index.max_result_window":                    "500",
-		"index.analysis.analyzer.a.type":             "custom",
-		"index.analysis.analyzer.a.tokenizer":        "standard",
+		"index.number_of_shards":              "2",
+		"index.refresh_interval":              "5s",
+		"index.max_result_window":             "500",
+		"index.analysis.analyzer.a.type":      "custom",
+		"index.analysis.analyzer.a.tokenizer": "standard",
 	}
 	for k, v := range want {
 		if got, _ := flat[k].(string); got != v {

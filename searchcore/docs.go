@@ -66,7 +66,7 @@ func (e *Engine) Get(ctx context.Context, indexName, id string, o GetOptions) (*
 	if err != nil {
 		return idx, nil, err
 	}
-	if rec == nil || rec.Deleted {
+	if rec == nil || rec.Deleted || rec.Shard != sh.num {
 		return idx, nil, nil
 	}
 	if o.Version != nil && rec.Version != *o.Version {

@@ -396,12 +396,12 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	}
 	mp := mapping.New()
 	if raw := trimJSON(req.Mappings); len(raw) > 0 && string(raw) != "null" {
-		if err := rejectTypedMapping(raw); err != nil {
+		if err := rejectTypedMapping(raw, "The mapping definition cannot be nested under a type [%s] unless include_type_name is set to true."); err != nil {
 			return nil, err
 		}
 		mp, err = mapping.Parse(raw, reg)
 		if err != nil {
-			return nil, err
+			return nil, mapping.CreateIndexError(err)
 		}
 	}
 	aliases, err := parseAliasesBody(req.Aliases)
@@ -457,8 +457,9 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 // versionCreated is the index.version.created value reported (7.17.0).
 const versionCreated = "7170099"
 
-// rejectTypedMapping fails mappings wrapped in a type name like {"_doc": {...}}.
-func rejectTypedMapping(raw json.RawMessage) error {
+// rejectTypedMapping fails mappings wrapped in a type name like {"_doc": {...}}
+// (the 7.x behaviour without include_type_name); msg may use %s for the type.
+func rejectTypedMapping(raw json.RawMessage, msg string) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return MapperParsing("Failed to parse mapping [_doc]: %s", err.Error())
@@ -466,7 +467,10 @@ func rejectTypedMapping(raw json.RawMessage) error {
 	if len(top) == 1 {
 		for k := range top {
 			if k == "_doc" || (!strings.HasPrefix(k, "_") && !isRootMappingKey(k)) {
-				return MapperParsing("The mapping definition cannot be nested under a type [%s] unless include_type_name is set to true.", k)
+				if strings.Contains(msg, "%s") {
+					return IllegalArgument(msg, k)
+				}
+				return IllegalArgument("%s", msg)
 			}
 		}
 	}
@@ -531,7 +535,7 @@ func (e *Engine) Indices() []*Index {
 
 // PutMapping merges a mapping update into each index.
 func (e *Engine) PutMapping(ctx context.Context, indices []*Index, body json.RawMessage) error {
-	if err := rejectTypedMapping(body); err != nil {
+	if err := rejectTypedMapping(body, "Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true."); err != nil {
 		return err
 	}
 	// Validate against every index first so a conflict changes nothing.

@@ -7,12 +7,12 @@ import (
 
 // ShardHealth is the health of one shard (level=shards).
 type ShardHealth struct {
-	Status              string
-	PrimaryActive       bool
-	ActiveShards        int
-	RelocatingShards    int
-	InitializingShards  int
-	UnassignedShards    int
+	Status             string
+	PrimaryActive      bool
+	ActiveShards       int
+	RelocatingShards   int
+	InitializingShards int
+	UnassignedShards   int
 }
 
 // IndexHealth is the health of one index (level=indices).
@@ -30,34 +30,34 @@ type IndexHealth struct {
 
 // Health is the cluster health.
 type Health struct {
-	ClusterName              string
-	Status                   string
-	TimedOut                 bool
-	NumberOfNodes            int
-	NumberOfDataNodes        int
-	ActivePrimaryShards      int
-	ActiveShards             int
-	RelocatingShards         int
-	InitializingShards       int
-	UnassignedShards         int
-	DelayedUnassignedShards  int
-	NumberOfPendingTasks     int
-	NumberOfInFlightFetch    int
-	TaskMaxWaitingInQueue    int64
-	ActiveShardsPercent      float64
-	Indices                  map[string]IndexHealth
+	ClusterName             string
+	Status                  string
+	TimedOut                bool
+	NumberOfNodes           int
+	NumberOfDataNodes       int
+	ActivePrimaryShards     int
+	ActiveShards            int
+	RelocatingShards        int
+	InitializingShards      int
+	UnassignedShards        int
+	DelayedUnassignedShards int
+	NumberOfPendingTasks    int
+	NumberOfInFlightFetch   int
+	TaskMaxWaitingInQueue   int64
+	ActiveShardsPercent     float64
+	Indices                 map[string]IndexHealth
 }
 
 // HealthRequest are the health parameters.
 type HealthRequest struct {
 	Indices []*Index
 	// AllIndices is true when no index was named.
-	AllIndices     bool
-	WaitForStatus  string
-	Timeout        time.Duration
-	Level          string // cluster, indices, shards
-	WaitForActive  string // number or "all"
-	WaitForNodes   string
+	AllIndices    bool
+	WaitForStatus string
+	Timeout       time.Duration
+	Level         string // cluster, indices, shards
+	WaitForActive string // number or "all"
+	WaitForNodes  string
 }
 
 var statusRank = map[string]int{"green": 0, "yellow": 1, "red": 2}

@@ -238,14 +238,14 @@ type Hit struct {
 
 // SearchResult is the outcome of a search.
 type SearchResult struct {
-	Took          time.Duration
-	TimedOut      bool
+	Took            time.Duration
+	TimedOut        bool
 	TerminatedEarly *bool
-	ShardsTotal   int
-	Total         int64
-	TotalRelation string // "eq" or "gte"; empty when not tracked
-	MaxScore      float64
-	Hits          []Hit
+	ShardsTotal     int
+	Total           int64
+	TotalRelation   string // "eq" or "gte"; empty when not tracked
+	MaxScore        float64
+	Hits            []Hit
 }
 
 // shardHit is a hit before fetching, tagged with its shard for merging.

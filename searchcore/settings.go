@@ -12,28 +12,30 @@ import (
 
 // IndexSettings are the parsed settings the core acts on.
 type IndexSettings struct {
-	NumberOfShards      int
-	NumberOfReplicas    int
-	RefreshInterval     time.Duration // <= 0 disables periodic refresh
-	MaxResultWindow     int
-	MaxTermsCount       int
-	MaxRegexLength      int
-	MaxSlicesPerScroll  int
+	NumberOfShards int
+	// RoutingShards is index.number_of_routing_shards (routing hash space).
+	RoutingShards        int
+	NumberOfReplicas     int
+	RefreshInterval      time.Duration // <= 0 disables periodic refresh
+	MaxResultWindow      int
+	MaxTermsCount        int
+	MaxRegexLength       int
+	MaxSlicesPerScroll   int
 	MaxInnerResultWindow int
-	Hidden              bool
+	Hidden               bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
 
 // staticSettings cannot change on an open index.
 var staticSettings = map[string]struct{}{
-	"index.number_of_shards":      {},
-	"index.uuid":                  {},
-	"index.creation_date":         {},
-	"index.provided_name":         {},
-	"index.version.created":       {},
+	"index.number_of_shards":         {},
+	"index.uuid":                     {},
+	"index.creation_date":            {},
+	"index.provided_name":            {},
+	"index.version.created":          {},
 	"index.number_of_routing_shards": {},
-	"index.codec":                 {},
+	"index.codec":                    {},
 }
 
 // knownSettings lists accepted index settings (besides the prefixes below).
@@ -157,6 +159,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		switch k {
 		case "index.number_of_shards":
 			s.NumberOfShards, err = intSetting(k, str, 1, 1024)
+		case "index.number_of_routing_shards":
+			s.RoutingShards, err = intSetting(k, str, 1, 1<<20)
 		case "index.number_of_replicas":
 			s.NumberOfReplicas, err = intSetting(k, str, 0, 1<<30)
 		case "index.max_result_window":
@@ -179,6 +183,12 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if s.RoutingShards == 0 {
+		s.RoutingShards = defaultRoutingShards(s.NumberOfShards)
+	}
+	if s.RoutingShards < s.NumberOfShards || s.RoutingShards%s.NumberOfShards != 0 {
+		return nil, IllegalArgument("the number of source shards [%d] must be a factor of [%d]", s.NumberOfShards, s.RoutingShards)
 	}
 	analysis, err := nestSettings(flat, "index.analysis.")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"runtime"
 	"strconv"
 	"sync"
@@ -61,10 +60,10 @@ type VersionType string
 
 // Version types.
 const (
-	VersionInternal   VersionType = "internal"
-	VersionExternal   VersionType = "external"
+	VersionInternal    VersionType = "internal"
+	VersionExternal    VersionType = "external"
 	VersionExternalGTE VersionType = "external_gte"
-	VersionForce      VersionType = "force"
+	VersionForce       VersionType = "force"
 )
 
 // noSeqNo marks an unset if_seq_no / if_primary_term.
@@ -83,6 +82,9 @@ type DocRequest struct {
 	VersionType   VersionType
 	RequireAlias  bool
 	Pipeline      string
+	// FetchSource is the _source option of an update: the updated document
+	// is returned (filtered) under "get".
+	FetchSource json.RawMessage
 	// Update holds the body of an update operation.
 	Update *UpdateBody
 }
@@ -375,9 +377,7 @@ func (ix *Index) shardFor(id, routing string) *shard {
 	if key == "" {
 		key = id
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(key))
-	return ix.shards[int(h.Sum32()%uint32(len(ix.shards)))]
+	return ix.shards[shardID(key, len(ix.shards), ix.Settings().RoutingShards)]
 }
 
 // parseItems parses index/create documents in parallel against the current
@@ -474,6 +474,30 @@ func (e *Engine) sequence(ctx context.Context, sh *shard, items []*writeItem) {
 			it.err = err
 			continue
 		}
+		var moved *DocRecord
+		if cur != nil && cur.Shard != sh.num {
+			// The id lives on another shard (other routing): for this shard
+			// the document does not exist, as in Elasticsearch.
+			if !cur.Deleted && (it.req.Op == OpDelete || (it.req.Op == OpUpdate && it.req.Update != nil && len(it.req.Update.Upsert) == 0 && !it.req.Update.DocAsUpsert)) {
+				if it.req.Op == OpUpdate {
+					it.err = Errorf(NotFound, "document_missing_exception", "[_doc][%s]: document missing", it.req.ID).
+						With("index_uuid", it.target.UUID()).With("shard", itoa(int64(sh.num))).With("index", it.target.Name())
+					continue
+				}
+				it.noop = true
+				it.res.Version, it.res.SeqNo, it.res.PrimaryTerm = 1, max(sh.nextSeq-1, 0), 1
+				it.res.Result, it.res.Status = "not_found", 404
+				it.res.ShardsTotal, it.res.ShardsSuccessful = 1+it.target.Settings().NumberOfReplicas, 1
+				continue
+			}
+			// A write with the new routing moves the document (one copy per id).
+			if !cur.Deleted {
+				moved = cur
+			}
+			prev := cur
+			cur = nil
+			it.prev = prev
+		}
 		if it.req.Op == OpUpdate {
 			if err := e.prepareUpdate(ctx, it, cur); err != nil {
 				it.err = err
@@ -504,7 +528,12 @@ func (e *Engine) sequence(ctx context.Context, sh *shard, items []*writeItem) {
 		}
 		sh.nextSeq++
 		it.rec = rec
-		it.prev = cur
+		if it.prev == nil {
+			it.prev = cur
+		}
+		if moved != nil {
+			it.target.shards[moved.Shard].removeMoved(moved.ID)
+		}
 		sh.pending[rec.ID] = &it.rec
 		it.slot = sh.reserve(shardOp{id: rec.ID, seq: rec.SeqNo, doc: it.doc})
 		it.res.Version = version
@@ -640,3 +669,14 @@ func newDocID() string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// removeMoved drops a document that moved to another shard from this
+// shard's bluge index. The store record already lives on the new shard.
+func (sh *shard) removeMoved(id string) {
+	sh.writeMu.Lock()
+	seq := sh.nextSeq
+	sh.nextSeq++
+	sl := sh.reserve(shardOp{id: id, seq: seq})
+	sh.writeMu.Unlock()
+	sh.settle([]*slot{sl}, true)
+}

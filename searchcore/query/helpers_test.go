@@ -203,3 +203,7 @@ func errString(err error) string {
 }
 
 func asErr(err error) (*searchcore.Error, bool) { return searchcore.AsError(err) }
+
+func newTopNAfter(q bluge.Query, order search.SortOrder, after [][]byte) *bluge.TopNSearch {
+	return bluge.NewTopNSearch(1000, q).SortByCustom(order).After(after)
+}

@@ -398,6 +398,9 @@ func (d SortDecoder) Encode(v any) ([]byte, error) {
 		case math.IsInf(x, -1):
 			return []byte{tagLow}, nil
 		}
+		if d.kind == sortFloat {
+			x = float64(float32(x))
+		}
 	}
 	return encodeOrderedFloat(x), nil
 }
