@@ -28,6 +28,7 @@ run: build
 test:
 	$(GO) test ./...
 	$(MAKE) conformance
+	bash .ci/node-clients.sh
 
 # Elasticsearch YAML REST tests against a freshly built server.
 conformance: build

@@ -272,6 +272,11 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	// A sort on _score alone (descending) is the default order: ES drops it,
+	// so hits carry no sort values.
+	if len(req.Sort) == 1 && req.Sort[0].Field == "_score" && req.Sort[0].Desc() {
+		req.HasSort = false
+	}
 	for _, idx := range indices {
 		if err := query.ValidateWindow(req.From, req.Size, idx.Settings().MaxResultWindow); err != nil {
 			return nil, err

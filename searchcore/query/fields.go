@@ -193,7 +193,7 @@ func (ft *fieldType) lowercasesWildcards() bool {
 // ---------------------------------------------------------------------
 // numbers
 
-// typeNameForRange is the word ES uses in "is out of range for a(n) X".
+// rangeErr is NumberType's "Value [v] is out of range for a long" error.
 func rangeErr(v scalar, what string) error {
 	return searchcore.IllegalArgument("Value [%s] is out of range for %s", v.String(), what)
 }
@@ -425,5 +425,15 @@ func (c *Context) termQueryCaseInsensitive(ft *fieldType, v scalar, boost float3
 	if err != nil {
 		return nil, err
 	}
-	return &regexpQuery{field: ft.path, pattern: "(?is)" + regexp.QuoteMeta(term), score: float64(boost)}, nil
+	return c.regexpQuery(ft, "(?is)"+regexp.QuoteMeta(term), boost)
+}
+
+// regexpQuery builds a constant-score query over the terms matching an RE2
+// pattern, failing like ES does for patterns too complex to compile.
+func (c *Context) regexpQuery(ft *fieldType, pattern string, boost float32) (bluge.Query, error) {
+	q, err := newRegexpQuery(ft.path, pattern, float64(boost))
+	if err != nil {
+		return nil, c.failedToCreate(searchcore.IllegalArgument("%v", err))
+	}
+	return q, nil
 }

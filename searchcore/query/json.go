@@ -92,9 +92,25 @@ func parseJSON(src []byte, d *jdoc) (*jval, error) {
 }
 
 type jparser struct {
-	src []byte
-	pos int
-	doc *jdoc
+	src  []byte
+	pos  int
+	doc  *jdoc
+	slab []jval // values are carved from here to save allocations
+}
+
+// newVal returns a zeroed value from the slab.
+func (p *jparser) newVal(k kind, off int) *jval {
+	if len(p.slab) == 0 {
+		n := len(p.src)/16 + 4
+		if n > 256 {
+			n = 256
+		}
+		p.slab = make([]jval, n)
+	}
+	v := &p.slab[0]
+	p.slab = p.slab[1:]
+	v.kind, v.off, v.doc = k, off, p.doc
+	return v
 }
 
 func (p *jparser) errf(off int, format string, args ...any) *searchcore.Error {
@@ -130,7 +146,9 @@ func (p *jparser) value(depth int) (*jval, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jval{kind: kString, off: start, s: s, doc: p.doc}, nil
+		v := p.newVal(kString, start)
+		v.s = s
+		return v, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -150,7 +168,9 @@ func (p *jparser) literal(word string, k kind) (*jval, error) {
 		return nil, p.errf(p.pos, "Unrecognized token: was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')")
 	}
 	p.pos += len(word)
-	return &jval{kind: k, off: start, s: word, doc: p.doc}, nil
+	v := p.newVal(k, start)
+	v.s = word
+	return v, nil
 }
 
 func (p *jparser) number() (*jval, error) {
@@ -188,7 +208,9 @@ func (p *jparser) number() (*jval, error) {
 		}
 	}
 	p.pos = i
-	return &jval{kind: kNumber, off: start, s: string(p.src[start:i]), doc: p.doc}, nil
+	v := p.newVal(kNumber, start)
+	v.s = string(p.src[start:i])
+	return v, nil
 }
 
 func (p *jparser) str() (string, error) {
@@ -283,7 +305,7 @@ func (p *jparser) hex4() (rune, bool) {
 }
 
 func (p *jparser) object(depth int) (*jval, error) {
-	v := &jval{kind: kObject, off: p.pos, doc: p.doc}
+	v := p.newVal(kObject, p.pos)
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
@@ -336,7 +358,7 @@ func (p *jparser) object(depth int) (*jval, error) {
 }
 
 func (p *jparser) array(depth int) (*jval, error) {
-	v := &jval{kind: kArray, off: p.pos, doc: p.doc}
+	v := p.newVal(kArray, p.pos)
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {

@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/analysis"
+	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
@@ -97,7 +96,6 @@ func (c *Context) tooManyClauses() error {
 }
 
 // parseFunc parses the body object of a query (the value after its name).
-// q is the whole {"name": body} object, used for error rendering.
 type parseFunc func(p *Parser, body *jval) (Node, error)
 
 // Parser parses query DSL objects. The zero value is not usable; use
@@ -327,6 +325,3 @@ func writePretty(sb *strings.Builder, v *jval, indent int) {
 		sb.WriteString(v.s)
 	}
 }
-
-// parseNamesList is used in error texts and tests.
-func fieldList(names ...string) string { return fmt.Sprint(names) }

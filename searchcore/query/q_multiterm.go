@@ -157,7 +157,7 @@ func (q *PrefixQuery) Compile(ctx *Context) (bluge.Query, error) {
 		return nil, err
 	}
 	if q.caseInsensitive {
-		return &regexpQuery{field: ft.path, pattern: "(?is)" + regexp.QuoteMeta(value) + ".*", score: float64(q.boost)}, nil
+		return ctx.regexpQuery(ft, "(?is)"+regexp.QuoteMeta(value)+".*", q.boost)
 	}
 	return &prefixQuery{field: ft.path, prefix: value, score: float64(q.boost)}, nil
 }
@@ -227,7 +227,7 @@ func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if q.caseInsensitive {
 		re = "(?i)" + re
 	}
-	return &regexpQuery{field: ft.path, pattern: re, score: float64(q.boost)}, nil
+	return ctx.regexpQuery(ft, re, q.boost)
 }
 
 // parseRegexp follows RegexpQueryBuilder.fromXContent.
@@ -315,7 +315,7 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if q.caseInsensitive {
 		re = "(?i)" + re
 	}
-	return &regexpQuery{field: ft.path, pattern: re, score: float64(q.boost)}, nil
+	return ctx.regexpQuery(ft, re, q.boost)
 }
 
 // parseFuzzy follows FuzzyQueryBuilder.fromXContent.

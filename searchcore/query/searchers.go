@@ -2,11 +2,13 @@ package query
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"sort"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/blevesearch/vellum/levenshtein"
+	vregexp "github.com/blevesearch/vellum/regexp"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -130,10 +132,6 @@ func (m *matchAllQuery) Searcher(i search.Reader, o search.SearcherOptions) (sea
 
 func matchNone() bluge.Query { return bluge.NewMatchNoneQuery() }
 
-func isMatchNone(q bluge.Query) bool {
-	_, ok := q.(*bluge.MatchNoneQuery)
-	return ok
-}
 
 // boolQuery is a Lucene-style boolean query: must clauses score, filter
 // clauses only restrict, should clauses score and at least minShould of
@@ -271,10 +269,10 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 // termRangeQuery is a constant-score range over the terms of a field; nil
 // ends are open.
 type termRangeQuery struct {
-	field                string
-	lo, hi               []byte
-	incLower, incUpper   bool
-	score                float64
+	field              string
+	lo, hi             []byte
+	incLower, incUpper bool
+	score              float64
 }
 
 func (t *termRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
@@ -304,16 +302,69 @@ func (p *prefixQuery) Searcher(i search.Reader, o search.SearcherOptions) (searc
 	return searcher.NewTermPrefixSearcher(i, p.prefix, p.field, 1, sc, sc, o)
 }
 
-// regexpQuery is a constant-score query over the terms matching a Go
-// (RE2) pattern, anchored at both ends of the term.
+// regexpQuery is a constant-score query over the terms accepted by a
+// compiled RE2 automaton (anchored at both ends of the term).
 type regexpQuery struct {
-	field, pattern string
-	score          float64
+	field     string
+	re        *vregexp.Regexp
+	prefixBeg []byte
+	prefixEnd []byte
+	score     float64
+}
+
+// newRegexpQuery compiles pattern (RE2 syntax) for bluge's term dictionary
+// automaton; it fails for patterns the automaton cannot express.
+func newRegexpQuery(field, pattern string, score float64) (*regexpQuery, error) {
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	re, err := vregexp.NewParsedWithLimit(pattern, parsed, vregexp.DefaultLimit)
+	if err != nil {
+		return nil, err
+	}
+	q := &regexpQuery{field: field, re: re, score: score}
+	if prefix := literalPrefix(parsed); prefix != "" {
+		q.prefixBeg = []byte(prefix)
+		q.prefixEnd = incrementBytes(q.prefixBeg)
+	}
+	return q, nil
+}
+
+// literalPrefix returns the literal (case-sensitive) prefix every match of
+// the parsed pattern starts with.
+func literalPrefix(s *syntax.Regexp) string {
+	for s != nil && s.Op == syntax.OpConcat {
+		if len(s.Sub) < 1 {
+			return ""
+		}
+		s = s.Sub[0]
+	}
+	if s != nil && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+		return string(s.Rune)
+	}
+	return ""
 }
 
 func (r *regexpQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	dict, err := i.DictionaryIterator(r.field, r.re, r.prefixBeg, r.prefixEnd)
+	if err != nil {
+		return nil, err
+	}
+	var terms []string
+	tfd, err := dict.Next()
+	for err == nil && tfd != nil {
+		terms = append(terms, tfd.Term())
+		tfd, err = dict.Next()
+	}
+	if cerr := dict.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
 	sc := similarity.ConstantScorer(r.score)
-	return searcher.NewRegexpStringSearcher(i, r.pattern, r.field, 1, sc, sc, o)
+	return searcher.NewMultiTermSearcher(i, terms, r.field, 1, sc, sc, o, false)
 }
 
 // fuzzyQuery expands a term to the indexed terms within maxEdits edits

@@ -467,7 +467,7 @@ func (docSource) Value(m *search.DocumentMatch) []byte {
 // constSource gives every document the same value (unmapped fields).
 type constSource []byte
 
-func (constSource) Fields() []string { return nil }
+func (constSource) Fields() []string                     { return nil }
 func (c constSource) Value(*search.DocumentMatch) []byte { return c }
 
 // fieldSortSource computes a document's sort value from its doc values,

@@ -3,7 +3,6 @@ package query
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
 )
@@ -203,6 +202,3 @@ func (s scalar) float64Of() (float64, error) {
 	}
 	return javaParseDouble(s.s)
 }
-
-// lowerASCIIEqualFold reports whether a equals b ignoring ASCII case.
-func lowerASCIIEqualFold(a, b string) bool { return strings.EqualFold(a, b) }
