@@ -3,7 +3,7 @@ package searchcore
 import (
 	"errors"
 
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // Error is the one domain error type (declared in the leaf package eserr so

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 func terms(t *testing.T, reg *analysis.Registry, name, text string) []string {
@@ -250,29 +250,5 @@ func TestRegistryErrors(t *testing.T) {
 	}
 }
 
-// searchcoreLike mirrors searchcore.Error's shape to check the errors.As bridge.
-type searchcoreLike struct {
-	Code   int
-	Type   string
-	Reason string
-	Meta   []struct {
-		Key   string
-		Value any
-	}
-	CausedBy *searchcoreLike
-	Err      error
-}
 
-func (e *searchcoreLike) Error() string { return e.Reason }
 
-func TestErrorBridge(t *testing.T) {
-	err := error(eserr.MapperParsing("outer").Caused(eserr.IllegalArgument("inner")))
-	var target *searchcoreLike
-	if !errors.As(err, &target) {
-		t.Fatal("errors.As did not fill a searchcore.Error-shaped target")
-	}
-	if target.Code != 1 || target.Type != "mapper_parsing_exception" || target.Reason != "outer" ||
-		target.CausedBy == nil || target.CausedBy.Reason != "inner" || target.CausedBy.Type != "illegal_argument_exception" {
-		t.Errorf("converted error = %+v", target)
-	}
-}

@@ -10,7 +10,7 @@ import (
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/token"
 
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // Registry resolves analyzer and normalizer names of one index. It is

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // params is the settings object of one analysis component.

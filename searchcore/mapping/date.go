@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // DefaultDateFormat is the format of a date field without "format".

@@ -10,7 +10,7 @@ import (
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // Names of the bookkeeping fields ParseDocument adds.

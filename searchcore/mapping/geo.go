@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 func geoParseErr(format string, args ...any) *eserr.Error {

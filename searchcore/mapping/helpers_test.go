@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

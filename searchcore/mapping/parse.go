@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
-	"github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // New returns an empty mapping (rendered as {}).

@@ -9,7 +9,7 @@ import (
 	_ "time/tzdata" // time_zone accepts region ids on hosts without zoneinfo
 	"unicode/utf8"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

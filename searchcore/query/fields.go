@@ -11,7 +11,7 @@ import (
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/analyzer"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // FuzzParse checks that parsing (and compiling, sorting and source

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // fuzziness is ES's Fuzziness: a fixed edit distance or AUTO[:low,high].

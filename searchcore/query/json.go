@@ -5,7 +5,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // kind is the type of a JSON value, named after the Elasticsearch

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // Lucene RegExp syntax flags (org.apache.lucene.util.automaton.RegExp).
@@ -52,18 +52,26 @@ func resolveRegexpFlags(flags string) (int, error) {
 }
 
 // luceneToRE2 translates a Lucene regular expression (always anchored at
-// both ends of the term) into RE2 syntax for bluge's automaton. Complement
-// (~) and intersection (&) have no RE2 equivalent and are rejected.
-func luceneToRE2(expr string, flags int) (string, error) {
+// both ends of the term) into RE2 syntax for bluge's automaton. none
+// reports an expression whose language is empty (such as "a#" with the
+// EMPTY flag, or "a{3,2}"). Complement (~) and intersection (&) have no
+// RE2 equivalent and are rejected.
+func luceneToRE2(expr string, flags int) (re string, none bool, err error) {
 	p := &lreParser{s: []rune(expr), flags: flags}
-	var sb strings.Builder
-	if err := p.union(&sb); err != nil {
-		return "", err
+	r, err := p.union()
+	if err != nil {
+		return "", false, err
 	}
 	if p.pos < len(p.s) {
-		return "", searchcore.IllegalArgument("end-of-string expected at position %d", p.pos)
+		return "", false, searchcore.IllegalArgument("end-of-string expected at position %d", p.pos)
 	}
-	return sb.String(), nil
+	return r.s, r.empty, nil
+}
+
+// lre is a translated sub-expression; empty marks the empty language.
+type lre struct {
+	s     string
+	empty bool
 }
 
 type lreParser struct {
@@ -85,112 +93,143 @@ func (p *lreParser) match(c rune) bool {
 }
 func (p *lreParser) check(flag int) bool { return p.flags&flag != 0 }
 
-func (p *lreParser) union(sb *strings.Builder) error {
+func (p *lreParser) union() (lre, error) {
 	var parts []string
 	for {
-		var part strings.Builder
-		if err := p.inter(&part); err != nil {
-			return err
+		r, err := p.inter()
+		if err != nil {
+			return lre{}, err
 		}
-		parts = append(parts, part.String())
+		if !r.empty {
+			parts = append(parts, r.s)
+		}
 		if !p.match('|') {
 			break
 		}
 	}
-	if len(parts) == 1 {
-		sb.WriteString(parts[0])
-		return nil
+	switch len(parts) {
+	case 0:
+		return lre{empty: true}, nil
+	case 1:
+		return lre{s: parts[0]}, nil
 	}
-	sb.WriteString("(?:" + strings.Join(parts, "|") + ")")
-	return nil
+	return lre{s: "(?:" + strings.Join(parts, "|") + ")"}, nil
 }
 
-func (p *lreParser) inter(sb *strings.Builder) error {
-	if err := p.concat(sb); err != nil {
-		return err
+func (p *lreParser) inter() (lre, error) {
+	r, err := p.concat()
+	if err != nil {
+		return lre{}, err
 	}
 	if p.check(reIntersection) && p.peek("&") {
-		return searchcore.IllegalArgument("intersection operator [&] is not supported (position %d)", p.pos)
+		return lre{}, searchcore.IllegalArgument("intersection operator [&] is not supported (position %d)", p.pos)
 	}
-	return nil
+	return r, nil
 }
 
-func (p *lreParser) concat(sb *strings.Builder) error {
+func (p *lreParser) concat() (lre, error) {
+	var sb strings.Builder
+	empty := false
 	for p.more() && !p.peek(")|") && (!p.check(reIntersection) || !p.peek("&")) {
-		if err := p.repeat(sb); err != nil {
-			return err
+		r, err := p.repeat()
+		if err != nil {
+			return lre{}, err
 		}
+		empty = empty || r.empty
+		sb.WriteString(r.s)
 	}
-	return nil
+	if empty {
+		return lre{empty: true}, nil
+	}
+	return lre{s: sb.String()}, nil
 }
 
-func (p *lreParser) repeat(sb *strings.Builder) error {
-	var atom strings.Builder
-	if err := p.complement(&atom); err != nil {
-		return err
+func (p *lreParser) repeat() (lre, error) {
+	e, err := p.complement()
+	if err != nil {
+		return lre{}, err
 	}
-	e := atom.String()
 	for p.peek("?*+{") {
 		switch {
 		case p.match('?'):
-			e = "(?:" + e + ")?"
+			if e.empty {
+				e = lre{s: "(?:)"}
+			} else {
+				e.s = "(?:" + e.s + ")?"
+			}
 		case p.match('*'):
-			e = "(?:" + e + ")*"
+			if e.empty {
+				e = lre{s: "(?:)"}
+			} else {
+				e.s = "(?:" + e.s + ")*"
+			}
 		case p.match('+'):
-			e = "(?:" + e + ")+"
+			if !e.empty {
+				e.s = "(?:" + e.s + ")+"
+			}
 		case p.match('{'):
 			start := p.pos
 			for p.peek("0123456789") {
 				p.pos++
 			}
 			if start == p.pos {
-				return searchcore.IllegalArgument("integer expected at position %d", p.pos)
+				return lre{}, searchcore.IllegalArgument("integer expected at position %d", p.pos)
 			}
-			n := string(p.s[start:p.pos])
-			m := ""
-			hasComma := false
+			n, _ := strconv.Atoi(string(p.s[start:p.pos]))
+			m := -1
+			bounded := true
 			if p.match(',') {
-				hasComma = true
 				start = p.pos
 				for p.peek("0123456789") {
 					p.pos++
 				}
-				m = string(p.s[start:p.pos])
+				if start == p.pos {
+					bounded = false
+				} else {
+					m, _ = strconv.Atoi(string(p.s[start:p.pos]))
+				}
+			} else {
+				m = n
 			}
 			if !p.match('}') {
-				return searchcore.IllegalArgument("expected '}' at position %d", p.pos)
+				return lre{}, searchcore.IllegalArgument("expected '}' at position %d", p.pos)
 			}
 			switch {
-			case !hasComma:
-				e = "(?:" + e + "){" + n + "}"
-			case m == "":
-				e = "(?:" + e + "){" + n + ",}"
+			case bounded && n > m:
+				e = lre{empty: true}
+			case e.empty && n == 0:
+				e = lre{s: "(?:)"}
+			case e.empty:
+			case !bounded:
+				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + ",}"
+			case n == m:
+				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + "}"
 			default:
-				e = "(?:" + e + "){" + n + "," + m + "}"
+				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + "," + strconv.Itoa(m) + "}"
 			}
 		}
 	}
-	sb.WriteString(e)
-	return nil
+	return e, nil
 }
 
-func (p *lreParser) complement(sb *strings.Builder) error {
+func (p *lreParser) complement() (lre, error) {
 	if p.check(reComplement) && p.peek("~") {
-		return searchcore.IllegalArgument("complement operator [~] is not supported (position %d)", p.pos)
+		return lre{}, searchcore.IllegalArgument("complement operator [~] is not supported (position %d)", p.pos)
 	}
-	return p.charClassExp(sb)
+	return p.charClassExp()
 }
 
-func (p *lreParser) charClassExp(sb *strings.Builder) error {
+func (p *lreParser) charClassExp() (lre, error) {
 	if !p.match('[') {
-		return p.simple(sb)
+		return p.simple()
 	}
 	negate := p.match('^')
 	var cls strings.Builder
-	for p.more() && !p.peek("]") {
+	// the first class member is read unconditionally ("[]a]" holds ']')
+	for first := true; first || (p.more() && !p.peek("]")); first = false {
 		lo, err := p.classChar()
 		if err != nil {
-			return err
+			return lre{}, err
 		}
 		if p.match('-') {
 			if p.peek("]") {
@@ -200,7 +239,7 @@ func (p *lreParser) charClassExp(sb *strings.Builder) error {
 			}
 			hi, err := p.classChar()
 			if err != nil {
-				return err
+				return lre{}, err
 			}
 			cls.WriteString(lo + "-" + hi)
 			continue
@@ -208,14 +247,12 @@ func (p *lreParser) charClassExp(sb *strings.Builder) error {
 		cls.WriteString(lo)
 	}
 	if !p.match(']') {
-		return searchcore.IllegalArgument("expected ']' at position %d", p.pos)
+		return lre{}, searchcore.IllegalArgument("expected ']' at position %d", p.pos)
 	}
 	if negate {
-		sb.WriteString("[^" + cls.String() + "]")
-	} else {
-		sb.WriteString("[" + cls.String() + "]")
+		return lre{s: "[^" + cls.String() + "]"}, nil
 	}
-	return nil
+	return lre{s: "[" + cls.String() + "]"}, nil
 }
 
 // classChar reads one character of a character class, escaped for RE2.
@@ -243,21 +280,21 @@ func quoteRune(c rune) string {
 	return regexp.QuoteMeta(string(c))
 }
 
-func (p *lreParser) simple(sb *strings.Builder) error {
+func (p *lreParser) simple() (lre, error) {
 	if !p.more() {
-		return searchcore.IllegalArgument("unexpected end-of-string")
+		return lre{}, searchcore.IllegalArgument("unexpected end-of-string")
 	}
 	c := p.s[p.pos]
 	switch {
 	case c == '.':
 		p.pos++
-		sb.WriteString(`(?s:.)`)
+		return lre{s: `(?s:.)`}, nil
 	case c == '#' && p.check(reEmpty):
 		p.pos++
-		sb.WriteString(`[^\x00-\x{10FFFF}]`)
+		return lre{empty: true}, nil
 	case c == '@' && p.check(reAnyString):
 		p.pos++
-		sb.WriteString(`(?s:.*)`)
+		return lre{s: `(?s:.*)`}, nil
 	case c == '"':
 		p.pos++
 		start := p.pos
@@ -265,23 +302,25 @@ func (p *lreParser) simple(sb *strings.Builder) error {
 			p.pos++
 		}
 		if !p.match('"') {
-			return searchcore.IllegalArgument("expected '\"' at position %d", p.pos)
+			return lre{}, searchcore.IllegalArgument("expected '\"' at position %d", p.pos)
 		}
-		sb.WriteString(regexp.QuoteMeta(string(p.s[start : p.pos-1])))
+		return lre{s: regexp.QuoteMeta(string(p.s[start : p.pos-1]))}, nil
 	case c == '(':
 		p.pos++
 		if p.match(')') {
-			sb.WriteString("(?:)")
-			return nil
+			return lre{s: "(?:)"}, nil
 		}
-		var inner strings.Builder
-		if err := p.union(&inner); err != nil {
-			return err
+		inner, err := p.union()
+		if err != nil {
+			return lre{}, err
 		}
 		if !p.match(')') {
-			return searchcore.IllegalArgument("expected ')' at position %d", p.pos)
+			return lre{}, searchcore.IllegalArgument("expected ')' at position %d", p.pos)
 		}
-		sb.WriteString("(?:" + inner.String() + ")")
+		if inner.empty {
+			return inner, nil
+		}
+		return lre{s: "(?:" + inner.s + ")"}, nil
 	case c == '<' && p.check(reInterval):
 		p.pos++
 		start := p.pos
@@ -289,36 +328,33 @@ func (p *lreParser) simple(sb *strings.Builder) error {
 			p.pos++
 		}
 		if !p.match('>') {
-			return searchcore.IllegalArgument("expected '>' at position %d", p.pos)
+			return lre{}, searchcore.IllegalArgument("expected '>' at position %d", p.pos)
 		}
 		body := string(p.s[start : p.pos-1])
 		lo, hi, ok := strings.Cut(body, "-")
 		if !ok {
-			return searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
+			return lre{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
 		}
 		re, err := decimalInterval(lo, hi)
 		if err != nil {
-			return searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
+			return lre{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
 		}
-		sb.WriteString(re)
+		return lre{s: re}, nil
 	case c == '\\':
 		p.pos++
 		if !p.more() {
-			return searchcore.IllegalArgument("unexpected end-of-string")
+			return lre{}, searchcore.IllegalArgument("unexpected end-of-string")
 		}
 		e := p.s[p.pos]
 		p.pos++
 		switch e {
 		case 'd', 'D', 's', 'S', 'w', 'W':
-			sb.WriteString(`\` + string(e))
-		default:
-			sb.WriteString(quoteRune(e))
+			return lre{s: `\` + string(e)}, nil
 		}
-	default:
-		p.pos++
-		sb.WriteString(quoteRune(c))
+		return lre{s: quoteRune(e)}, nil
 	}
-	return nil
+	p.pos++
+	return lre{s: quoteRune(c)}, nil
 }
 
 // decimalInterval is Automata.makeDecimalInterval as a regexp: decimal

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 var (

@@ -11,7 +11,7 @@ import (
 	"github.com/blugelabs/bluge"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // This file mirrors the Java number handling ES relies on: the parse

@@ -1,7 +1,7 @@
 package query
 
 import (
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // objectParser mirrors the ES ObjectParser used by some query builders

@@ -5,7 +5,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // ExistsQuery is {"exists": {"field": "f"}}: documents with a value for the

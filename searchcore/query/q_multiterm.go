@@ -7,7 +7,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // PrefixQuery is {"prefix": {"<field>": {"value": "pre"}}} on keyword and
@@ -308,9 +308,12 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
 				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
 	}
-	re, err := luceneToRE2(q.value, q.flags)
+	re, none, err := luceneToRE2(q.value, q.flags)
 	if err != nil {
 		return nil, ctx.failedToCreate(err)
+	}
+	if none {
+		return matchNone(), nil
 	}
 	if q.caseInsensitive {
 		re = "(?i)" + re

@@ -4,7 +4,7 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/numeric"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 

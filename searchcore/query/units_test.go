@@ -178,9 +178,12 @@ func TestLuceneRegexp(t *testing.T) {
 		{"a()b", reAll, []string{"ab"}, []string{"a()b"}},
 		{"a#", 0, []string{"a#"}, []string{"a"}},
 		{"[a-]", reAll, []string{"a", "-"}, []string{"b"}},
+		{"[]a]", reAll, []string{"]", "a"}, []string{"b"}},
+		{"a(#)*b", reAll, []string{"ab"}, []string{"a#b"}},
+		{"a|b#", reAll, []string{"a"}, []string{"b", "b#"}},
 	}
 	for _, tt := range tests {
-		re2, err := luceneToRE2(tt.re, tt.flags)
+		re2, _, err := luceneToRE2(tt.re, tt.flags)
 		if err != nil {
 			t.Errorf("luceneToRE2(%q): %v", tt.re, err)
 			continue
@@ -208,9 +211,15 @@ func TestLuceneRegexp(t *testing.T) {
 		`"abc`:  `illegal_argument_exception: expected '"' at position 4`,
 		"a&b":   "illegal_argument_exception: intersection operator [&] is not supported (position 1)",
 		"<1-x>": "illegal_argument_exception: interval syntax error at position 4",
+		"[]":    "illegal_argument_exception: expected ']' at position 2",
 	} {
-		if _, err := luceneToRE2(re, reAll); errString(err) != want {
+		if _, _, err := luceneToRE2(re, reAll); errString(err) != want {
 			t.Errorf("luceneToRE2(%q) error = %s; want %s", re, errString(err), want)
+		}
+	}
+	for _, re := range []string{"a#", "#|b#", "a{3,2}", "(#)+", "#{2}"} {
+		if _, none, err := luceneToRE2(re, reAll); err != nil || !none {
+			t.Errorf("luceneToRE2(%q) none = %v, %v; want the empty language", re, none, err)
 		}
 	}
 	if got := wildcardToRE2(`a*b?c\*.`); !regexp.MustCompile("^" + got + "$").MatchString("axxbyc*.") {

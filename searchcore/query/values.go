@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // The accessors below behave like the XContentParser methods the ES query

@@ -1,6 +1,6 @@
 package query
 
-import searchcore "github.com/quarry-search/quarry/searchcore/analysis/eserr"
+import searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 
 // DefaultMaxResultWindow is index.max_result_window's default.
 const DefaultMaxResultWindow = 10000
