@@ -99,7 +99,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 		store:     st,
 		log:       log,
 		writer:    w,
-		ops:       make(chan shardOp, 8192),
+		ops:       make(chan shardOp, 2048),
 		stopCh:    make(chan struct{}),
 		doneCh:    make(chan struct{}),
 		pending:   make(map[string]*DocRecord),
@@ -242,7 +242,7 @@ func (s *shard) run() {
 		}
 		pb.add(op)
 	drain:
-		for n := 1; n < 10000; n++ {
+		for n := 1; n < maxBatchOps; n++ {
 			select {
 			case op = <-s.ops:
 				pb.add(op)
@@ -391,3 +391,7 @@ func (s *shard) close() error {
 
 // waitTimeout is a helper to bound waits on refresh in request paths.
 const waitTimeout = 5 * time.Minute
+
+// maxBatchOps bounds one bluge batch: bluge analyzes and builds a whole
+// batch's segment in memory, so larger batches cost memory, not speed.
+const maxBatchOps = 2000
