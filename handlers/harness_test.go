@@ -85,6 +85,11 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	if res.Header.Get("X-Elastic-Product") != "Elasticsearch" {
 		v.t.Errorf("%s %s: missing X-Elastic-Product header", req.Method, req.URL.Path)
 	}
+	if req.URL.Query().Has("filter_path") {
+		// filter_path removes members by design: the spec describes the
+		// unfiltered responses, so there is nothing to validate against.
+		return res, nil
+	}
 	_, router, err := loadSpec()
 	if err != nil {
 		v.t.Fatalf("load spec: %v", err)

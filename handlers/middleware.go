@@ -153,7 +153,10 @@ func responseShaping(next echo.HandlerFunc) echo.HandlerFunc {
 		orig := res.Writer
 		buf := &captureWriter{header: orig.Header(), status: 200}
 		res.Writer = buf
-		err := next(c)
+		if err := next(c); err != nil {
+			// Render the error now, into the buffer, so it is shaped too.
+			c.Error(err)
+		}
 		res.Writer = orig
 		body := buf.body.Bytes()
 		if len(body) > 0 && strings.Contains(orig.Header().Get(echo.HeaderContentType), "json") {
@@ -173,7 +176,7 @@ func responseShaping(next echo.HandlerFunc) echo.HandlerFunc {
 		orig.Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
 		orig.WriteHeader(buf.status)
 		_, _ = orig.Write(body)
-		return err
+		return nil
 	}
 }
 

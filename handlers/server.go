@@ -69,22 +69,22 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	e.Use(responseShaping)
 	e.Use(newValidator(doc).middleware)
 	cluster.RegisterHandlers(e, s)
-	// Unknown routes answer like Elasticsearch.
-	e.RouteNotFound("/*", func(c echo.Context) error {
-		return &uriError{status: http.StatusBadRequest, msg: fmt.Sprintf("no handler found for uri [%s] and method [%s]", c.Request().RequestURI, c.Request().Method)}
-	})
-	methodNotAllowed(e)
+	routingErrors(e)
 	return e, nil
 }
 
-// methodNotAllowed replaces echo's 405 with Elasticsearch's message.
-func methodNotAllowed(e *echo.Echo) {
+// routingErrors replaces echo's 404 and 405 routing errors with
+// Elasticsearch's: "no handler found" (400) and "Incorrect HTTP method" (405).
+func routingErrors(e *echo.Echo) {
 	allowed := map[string][]string{}
 	for _, r := range e.Routes() {
 		allowed[r.Path] = append(allowed[r.Path], r.Method)
 	}
 	prev := e.HTTPErrorHandler
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusNotFound && he.Internal == nil {
+			err = &uriError{status: http.StatusBadRequest, msg: fmt.Sprintf("no handler found for uri [%s] and method [%s]", c.Request().RequestURI, c.Request().Method)}
+		}
 		if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusMethodNotAllowed {
 			methods := allowed[c.Path()]
 			err = &uriError{
