@@ -112,11 +112,11 @@ func TestDynamicMappingExact(t *testing.T) {
 	// The keyword sub-field is searchable with term, the text field with match.
 	n.do("POST", "/dyn/_refresh", "", "")
 	for q, want := range map[string]string{
-		`{"query":{"term":{"foo.keyword":"bar"}}}`: "1",
-		`{"query":{"match":{"o.x":"Y"}}}`:          "1",
+		`{"query":{"term":{"foo.keyword":"bar"}}}`:       "1",
+		`{"query":{"match":{"o.x":"Y"}}}`:                "1",
 		`{"query":{"range":{"d":{"gte":"2019-12-31"}}}}`: "1",
-		`{"query":{"term":{"b":true}}}`:            "1",
-		`{"query":{"term":{"foo":"BAR"}}}`:         "0",
+		`{"query":{"term":{"b":true}}}`:                  "1",
+		`{"query":{"term":{"foo":"BAR"}}}`:               "0",
 	} {
 		if _, body := n.do("POST", "/dyn/_count", "application/json", q); str(body["count"]) != want {
 			t.Errorf("count %s = %v, want %s", q, body["count"], want)
@@ -153,11 +153,11 @@ func TestCustomAnalyzerAndSettings(t *testing.T) {
 	}
 	_, body = n.do("GET", "/an/_settings", "", "")
 	for path, want := range map[string]string{
-		"an.settings.index.number_of_replicas": `"0"`,
-		"an.settings.index.number_of_shards":   `"1"`,
-		"an.settings.index.refresh_interval":   `"30s"`,
+		"an.settings.index.number_of_replicas":                 `"0"`,
+		"an.settings.index.number_of_shards":                   `"1"`,
+		"an.settings.index.refresh_interval":                   `"30s"`,
 		"an.settings.index.analysis.analyzer.folded.tokenizer": `"standard"`,
-		"an.settings.index.provided_name":      `"an"`,
+		"an.settings.index.provided_name":                      `"an"`,
 	} {
 		if got := str(jsonPath(body, path)); got != want {
 			t.Errorf("%s = %s, want %s", path, got, want)
