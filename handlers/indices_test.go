@@ -3,8 +3,10 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quarry-search/quarry/clients/clusterclient"
 )
@@ -69,5 +71,44 @@ func TestIndexLifecycleThroughClient(t *testing.T) {
 	n.do("PUT", "/other", "application/json", `{}`)
 	if _, body := n.do("GET", "/other/_count", "", ""); str(body["count"]) != "0" {
 		t.Errorf("recreated index count = %v", body["count"])
+	}
+}
+
+// TestWritesRacingIndexDeletionReturn checks that writes in flight while
+// their index is deleted answer (success or error) instead of hanging.
+func TestWritesRacingIndexDeletionReturn(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/race", "application/json", `{"settings":{"number_of_shards":2}}`)
+	done := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var b strings.Builder
+			for j := 0; j < 50; j++ {
+				b.WriteString(`{"index":{"_index":"race"}}` + "\n" + `{"i":1}` + "\n")
+			}
+			req, _ := http.NewRequest("POST", n.URL+"/_bulk?refresh=true", strings.NewReader(b.String()))
+			req.Header.Set("Content-Type", "application/x-ndjson")
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+			}
+		}
+	}()
+	time.Sleep(150 * time.Millisecond)
+	if code, _ := n.do("DELETE", "/race", "", ""); code != 200 {
+		t.Errorf("delete = %d", code)
+	}
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("a write racing the index deletion did not return")
 	}
 }

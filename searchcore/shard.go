@@ -18,6 +18,9 @@ type shardOp struct {
 	id  string
 	seq int64
 	doc *bluge.Document
+	// skip marks a sequence number whose store commit failed: it only
+	// advances the applied sequence number.
+	skip bool
 }
 
 // slot is an operation in the shard's sequencer: it gets its sequence number
@@ -72,6 +75,8 @@ type shard struct {
 	failed  error
 
 	refreshMu sync.Mutex
+	// closed is set when the shard stops (index deleted or node closing).
+	closed atomic.Bool
 
 	stats shardStats
 }
@@ -210,8 +215,10 @@ func (s *shard) settle(slots []*slot, ok bool) {
 	}
 	i := 0
 	for ; i < len(s.queue) && s.queue[i].state != 0; i++ {
-		if s.queue[i].state == 1 {
-			s.ops <- s.queue[i].op
+		op := s.queue[i].op
+		op.skip = s.queue[i].state == 2
+		if !s.closed.Load() {
+			s.ops <- op
 		}
 		s.queue[i] = nil
 	}
@@ -268,13 +275,16 @@ func (pb *pendingBatch) add(op shardOp) {
 		pb.byID = make(map[string]int)
 		pb.maxSeq = -1
 	}
+	pb.maxSeq = max(pb.maxSeq, op.seq)
+	if op.skip {
+		return
+	}
 	if i, ok := pb.byID[op.id]; ok {
 		pb.ops[i] = op
 	} else {
 		pb.byID[op.id] = len(pb.ops)
 		pb.ops = append(pb.ops, op)
 	}
-	pb.maxSeq = max(pb.maxSeq, op.seq)
 }
 
 func (pb *pendingBatch) reset() {
@@ -285,10 +295,18 @@ func (pb *pendingBatch) reset() {
 
 // apply writes the batch to bluge and advances the applied sequence number.
 func (s *shard) apply(pb *pendingBatch) {
+	maxSeq := pb.maxSeq
 	if len(pb.ops) == 0 {
+		// Only skipped sequence numbers: advance without a bluge batch.
+		if maxSeq >= 0 {
+			s.mu.Lock()
+			s.applied = max(s.applied, maxSeq)
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			pb.reset()
+		}
 		return
 	}
-	maxSeq := pb.maxSeq
 	b := index.NewBatch()
 	for _, op := range pb.ops {
 		if op.doc == nil {
@@ -328,6 +346,9 @@ func (s *shard) waitApplied(ctx context.Context, seq int64) error {
 	for s.applied < seq && s.failed == nil {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if s.closed.Load() {
+			return errShardClosed
 		}
 		s.cond.Wait()
 	}
@@ -380,8 +401,14 @@ func (s *shard) acquire() *readerRef {
 
 // close stops the writer after applying everything queued.
 func (s *shard) close() error {
+	s.seqMu.Lock()
+	s.closed.Store(true)
+	s.seqMu.Unlock()
 	close(s.stopCh)
 	<-s.doneCh
+	s.mu.Lock()
+	s.cond.Broadcast()
+	s.mu.Unlock()
 	s.mu.Lock()
 	cur := s.current
 	s.mu.Unlock()
@@ -395,3 +422,6 @@ const waitTimeout = 5 * time.Minute
 // maxBatchOps bounds one bluge batch: bluge analyzes and builds a whole
 // batch's segment in memory, so larger batches cost memory, not speed.
 const maxBatchOps = 2000
+
+// errShardClosed fails waits on a shard that stopped (its index was deleted).
+var errShardClosed = Errorf(Unavailable, "already_closed_exception", "shard is closed: its index was deleted or the node is stopping")

@@ -134,6 +134,9 @@ type writeItem struct {
 	res    DocResult
 	err    error
 	noop   bool
+	// moved is this id's live record on another shard (a write with a new
+	// routing), removed from that shard once the write is committed.
+	moved *DocRecord
 }
 
 // ExecDocs executes document writes (one API call or a whole _bulk), with
@@ -226,6 +229,9 @@ func (e *Engine) ExecBulk(ctx context.Context, bulk []BulkItem, refresh Refresh)
 					it.shard.stats.deleteTotal.Add(1)
 				} else {
 					it.shard.stats.indexTotal.Add(1)
+				}
+				if it.moved != nil {
+					it.target.shards[it.moved.Shard].removeMoved(it.moved.ID)
 				}
 			}
 		}
@@ -531,9 +537,7 @@ func (e *Engine) sequence(ctx context.Context, sh *shard, items []*writeItem) {
 		if it.prev == nil {
 			it.prev = cur
 		}
-		if moved != nil {
-			it.target.shards[moved.Shard].removeMoved(moved.ID)
-		}
+		it.moved = moved
 		sh.pending[rec.ID] = &it.rec
 		it.slot = sh.reserve(shardOp{id: rec.ID, seq: rec.SeqNo, doc: it.doc})
 		it.res.Version = version
