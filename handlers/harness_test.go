@@ -175,21 +175,9 @@ func openTestNode(t testing.TB, dir string) *testNode {
 // JSON answer (nil for empty bodies).
 func (n *testNode) do(method, path, contentType, body string) (int, map[string]any) {
 	n.t.Helper()
-	req, err := http.NewRequest(method, n.URL+path, strings.NewReader(body))
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	res, err := n.HTTP.Do(req)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	code, b := n.raw(method, path, contentType, body)
 	if len(bytes.TrimSpace(b)) == 0 {
-		return res.StatusCode, nil
+		return code, nil
 	}
 	var out map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -197,7 +185,7 @@ func (n *testNode) do(method, path, contentType, body string) (int, map[string]a
 	if err := dec.Decode(&out); err != nil {
 		n.t.Fatalf("%s %s: invalid JSON %q: %v", method, path, b, err)
 	}
-	return res.StatusCode, out
+	return code, out
 }
 
 // raw sends a request and returns the status and the body bytes.

@@ -59,16 +59,12 @@ func decodeMembers(body []byte) (map[string]json.RawMessage, error) {
 
 // IndicesDelete deletes indices (DELETE /{index}).
 func (s *Server) IndicesDelete(c echo.Context, index string, p cluster.IndicesDeleteParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
 	for _, part := range strings.Split(index, ",") {
 		if !strings.Contains(part, "*") && part != "_all" && s.core.IsAlias(part) {
 			return searchcore.IllegalArgument("The provided expression [%s] matches an alias, specify the corresponding concrete indices instead.", part)
 		}
 	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -84,11 +80,7 @@ func (s *Server) IndicesDelete(c echo.Context, index string, p cluster.IndicesDe
 
 // IndicesGet returns aliases, mappings and settings of indices.
 func (s *Server) IndicesGet(c echo.Context, index string, p cluster.IndicesGetParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -128,11 +120,7 @@ func (s *Server) IndicesGetMapping(c echo.Context, index string, p cluster.Indic
 }
 
 func (s *Server) getMapping(c echo.Context, index string, p cluster.IndicesGetMappingParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -145,10 +133,6 @@ func (s *Server) getMapping(c echo.Context, index string, p cluster.IndicesGetMa
 
 // IndicesPutMapping updates mappings (PUT /{index}/_mapping).
 func (s *Server) IndicesPutMapping(c echo.Context, index string, p cluster.IndicesPutMappingParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
@@ -156,7 +140,7 @@ func (s *Server) IndicesPutMapping(c echo.Context, index string, p cluster.Indic
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return searchcore.ValidationError("mapping source is empty")
 	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -190,11 +174,7 @@ func (s *Server) IndicesGetSettingsNamed(c echo.Context, index string, name stri
 }
 
 func (s *Server) getSettings(c echo.Context, index, names string, p cluster.IndicesGetSettingsParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -267,15 +247,11 @@ func defaultIndexSettings(set map[string]any) map[string]any {
 
 // IndicesPutSettings updates dynamic index settings.
 func (s *Server) IndicesPutSettings(c echo.Context, index string, p cluster.IndicesPutSettingsParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -309,11 +285,7 @@ func (s *Server) IndicesRefreshGet(c echo.Context, index string, p cluster.Indic
 }
 
 func (s *Server) refresh(c echo.Context, index string, p cluster.IndicesRefreshParams) error {
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
-	}
-	indices, err := s.core.Resolve(index, o)
+	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
 	}
@@ -416,4 +388,14 @@ func (s *Server) health(c echo.Context, indices []*searchcore.Index, all bool, p
 		status = http.StatusRequestTimeout
 	}
 	return writeJSON(c, status, out)
+}
+
+// resolve expands an index expression with the common index options
+// (ignore_unavailable, allow_no_indices, expand_wildcards).
+func (s *Server) resolve(index string, ignoreUnavailable, allowNoIndices *cluster.EsBoolean, expand *[]cluster.ExpandWildcards) ([]*searchcore.Index, error) {
+	o, err := resolveOptions(ignoreUnavailable, allowNoIndices, expand, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.core.Resolve(index, o)
 }
