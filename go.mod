@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/blevesearch/vellum v1.0.7
 	github.com/blugelabs/bluge v0.2.2
+	github.com/cbroglie/mustache v1.4.2
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/elastic/go-elasticsearch/v7 v7.17.10
 	github.com/getkin/kin-openapi v0.152.0

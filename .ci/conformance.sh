@@ -27,7 +27,7 @@ mkdir -p "$root/bin"
 go build -o "$root/bin/quarry" "$root/cmd/quarry"
 data="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
-"$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name=conformance >"$data/quarry.log" 2>&1 &
+"$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name=conformance -E node.attr.testattr=test >"$data/quarry.log" 2>&1 &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -17,12 +18,12 @@ import (
 
 // SearchGet answers GET /_search.
 func (s *Server) SearchGet(c echo.Context, p cluster.SearchGetParams) error {
-	return s.search(c, "_all", cluster.SearchParams(p))
+	return s.search(c, "", cluster.SearchParams(p))
 }
 
 // Search answers POST /_search.
 func (s *Server) Search(c echo.Context, p cluster.SearchParams) error {
-	return s.search(c, "_all", p)
+	return s.search(c, "", p)
 }
 
 // SearchIndexGet answers GET /{index}/_search.
@@ -107,6 +108,14 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 	if p.Q != nil {
 		req.Query = uriQuery(*p.Q, str(p.Df), str(p.DefaultOperator), str(p.Analyzer), (*cluster.EsBoolean)(p.Lenient))
 	}
+	if p.Scroll != nil {
+		d, err := searchcore.ParseTimeValue(*p.Scroll, "scroll")
+		if err != nil {
+			return nil, err
+		}
+		req.Scroll = d
+	}
+	req.RequestCache = boolParam((*cluster.EsBoolean)(p.RequestCache), false)
 	if err := searchcore.ParseSearchBody(body, req); err != nil {
 		return nil, err
 	}
@@ -132,39 +141,99 @@ func sortParamJSON(list []string) (json.RawMessage, error) {
 	return json.Marshal(out)
 }
 
+// search serves the search operations; index is "" for the paths without
+// an index (all indices, or the point in time's).
 func (s *Server) search(c echo.Context, index string, p cluster.SearchParams) error {
-	if p.Scroll != nil {
-		return searchcore.IllegalArgument("scroll searches are served by the scroll API of a later release of this node; remove [scroll] or page with [search_after]")
-	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
+	req, err := parseSearch(body, p)
+	if err != nil {
+		return err
+	}
+	out, err := s.execSearch(c.Request().Context(), index, p, req)
+	if err != nil {
+		return err
+	}
+	return writeRaw(c, http.StatusOK, out)
+}
+
+// parseSearch parses one search (URL parameters and body) the way the
+// search APIs share it (_search, _msearch, the search templates), including
+// the rest_total_hits_as_int rule.
+func parseSearch(body []byte, p cluster.SearchParams) (*searchcore.SearchRequest, error) {
 	req, err := searchRequest(body, p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
-	if err != nil {
-		return err
+	if boolParam((*cluster.EsBoolean)(p.RestTotalHitsAsInt), false) {
+		if err := checkRestTotalHits(req); err != nil {
+			return nil, err
+		}
 	}
-	indices, err := s.core.Resolve(index, o)
-	if err != nil {
-		return err
+	return req, nil
+}
+
+// checkRestTotalHits is Elasticsearch's rule for rest_total_hits_as_int:
+// the total is counted exactly unless the request disabled it, and any
+// other limit is an error.
+func checkRestTotalHits(req *searchcore.SearchRequest) error {
+	switch req.TrackTotalHits {
+	case searchcore.DefaultTrackTotalHits:
+		req.TrackTotalHits = searchcore.TrackTotalHits(math.MaxInt)
+	case searchcore.TrackTotalHits(math.MaxInt), 0:
+	default:
+		return searchcore.IllegalArgument("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %d", int(req.TrackTotalHits))
 	}
-	res, err := s.core.Search(c.Request().Context(), indices, req)
+	return nil
+}
+
+// execSearch resolves the indices of a parsed search (index is "" for the
+// paths without one), runs it and encodes the response.
+func (s *Server) execSearch(ctx context.Context, index string, p cluster.SearchParams, req *searchcore.SearchRequest) ([]byte, error) {
+	var indices []*searchcore.Index
+	if req.PIT == nil || index != "" {
+		// With a point in time an index in the path is an error the core
+		// reports (it needs the resolved indices to say so).
+		if index == "" {
+			index = "_all"
+		}
+		o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+		if err != nil {
+			return nil, err
+		}
+		if indices, err = s.core.Resolve(index, o); err != nil {
+			return nil, err
+		}
+		if req.PIT != nil && len(indices) == 0 {
+			return nil, searchcore.ValidationError("[indices] cannot be used with point in time. Do not specify any index with point in time.")
+		}
+	}
+	res, err := s.core.Search(ctx, indices, req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	asInt := boolParam((*cluster.EsBoolean)(p.RestTotalHitsAsInt), false)
-	return writeRaw(c, http.StatusOK, encodeSearch(res, req, asInt))
+	return encodeSearch(res, req, asInt), nil
 }
 
 // encodeSearch renders a search response.
 func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, totalAsInt bool) []byte {
 	var b bytes.Buffer
 	b.Grow(256 + 512*len(res.Hits))
-	b.WriteString(`{"took":`)
+	b.WriteByte('{')
+	if res.ScrollID != "" {
+		b.WriteString(`"_scroll_id":`)
+		writeString(&b, res.ScrollID)
+		b.WriteByte(',')
+	}
+	if res.PitID != "" {
+		b.WriteString(`"pit_id":`)
+		writeString(&b, res.PitID)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"took":`)
 	b.WriteString(strconv.FormatInt(res.Took.Milliseconds(), 10))
 	b.WriteString(`,"timed_out":`)
 	b.WriteString(strconv.FormatBool(res.TimedOut))

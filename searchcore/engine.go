@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
+	"github.com/quarry-search/quarry/searchcore/cluster"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
@@ -35,6 +36,17 @@ type Config struct {
 	AutoCreateIndex bool
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// ScriptsPath is path.scripts, the folder of file search templates (<name>.mustache).
+	ScriptsPath string
+	// ScriptAllowedTypes is script.allowed_types (inline, stored, none; empty allows all).
+	ScriptAllowedTypes string
+	// ScriptAllowedContexts is script.allowed_contexts (context names or none; empty allows all).
+	ScriptAllowedContexts string
+	// MaxOpenScrollContexts is search.max_open_scroll_context: the most
+	// scroll contexts open at once (0 means the default, 500).
+	MaxOpenScrollContexts int
+	// Node describes the local node (roles, attributes, node settings).
+	Node cluster.NodeConfig
 }
 
 // Engine is the search core facade: indices, documents and searches.
@@ -49,6 +61,11 @@ type Engine struct {
 	indices map[string]*Index
 	// clusterUUID identifies this cluster (persisted).
 	clusterUUID string
+	// cl is the cluster state (settings, voting exclusions, local node).
+	cl *clusterRuntime
+
+	// contexts are the open scrolls and points in time.
+	contexts *contextRegistry
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -88,6 +105,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		indices: make(map[string]*Index),
 		stop:    make(chan struct{}),
 	}
+	e.contexts = newContextRegistry(cfg.Now, cfg.MaxOpenScrollContexts)
 	if err := os.MkdirAll(filepath.Join(cfg.DataPath, "indices"), 0o755); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
 	}
@@ -102,6 +120,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	default:
 		e.clusterUUID = string(uuid)
+	}
+	if err := e.openClusterState(ctx); err != nil {
+		return nil, err
 	}
 	var metas []*indexMeta
 	err = e.store.ListMeta(ctx, metaIndexPrefix, func(_ string, v []byte) error {
@@ -123,8 +144,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.indices[m.Name] = idx
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go e.refresher()
+	go e.reaper()
 	return e, nil
 }
 
@@ -382,6 +404,10 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	if err := ValidateIndexName(name); err != nil {
 		return nil, err
 	}
+	req, err := e.applyTemplates(name, req)
+	if err != nil {
+		return nil, err
+	}
 	flat, err := flattenSettings(req.Settings)
 	if err != nil {
 		return nil, err
@@ -499,6 +525,8 @@ func (e *Engine) DeleteIndex(ctx context.Context, names []string) error {
 			return err
 		}
 		delete(e.indices, name)
+		// scrolls and points in time over the index go with it
+		e.contexts.freeIndex(idx)
 		if err := idx.close(); err != nil {
 			e.log.Warn("closing deleted index", "index", name, "err", err)
 		}

@@ -245,7 +245,7 @@ func (e *Engine) WriteTarget(ctx context.Context, name string, requireAlias bool
 	if t != nil {
 		return t, nil
 	}
-	if !e.cfg.AutoCreateIndex {
+	if !e.autoCreateAllowed(name) {
 		return nil, IndexNotFound(name)
 	}
 	idx, err := e.CreateIndex(ctx, name, CreateIndexRequest{})

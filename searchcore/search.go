@@ -44,6 +44,21 @@ type SearchRequest struct {
 	TerminateAfter   int
 	Timeout          time.Duration
 	SearchAfter      []json.RawMessage
+	// PIT is the point in time searched (the search names no index then).
+	PIT *PointInTime
+	// Slice splits a scroll or point-in-time search.
+	Slice *Slice
+	// Scroll is the keep_alive of a scroll search (0: not a scroll).
+	Scroll time.Duration
+	// RequestCache is request_cache=true (refused for scrolls).
+	RequestCache bool
+}
+
+// PointInTime is the pit member of a search body.
+type PointInTime struct {
+	ID string
+	// KeepAlive extends the point in time (0 keeps its current keep_alive).
+	KeepAlive time.Duration
 }
 
 // NewSearchRequest returns a request with Elasticsearch's defaults.
@@ -56,6 +71,7 @@ var searchBodyKeys = map[string]bool{
 	"query": true, "from": true, "size": true, "sort": true, "_source": true, "track_total_hits": true,
 	"track_scores": true, "min_score": true, "post_filter": true, "version": true, "seq_no_primary_term": true,
 	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true,
+	"pit": true, "slice": true,
 }
 
 // ParseSearchBody parses a search body into req (which carries the URL
@@ -150,9 +166,86 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 				return ParsingError("[search_after] must be an array")
 			}
 			req.SearchAfter = list
+		case "pit":
+			if req.PIT, err = parsePIT(v); err != nil {
+				return err
+			}
+		case "slice":
+			if req.Slice, err = parseSlice(v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// parsePIT parses {"id": ..., "keep_alive": ...}.
+func parsePIT(v json.RawMessage) (*PointInTime, error) {
+	members, err := decodeObject(v)
+	if err != nil {
+		return nil, ParsingError("[pit] must be an object")
+	}
+	p := &PointInTime{}
+	for _, m := range members {
+		var str string
+		if err := json.Unmarshal(m.value, &str); err != nil {
+			return nil, ParsingError("[point_in_time] %s doesn't support values of type: %s", m.key, tokenName(m.value))
+		}
+		switch m.key {
+		case "id":
+			p.ID = str
+		case "keep_alive":
+			if p.KeepAlive, err = ParseTimeValue(str, "keep_alive"); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, ParsingError("[point_in_time] unknown field [%s]", m.key)
+		}
+	}
+	if p.ID == "" {
+		return nil, ParsingError("[point_in_time] requires [id]")
+	}
+	return p, nil
+}
+
+// parseSlice parses {"id": n, "max": n, "field": name} (ES SliceBuilder).
+func parseSlice(v json.RawMessage) (*Slice, error) {
+	members, err := decodeObject(v)
+	if err != nil {
+		return nil, ParsingError("[slice] must be an object")
+	}
+	sl := &Slice{ID: -1, Max: -1}
+	for _, m := range members {
+		switch m.key {
+		case "id":
+			if sl.ID, err = intMember("id", m.value); err != nil {
+				return nil, err
+			}
+			if sl.ID < 0 {
+				return nil, IllegalArgument("id must be greater than or equal to 0")
+			}
+		case "max":
+			if sl.Max, err = intMember("max", m.value); err != nil {
+				return nil, err
+			}
+			if sl.Max <= 1 {
+				return nil, IllegalArgument("max must be greater than 1")
+			}
+		case "field":
+			if err := json.Unmarshal(m.value, &sl.Field); err != nil {
+				return nil, ParsingError("[slice] field doesn't support values of type: %s", tokenName(m.value))
+			}
+		default:
+			return nil, ParsingError("[slice] unknown field [%s]", m.key)
+		}
+	}
+	if sl.ID < 0 || sl.Max < 0 {
+		return nil, ParsingError("[slice] requires [id] and [max]")
+	}
+	if sl.ID >= sl.Max {
+		return nil, IllegalArgument("max must be greater than id")
+	}
+	return sl, nil
 }
 
 // SetStoredFields applies a stored_fields list (_none_ disables fetching).
@@ -205,6 +298,19 @@ func parseTrackTotalHitsJSON(v json.RawMessage) (TrackTotalHits, error) {
 	if err := json.Unmarshal(v, &n); err == nil {
 		return trackFromInt(n)
 	}
+	// Strings are read like Elasticsearch's parser does: "true"/"false" or a number.
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		switch s {
+		case "true":
+			return TrackTotalHits(math.MaxInt), nil
+		case "false":
+			return 0, nil
+		}
+		if n, err := strconv.Atoi(s); err == nil {
+			return trackFromInt(n)
+		}
+	}
 	return 0, ParsingError("[track_total_hits] must be a boolean or an integer")
 }
 
@@ -246,30 +352,49 @@ type SearchResult struct {
 	TotalRelation   string // "eq" or "gte"; empty when not tracked
 	MaxScore        float64
 	Hits            []Hit
+	// ScrollID is the id of the scroll this page belongs to.
+	ScrollID string
+	// PitID is the point in time searched.
+	PitID string
 }
 
 // shardHit is a hit before fetching, tagged with its shard for merging.
 type shardHit struct {
-	dm     *search.DocumentMatch
-	shard  int // global shard ordinal across indices
-	idx    *Index
-	reader *readerRef
+	dm    *search.DocumentMatch
+	shard int // global shard ordinal across indices
+	idx   *Index
 }
 
-// searchTarget is one shard with the compiled query.
-type searchTarget struct {
-	idx    *Index
-	shard  *shard
-	ord    int
-	query  bluge.Query
-	sort   search.SortOrder
-	decode []query.SortDecoder
+// scrollState is what a scroll remembers between pages.
+type scrollState struct {
+	req *SearchRequest
+	// after is the raw sort key (with the hidden _shard_doc tiebreaker) of
+	// the last hit returned; nil before the first hit.
+	after [][]byte
+	// total is the exact hit count, known from the first page.
+	total int64
 }
 
-// Search executes req over the given indices.
+// tiebreak is how the _shard_doc tiebreaker joins the sort.
+type tiebreak uint8
+
+const (
+	tieNone   tiebreak = iota
+	tiePIT             // appended (and rendered) unless search_after omits it
+	tieScroll          // appended, never rendered
+)
+
+// Search executes req over the given indices, or over req.PIT's snapshot
+// (indices must then be empty). With req.Scroll it opens a scroll context
+// whose id the result carries.
 func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchRequest) (*SearchResult, error) {
-	start := time.Now()
+	if len(req.SearchAfter) > 0 && req.From == -1 {
+		req.From = 0
+	}
 	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if err := req.validateContexts(len(indices)); err != nil {
 		return nil, err
 	}
 	// A sort on _score alone (descending) is the default order: ES drops it,
@@ -277,16 +402,183 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 	if len(req.Sort) == 1 && req.Sort[0].Field == "_score" && req.Sort[0].Desc() {
 		req.HasSort = false
 	}
-	for _, idx := range indices {
-		if err := query.ValidateWindow(req.From, req.Size, idx.Settings().MaxResultWindow); err != nil {
+	if req.Scroll > 0 {
+		return e.openScroll(ctx, indices, req)
+	}
+	if req.PIT != nil {
+		if err := e.checkKeepAlive(req.PIT.KeepAlive); err != nil {
 			return nil, err
 		}
+		_, shards, err := e.contexts.use(req.PIT.ID, kindPIT, req.PIT.KeepAlive)
+		if err != nil {
+			return nil, err
+		}
+		defer releaseShards(shards)
+		res, _, err := e.execute(ctx, shards, req, tiePIT, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.PitID = req.PIT.ID
+		return res, nil
 	}
-	if req.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
-		defer cancel()
+	shards := acquireShards(indices)
+	defer releaseShards(shards)
+	res, _, err := e.execute(ctx, shards, req, tieNone, nil)
+	return res, err
+}
+
+// validateContexts checks the scroll, point-in-time, slice and search_after
+// combinations like SearchRequest.validate (all messages in one error).
+func (r *SearchRequest) validateContexts(numIndices int) error {
+	var msgs []string
+	if r.Scroll > 0 {
+		if r.RequestCache {
+			msgs = append(msgs, "[request_cache] cannot be used in a scroll context")
+		}
+		if r.Size == 0 {
+			msgs = append(msgs, "[size] cannot be [0] in a scroll context")
+		}
+		if len(r.SearchAfter) > 0 {
+			msgs = append(msgs, "`search_after` cannot be used in a scroll context.")
+		}
+		if r.PIT != nil {
+			msgs = append(msgs, "using [point in time] is not allowed in a scroll context")
+		}
+		if r.TrackTotalHits != DefaultTrackTotalHits && r.TrackTotalHits != TrackTotalHits(math.MaxInt) {
+			msgs = append(msgs, "disabling [track_total_hits] is not allowed in a scroll context")
+		}
 	}
+	if len(r.SearchAfter) > 0 && r.From != 0 {
+		msgs = append(msgs, "`from` parameter must be set to 0 when `search_after` is used.")
+	}
+	if r.Slice != nil && r.Scroll == 0 && r.PIT == nil {
+		msgs = append(msgs, "[slice] can only be used with [scroll] or [point-in-time] requests")
+	}
+	if r.PIT != nil && numIndices > 0 {
+		msgs = append(msgs, "[indices] cannot be used with point in time. Do not specify any index with point in time.")
+	}
+	if len(msgs) > 0 {
+		return ValidationError(msgs...)
+	}
+	return nil
+}
+
+// openScroll runs the first page of a scroll and registers its context.
+func (e *Engine) openScroll(ctx context.Context, indices []*Index, req *SearchRequest) (*SearchResult, error) {
+	if err := e.checkKeepAlive(req.Scroll); err != nil {
+		return nil, err
+	}
+	req.TrackTotalHits = TrackTotalHits(math.MaxInt)
+	if err := e.contexts.reserveScroll(e.maxOpenScrolls()); err != nil {
+		return nil, err
+	}
+	shards := acquireShards(indices)
+	res, last, err := e.execute(ctx, shards, req, tieScroll, nil)
+	if err != nil {
+		releaseShards(shards)
+		e.contexts.unreserveScroll()
+		return nil, err
+	}
+	c := &searchContext{kind: kindScroll, shards: shards, scroll: &scrollState{req: req, after: last, total: res.Total}}
+	e.contexts.add(c, req.Scroll)
+	res.ScrollID = c.id
+	return res, nil
+}
+
+// Scroll returns the next page of the scroll id and the request that opened
+// it (for rendering). A keepAlive > 0 extends the context; keepAlive 0 frees
+// it once this page is returned.
+func (e *Engine) Scroll(ctx context.Context, id string, keepAlive time.Duration) (*SearchResult, *SearchRequest, error) {
+	if err := e.checkKeepAlive(keepAlive); err != nil {
+		return nil, nil, err
+	}
+	c, shards, err := e.contexts.use(id, kindScroll, keepAlive)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseShards(shards)
+	if keepAlive == 0 {
+		defer e.contexts.free(kindScroll, []string{id})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.scroll
+	// Later pages repeat the opening request from the last hit on; they
+	// never carry aggregations (ES returns those with the first page only).
+	page := *st.req
+	page.From = 0
+	// The total does not change within the snapshot: later pages skip
+	// counting (which enables the doc-order fast path).
+	page.TrackTotalHits = 0
+	start := time.Now()
+	res, last, err := e.execute(ctx, shards, &page, tieScroll, st.after)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Total, res.TotalRelation = st.total, "eq"
+	if last != nil {
+		st.after = last
+	}
+	res.ScrollID = id
+	res.Took = time.Since(start)
+	return res, st.req, nil
+}
+
+// compiledIndex is the query and sort of one index of a search.
+type compiledIndex struct {
+	query bluge.Query
+	order search.SortOrder
+	dec   []query.SortDecoder
+	after [][]byte
+}
+
+// execute runs one page of req over shards. scrollAfter continues a scroll.
+// It returns the page and the raw sort key of its last hit.
+func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequest, tie tiebreak, scrollAfter [][]byte) (*SearchResult, [][]byte, error) {
+	start := time.Now()
+	// The sort clauses: the user's, the default _score, the tiebreaker.
+	hasSort := req.HasSort
+	fields := append([]query.SortField(nil), req.Sort...)
+	if !hasSort {
+		fields = []query.SortField{{Field: "_score"}}
+	}
+	var shardDocAt []int
+	for i, f := range fields {
+		if f.Field == "_shard_doc" {
+			if tie != tiePIT {
+				return nil, nil, IllegalArgument("[_shard_doc] sort field cannot be used without [point in time]")
+			}
+			shardDocAt = append(shardDocAt, i)
+		}
+	}
+	if tie == tiePIT {
+		hasSort = true
+		if len(shardDocAt) == 0 && (len(req.SearchAfter) == 0 || len(req.SearchAfter) == len(fields)+1) {
+			fields = append(fields, query.SortField{Field: "_shard_doc"})
+			shardDocAt = append(shardDocAt, len(fields)-1)
+		}
+	}
+	nUser := len(fields)
+	if tie == tieScroll {
+		fields = append(fields, query.SortField{Field: "_shard_doc"})
+		shardDocAt = append(shardDocAt, len(fields)-1)
+	}
+	compileFields := append([]query.SortField(nil), fields...)
+	for _, i := range shardDocAt {
+		compileFields[i] = query.SortField{Field: "_doc", Order: fields[i].Order}
+	}
+	var afterValues []any
+	if len(req.SearchAfter) > 0 {
+		afterValues = make([]any, len(req.SearchAfter))
+		for i, raw := range req.SearchAfter {
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&afterValues[i]); err != nil {
+				return nil, nil, ParsingError("[search_after] failed to parse value: %s", err.Error())
+			}
+		}
+	}
+
 	rawQuery := req.Query
 	if len(bytes.TrimSpace(req.PostFilter)) > 0 {
 		// post_filter narrows hits without scoring: a bool filter clause.
@@ -297,62 +589,114 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 	}
 	node, err := parseQueryOrMatchAll(rawQuery)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := e.now()
-	var targets []searchTarget
+	compiled := map[*Index]*compiledIndex{}
 	var decoders []query.SortDecoder
-	ord := 0
-	for _, idx := range indices {
+	for _, sh := range shards {
+		if compiled[sh.idx] != nil {
+			continue
+		}
+		idx := sh.idx
+		if req.Scroll > 0 {
+			if err := query.ValidateScrollSize(req.Size, idx.Settings().MaxResultWindow); err != nil {
+				return nil, nil, err
+			}
+		} else if err := query.ValidateWindow(req.From, req.Size, idx.Settings().MaxResultWindow); err != nil {
+			return nil, nil, err
+		}
+		if req.Slice != nil {
+			if err := req.Slice.validate(idx); err != nil {
+				return nil, nil, err
+			}
+		}
 		qctx := idx.queryContext(now)
 		q, err := node.Compile(qctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		order, dec, err := query.CompileSort(req.Sort, qctx)
+		order, dec, err := query.CompileSort(compileFields, qctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		ci := &compiledIndex{query: q, order: order, dec: dec}
+		if afterValues != nil {
+			if ci.after, err = query.EncodeSearchAfter(afterValues, dec[:nUser]); err != nil {
+				return nil, nil, err
+			}
+		}
+		compiled[idx] = ci
 		decoders = dec
-		for _, sh := range idx.shards {
-			targets = append(targets, searchTarget{idx: idx, shard: sh, ord: ord, query: q, sort: order, decode: dec})
-			ord++
+	}
+	if tie == tieScroll && scrollAfter != nil {
+		for _, ci := range compiled {
+			ci.after = scrollAfter
 		}
 	}
-	res := &SearchResult{ShardsTotal: len(targets), MaxScore: math.NaN()}
+	nRender := 0
+	if hasSort {
+		nRender = nUser
+	}
+
+	res := &SearchResult{ShardsTotal: len(shards), MaxScore: math.NaN()}
 	window := req.From + req.Size
 	var all []shardHit
 	var total int64
 	maxScore := math.Inf(-1)
-	sortByScore := !req.HasSort || sortsByScore(req.Sort)
-	var held []*readerRef
-	defer func() {
-		for _, rr := range held {
-			rr.release()
-		}
-	}()
+	sortByScore := !hasSort || sortsByScore(fields)
+	countHits := req.TrackTotalHits != 0 || req.MinScore != nil
+	// doc-order fast path (see docorder.go)
+	docLed := len(fields) > 0 && (fields[0].Field == "_doc" || fields[0].Field == "_shard_doc") && !fields[0].Desc() &&
+		!countHits && !req.TrackScores && req.MinScore == nil
 	var order search.SortOrder
-	for _, t := range targets {
-		rr := t.shard.acquire()
-		held = append(held, rr)
-		order = t.sort
+	for _, sh := range shards {
+		ci := compiled[sh.idx]
+		order = ci.order
+		if len(shardDocAt) > 0 {
+			order = append(search.SortOrder(nil), ci.order...)
+			for _, i := range shardDocAt {
+				s := search.SortBy(query.ShardDocSource{Base: query.ShardDocBase(sh.ord)})
+				if fields[i].Desc() {
+					s.Desc()
+				}
+				order[i] = s
+			}
+		}
+		q := ci.query
+		if req.Slice != nil {
+			q = sliceQuery(q, req.Slice, sh.ord, len(shards))
+		}
 		n := window
 		if n == 0 {
 			n = 1
 		}
-		sreq := bluge.NewTopNSearch(n, t.query).SortByCustom(t.sort)
-		sreq.AddAggregation("count", aggregations.CountMatches())
+		if docLed {
+			start, ok := docOrderStart(ci.after, ci.dec[0].Decode, fields[0].Field == "_shard_doc",
+				len(fields) > 1 && fields[1].Field == "_shard_doc", sh.ord)
+			if !ok {
+				continue
+			}
+			q = &docRangeQuery{inner: q, start: start, limit: n + 1}
+		}
+		sreq := bluge.NewTopNSearch(n, q).SortByCustom(order)
+		if ci.after != nil {
+			sreq.After(ci.after)
+		}
+		if countHits {
+			sreq.AddAggregation("count", aggregations.CountMatches())
+		}
 		if sortByScore || req.TrackScores {
 			sreq.AddAggregation("max_score", aggregations.MaxStartingAt(search.DocumentScore(), math.Inf(-1)))
 		}
-		it, err := rr.r.Search(ctx, sreq)
+		it, err := sh.rr.r.Search(ctx, sreq)
 		if err != nil {
-			return nil, searchError(ctx, err)
+			return nil, nil, searchError(ctx, err)
 		}
 		for {
 			dm, err := it.Next()
 			if err != nil {
-				return nil, searchError(ctx, err)
+				return nil, nil, searchError(ctx, err)
 			}
 			if dm == nil {
 				break
@@ -360,10 +704,12 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 			if req.MinScore != nil && dm.Score < *req.MinScore {
 				continue
 			}
-			all = append(all, shardHit{dm: dm, shard: t.ord, idx: t.idx, reader: rr})
+			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx})
 		}
 		aggs := it.Aggregations()
-		total += int64(aggs.Count())
+		if countHits {
+			total += int64(aggs.Count())
+		}
 		if sortByScore || req.TrackScores {
 			if m := aggs.Metric("max_score"); m > maxScore {
 				maxScore = m
@@ -374,11 +720,11 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 		// min_score also filters the count: recount from what passed.
 		total = int64(len(all))
 	}
-	if (sortByScore || req.TrackScores) && total > 0 && !math.IsInf(maxScore, -1) {
+	if (sortByScore || req.TrackScores) && len(all) > 0 && !math.IsInf(maxScore, -1) {
 		res.MaxScore = maxScore
 	}
 	// Merge shard results: sort values, then shard ordinal, then doc number.
-	if len(targets) > 1 {
+	if len(shards) > 1 {
 		sort.SliceStable(all, func(i, j int) bool {
 			a, b := all[i], all[j]
 			ha, hb := a.dm.HitNumber, b.dm.HitNumber
@@ -403,16 +749,24 @@ func (e *Engine) Search(ctx context.Context, indices []*Index, req *SearchReques
 	if len(all) > req.Size {
 		all = all[:req.Size]
 	}
+	var last [][]byte
+	if len(all) > 0 {
+		lv := all[len(all)-1].dm.SortValue
+		last = make([][]byte, len(lv))
+		for i, v := range lv {
+			last[i] = append([]byte(nil), v...)
+		}
+	}
 	res.Hits = make([]Hit, 0, len(all))
 	for _, sh := range all {
-		h, err := fetchHit(sh, req, decoders, sortByScore || req.TrackScores)
+		h, err := fetchHit(sh, req, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.Hits = append(res.Hits, h)
 	}
 	res.Took = time.Since(start)
-	return res, nil
+	return res, last, nil
 }
 
 // applyTrack applies track_total_hits to an exact count.
@@ -450,7 +804,7 @@ func searchError(ctx context.Context, err error) error {
 }
 
 // fetchHit loads the stored fields of a hit and shapes it.
-func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, scored bool) (Hit, error) {
+func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, hasSort, scored bool) (Hit, error) {
 	h := Hit{Index: sh.idx.Name(), Score: math.NaN()}
 	if scored {
 		h.Score = sh.dm.Score
@@ -473,11 +827,11 @@ func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, scored b
 	if meta != nil {
 		h.SeqNo, h.PrimaryTerm, h.Version, h.Routing = decodeMeta(meta)
 	}
-	if req.HasSort {
-		h.Sort = make([]any, len(sh.dm.SortValue))
-		for i, v := range sh.dm.SortValue {
-			if i < len(dec) {
-				h.Sort[i] = dec[i].Decode(v)
+	if hasSort {
+		h.Sort = make([]any, len(dec))
+		for i := range dec {
+			if i < len(sh.dm.SortValue) {
+				h.Sort[i] = dec[i].Decode(sh.dm.SortValue[i])
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/cluster"
 )
 
 // settingSpec describes one node setting: its default and validator.
@@ -21,23 +25,107 @@ type settingSpec struct {
 // nodeSettings lists every setting the node accepts. Anything else fails
 // start-up with a clear message (like Elasticsearch).
 var nodeSettings = map[string]settingSpec{
-	"cluster.name":                        {def: "quarry", doc: "cluster name reported by the APIs"},
-	"node.name":                           {def: "", doc: "node name (default: host name)"},
-	"path.data":                           {def: "./data", doc: "data folder (badger + bluge)"},
-	"path.logs":                           {def: "", doc: "log folder (default: standard error)"},
-	"path.scripts":                        {def: "./config/scripts", doc: "folder of .mustache search templates"},
-	"network.host":                        {def: "127.0.0.1", doc: "bind address for HTTP"},
-	"http.host":                           {def: "", doc: "bind address for HTTP (overrides network.host)"},
-	"http.port":                           {def: "9200", check: checkPort, doc: "HTTP port"},
-	"http.max_content_length":             {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
-	"action.auto_create_index":            {def: "true", check: checkBool, doc: "create missing indices on write"},
-	"log.level":                           {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
-	"log.format":                          {def: "text", check: oneOf("text", "json"), doc: "log format"},
-	"ext.security.enabled":                {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
-	"node.processors":                     {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
-	"search.max_open_scroll_context":      {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
-	"indices.query.bool.max_clause_count": {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},
-	"shutdown.timeout":                    {def: "30s", check: checkDuration, doc: "graceful shutdown timeout"},
+	"cluster.name":                         {def: "quarry", doc: "cluster name reported by the APIs"},
+	"node.name":                            {def: "", doc: "node name (default: host name)"},
+	"path.data":                            {def: "./data", doc: "data folder (badger + bluge)"},
+	"path.logs":                            {def: "", doc: "log folder (default: standard error)"},
+	"path.scripts":                         {def: "./config/scripts", doc: "folder of .mustache search templates"},
+	"network.host":                         {def: "127.0.0.1", doc: "bind address for HTTP"},
+	"http.host":                            {def: "", doc: "bind address for HTTP (overrides network.host)"},
+	"http.port":                            {def: "9200", check: checkPort, doc: "HTTP port"},
+	"http.max_content_length":              {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
+	"action.auto_create_index":             {def: "true", check: checkBool, doc: "create missing indices on write"},
+	"log.level":                            {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
+	"log.format":                           {def: "text", check: oneOf("text", "json"), doc: "log format"},
+	"ext.security.enabled":                 {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
+	"node.processors":                      {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
+	"search.max_open_scroll_context":       {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
+	"indices.query.bool.max_clause_count":  {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},
+	"shutdown.timeout":                     {def: "30s", check: checkDuration, doc: "graceful shutdown timeout"},
+	"script.allowed_types":                 {def: "", check: searchcore.CheckScriptAllowedTypes, doc: "script types allowed (inline, stored, none; empty: all)"},
+	"script.allowed_contexts":              {def: "", check: searchcore.CheckScriptAllowedContexts, doc: "script contexts allowed (template, score, ..., none; empty: all)"},
+	"node.roles":                           {def: "", check: checkRoles, doc: "node roles (default: data, ingest, master, remote_cluster_client)"},
+	"node.local_storage":                   {def: "", check: checkOptionalBool, doc: "deprecated, no effect: every node needs local storage"},
+	"ext.watcher.use_ilm_index_management": {def: "", check: checkOptionalBool, doc: "accepted, no effect (no watcher)"},
+}
+
+// deprecatedSettings are accepted with a deprecation warning and no effect.
+var deprecatedSettings = []string{
+	"node.local_storage",
+	"ext.enrich.enabled", "ext.flattened.enabled", "ext.ilm.enabled", "ext.monitoring.enabled", "ext.rollup.enabled",
+	"ext.slm.enabled", "ext.sql.enabled", "ext.transform.enabled", "ext.vectors.enabled",
+}
+
+func init() {
+	for _, k := range deprecatedSettings {
+		if _, ok := nodeSettings[k]; !ok {
+			nodeSettings[k] = settingSpec{def: "", check: checkOptionalBool, doc: "deprecated, no effect"}
+		}
+	}
+}
+
+// Deprecations returns the deprecation warning of every deprecated setting
+// that is set, in the words Elasticsearch uses.
+func (s Settings) Deprecations() []string {
+	var out []string
+	for _, k := range deprecatedSettings {
+		if s[k] != "" {
+			out = append(out, fmt.Sprintf("[%s] setting was deprecated in Elasticsearch and will be removed in a future release! See the breaking changes documentation for the next major version.", k))
+		}
+	}
+	return out
+}
+
+// Attributes returns the node.attr.* settings without the prefix.
+func (s Settings) Attributes() map[string]string {
+	out := map[string]string{}
+	for k, v := range s {
+		if a, ok := strings.CutPrefix(k, "node.attr."); ok {
+			out[a] = v
+		}
+	}
+	return out
+}
+
+// Roles returns the node.roles setting (nil when unset).
+func (s Settings) Roles() []string {
+	if s["node.roles"] == "" {
+		return nil
+	}
+	var out []string
+	for _, r := range strings.Split(s["node.roles"], ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// knownRoles are the node roles Quarry accepts in node.roles.
+var knownRoles = []string{"data", "data_cold", "data_content", "data_frozen", "data_hot", "data_warm", "ingest", "master", "ml", "remote_cluster_client", "transform", "voting_only"}
+
+func checkRoles(v string) error {
+	for _, r := range strings.Split(v, ",") {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		ok := false
+		for _, k := range knownRoles {
+			ok = ok || k == r
+		}
+		if !ok {
+			return fmt.Errorf("unknown role [%s]", r)
+		}
+	}
+	return nil
+}
+
+func checkOptionalBool(v string) error {
+	if v == "" {
+		return nil
+	}
+	return checkBool(v)
 }
 
 // Settings are the resolved node settings (flat keys).
@@ -131,6 +219,10 @@ func knownEnvNames(m map[string]string) []string {
 
 func setSetting(s Settings, key, val, from string) error {
 	spec, ok := nodeSettings[key]
+	if attr, isAttr := strings.CutPrefix(key, "node.attr."); isAttr && attr != "" {
+		// Node attributes are free-form (node.attr.rack: r1).
+		spec, ok = settingSpec{}, true
+	}
 	if !ok {
 		return fmt.Errorf("unknown setting [%s] (from %s) please check that any required plugins are installed, or check the documentation for the settings Quarry accepts", key, from)
 	}
@@ -237,4 +329,25 @@ func parseDuration(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("must be a duration like 30s")
 	}
 	return d, nil
+}
+
+// nodeConfig describes the local node for the engine (nodes info, cat).
+func nodeConfig(s Settings) cluster.NodeConfig {
+	host := s.Get("http.host")
+	if host == "" {
+		host = s.Get("network.host")
+	}
+	flat := map[string]string{}
+	for k, v := range s {
+		if v != "" {
+			flat[k] = v
+		}
+	}
+	return cluster.NodeConfig{
+		Roles:       s.Roles(),
+		Attributes:  s.Attributes(),
+		Settings:    flat,
+		Processors:  s.Int("node.processors"),
+		HTTPAddress: net.JoinHostPort(host, s.Get("http.port")),
+	}
 }

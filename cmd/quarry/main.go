@@ -76,6 +76,9 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
+	for _, msg := range settings.Deprecations() {
+		log.Warn(msg, "logger", "deprecation")
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -118,12 +121,17 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 		nodeName, _ = os.Hostname()
 	}
 	engine, err := searchcore.Open(ctx, searchcore.Config{
-		DataPath:        dataPath,
-		Storage:         db,
-		Logger:          log,
-		ClusterName:     settings.Get("cluster.name"),
-		NodeName:        nodeName,
-		AutoCreateIndex: settings.Bool("action.auto_create_index"),
+		DataPath:              dataPath,
+		Storage:               db,
+		Logger:                log,
+		ClusterName:           settings.Get("cluster.name"),
+		NodeName:              nodeName,
+		AutoCreateIndex:       settings.Bool("action.auto_create_index"),
+		MaxOpenScrollContexts: settings.Int("search.max_open_scroll_context"),
+		Node:                  nodeConfig(settings),
+		ScriptsPath:           settings.Get("path.scripts"),
+		ScriptAllowedTypes:    settings.Get("script.allowed_types"),
+		ScriptAllowedContexts: settings.Get("script.allowed_contexts"),
 	})
 	if err != nil {
 		_ = db.Close()

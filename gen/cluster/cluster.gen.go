@@ -20,6 +20,84 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for CatBytes.
+const (
+	CatBytesB  CatBytes = "b"
+	CatBytesG  CatBytes = "g"
+	CatBytesGb CatBytes = "gb"
+	CatBytesK  CatBytes = "k"
+	CatBytesKb CatBytes = "kb"
+	CatBytesM  CatBytes = "m"
+	CatBytesMb CatBytes = "mb"
+	CatBytesP  CatBytes = "p"
+	CatBytesPb CatBytes = "pb"
+	CatBytesT  CatBytes = "t"
+	CatBytesTb CatBytes = "tb"
+)
+
+// Valid indicates whether the value is a known member of the CatBytes enum.
+func (e CatBytes) Valid() bool {
+	switch e {
+	case CatBytesB:
+		return true
+	case CatBytesG:
+		return true
+	case CatBytesGb:
+		return true
+	case CatBytesK:
+		return true
+	case CatBytesKb:
+		return true
+	case CatBytesM:
+		return true
+	case CatBytesMb:
+		return true
+	case CatBytesP:
+		return true
+	case CatBytesPb:
+		return true
+	case CatBytesT:
+		return true
+	case CatBytesTb:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CatTime.
+const (
+	CatTimeD      CatTime = "d"
+	CatTimeH      CatTime = "h"
+	CatTimeM      CatTime = "m"
+	CatTimeMicros CatTime = "micros"
+	CatTimeMs     CatTime = "ms"
+	CatTimeNanos  CatTime = "nanos"
+	CatTimeS      CatTime = "s"
+)
+
+// Valid indicates whether the value is a known member of the CatTime enum.
+func (e CatTime) Valid() bool {
+	switch e {
+	case CatTimeD:
+		return true
+	case CatTimeH:
+		return true
+	case CatTimeM:
+		return true
+	case CatTimeMicros:
+		return true
+	case CatTimeMs:
+		return true
+	case CatTimeNanos:
+		return true
+	case CatTimeS:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DefaultOperator.
 const (
 	DefaultOperatorAND DefaultOperator = "AND"
@@ -134,6 +212,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for NodesStatsLevel.
+const (
+	NodesStatsLevelIndices NodesStatsLevel = "indices"
+	NodesStatsLevelNode    NodesStatsLevel = "node"
+	NodesStatsLevelShards  NodesStatsLevel = "shards"
+)
+
+// Valid indicates whether the value is a known member of the NodesStatsLevel enum.
+func (e NodesStatsLevel) Valid() bool {
+	switch e {
+	case NodesStatsLevelIndices:
+		return true
+	case NodesStatsLevelNode:
+		return true
+	case NodesStatsLevelShards:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OpType.
 const (
 	OpTypeCreate OpType = "create"
@@ -197,6 +296,24 @@ func (e Refresh) Valid() bool {
 	case RefreshTrue:
 		return true
 	case RefreshWaitFor:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RemoteClusterInfoMode.
+const (
+	RemoteClusterInfoModeProxy RemoteClusterInfoMode = "proxy"
+	RemoteClusterInfoModeSniff RemoteClusterInfoMode = "sniff"
+)
+
+// Valid indicates whether the value is a known member of the RemoteClusterInfoMode enum.
+func (e RemoteClusterInfoMode) Valid() bool {
+	switch e {
+	case RemoteClusterInfoModeProxy:
+		return true
+	case RemoteClusterInfoModeSniff:
 		return true
 	default:
 		return false
@@ -440,6 +557,71 @@ type BulkResult struct {
 	Took       int64      `json:"took"`
 }
 
+// CatBytes A byte unit for cat tables.
+type CatBytes string
+
+// CatRows Cat rows; each value is a string or null.
+type CatRows = []map[string]*string
+
+// CatTime A time unit for cat tables.
+type CatTime string
+
+// ClearContextsResult defines model for ClearContextsResult.
+type ClearContextsResult struct {
+	NumFreed  int  `json:"num_freed"`
+	Succeeded bool `json:"succeeded"`
+}
+
+// ClearScrollRequest defines model for ClearScrollRequest.
+type ClearScrollRequest struct {
+	// ScrollID A scroll id or an array of them.
+	ScrollID             *json.RawMessage       `json:"scroll_id,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClosePointInTimeRequest defines model for ClosePointInTimeRequest.
+type ClosePointInTimeRequest struct {
+	Id                   *string                `json:"id,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClusterPutSettingsRequest defines model for ClusterPutSettingsRequest.
+type ClusterPutSettingsRequest struct {
+	Persistent           *json.RawMessage       `json:"persistent,omitempty"`
+	Transient            *json.RawMessage       `json:"transient,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClusterPutSettingsResult defines model for ClusterPutSettingsResult.
+type ClusterPutSettingsResult struct {
+	Acknowledged bool            `json:"acknowledged"`
+	Persistent   json.RawMessage `json:"persistent"`
+	Transient    json.RawMessage `json:"transient"`
+}
+
+// ClusterSettingsResult defines model for ClusterSettingsResult.
+type ClusterSettingsResult struct {
+	Defaults   *json.RawMessage `json:"defaults,omitempty"`
+	Persistent json.RawMessage  `json:"persistent"`
+	Transient  json.RawMessage  `json:"transient"`
+}
+
+// ClusterStateResult defines model for ClusterStateResult.
+type ClusterStateResult struct {
+	Blocks      *json.RawMessage `json:"blocks,omitempty"`
+	ClusterName string           `json:"cluster_name"`
+	ClusterUuid *string          `json:"cluster_uuid,omitempty"`
+	MasterNode  *string          `json:"master_node,omitempty"`
+
+	// Metadata Cluster metadata (`cluster_coordination` with `voting_config_exclusions`, `templates`, `indices`).
+	Metadata     *json.RawMessage `json:"metadata,omitempty"`
+	Nodes        *json.RawMessage `json:"nodes,omitempty"`
+	RoutingNodes *json.RawMessage `json:"routing_nodes,omitempty"`
+	RoutingTable *json.RawMessage `json:"routing_table,omitempty"`
+	StateUuid    *string          `json:"state_uuid,omitempty"`
+	Version      *int64           `json:"version,omitempty"`
+}
+
 // ClusterStatistics defines model for ClusterStatistics.
 type ClusterStatistics struct {
 	Skipped    int `json:"skipped"`
@@ -592,6 +774,23 @@ type GetResult struct {
 	Found  bool            `json:"found"`
 }
 
+// GetScriptResult defines model for GetScriptResult.
+type GetScriptResult struct {
+	ID     string        `json:"_id"`
+	Found  bool          `json:"found"`
+	Script *StoredScript `json:"script,omitempty"`
+}
+
+// GetSearchTemplateResult defines model for GetSearchTemplateResult.
+type GetSearchTemplateResult struct {
+	ID    string  `json:"_id"`
+	Found bool    `json:"found"`
+	Lang  *string `json:"lang,omitempty"`
+
+	// Template The template (the stored object, or the stored text when it is not a JSON object).
+	Template *json.RawMessage `json:"template,omitempty"`
+}
+
 // HealthLevel defines model for HealthLevel.
 type HealthLevel string
 
@@ -682,6 +881,14 @@ type IndexAliasesRecord struct {
 	Aliases map[string]AliasDefinition `json:"aliases"`
 }
 
+// IndexFieldMappings defines model for IndexFieldMappings.
+type IndexFieldMappings struct {
+	Mappings map[string]struct {
+		FullName string          `json:"full_name"`
+		Mapping  json.RawMessage `json:"mapping"`
+	} `json:"mappings"`
+}
+
 // IndexHealth defines model for IndexHealth.
 type IndexHealth struct {
 	ActivePrimaryShards int `json:"active_primary_shards"`
@@ -730,6 +937,15 @@ type IndexState struct {
 	Settings IndexSettings `json:"settings"`
 }
 
+// IndexTemplatesResult defines model for IndexTemplatesResult.
+type IndexTemplatesResult struct {
+	IndexTemplates []struct {
+		// IndexTemplate `{index_patterns, template:{settings, mappings, aliases}, composed_of, priority, version, _meta}`.
+		IndexTemplate json.RawMessage `json:"index_template"`
+		Name          string          `json:"name"`
+	} `json:"index_templates"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -757,11 +973,181 @@ type InlineGet struct {
 	Found  bool            `json:"found"`
 }
 
+// LegacyTemplate defines model for LegacyTemplate.
+type LegacyTemplate struct {
+	Aliases       json.RawMessage `json:"aliases"`
+	IndexPatterns []string        `json:"index_patterns"`
+	Mappings      json.RawMessage `json:"mappings"`
+	Order         int64           `json:"order"`
+	Settings      json.RawMessage `json:"settings"`
+	Version       *int64          `json:"version,omitempty"`
+}
+
+// MsearchResponseItem A search response with its `status`, or, for a search that failed completely, `{error, status}`.
+type MsearchResponseItem struct {
+	ScrollID *string          `json:"_scroll_id,omitempty"`
+	Shards   *ShardStatistics `json:"_shards,omitempty"`
+
+	// Aggregations Aggregation results, keyed by aggregation name.
+	Aggregations *json.RawMessage `json:"aggregations,omitempty"`
+
+	// Error An exception (`type` is the Elasticsearch exception name, e.g. `index_not_found_exception`).
+	Error           *ErrorCause   `json:"error,omitempty"`
+	Hits            *HitsMetadata `json:"hits,omitempty"`
+	NumReducePhases *int          `json:"num_reduce_phases,omitempty"`
+	PitId           *string       `json:"pit_id,omitempty"`
+
+	// Profile Profiling information (`profile: true`).
+	Profile *json.RawMessage `json:"profile,omitempty"`
+
+	// Status The HTTP status of this search.
+	Status int `json:"status"`
+
+	// Suggest Suggester results, keyed by suggester name.
+	Suggest         *json.RawMessage `json:"suggest,omitempty"`
+	TerminatedEarly *bool            `json:"terminated_early,omitempty"`
+	TimedOut        *bool            `json:"timed_out,omitempty"`
+	Took            *int64           `json:"took,omitempty"`
+}
+
+// MsearchResult defines model for MsearchResult.
+type MsearchResult struct {
+	Responses []MsearchResponseItem `json:"responses"`
+	Took      int64                 `json:"took"`
+}
+
+// NodeInfo defines model for NodeInfo.
+type NodeInfo struct {
+	Aggregations *json.RawMessage  `json:"aggregations,omitempty"`
+	Attributes   map[string]string `json:"attributes"`
+	BuildFlavor  string            `json:"build_flavor"`
+	BuildHash    string            `json:"build_hash"`
+	BuildType    string            `json:"build_type"`
+	Host         string            `json:"host"`
+	Http         *json.RawMessage  `json:"http,omitempty"`
+	Ingest       *NodeIngestInfo   `json:"ingest,omitempty"`
+	Ip           string            `json:"ip"`
+
+	// Jvm The runtime (the Go runtime, described in the JVM-shaped fields clients read).
+	Jvm     *json.RawMessage `json:"jvm,omitempty"`
+	Modules *[]PluginInfo    `json:"modules,omitempty"`
+	Name    string           `json:"name"`
+	Os      *NodeOSInfo      `json:"os,omitempty"`
+	Plugins *[]PluginInfo    `json:"plugins,omitempty"`
+	Process *NodeProcessInfo `json:"process,omitempty"`
+	Roles   []string         `json:"roles"`
+
+	// Settings The node settings (nested, or flat with `flat_settings=true`).
+	Settings                   *json.RawMessage `json:"settings,omitempty"`
+	ThreadPool                 *json.RawMessage `json:"thread_pool,omitempty"`
+	TotalIndexingBuffer        *string          `json:"total_indexing_buffer,omitempty"`
+	TotalIndexingBufferInBytes *int64           `json:"total_indexing_buffer_in_bytes,omitempty"`
+	Transport                  *json.RawMessage `json:"transport,omitempty"`
+	TransportAddress           string           `json:"transport_address"`
+	Version                    string           `json:"version"`
+}
+
+// NodeIngestInfo defines model for NodeIngestInfo.
+type NodeIngestInfo struct {
+	Processors []struct {
+		Type string `json:"type"`
+	} `json:"processors"`
+}
+
+// NodeOSInfo defines model for NodeOSInfo.
+type NodeOSInfo struct {
+	AllocatedProcessors     int     `json:"allocated_processors"`
+	Arch                    string  `json:"arch"`
+	AvailableProcessors     int     `json:"available_processors"`
+	Name                    string  `json:"name"`
+	PrettyName              *string `json:"pretty_name,omitempty"`
+	RefreshIntervalInMillis int64   `json:"refresh_interval_in_millis"`
+	Version                 string  `json:"version"`
+}
+
+// NodeProcessInfo defines model for NodeProcessInfo.
+type NodeProcessInfo struct {
+	Id                      int64 `json:"id"`
+	Mlockall                bool  `json:"mlockall"`
+	RefreshIntervalInMillis int64 `json:"refresh_interval_in_millis"`
+}
+
+// NodeStats defines model for NodeStats.
+type NodeStats struct {
+	Attributes *map[string]string `json:"attributes,omitempty"`
+	Breaker    *json.RawMessage   `json:"breaker,omitempty"`
+	Fs         *json.RawMessage   `json:"fs,omitempty"`
+	Host       string             `json:"host"`
+	Http       *json.RawMessage   `json:"http,omitempty"`
+
+	// Indices Index statistics (docs, store, indexing, search, refresh), summed over the node's shards.
+	Indices *json.RawMessage `json:"indices,omitempty"`
+	Ip      string           `json:"ip"`
+
+	// Jvm The Go runtime (the Go heap as heap), in the JVM-shaped fields clients read.
+	Jvm              *json.RawMessage `json:"jvm,omitempty"`
+	Name             string           `json:"name"`
+	Os               *json.RawMessage `json:"os,omitempty"`
+	Process          *json.RawMessage `json:"process,omitempty"`
+	Roles            []string         `json:"roles"`
+	ThreadPool       *json.RawMessage `json:"thread_pool,omitempty"`
+	Timestamp        int64            `json:"timestamp"`
+	TransportAddress string           `json:"transport_address"`
+}
+
+// NodesHeader defines model for NodesHeader.
+type NodesHeader struct {
+	Failed     int           `json:"failed"`
+	Failures   *[]ErrorCause `json:"failures,omitempty"`
+	Successful int           `json:"successful"`
+	Total      int           `json:"total"`
+}
+
+// NodesInfoResult defines model for NodesInfoResult.
+type NodesInfoResult struct {
+	NodesHeader NodesHeader `json:"_nodes"`
+	ClusterName string      `json:"cluster_name"`
+
+	// Nodes The nodes, keyed by node id.
+	Nodes map[string]NodeInfo `json:"nodes"`
+}
+
+// NodesStatsLevel The aggregation level of nodes statistics.
+type NodesStatsLevel string
+
+// NodesStatsResult defines model for NodesStatsResult.
+type NodesStatsResult struct {
+	NodesHeader NodesHeader `json:"_nodes"`
+	ClusterName string      `json:"cluster_name"`
+
+	// Nodes The statistics, keyed by node id.
+	Nodes map[string]NodeStats `json:"nodes"`
+}
+
 // OpType defines model for OpType.
 type OpType string
 
+// OpenPointInTimeResult defines model for OpenPointInTimeResult.
+type OpenPointInTimeResult struct {
+	Id string `json:"id"`
+}
+
 // OperationResult defines model for OperationResult.
 type OperationResult string
+
+// PluginInfo defines model for PluginInfo.
+type PluginInfo struct {
+	Classname            string    `json:"classname"`
+	Description          string    `json:"description"`
+	ElasticsearchVersion *string   `json:"elasticsearch_version,omitempty"`
+	ExtendedPlugins      *[]string `json:"extended_plugins,omitempty"`
+	HasNativeController  bool      `json:"has_native_controller"`
+	JavaVersion          *string   `json:"java_version,omitempty"`
+	Licensed             *bool     `json:"licensed,omitempty"`
+	Name                 string    `json:"name"`
+	Type                 *string   `json:"type,omitempty"`
+	Version              string    `json:"version"`
+}
 
 // PointInTimeReference defines model for PointInTimeReference.
 type PointInTimeReference struct {
@@ -788,11 +1174,54 @@ type PutAliasRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// PutScriptRequest defines model for PutScriptRequest.
+type PutScriptRequest struct {
+	Script               StoredScriptSource     `json:"script"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// PutSearchTemplateRequest defines model for PutSearchTemplateRequest.
+type PutSearchTemplateRequest struct {
+	// Template The template, an object or a string.
+	Template             *json.RawMessage       `json:"template,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // QueryContainer A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
 type QueryContainer = json.RawMessage
 
 // Refresh Refresh policy of a write; the empty string means `true`.
 type Refresh string
+
+// RemoteClusterInfo defines model for RemoteClusterInfo.
+type RemoteClusterInfo struct {
+	Connected                 bool                  `json:"connected"`
+	InitialConnectTimeout     *string               `json:"initial_connect_timeout,omitempty"`
+	MaxConnectionsPerCluster  *int                  `json:"max_connections_per_cluster,omitempty"`
+	MaxProxySocketConnections *int                  `json:"max_proxy_socket_connections,omitempty"`
+	Mode                      RemoteClusterInfoMode `json:"mode"`
+	NumNodesConnected         *int                  `json:"num_nodes_connected,omitempty"`
+	NumProxySocketsConnected  *int                  `json:"num_proxy_sockets_connected,omitempty"`
+	ProxyAddress              *string               `json:"proxy_address,omitempty"`
+	Seeds                     *[]string             `json:"seeds,omitempty"`
+	SkipUnavailable           bool                  `json:"skip_unavailable"`
+}
+
+// RemoteClusterInfoMode defines model for RemoteClusterInfo.Mode.
+type RemoteClusterInfoMode string
+
+// RenderSearchTemplateResult defines model for RenderSearchTemplateResult.
+type RenderSearchTemplateResult struct {
+	// TemplateOutput The rendered search body.
+	TemplateOutput json.RawMessage `json:"template_output"`
+}
+
+// ScrollRequest defines model for ScrollRequest.
+type ScrollRequest struct {
+	Scroll               *string                `json:"scroll,omitempty"`
+	ScrollID             *string                `json:"scroll_id,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
 
 // SearchRequest The search request body; members not listed here are passed to the server unchanged.
 type SearchRequest struct {
@@ -887,6 +1316,29 @@ type SearchResult struct {
 	Took            int64            `json:"took"`
 }
 
+// SearchTemplateRequest A search template: exactly one of `source` (alias `inline`: an object, or a string when the template uses
+// sections), `id` (a stored script) or `file` (`<path.scripts>/<file>.mustache`), with `params`.
+type SearchTemplateRequest struct {
+	Explain *bool `json:"explain,omitempty"`
+
+	// File The name of a `.mustache` file in the scripts folder.
+	File *string `json:"file,omitempty"`
+
+	// Id The id of a stored template.
+	Id *string `json:"id,omitempty"`
+
+	// Inline The template, an object or a string (earlier name of `source`).
+	Inline *json.RawMessage `json:"inline,omitempty"`
+
+	// Params The values of the template's variables.
+	Params  *json.RawMessage `json:"params,omitempty"`
+	Profile *bool            `json:"profile,omitempty"`
+
+	// Source The template, an object or a string.
+	Source               *json.RawMessage       `json:"source,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // SearchType defines model for SearchType.
 type SearchType string
 
@@ -930,6 +1382,24 @@ type SlicedScroll struct {
 	Field                *string                `json:"field,omitempty"`
 	Id                   *int                   `json:"id,omitempty"`
 	Max                  *int                   `json:"max,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// StoredScript defines model for StoredScript.
+type StoredScript struct {
+	Lang    string             `json:"lang"`
+	Options *map[string]string `json:"options,omitempty"`
+	Source  string             `json:"source"`
+}
+
+// StoredScriptSource defines model for StoredScriptSource.
+type StoredScriptSource struct {
+	// Lang `mustache` for search templates, or `painless`, `expression`.
+	Lang    string             `json:"lang"`
+	Options *map[string]string `json:"options,omitempty"`
+
+	// Source The script; an object is stored as its JSON text.
+	Source               *json.RawMessage       `json:"source,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -1026,9 +1496,55 @@ type BatchedReduceSizeParam = int
 // BulkTypeParam defines model for BulkTypeParam.
 type BulkTypeParam = string
 
+// CatBytesParam A byte unit for cat tables.
+type CatBytesParam = CatBytes
+
+// CatFullIDParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatFullIDParam = EsBoolean
+
+// CatHParam defines model for CatHParam.
+type CatHParam = []string
+
+// CatHealthParam defines model for CatHealthParam.
+type CatHealthParam = HealthStatus
+
+// CatHelpParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatHelpParam = EsBoolean
+
+// CatIncludeBootstrapParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatIncludeBootstrapParam = EsBoolean
+
+// CatIncludeUnloadedSegmentsParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatIncludeUnloadedSegmentsParam = EsBoolean
+
+// CatPriParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatPriParam = EsBoolean
+
+// CatSParam defines model for CatSParam.
+type CatSParam = []string
+
+// CatTimeParam A time unit for cat tables.
+type CatTimeParam = CatTime
+
+// CatTsParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatTsParam = EsBoolean
+
+// CatVParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type CatVParam = EsBoolean
+
 // CcsMinimizeRoundtripsParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type CcsMinimizeRoundtripsParam = EsBoolean
+
+// ClusterStateMetricPath defines model for ClusterStateMetricPath.
+type ClusterStateMetricPath = string
 
 // DefaultOperatorParam defines model for DefaultOperatorParam.
 type DefaultOperatorParam = DefaultOperator
@@ -1052,6 +1568,10 @@ type ExpandWildcardsParam = []ExpandWildcards
 // ExplainParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type ExplainParam = EsBoolean
+
+// FieldMappingLocalParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type FieldMappingLocalParam = EsBoolean
 
 // FilterPathParam defines model for FilterPathParam.
 type FilterPathParam = []string
@@ -1108,6 +1628,9 @@ type IndexNamePath = string
 // IndicesCreateWaitForActiveShardsParam defines model for IndicesCreateWaitForActiveShardsParam.
 type IndicesCreateWaitForActiveShardsParam = string
 
+// KeepAliveParam defines model for KeepAliveParam.
+type KeepAliveParam = string
+
 // LangParam defines model for LangParam.
 type LangParam = string
 
@@ -1122,6 +1645,12 @@ type LevelParam = HealthLevel
 // which means `true`.
 type LocalParam = EsBoolean
 
+// MappingFieldsPath defines model for MappingFieldsPath.
+type MappingFieldsPath = string
+
+// MappingTypePath defines model for MappingTypePath.
+type MappingTypePath = string
+
 // MasterTimeoutParam defines model for MasterTimeoutParam.
 type MasterTimeoutParam = string
 
@@ -1130,6 +1659,50 @@ type MaxConcurrentShardRequestsParam = int
 
 // MinScoreParam defines model for MinScoreParam.
 type MinScoreParam = float32
+
+// MsearchMaxConcurrentSearchesParam defines model for MsearchMaxConcurrentSearchesParam.
+type MsearchMaxConcurrentSearchesParam = int
+
+// NodeIDOrMetricPath defines model for NodeIDOrMetricPath.
+type NodeIDOrMetricPath = string
+
+// NodeIDPath defines model for NodeIDPath.
+type NodeIDPath = string
+
+// NodeMetricPath defines model for NodeMetricPath.
+type NodeMetricPath = string
+
+// NodeStatsIndexMetricPath defines model for NodeStatsIndexMetricPath.
+type NodeStatsIndexMetricPath = string
+
+// NodeStatsMetricPath defines model for NodeStatsMetricPath.
+type NodeStatsMetricPath = string
+
+// NodesStatsCompletionFieldsParam defines model for NodesStatsCompletionFieldsParam.
+type NodesStatsCompletionFieldsParam = []string
+
+// NodesStatsFielddataFieldsParam defines model for NodesStatsFielddataFieldsParam.
+type NodesStatsFielddataFieldsParam = []string
+
+// NodesStatsFieldsParam defines model for NodesStatsFieldsParam.
+type NodesStatsFieldsParam = []string
+
+// NodesStatsGroupsParam defines model for NodesStatsGroupsParam.
+type NodesStatsGroupsParam = []string
+
+// NodesStatsIncludeSegmentFileSizesParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type NodesStatsIncludeSegmentFileSizesParam = EsBoolean
+
+// NodesStatsIncludeUnloadedSegmentsParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type NodesStatsIncludeUnloadedSegmentsParam = EsBoolean
+
+// NodesStatsLevelParam The aggregation level of nodes statistics.
+type NodesStatsLevelParam = NodesStatsLevel
+
+// NodesStatsTypesParam defines model for NodesStatsTypesParam.
+type NodesStatsTypesParam = []string
 
 // OpTypeParam defines model for OpTypeParam.
 type OpTypeParam = OpType
@@ -1179,6 +1752,21 @@ type RetryOnConflictParam = int
 // RoutingParam defines model for RoutingParam.
 type RoutingParam = string
 
+// ScriptContextPath defines model for ScriptContextPath.
+type ScriptContextPath = string
+
+// ScriptContextQueryParam defines model for ScriptContextQueryParam.
+type ScriptContextQueryParam = string
+
+// ScriptIDPath defines model for ScriptIDPath.
+type ScriptIDPath = string
+
+// ScrollIDParam defines model for ScrollIDParam.
+type ScrollIDParam = string
+
+// ScrollIDPath defines model for ScrollIDPath.
+type ScrollIDPath = string
+
 // ScrollParam defines model for ScrollParam.
 type ScrollParam = string
 
@@ -1187,6 +1775,9 @@ type SearchRoutingParam = string
 
 // SearchStoredFieldsParam defines model for SearchStoredFieldsParam.
 type SearchStoredFieldsParam = []string
+
+// SearchTemplateIDPath defines model for SearchTemplateIDPath.
+type SearchTemplateIDPath = string
 
 // SearchTypeParam defines model for SearchTypeParam.
 type SearchTypeParam = SearchType
@@ -1235,6 +1826,23 @@ type SuggestSizeParam = int
 // SuggestTextParam defines model for SuggestTextParam.
 type SuggestTextParam = string
 
+// TemplateCauseParam defines model for TemplateCauseParam.
+type TemplateCauseParam = string
+
+// TemplateCreateParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type TemplateCreateParam = EsBoolean
+
+// TemplateNamePath defines model for TemplateNamePath.
+type TemplateNamePath = string
+
+// TemplateOrderParam defines model for TemplateOrderParam.
+type TemplateOrderParam = int64
+
+// TemplateProfileParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type TemplateProfileParam = EsBoolean
+
 // TerminateAfterParam defines model for TerminateAfterParam.
 type TerminateAfterParam = int
 
@@ -1258,11 +1866,20 @@ type VersionParam = int64
 // VersionTypeParam defines model for VersionTypeParam.
 type VersionTypeParam = VersionType
 
+// VotingNodeIDsParam defines model for VotingNodeIDsParam.
+type VotingNodeIDsParam = string
+
+// VotingNodeNamesParam defines model for VotingNodeNamesParam.
+type VotingNodeNamesParam = string
+
 // WaitForActiveShardsParam defines model for WaitForActiveShardsParam.
 type WaitForActiveShardsParam = string
 
 // WaitForEventsParam defines model for WaitForEventsParam.
 type WaitForEventsParam = WaitForEvents
+
+// WaitForMetadataVersionParam defines model for WaitForMetadataVersionParam.
+type WaitForMetadataVersionParam = int64
 
 // WaitForNoInitializingShardsParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
@@ -1275,8 +1892,15 @@ type WaitForNoRelocatingShardsParam = EsBoolean
 // WaitForNodesParam defines model for WaitForNodesParam.
 type WaitForNodesParam = string
 
+// WaitForRemovalParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type WaitForRemovalParam = EsBoolean
+
 // WaitForStatusParam defines model for WaitForStatusParam.
 type WaitForStatusParam = HealthStatus
+
+// WaitForTimeoutParam defines model for WaitForTimeoutParam.
+type WaitForTimeoutParam = string
 
 // WriteIndexOnlyParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
@@ -1295,6 +1919,15 @@ type AliasesNotFound = GetAliasNotFoundResult
 // Bulk defines model for Bulk.
 type Bulk = BulkResult
 
+// CatTable Cat rows; each value is a string or null.
+type CatTable = CatRows
+
+// ClearContexts defines model for ClearContexts.
+type ClearContexts = ClearContextsResult
+
+// ClusterState defines model for ClusterState.
+type ClusterState = ClusterStateResult
+
 // Conflict An Elasticsearch error response.
 type Conflict = ErrorResponse
 
@@ -1310,17 +1943,44 @@ type DocUpdated = DocWriteResult
 // Error An Elasticsearch error response.
 type Error = ErrorResponse
 
+// FieldMappings defines model for FieldMappings.
+type FieldMappings map[string]IndexFieldMappings
+
+// GetScript defines model for GetScript.
+type GetScript = GetScriptResult
+
+// GetSearchTemplate defines model for GetSearchTemplate.
+type GetSearchTemplate = GetSearchTemplateResult
+
 // Health defines model for Health.
 type Health = HealthResult
 
 // HealthTimedOut defines model for HealthTimedOut.
 type HealthTimedOut = HealthResult
 
+// IndexTemplates defines model for IndexTemplates.
+type IndexTemplates = IndexTemplatesResult
+
+// LegacyTemplates defines model for LegacyTemplates.
+type LegacyTemplates map[string]LegacyTemplate
+
 // Mappings defines model for Mappings.
 type Mappings map[string]IndexMappingRecord
 
+// Msearch defines model for Msearch.
+type Msearch = MsearchResult
+
+// NodesInfo defines model for NodesInfo.
+type NodesInfo = NodesInfoResult
+
+// NodesStats defines model for NodesStats.
+type NodesStats = NodesStatsResult
+
 // NotFound An Elasticsearch error response.
 type NotFound = ErrorResponse
+
+// RenderSearchTemplate defines model for RenderSearchTemplate.
+type RenderSearchTemplate = RenderSearchTemplateResult
 
 // Search defines model for Search.
 type Search = SearchResult
@@ -1334,11 +1994,23 @@ type ShardsOperation = ShardsOperationResult
 // BulkBody defines model for BulkBody.
 type BulkBody = openapi_types.File
 
+// ClearScrollBody defines model for ClearScrollBody.
+type ClearScrollBody = ClearScrollRequest
+
+// ClosePointInTimeBody defines model for ClosePointInTimeBody.
+type ClosePointInTimeBody = ClosePointInTimeRequest
+
 // CountBody defines model for CountBody.
 type CountBody = CountRequest
 
 // DocumentBody A document source (any JSON object; numbers keep their precision).
 type DocumentBody = DocumentSource
+
+// MsearchBody defines model for MsearchBody.
+type MsearchBody = openapi_types.File
+
+// MsearchTemplateBody defines model for MsearchTemplateBody.
+type MsearchTemplateBody = openapi_types.File
 
 // PutAliasBody defines model for PutAliasBody.
 type PutAliasBody = PutAliasRequest
@@ -1346,8 +2018,24 @@ type PutAliasBody = PutAliasRequest
 // PutMappingBody A mapping definition (`{"properties":{...},"dynamic":...,"_source":{...},...}`).
 type PutMappingBody = TypeMapping
 
+// PutScriptBody defines model for PutScriptBody.
+type PutScriptBody = PutScriptRequest
+
+// PutSearchTemplateBody defines model for PutSearchTemplateBody.
+type PutSearchTemplateBody = PutSearchTemplateRequest
+
+// ScrollBody defines model for ScrollBody.
+type ScrollBody = ScrollRequest
+
 // SearchBody The search request body; members not listed here are passed to the server unchanged.
 type SearchBody = SearchRequest
+
+// SearchTemplateBody A search template: exactly one of `source` (alias `inline`: an object, or a string when the template uses
+// sections), `id` (a stored script) or `file` (`<path.scripts>/<file>.mustache`), with `params`.
+type SearchTemplateBody = SearchTemplateRequest
+
+// TemplateBody defines model for TemplateBody.
+type TemplateBody = json.RawMessage
 
 // InfoParams defines parameters for Info.
 type InfoParams struct {
@@ -1610,6 +2298,593 @@ type BulkPutParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// CatHelpParams defines parameters for CatHelp.
+type CatHelpParams struct {
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatAliasesParams defines parameters for CatAliases.
+type CatAliasesParams struct {
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all (default: all).
+	ExpandWildcards *AliasExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatAliasesNameParams defines parameters for CatAliasesName.
+type CatAliasesNameParams struct {
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all (default: all).
+	ExpandWildcards *AliasExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatCountParams defines parameters for CatCount.
+type CatCountParams struct {
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatCountIndexParams defines parameters for CatCountIndex.
+type CatCountIndexParams struct {
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatHealthParams defines parameters for CatHealth.
+type CatHealthParams struct {
+	// Ts Show the epoch and timestamp columns (default: true).
+	Ts *CatTsParam `form:"ts,omitempty" json:"ts,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatIndicesParams defines parameters for CatIndices.
+type CatIndicesParams struct {
+	// Bytes The unit in which to display byte values.
+	Bytes *CatBytesParam `form:"bytes,omitempty" json:"bytes,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// Health Only show indices with this health status.
+	Health *CatHealthParam `form:"health,omitempty" json:"health,omitempty"`
+
+	// Pri Only show the statistics of primary shards (default: false).
+	Pri *CatPriParam `form:"pri,omitempty" json:"pri,omitempty"`
+
+	// IncludeUnloadedSegments Include memory of unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *CatIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatIndicesIndexParams defines parameters for CatIndicesIndex.
+type CatIndicesIndexParams struct {
+	// Bytes The unit in which to display byte values.
+	Bytes *CatBytesParam `form:"bytes,omitempty" json:"bytes,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// Health Only show indices with this health status.
+	Health *CatHealthParam `form:"health,omitempty" json:"health,omitempty"`
+
+	// Pri Only show the statistics of primary shards (default: false).
+	Pri *CatPriParam `form:"pri,omitempty" json:"pri,omitempty"`
+
+	// IncludeUnloadedSegments Include memory of unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *CatIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatMasterParams defines parameters for CatMaster.
+type CatMasterParams struct {
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatNodesParams defines parameters for CatNodes.
+type CatNodesParams struct {
+	// Bytes The unit in which to display byte values.
+	Bytes *CatBytesParam `form:"bytes,omitempty" json:"bytes,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// FullId Return the full node id instead of the shortened version (default: false).
+	FullId *CatFullIDParam `form:"full_id,omitempty" json:"full_id,omitempty"`
+
+	// IncludeUnloadedSegments Include memory of unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *CatIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatPluginsParams defines parameters for CatPlugins.
+type CatPluginsParams struct {
+	// IncludeBootstrap Include bootstrap plugins (default: false).
+	IncludeBootstrap *CatIncludeBootstrapParam `form:"include_bootstrap,omitempty" json:"include_bootstrap,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatShardsParams defines parameters for CatShards.
+type CatShardsParams struct {
+	// Bytes The unit in which to display byte values.
+	Bytes *CatBytesParam `form:"bytes,omitempty" json:"bytes,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatShardsIndexParams defines parameters for CatShardsIndex.
+type CatShardsIndexParams struct {
+	// Bytes The unit in which to display byte values.
+	Bytes *CatBytesParam `form:"bytes,omitempty" json:"bytes,omitempty"`
+
+	// Time The unit in which to display time values.
+	Time *CatTimeParam `form:"time,omitempty" json:"time,omitempty"`
+
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatTemplatesParams defines parameters for CatTemplates.
+type CatTemplatesParams struct {
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// CatTemplatesNameParams defines parameters for CatTemplatesName.
+type CatTemplatesNameParams struct {
+	// H Comma-separated list of column names (or aliases) to display; wildcards allowed.
+	H *CatHParam `form:"h,omitempty" json:"h,omitempty"`
+
+	// Help Return help information (the columns) instead of the table.
+	Help *CatHelpParam `form:"help,omitempty" json:"help,omitempty"`
+
+	// S Comma-separated list of column names (or aliases) to sort by, each optionally suffixed `:asc` or `:desc`.
+	S *CatSParam `form:"s,omitempty" json:"s,omitempty"`
+
+	// V Print the header line (text format).
+	V *CatVParam `form:"v,omitempty" json:"v,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // ClusterHealthParams defines parameters for ClusterHealth.
 type ClusterHealthParams struct {
 	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all (default: all).
@@ -1697,6 +2972,273 @@ type ClusterHealthIndexParams struct {
 
 	// WaitForStatus Wait until the cluster (or the given indices) reach at least this status.
 	WaitForStatus *WaitForStatusParam `form:"wait_for_status,omitempty" json:"wait_for_status,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterGetSettingsParams defines parameters for ClusterGetSettings.
+type ClusterGetSettingsParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// IncludeDefaults Whether to return all default settings for each of the indices (default: false).
+	IncludeDefaults *IncludeDefaultsParam `form:"include_defaults,omitempty" json:"include_defaults,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPutSettingsParams defines parameters for ClusterPutSettings.
+type ClusterPutSettingsParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterStateParams defines parameters for ClusterState.
+type ClusterStateParams struct {
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// WaitForMetadataVersion Wait for the metadata version to be equal or greater than the given version.
+	WaitForMetadataVersion *WaitForMetadataVersionParam `form:"wait_for_metadata_version,omitempty" json:"wait_for_metadata_version,omitempty"`
+
+	// WaitForTimeout The maximum time to wait for `wait_for_metadata_version`.
+	WaitForTimeout *WaitForTimeoutParam `form:"wait_for_timeout,omitempty" json:"wait_for_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterStateMetricParams defines parameters for ClusterStateMetric.
+type ClusterStateMetricParams struct {
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// WaitForMetadataVersion Wait for the metadata version to be equal or greater than the given version.
+	WaitForMetadataVersion *WaitForMetadataVersionParam `form:"wait_for_metadata_version,omitempty" json:"wait_for_metadata_version,omitempty"`
+
+	// WaitForTimeout The maximum time to wait for `wait_for_metadata_version`.
+	WaitForTimeout *WaitForTimeoutParam `form:"wait_for_timeout,omitempty" json:"wait_for_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterStateMetricIndexParams defines parameters for ClusterStateMetricIndex.
+type ClusterStateMetricIndexParams struct {
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// WaitForMetadataVersion Wait for the metadata version to be equal or greater than the given version.
+	WaitForMetadataVersion *WaitForMetadataVersionParam `form:"wait_for_metadata_version,omitempty" json:"wait_for_metadata_version,omitempty"`
+
+	// WaitForTimeout The maximum time to wait for `wait_for_metadata_version`.
+	WaitForTimeout *WaitForTimeoutParam `form:"wait_for_timeout,omitempty" json:"wait_for_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterDeleteVotingConfigExclusionsParams defines parameters for ClusterDeleteVotingConfigExclusions.
+type ClusterDeleteVotingConfigExclusionsParams struct {
+	// WaitForRemoval Wait for the excluded nodes to leave the cluster before clearing (default: true).
+	WaitForRemoval *WaitForRemovalParam `form:"wait_for_removal,omitempty" json:"wait_for_removal,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPostVotingConfigExclusionsParams defines parameters for ClusterPostVotingConfigExclusions.
+type ClusterPostVotingConfigExclusionsParams struct {
+	// NodeNames Comma-separated names of the nodes to exclude (not with `node_ids`).
+	NodeNames *VotingNodeNamesParam `form:"node_names,omitempty" json:"node_names,omitempty"`
+
+	// NodeIds Comma-separated ids of the nodes to exclude (not with `node_names`).
+	NodeIds *VotingNodeIDsParam `form:"node_ids,omitempty" json:"node_ids,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPostVotingConfigExclusionsNodeNameParams defines parameters for ClusterPostVotingConfigExclusionsNodeName.
+type ClusterPostVotingConfigExclusionsNodeNameParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -1840,6 +3382,171 @@ type CountParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesGetIndexTemplateAllParams defines parameters for IndicesGetIndexTemplateAll.
+type IndicesGetIndexTemplateAllParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesDeleteIndexTemplateParams defines parameters for IndicesDeleteIndexTemplate.
+type IndicesDeleteIndexTemplateParams struct {
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetIndexTemplateParams defines parameters for IndicesGetIndexTemplate.
+type IndicesGetIndexTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesExistsIndexTemplateParams defines parameters for IndicesExistsIndexTemplate.
+type IndicesExistsIndexTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutIndexTemplatePostJSONBody defines parameters for IndicesPutIndexTemplatePost.
+type IndicesPutIndexTemplatePostJSONBody = json.RawMessage
+
+// IndicesPutIndexTemplatePostParams defines parameters for IndicesPutIndexTemplatePost.
+type IndicesPutIndexTemplatePostParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// Cause User-defined reason for the change (accepted, not stored).
+	Cause *TemplateCauseParam `form:"cause,omitempty" json:"cause,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutIndexTemplateJSONBody defines parameters for IndicesPutIndexTemplate.
+type IndicesPutIndexTemplateJSONBody = json.RawMessage
+
+// IndicesPutIndexTemplateParams defines parameters for IndicesPutIndexTemplate.
+type IndicesPutIndexTemplateParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// Cause User-defined reason for the change (accepted, not stored).
+	Cause *TemplateCauseParam `form:"cause,omitempty" json:"cause,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetMappingAllParams defines parameters for IndicesGetMappingAll.
 type IndicesGetMappingAllParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -1862,6 +3569,625 @@ type IndicesGetMappingAllParams struct {
 	// Local Return local information, do not retrieve the state from master node (default: false).
 	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
 
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetFieldMappingParams defines parameters for IndicesGetFieldMapping.
+type IndicesGetFieldMappingParams struct {
+	// IncludeDefaults Whether to return all default settings for each of the indices (default: false).
+	IncludeDefaults *IncludeDefaultsParam `form:"include_defaults,omitempty" json:"include_defaults,omitempty"`
+
+	// Local Deprecated since 7.8 and a no-op (field mappings are always retrieved locally); answers with a deprecation warning.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Local *FieldMappingLocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchGetJSONBody defines parameters for MsearchGet.
+type MsearchGetJSONBody = openapi_types.File
+
+// MsearchGetParams defines parameters for MsearchGet.
+type MsearchGetParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// PreFilterShardSize The number of shards above which a pre-filter round trip skips shards that cannot match the query
+	// (based on query rewriting).
+	PreFilterShardSize *PreFilterShardSizeParam `form:"pre_filter_shard_size,omitempty" json:"pre_filter_shard_size,omitempty"`
+
+	// MaxConcurrentShardRequests The number of concurrent shard requests per node this search executes (default 5).
+	MaxConcurrentShardRequests *MaxConcurrentShardRequestsParam `form:"max_concurrent_shard_requests,omitempty" json:"max_concurrent_shard_requests,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchJSONBody defines parameters for Msearch.
+type MsearchJSONBody = openapi_types.File
+
+// MsearchParams defines parameters for Msearch.
+type MsearchParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// PreFilterShardSize The number of shards above which a pre-filter round trip skips shards that cannot match the query
+	// (based on query rewriting).
+	PreFilterShardSize *PreFilterShardSizeParam `form:"pre_filter_shard_size,omitempty" json:"pre_filter_shard_size,omitempty"`
+
+	// MaxConcurrentShardRequests The number of concurrent shard requests per node this search executes (default 5).
+	MaxConcurrentShardRequests *MaxConcurrentShardRequestsParam `form:"max_concurrent_shard_requests,omitempty" json:"max_concurrent_shard_requests,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchTemplateGetJSONBody defines parameters for MsearchTemplateGet.
+type MsearchTemplateGetJSONBody = openapi_types.File
+
+// MsearchTemplateGetParams defines parameters for MsearchTemplateGet.
+type MsearchTemplateGetParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchTemplateJSONBody defines parameters for MsearchTemplate.
+type MsearchTemplateJSONBody = openapi_types.File
+
+// MsearchTemplateParams defines parameters for MsearchTemplate.
+type MsearchTemplateParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesInfoParams defines parameters for NodesInfo.
+type NodesInfoParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsParams defines parameters for NodesStats.
+type NodesStatsParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsMetricParams defines parameters for NodesStatsMetric.
+type NodesStatsMetricParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsMetricIndexMetricParams defines parameters for NodesStatsMetricIndexMetric.
+type NodesStatsMetricIndexMetricParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesInfoNodeIdOrMetricParams defines parameters for NodesInfoNodeIdOrMetric.
+type NodesInfoNodeIdOrMetricParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesInfoNodeIdInfoMetricParams defines parameters for NodesInfoNodeIdInfoMetric.
+type NodesInfoNodeIdInfoMetricParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsNodeIdParams defines parameters for NodesStatsNodeId.
+type NodesStatsNodeIdParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsNodeIdMetricParams defines parameters for NodesStatsNodeIdMetric.
+type NodesStatsNodeIdMetricParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesStatsNodeIdMetricIndexMetricParams defines parameters for NodesStatsNodeIdMetricIndexMetric.
+type NodesStatsNodeIdMetricIndexMetricParams struct {
+	// CompletionFields Fields for the completion index metric (accepted; Quarry has no completion statistics).
+	CompletionFields *NodesStatsCompletionFieldsParam `form:"completion_fields,omitempty" json:"completion_fields,omitempty"`
+
+	// FielddataFields Fields for the fielddata index metric (accepted; Quarry has no fielddata statistics).
+	FielddataFields *NodesStatsFielddataFieldsParam `form:"fielddata_fields,omitempty" json:"fielddata_fields,omitempty"`
+
+	// Fields Fields for the fielddata and completion index metrics (accepted, no effect).
+	Fields *NodesStatsFieldsParam `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Groups Search groups for search statistics (accepted, no effect).
+	Groups *NodesStatsGroupsParam `form:"groups,omitempty" json:"groups,omitempty"`
+
+	// Level Aggregate the indices statistics per node (default), per index or per shard.
+	Level *NodesStatsLevelParam `form:"level,omitempty" json:"level,omitempty"`
+
+	// Types Document types for the indexing index metric (accepted, no effect).
+	Types *NodesStatsTypesParam `form:"types,omitempty" json:"types,omitempty"`
+
+	// IncludeSegmentFileSizes Report segment file sizes (default: false); no effect in Quarry.
+	IncludeSegmentFileSizes *NodesStatsIncludeSegmentFileSizesParam `form:"include_segment_file_sizes,omitempty" json:"include_segment_file_sizes,omitempty"`
+
+	// IncludeUnloadedSegments Include unloaded segments (default: false); no effect in Quarry.
+	IncludeUnloadedSegments *NodesStatsIncludeUnloadedSegmentsParam `form:"include_unloaded_segments,omitempty" json:"include_unloaded_segments,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// NodesInfoNodeIdMetricParams defines parameters for NodesInfoNodeIdMetric.
+type NodesInfoNodeIdMetricParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClosePointInTimeParams defines parameters for ClosePointInTime.
+type ClosePointInTimeParams struct {
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
 
@@ -1937,6 +4263,249 @@ type IndicesRefreshAllParams struct {
 	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
 	// (comma-separated; default: open).
 	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterRemoteInfoParams defines parameters for ClusterRemoteInfo.
+type ClusterRemoteInfoParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// RenderSearchTemplateGetParams defines parameters for RenderSearchTemplateGet.
+type RenderSearchTemplateGetParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// RenderSearchTemplateParams defines parameters for RenderSearchTemplate.
+type RenderSearchTemplateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// RenderSearchTemplateIdGetParams defines parameters for RenderSearchTemplateIdGet.
+type RenderSearchTemplateIdGetParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// RenderSearchTemplateIdParams defines parameters for RenderSearchTemplateId.
+type RenderSearchTemplateIdParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// DeleteScriptParams defines parameters for DeleteScript.
+type DeleteScriptParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetScriptParams defines parameters for GetScript.
+type GetScriptParams struct {
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutScriptPostParams defines parameters for PutScriptPost.
+type PutScriptPostParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Context The script context to compile the script in before storing it (`template`, `score`, ...).
+	Context *ScriptContextQueryParam `form:"context,omitempty" json:"context,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutScriptParams defines parameters for PutScript.
+type PutScriptParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Context The script context to compile the script in before storing it (`template`, `score`, ...).
+	Context *ScriptContextQueryParam `form:"context,omitempty" json:"context,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutScriptContextPostParams defines parameters for PutScriptContextPost.
+type PutScriptContextPostParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Context The script context to compile the script in before storing it (`template`, `score`, ...).
+	Context *ScriptContextQueryParam `form:"context,omitempty" json:"context,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutScriptContextParams defines parameters for PutScriptContext.
+type PutScriptContextParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Context The script context to compile the script in before storing it (`template`, `score`, ...).
+	Context *ScriptContextQueryParam `form:"context,omitempty" json:"context,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -2254,6 +4823,334 @@ type SearchParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ClearScrollParams defines parameters for ClearScroll.
+type ClearScrollParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ScrollGetParams defines parameters for ScrollGet.
+type ScrollGetParams struct {
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// ScrollId The scroll id (deprecated query-string form; a body `scroll_id` wins).
+	ScrollId *ScrollIDParam `form:"scroll_id,omitempty" json:"scroll_id,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ScrollParams defines parameters for Scroll.
+type ScrollParams struct {
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// ScrollId The scroll id (deprecated query-string form; a body `scroll_id` wins).
+	ScrollId *ScrollIDParam `form:"scroll_id,omitempty" json:"scroll_id,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClearScrollIDParams defines parameters for ClearScrollID.
+type ClearScrollIDParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ScrollIDGetParams defines parameters for ScrollIDGet.
+type ScrollIDGetParams struct {
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ScrollIDParams defines parameters for ScrollID.
+type ScrollIDParams struct {
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SearchTemplateGetParams defines parameters for SearchTemplateGet.
+type SearchTemplateGetParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// Explain Specify whether to return detailed information about score computation as part of a hit.
+	Explain *ExplainParam `form:"explain,omitempty" json:"explain,omitempty"`
+
+	// Profile Whether the rendered search is profiled.
+	Profile *TemplateProfileParam `form:"profile,omitempty" json:"profile,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SearchTemplateParams defines parameters for SearchTemplate.
+type SearchTemplateParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// Explain Specify whether to return detailed information about score computation as part of a hit.
+	Explain *ExplainParam `form:"explain,omitempty" json:"explain,omitempty"`
+
+	// Profile Whether the rendered search is profiled.
+	Profile *TemplateProfileParam `form:"profile,omitempty" json:"profile,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// DeleteSearchTemplateParams defines parameters for DeleteSearchTemplate.
+type DeleteSearchTemplateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetSearchTemplateParams defines parameters for GetSearchTemplate.
+type GetSearchTemplateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutSearchTemplateParams defines parameters for PutSearchTemplate.
+type PutSearchTemplateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PutSearchTemplatePutParams defines parameters for PutSearchTemplatePut.
+type PutSearchTemplatePutParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetSettingsAllParams defines parameters for IndicesGetSettingsAll.
 type IndicesGetSettingsAllParams struct {
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
@@ -2278,6 +5175,192 @@ type IndicesGetSettingsAllParams struct {
 
 	// IncludeDefaults Whether to return all default settings for each of the indices (default: false).
 	IncludeDefaults *IncludeDefaultsParam `form:"include_defaults,omitempty" json:"include_defaults,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetTemplateAllParams defines parameters for IndicesGetTemplateAll.
+type IndicesGetTemplateAllParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesDeleteTemplateParams defines parameters for IndicesDeleteTemplate.
+type IndicesDeleteTemplateParams struct {
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetTemplateParams defines parameters for IndicesGetTemplate.
+type IndicesGetTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesExistsTemplateParams defines parameters for IndicesExistsTemplate.
+type IndicesExistsTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutTemplatePostJSONBody defines parameters for IndicesPutTemplatePost.
+type IndicesPutTemplatePostJSONBody = json.RawMessage
+
+// IndicesPutTemplatePostParams defines parameters for IndicesPutTemplatePost.
+type IndicesPutTemplatePostParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// Order The order of the legacy template among the matching ones (higher orders override lower ones).
+	Order *TemplateOrderParam `form:"order,omitempty" json:"order,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutTemplateJSONBody defines parameters for IndicesPutTemplate.
+type IndicesPutTemplateJSONBody = json.RawMessage
+
+// IndicesPutTemplateParams defines parameters for IndicesPutTemplate.
+type IndicesPutTemplateParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// Order The order of the legacy template among the matching ones (higher orders override lower ones).
+	Order *TemplateOrderParam `form:"order,omitempty" json:"order,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -3419,6 +6502,357 @@ type IndicesPutMappingParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesGetFieldMappingIndexParams defines parameters for IndicesGetFieldMappingIndex.
+type IndicesGetFieldMappingIndexParams struct {
+	// IncludeDefaults Whether to return all default settings for each of the indices (default: false).
+	IncludeDefaults *IncludeDefaultsParam `form:"include_defaults,omitempty" json:"include_defaults,omitempty"`
+
+	// Local Deprecated since 7.8 and a no-op (field mappings are always retrieved locally); answers with a deprecation warning.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Local *FieldMappingLocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutMappingTypePostParams defines parameters for IndicesPutMappingTypePost.
+type IndicesPutMappingTypePostParams struct {
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WriteIndexOnly When true, applies mappings only to the write index of an alias or data stream (default: false).
+	WriteIndexOnly *WriteIndexOnlyParam `form:"write_index_only,omitempty" json:"write_index_only,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesPutMappingTypeParams defines parameters for IndicesPutMappingType.
+type IndicesPutMappingTypeParams struct {
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WriteIndexOnly When true, applies mappings only to the write index of an alias or data stream (default: false).
+	WriteIndexOnly *WriteIndexOnlyParam `form:"write_index_only,omitempty" json:"write_index_only,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchIndexGetJSONBody defines parameters for MsearchIndexGet.
+type MsearchIndexGetJSONBody = openapi_types.File
+
+// MsearchIndexGetParams defines parameters for MsearchIndexGet.
+type MsearchIndexGetParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// PreFilterShardSize The number of shards above which a pre-filter round trip skips shards that cannot match the query
+	// (based on query rewriting).
+	PreFilterShardSize *PreFilterShardSizeParam `form:"pre_filter_shard_size,omitempty" json:"pre_filter_shard_size,omitempty"`
+
+	// MaxConcurrentShardRequests The number of concurrent shard requests per node this search executes (default 5).
+	MaxConcurrentShardRequests *MaxConcurrentShardRequestsParam `form:"max_concurrent_shard_requests,omitempty" json:"max_concurrent_shard_requests,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchIndexJSONBody defines parameters for MsearchIndex.
+type MsearchIndexJSONBody = openapi_types.File
+
+// MsearchIndexParams defines parameters for MsearchIndex.
+type MsearchIndexParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// PreFilterShardSize The number of shards above which a pre-filter round trip skips shards that cannot match the query
+	// (based on query rewriting).
+	PreFilterShardSize *PreFilterShardSizeParam `form:"pre_filter_shard_size,omitempty" json:"pre_filter_shard_size,omitempty"`
+
+	// MaxConcurrentShardRequests The number of concurrent shard requests per node this search executes (default 5).
+	MaxConcurrentShardRequests *MaxConcurrentShardRequestsParam `form:"max_concurrent_shard_requests,omitempty" json:"max_concurrent_shard_requests,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchTemplateIndexGetJSONBody defines parameters for MsearchTemplateIndexGet.
+type MsearchTemplateIndexGetJSONBody = openapi_types.File
+
+// MsearchTemplateIndexGetParams defines parameters for MsearchTemplateIndexGet.
+type MsearchTemplateIndexGetParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// MsearchTemplateIndexJSONBody defines parameters for MsearchTemplateIndex.
+type MsearchTemplateIndexJSONBody = openapi_types.File
+
+// MsearchTemplateIndexParams defines parameters for MsearchTemplateIndex.
+type MsearchTemplateIndexParams struct {
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// MaxConcurrentSearches How many of the searches run at once (at least 1; default max(1, data nodes × min(search thread pool
+	// size, 10))).
+	MaxConcurrentSearches *MsearchMaxConcurrentSearchesParam `form:"max_concurrent_searches,omitempty" json:"max_concurrent_searches,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// OpenPointInTimeParams defines parameters for OpenPointInTime.
+type OpenPointInTimeParams struct {
+	// KeepAlive How long the point in time is kept alive (time value, `1m`).
+	KeepAlive KeepAliveParam `form:"keep_alive" json:"keep_alive"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesRefreshGetParams defines parameters for IndicesRefreshGet.
 type IndicesRefreshGetParams struct {
 	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
@@ -3777,6 +7211,124 @@ type SearchIndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// SearchTemplateIndexGetParams defines parameters for SearchTemplateIndexGet.
+type SearchTemplateIndexGetParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// Explain Specify whether to return detailed information about score computation as part of a hit.
+	Explain *ExplainParam `form:"explain,omitempty" json:"explain,omitempty"`
+
+	// Profile Whether the rendered search is profiled.
+	Profile *TemplateProfileParam `form:"profile,omitempty" json:"profile,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SearchTemplateIndexParams defines parameters for SearchTemplateIndex.
+type SearchTemplateIndexParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// IgnoreThrottled Whether specified concrete, expanded or aliased indices should be ignored when throttled.
+	IgnoreThrottled *IgnoreThrottledParam `form:"ignore_throttled,omitempty" json:"ignore_throttled,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Routing A comma-separated list of specific routing values.
+	Routing *SearchRoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Scroll How long a consistent view of the index should be maintained for scrolled search (time value).
+	Scroll *ScrollParam `form:"scroll,omitempty" json:"scroll,omitempty"`
+
+	// SearchType Search operation type.
+	SearchType *SearchTypeParam `form:"search_type,omitempty" json:"search_type,omitempty"`
+
+	// Explain Specify whether to return detailed information about score computation as part of a hit.
+	Explain *ExplainParam `form:"explain,omitempty" json:"explain,omitempty"`
+
+	// Profile Whether the rendered search is profiled.
+	Profile *TemplateProfileParam `form:"profile,omitempty" json:"profile,omitempty"`
+
+	// TypedKeys Whether aggregation and suggester names are prefixed by their type in the response.
+	TypedKeys *TypedKeysParam `form:"typed_keys,omitempty" json:"typed_keys,omitempty"`
+
+	// RestTotalHitsAsInt Whether `hits.total` is rendered as an integer instead of an object (default false).
+	RestTotalHitsAsInt *RestTotalHitsAsIntParam `form:"rest_total_hits_as_int,omitempty" json:"rest_total_hits_as_int,omitempty"`
+
+	// CcsMinimizeRoundtrips Whether network round-trips are minimized for cross-cluster search requests (default true).
+	CcsMinimizeRoundtrips *CcsMinimizeRoundtripsParam `form:"ccs_minimize_roundtrips,omitempty" json:"ccs_minimize_roundtrips,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetSettingsParams defines parameters for IndicesGetSettings.
 type IndicesGetSettingsParams struct {
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
@@ -4058,17 +7610,101 @@ type BulkJSONRequestBody = BulkJSONBody
 // BulkPutJSONRequestBody defines body for BulkPut for application/json ContentType.
 type BulkPutJSONRequestBody = BulkPutJSONBody
 
+// ClusterPutSettingsJSONRequestBody defines body for ClusterPutSettings for application/json ContentType.
+type ClusterPutSettingsJSONRequestBody = ClusterPutSettingsRequest
+
 // CountGetJSONRequestBody defines body for CountGet for application/json ContentType.
 type CountGetJSONRequestBody = CountRequest
 
 // CountJSONRequestBody defines body for Count for application/json ContentType.
 type CountJSONRequestBody = CountRequest
 
+// IndicesPutIndexTemplatePostJSONRequestBody defines body for IndicesPutIndexTemplatePost for application/json ContentType.
+type IndicesPutIndexTemplatePostJSONRequestBody = IndicesPutIndexTemplatePostJSONBody
+
+// IndicesPutIndexTemplateJSONRequestBody defines body for IndicesPutIndexTemplate for application/json ContentType.
+type IndicesPutIndexTemplateJSONRequestBody = IndicesPutIndexTemplateJSONBody
+
+// MsearchGetJSONRequestBody defines body for MsearchGet for application/json ContentType.
+type MsearchGetJSONRequestBody = MsearchGetJSONBody
+
+// MsearchJSONRequestBody defines body for Msearch for application/json ContentType.
+type MsearchJSONRequestBody = MsearchJSONBody
+
+// MsearchTemplateGetJSONRequestBody defines body for MsearchTemplateGet for application/json ContentType.
+type MsearchTemplateGetJSONRequestBody = MsearchTemplateGetJSONBody
+
+// MsearchTemplateJSONRequestBody defines body for MsearchTemplate for application/json ContentType.
+type MsearchTemplateJSONRequestBody = MsearchTemplateJSONBody
+
+// ClosePointInTimeJSONRequestBody defines body for ClosePointInTime for application/json ContentType.
+type ClosePointInTimeJSONRequestBody = ClosePointInTimeRequest
+
+// RenderSearchTemplateGetJSONRequestBody defines body for RenderSearchTemplateGet for application/json ContentType.
+type RenderSearchTemplateGetJSONRequestBody = SearchTemplateRequest
+
+// RenderSearchTemplateJSONRequestBody defines body for RenderSearchTemplate for application/json ContentType.
+type RenderSearchTemplateJSONRequestBody = SearchTemplateRequest
+
+// RenderSearchTemplateIdGetJSONRequestBody defines body for RenderSearchTemplateIdGet for application/json ContentType.
+type RenderSearchTemplateIdGetJSONRequestBody = SearchTemplateRequest
+
+// RenderSearchTemplateIdJSONRequestBody defines body for RenderSearchTemplateId for application/json ContentType.
+type RenderSearchTemplateIdJSONRequestBody = SearchTemplateRequest
+
+// PutScriptPostJSONRequestBody defines body for PutScriptPost for application/json ContentType.
+type PutScriptPostJSONRequestBody = PutScriptRequest
+
+// PutScriptJSONRequestBody defines body for PutScript for application/json ContentType.
+type PutScriptJSONRequestBody = PutScriptRequest
+
+// PutScriptContextPostJSONRequestBody defines body for PutScriptContextPost for application/json ContentType.
+type PutScriptContextPostJSONRequestBody = PutScriptRequest
+
+// PutScriptContextJSONRequestBody defines body for PutScriptContext for application/json ContentType.
+type PutScriptContextJSONRequestBody = PutScriptRequest
+
 // SearchGetJSONRequestBody defines body for SearchGet for application/json ContentType.
 type SearchGetJSONRequestBody = SearchRequest
 
 // SearchJSONRequestBody defines body for Search for application/json ContentType.
 type SearchJSONRequestBody = SearchRequest
+
+// ClearScrollJSONRequestBody defines body for ClearScroll for application/json ContentType.
+type ClearScrollJSONRequestBody = ClearScrollRequest
+
+// ScrollGetJSONRequestBody defines body for ScrollGet for application/json ContentType.
+type ScrollGetJSONRequestBody = ScrollRequest
+
+// ScrollJSONRequestBody defines body for Scroll for application/json ContentType.
+type ScrollJSONRequestBody = ScrollRequest
+
+// ClearScrollIDJSONRequestBody defines body for ClearScrollID for application/json ContentType.
+type ClearScrollIDJSONRequestBody = ClearScrollRequest
+
+// ScrollIDGetJSONRequestBody defines body for ScrollIDGet for application/json ContentType.
+type ScrollIDGetJSONRequestBody = ScrollRequest
+
+// ScrollIDJSONRequestBody defines body for ScrollID for application/json ContentType.
+type ScrollIDJSONRequestBody = ScrollRequest
+
+// SearchTemplateGetJSONRequestBody defines body for SearchTemplateGet for application/json ContentType.
+type SearchTemplateGetJSONRequestBody = SearchTemplateRequest
+
+// SearchTemplateJSONRequestBody defines body for SearchTemplate for application/json ContentType.
+type SearchTemplateJSONRequestBody = SearchTemplateRequest
+
+// PutSearchTemplateJSONRequestBody defines body for PutSearchTemplate for application/json ContentType.
+type PutSearchTemplateJSONRequestBody = PutSearchTemplateRequest
+
+// PutSearchTemplatePutJSONRequestBody defines body for PutSearchTemplatePut for application/json ContentType.
+type PutSearchTemplatePutJSONRequestBody = PutSearchTemplateRequest
+
+// IndicesPutTemplatePostJSONRequestBody defines body for IndicesPutTemplatePost for application/json ContentType.
+type IndicesPutTemplatePostJSONRequestBody = IndicesPutTemplatePostJSONBody
+
+// IndicesPutTemplateJSONRequestBody defines body for IndicesPutTemplate for application/json ContentType.
+type IndicesPutTemplateJSONRequestBody = IndicesPutTemplateJSONBody
 
 // IndicesCreateJSONRequestBody defines body for IndicesCreate for application/json ContentType.
 type IndicesCreateJSONRequestBody = CreateIndexRequest
@@ -4118,11 +7754,39 @@ type IndicesPutMappingPostJSONRequestBody = TypeMapping
 // IndicesPutMappingJSONRequestBody defines body for IndicesPutMapping for application/json ContentType.
 type IndicesPutMappingJSONRequestBody = TypeMapping
 
+// IndicesPutMappingTypePostJSONRequestBody defines body for IndicesPutMappingTypePost for application/json ContentType.
+//
+// Deprecated: this type has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+type IndicesPutMappingTypePostJSONRequestBody = TypeMapping
+
+// IndicesPutMappingTypeJSONRequestBody defines body for IndicesPutMappingType for application/json ContentType.
+//
+// Deprecated: this type has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+type IndicesPutMappingTypeJSONRequestBody = TypeMapping
+
+// MsearchIndexGetJSONRequestBody defines body for MsearchIndexGet for application/json ContentType.
+type MsearchIndexGetJSONRequestBody = MsearchIndexGetJSONBody
+
+// MsearchIndexJSONRequestBody defines body for MsearchIndex for application/json ContentType.
+type MsearchIndexJSONRequestBody = MsearchIndexJSONBody
+
+// MsearchTemplateIndexGetJSONRequestBody defines body for MsearchTemplateIndexGet for application/json ContentType.
+type MsearchTemplateIndexGetJSONRequestBody = MsearchTemplateIndexGetJSONBody
+
+// MsearchTemplateIndexJSONRequestBody defines body for MsearchTemplateIndex for application/json ContentType.
+type MsearchTemplateIndexJSONRequestBody = MsearchTemplateIndexJSONBody
+
 // SearchIndexGetJSONRequestBody defines body for SearchIndexGet for application/json ContentType.
 type SearchIndexGetJSONRequestBody = SearchRequest
 
 // SearchIndexJSONRequestBody defines body for SearchIndex for application/json ContentType.
 type SearchIndexJSONRequestBody = SearchRequest
+
+// SearchTemplateIndexGetJSONRequestBody defines body for SearchTemplateIndexGet for application/json ContentType.
+type SearchTemplateIndexGetJSONRequestBody = SearchTemplateRequest
+
+// SearchTemplateIndexJSONRequestBody defines body for SearchTemplateIndex for application/json ContentType.
+type SearchTemplateIndexJSONRequestBody = SearchTemplateRequest
 
 // IndicesPutSettingsJSONRequestBody defines body for IndicesPutSettings for application/json ContentType.
 type IndicesPutSettingsJSONRequestBody = IndexSettings
@@ -4773,6 +8437,225 @@ func (a AliasRemoveIndexAction) MarshalJSON() ([]byte, error) {
 		object["indices"], err = json.Marshal(a.Indices)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'indices': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClearScrollRequest. Returns the specified
+// element and whether it was found
+func (a ClearScrollRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClearScrollRequest
+func (a *ClearScrollRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClearScrollRequest to handle AdditionalProperties
+func (a *ClearScrollRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["scroll_id"]; found {
+		err = json.Unmarshal(raw, &a.ScrollID)
+		if err != nil {
+			return fmt.Errorf("error reading 'scroll_id': %w", err)
+		}
+		delete(object, "scroll_id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClearScrollRequest to handle AdditionalProperties
+func (a ClearScrollRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ScrollID != nil {
+		object["scroll_id"], err = json.Marshal(a.ScrollID)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scroll_id': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClosePointInTimeRequest. Returns the specified
+// element and whether it was found
+func (a ClosePointInTimeRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClosePointInTimeRequest
+func (a *ClosePointInTimeRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClosePointInTimeRequest to handle AdditionalProperties
+func (a *ClosePointInTimeRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClosePointInTimeRequest to handle AdditionalProperties
+func (a ClosePointInTimeRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Id != nil {
+		object["id"], err = json.Marshal(a.Id)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'id': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClusterPutSettingsRequest. Returns the specified
+// element and whether it was found
+func (a ClusterPutSettingsRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClusterPutSettingsRequest
+func (a *ClusterPutSettingsRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClusterPutSettingsRequest to handle AdditionalProperties
+func (a *ClusterPutSettingsRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["persistent"]; found {
+		err = json.Unmarshal(raw, &a.Persistent)
+		if err != nil {
+			return fmt.Errorf("error reading 'persistent': %w", err)
+		}
+		delete(object, "persistent")
+	}
+
+	if raw, found := object["transient"]; found {
+		err = json.Unmarshal(raw, &a.Transient)
+		if err != nil {
+			return fmt.Errorf("error reading 'transient': %w", err)
+		}
+		delete(object, "transient")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClusterPutSettingsRequest to handle AdditionalProperties
+func (a ClusterPutSettingsRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Persistent != nil {
+		object["persistent"], err = json.Marshal(a.Persistent)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'persistent': %w", err)
+		}
+	}
+
+	if a.Transient != nil {
+		object["transient"], err = json.Marshal(a.Transient)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'transient': %w", err)
 		}
 	}
 
@@ -5455,6 +9338,223 @@ func (a PutAliasRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for PutScriptRequest. Returns the specified
+// element and whether it was found
+func (a PutScriptRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PutScriptRequest
+func (a *PutScriptRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PutScriptRequest to handle AdditionalProperties
+func (a *PutScriptRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["script"]; found {
+		err = json.Unmarshal(raw, &a.Script)
+		if err != nil {
+			return fmt.Errorf("error reading 'script': %w", err)
+		}
+		delete(object, "script")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PutScriptRequest to handle AdditionalProperties
+func (a PutScriptRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["script"], err = json.Marshal(a.Script)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'script': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for PutSearchTemplateRequest. Returns the specified
+// element and whether it was found
+func (a PutSearchTemplateRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PutSearchTemplateRequest
+func (a *PutSearchTemplateRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PutSearchTemplateRequest to handle AdditionalProperties
+func (a *PutSearchTemplateRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["template"]; found {
+		err = json.Unmarshal(raw, &a.Template)
+		if err != nil {
+			return fmt.Errorf("error reading 'template': %w", err)
+		}
+		delete(object, "template")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PutSearchTemplateRequest to handle AdditionalProperties
+func (a PutSearchTemplateRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Template != nil {
+		object["template"], err = json.Marshal(a.Template)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'template': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ScrollRequest. Returns the specified
+// element and whether it was found
+func (a ScrollRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ScrollRequest
+func (a *ScrollRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ScrollRequest to handle AdditionalProperties
+func (a *ScrollRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["scroll"]; found {
+		err = json.Unmarshal(raw, &a.Scroll)
+		if err != nil {
+			return fmt.Errorf("error reading 'scroll': %w", err)
+		}
+		delete(object, "scroll")
+	}
+
+	if raw, found := object["scroll_id"]; found {
+		err = json.Unmarshal(raw, &a.ScrollID)
+		if err != nil {
+			return fmt.Errorf("error reading 'scroll_id': %w", err)
+		}
+		delete(object, "scroll_id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ScrollRequest to handle AdditionalProperties
+func (a ScrollRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Scroll != nil {
+		object["scroll"], err = json.Marshal(a.Scroll)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scroll': %w", err)
+		}
+	}
+
+	if a.ScrollID != nil {
+		object["scroll_id"], err = json.Marshal(a.ScrollID)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scroll_id': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for SearchRequest. Returns the specified
 // element and whether it was found
 func (a SearchRequest) Get(fieldName string) (value interface{}, found bool) {
@@ -5973,6 +10073,164 @@ func (a SearchRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for SearchTemplateRequest. Returns the specified
+// element and whether it was found
+func (a SearchTemplateRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchTemplateRequest
+func (a *SearchTemplateRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchTemplateRequest to handle AdditionalProperties
+func (a *SearchTemplateRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["explain"]; found {
+		err = json.Unmarshal(raw, &a.Explain)
+		if err != nil {
+			return fmt.Errorf("error reading 'explain': %w", err)
+		}
+		delete(object, "explain")
+	}
+
+	if raw, found := object["file"]; found {
+		err = json.Unmarshal(raw, &a.File)
+		if err != nil {
+			return fmt.Errorf("error reading 'file': %w", err)
+		}
+		delete(object, "file")
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if raw, found := object["inline"]; found {
+		err = json.Unmarshal(raw, &a.Inline)
+		if err != nil {
+			return fmt.Errorf("error reading 'inline': %w", err)
+		}
+		delete(object, "inline")
+	}
+
+	if raw, found := object["params"]; found {
+		err = json.Unmarshal(raw, &a.Params)
+		if err != nil {
+			return fmt.Errorf("error reading 'params': %w", err)
+		}
+		delete(object, "params")
+	}
+
+	if raw, found := object["profile"]; found {
+		err = json.Unmarshal(raw, &a.Profile)
+		if err != nil {
+			return fmt.Errorf("error reading 'profile': %w", err)
+		}
+		delete(object, "profile")
+	}
+
+	if raw, found := object["source"]; found {
+		err = json.Unmarshal(raw, &a.Source)
+		if err != nil {
+			return fmt.Errorf("error reading 'source': %w", err)
+		}
+		delete(object, "source")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchTemplateRequest to handle AdditionalProperties
+func (a SearchTemplateRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Explain != nil {
+		object["explain"], err = json.Marshal(a.Explain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'explain': %w", err)
+		}
+	}
+
+	if a.File != nil {
+		object["file"], err = json.Marshal(a.File)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'file': %w", err)
+		}
+	}
+
+	if a.Id != nil {
+		object["id"], err = json.Marshal(a.Id)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'id': %w", err)
+		}
+	}
+
+	if a.Inline != nil {
+		object["inline"], err = json.Marshal(a.Inline)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'inline': %w", err)
+		}
+	}
+
+	if a.Params != nil {
+		object["params"], err = json.Marshal(a.Params)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'params': %w", err)
+		}
+	}
+
+	if a.Profile != nil {
+		object["profile"], err = json.Marshal(a.Profile)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'profile': %w", err)
+		}
+	}
+
+	if a.Source != nil {
+		object["source"], err = json.Marshal(a.Source)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'source': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for SlicedScroll. Returns the specified
 // element and whether it was found
 func (a SlicedScroll) Get(fieldName string) (value interface{}, found bool) {
@@ -6059,6 +10317,102 @@ func (a SlicedScroll) MarshalJSON() ([]byte, error) {
 		object["max"], err = json.Marshal(a.Max)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'max': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for StoredScriptSource. Returns the specified
+// element and whether it was found
+func (a StoredScriptSource) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for StoredScriptSource
+func (a *StoredScriptSource) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for StoredScriptSource to handle AdditionalProperties
+func (a *StoredScriptSource) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["lang"]; found {
+		err = json.Unmarshal(raw, &a.Lang)
+		if err != nil {
+			return fmt.Errorf("error reading 'lang': %w", err)
+		}
+		delete(object, "lang")
+	}
+
+	if raw, found := object["options"]; found {
+		err = json.Unmarshal(raw, &a.Options)
+		if err != nil {
+			return fmt.Errorf("error reading 'options': %w", err)
+		}
+		delete(object, "options")
+	}
+
+	if raw, found := object["source"]; found {
+		err = json.Unmarshal(raw, &a.Source)
+		if err != nil {
+			return fmt.Errorf("error reading 'source': %w", err)
+		}
+		delete(object, "source")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for StoredScriptSource to handle AdditionalProperties
+func (a StoredScriptSource) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["lang"], err = json.Marshal(a.Lang)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'lang': %w", err)
+	}
+
+	if a.Options != nil {
+		object["options"], err = json.Marshal(a.Options)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'options': %w", err)
+		}
+	}
+
+	if a.Source != nil {
+		object["source"], err = json.Marshal(a.Source)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'source': %w", err)
 		}
 	}
 
@@ -6601,21 +10955,158 @@ type ServerInterface interface {
 	// BulkPut Performs multiple index, create, update and delete operations in one request (PUT form).
 	// (PUT /_bulk)
 	BulkPut(ctx echo.Context, params BulkPutParams) error
+	// CatHelp Lists the cat APIs.
+	// (GET /_cat)
+	CatHelp(ctx echo.Context, params CatHelpParams) error
+	// CatAliases Returns the aliases.
+	// (GET /_cat/aliases)
+	CatAliases(ctx echo.Context, params CatAliasesParams) error
+	// CatAliasesName Returns the given aliases.
+	// (GET /_cat/aliases/{name})
+	CatAliasesName(ctx echo.Context, name AliasNamePath, params CatAliasesNameParams) error
+	// CatCount Returns the document count of the cluster.
+	// (GET /_cat/count)
+	CatCount(ctx echo.Context, params CatCountParams) error
+	// CatCountIndex Returns the document count of the given indices.
+	// (GET /_cat/count/{index})
+	CatCountIndex(ctx echo.Context, index IndexListPath, params CatCountIndexParams) error
+	// CatHealth Returns a concise representation of the cluster health.
+	// (GET /_cat/health)
+	CatHealth(ctx echo.Context, params CatHealthParams) error
+	// CatIndices Returns information about the indices.
+	// (GET /_cat/indices)
+	CatIndices(ctx echo.Context, params CatIndicesParams) error
+	// CatIndicesIndex Returns information about the given indices.
+	// (GET /_cat/indices/{index})
+	CatIndicesIndex(ctx echo.Context, index IndexListPath, params CatIndicesIndexParams) error
+	// CatMaster Returns the elected master node.
+	// (GET /_cat/master)
+	CatMaster(ctx echo.Context, params CatMasterParams) error
+	// CatNodes Returns information about the nodes.
+	// (GET /_cat/nodes)
+	CatNodes(ctx echo.Context, params CatNodesParams) error
+	// CatPlugins Returns the installed plugins of each node.
+	// (GET /_cat/plugins)
+	CatPlugins(ctx echo.Context, params CatPluginsParams) error
+	// CatShards Returns the shards of the indices.
+	// (GET /_cat/shards)
+	CatShards(ctx echo.Context, params CatShardsParams) error
+	// CatShardsIndex Returns the shards of the given indices.
+	// (GET /_cat/shards/{index})
+	CatShardsIndex(ctx echo.Context, index IndexListPath, params CatShardsIndexParams) error
+	// CatTemplates Returns the index templates (composable and legacy).
+	// (GET /_cat/templates)
+	CatTemplates(ctx echo.Context, params CatTemplatesParams) error
+	// CatTemplatesName Returns the index templates matching the names.
+	// (GET /_cat/templates/{name})
+	CatTemplatesName(ctx echo.Context, name TemplateNamePath, params CatTemplatesNameParams) error
 	// ClusterHealth Returns basic information about the health of the cluster.
 	// (GET /_cluster/health)
 	ClusterHealth(ctx echo.Context, params ClusterHealthParams) error
 	// ClusterHealthIndex Returns basic information about the health of the cluster, limited to the given indices.
 	// (GET /_cluster/health/{index})
 	ClusterHealthIndex(ctx echo.Context, index IndexListPath, params ClusterHealthIndexParams) error
+	// ClusterGetSettings Returns the persistent and transient cluster settings (and the defaults on request).
+	// (GET /_cluster/settings)
+	ClusterGetSettings(ctx echo.Context, params ClusterGetSettingsParams) error
+	// ClusterPutSettings Updates persistent or transient cluster settings (`null` resets a setting).
+	// (PUT /_cluster/settings)
+	ClusterPutSettings(ctx echo.Context, params ClusterPutSettingsParams) error
+	// ClusterState Returns the cluster state (metadata, nodes, routing table, voting configuration exclusions).
+	// (GET /_cluster/state)
+	ClusterState(ctx echo.Context, params ClusterStateParams) error
+	// ClusterStateMetric Returns the given parts of the cluster state.
+	// (GET /_cluster/state/{metric})
+	ClusterStateMetric(ctx echo.Context, metric ClusterStateMetricPath, params ClusterStateMetricParams) error
+	// ClusterStateMetricIndex Returns the given parts of the cluster state, limited to the given indices.
+	// (GET /_cluster/state/{metric}/{index})
+	ClusterStateMetricIndex(ctx echo.Context, metric ClusterStateMetricPath, index IndexListPath, params ClusterStateMetricIndexParams) error
+	// ClusterDeleteVotingConfigExclusions Clears the voting configuration exclusions.
+	// (DELETE /_cluster/voting_config_exclusions)
+	ClusterDeleteVotingConfigExclusions(ctx echo.Context, params ClusterDeleteVotingConfigExclusionsParams) error
+	// ClusterPostVotingConfigExclusions Adds nodes to the voting configuration exclusions (exactly one of `node_names` or `node_ids`).
+	// (POST /_cluster/voting_config_exclusions)
+	ClusterPostVotingConfigExclusions(ctx echo.Context, params ClusterPostVotingConfigExclusionsParams) error
+	// ClusterPostVotingConfigExclusionsNodeName Adds nodes to the voting configuration exclusions by name (deprecated path; answers with a `Warning` header).
+	// (POST /_cluster/voting_config_exclusions/{node_name})
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ClusterPostVotingConfigExclusionsNodeName(ctx echo.Context, nodeName string, params ClusterPostVotingConfigExclusionsNodeNameParams) error
 	// CountGet Returns the number of documents matching a query, over all indices (GET form; a body is accepted).
 	// (GET /_count)
 	CountGet(ctx echo.Context, params CountGetParams) error
 	// Count Returns the number of documents matching a query, over all indices.
 	// (POST /_count)
 	Count(ctx echo.Context, params CountParams) error
+	// IndicesGetIndexTemplateAll Returns every index template.
+	// (GET /_index_template)
+	IndicesGetIndexTemplateAll(ctx echo.Context, params IndicesGetIndexTemplateAllParams) error
+	// IndicesDeleteIndexTemplate Deletes index templates (names or wildcards).
+	// (DELETE /_index_template/{name})
+	IndicesDeleteIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesDeleteIndexTemplateParams) error
+	// IndicesGetIndexTemplate Returns the index templates matching the names (wildcards allowed).
+	// (GET /_index_template/{name})
+	IndicesGetIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesGetIndexTemplateParams) error
+	// IndicesExistsIndexTemplate Returns whether the index template exists.
+	// (HEAD /_index_template/{name})
+	IndicesExistsIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesExistsIndexTemplateParams) error
+	// IndicesPutIndexTemplatePost Creates or updates an index template (POST form).
+	// (POST /_index_template/{name})
+	IndicesPutIndexTemplatePost(ctx echo.Context, name TemplateNamePath, params IndicesPutIndexTemplatePostParams) error
+	// IndicesPutIndexTemplate Creates or updates an index template, applied when a matching index is created.
+	// (PUT /_index_template/{name})
+	IndicesPutIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesPutIndexTemplateParams) error
 	// IndicesGetMappingAll Returns the mappings of all indices.
 	// (GET /_mapping)
 	IndicesGetMappingAll(ctx echo.Context, params IndicesGetMappingAllParams) error
+	// IndicesGetFieldMapping Returns the mappings of the given fields of every index.
+	// (GET /_mapping/field/{fields})
+	IndicesGetFieldMapping(ctx echo.Context, fields MappingFieldsPath, params IndicesGetFieldMappingParams) error
+	// MsearchGet Runs several searches in one request (GET form; the NDJSON body is required).
+	// (GET /_msearch)
+	MsearchGet(ctx echo.Context, params MsearchGetParams) error
+	// Msearch Runs several searches in one request.
+	// (POST /_msearch)
+	Msearch(ctx echo.Context, params MsearchParams) error
+	// MsearchTemplateGet Runs several search templates in one request (GET form; the NDJSON body is required).
+	// (GET /_msearch/template)
+	MsearchTemplateGet(ctx echo.Context, params MsearchTemplateGetParams) error
+	// MsearchTemplate Runs several search templates in one request.
+	// (POST /_msearch/template)
+	MsearchTemplate(ctx echo.Context, params MsearchTemplateParams) error
+	// NodesInfo Returns information about nodes in the cluster.
+	// (GET /_nodes)
+	NodesInfo(ctx echo.Context, params NodesInfoParams) error
+	// NodesStats Returns statistics of the nodes (indices, os, process, jvm, thread_pool, fs, http, breaker).
+	// (GET /_nodes/stats)
+	NodesStats(ctx echo.Context, params NodesStatsParams) error
+	// NodesStatsMetric Returns the given statistics of the nodes.
+	// (GET /_nodes/stats/{metric})
+	NodesStatsMetric(ctx echo.Context, metric NodeStatsMetricPath, params NodesStatsMetricParams) error
+	// NodesStatsMetricIndexMetric Returns the given statistics of the nodes, limited to the given index statistics.
+	// (GET /_nodes/stats/{metric}/{index_metric})
+	NodesStatsMetricIndexMetric(ctx echo.Context, metric NodeStatsMetricPath, indexMetric NodeStatsIndexMetricPath, params NodesStatsMetricIndexMetricParams) error
+	// NodesInfoNodeIdOrMetric Returns information about the given nodes, or the given metrics of every node.
+	// (GET /_nodes/{node_id_or_metric})
+	NodesInfoNodeIdOrMetric(ctx echo.Context, nodeIdOrMetric NodeIDOrMetricPath, params NodesInfoNodeIdOrMetricParams) error
+	// NodesInfoNodeIdInfoMetric Returns the given metrics of the given nodes (the `info` form).
+	// (GET /_nodes/{node_id}/info/{metric})
+	NodesInfoNodeIdInfoMetric(ctx echo.Context, nodeId NodeIDPath, metric NodeMetricPath, params NodesInfoNodeIdInfoMetricParams) error
+	// NodesStatsNodeId Returns statistics of the given nodes.
+	// (GET /_nodes/{node_id}/stats)
+	NodesStatsNodeId(ctx echo.Context, nodeId NodeIDPath, params NodesStatsNodeIdParams) error
+	// NodesStatsNodeIdMetric Returns the given statistics of the given nodes.
+	// (GET /_nodes/{node_id}/stats/{metric})
+	NodesStatsNodeIdMetric(ctx echo.Context, nodeId NodeIDPath, metric NodeStatsMetricPath, params NodesStatsNodeIdMetricParams) error
+	// NodesStatsNodeIdMetricIndexMetric Returns the given statistics of the given nodes, limited to the given index statistics.
+	// (GET /_nodes/{node_id}/stats/{metric}/{index_metric})
+	NodesStatsNodeIdMetricIndexMetric(ctx echo.Context, nodeId NodeIDPath, metric NodeStatsMetricPath, indexMetric NodeStatsIndexMetricPath, params NodesStatsNodeIdMetricIndexMetricParams) error
+	// NodesInfoNodeIdMetric Returns the given metrics of the given nodes.
+	// (GET /_nodes/{node_id}/{metric})
+	NodesInfoNodeIdMetric(ctx echo.Context, nodeId NodeIDPath, metric NodeMetricPath, params NodesInfoNodeIdMetricParams) error
+	// ClosePointInTime Closes a point in time (body `id`).
+	// (DELETE /_pit)
+	ClosePointInTime(ctx echo.Context, params ClosePointInTimeParams) error
 	// QuarryOpenapiCluster Returns this OpenAPI document as JSON.
 	// (GET /_quarry/openapi/cluster.json)
 	QuarryOpenapiCluster(ctx echo.Context, params QuarryOpenapiClusterParams) error
@@ -6625,15 +11116,102 @@ type ServerInterface interface {
 	// IndicesRefreshAll Refreshes all indices.
 	// (POST /_refresh)
 	IndicesRefreshAll(ctx echo.Context, params IndicesRefreshAllParams) error
+	// ClusterRemoteInfo Returns the configured remote clusters.
+	// (GET /_remote/info)
+	ClusterRemoteInfo(ctx echo.Context, params ClusterRemoteInfoParams) error
+	// RenderSearchTemplateGet Renders a search template without running it (GET form; a body is accepted).
+	// (GET /_render/template)
+	RenderSearchTemplateGet(ctx echo.Context, params RenderSearchTemplateGetParams) error
+	// RenderSearchTemplate Renders a search template without running it.
+	// (POST /_render/template)
+	RenderSearchTemplate(ctx echo.Context, params RenderSearchTemplateParams) error
+	// RenderSearchTemplateIdGet Renders a stored search template without running it (GET form; `{"params":{...}}` body).
+	// (GET /_render/template/{id})
+	RenderSearchTemplateIdGet(ctx echo.Context, id SearchTemplateIDPath, params RenderSearchTemplateIdGetParams) error
+	// RenderSearchTemplateId Renders a stored search template without running it (`{"params":{...}}` body).
+	// (POST /_render/template/{id})
+	RenderSearchTemplateId(ctx echo.Context, id SearchTemplateIDPath, params RenderSearchTemplateIdParams) error
+	// DeleteScript Deletes a stored script or search template.
+	// (DELETE /_scripts/{id})
+	DeleteScript(ctx echo.Context, id ScriptIDPath, params DeleteScriptParams) error
+	// GetScript Returns a stored script or search template.
+	// (GET /_scripts/{id})
+	GetScript(ctx echo.Context, id ScriptIDPath, params GetScriptParams) error
+	// PutScriptPost Stores a script or search template (POST form).
+	// (POST /_scripts/{id})
+	PutScriptPost(ctx echo.Context, id ScriptIDPath, params PutScriptPostParams) error
+	// PutScript Stores a script or search template (`{"script":{"lang":"mustache","source":...}}`).
+	// (PUT /_scripts/{id})
+	PutScript(ctx echo.Context, id ScriptIDPath, params PutScriptParams) error
+	// PutScriptContextPost Stores a script after compiling it in the given context (POST form).
+	// (POST /_scripts/{id}/{context})
+	PutScriptContextPost(ctx echo.Context, id ScriptIDPath, context ScriptContextPath, params PutScriptContextPostParams) error
+	// PutScriptContext Stores a script after compiling it in the given context (`score`, `template`, ...).
+	// (PUT /_scripts/{id}/{context})
+	PutScriptContext(ctx echo.Context, id ScriptIDPath, context ScriptContextPath, params PutScriptContextParams) error
 	// SearchGet Searches all indices (GET form; a body is accepted).
 	// (GET /_search)
 	SearchGet(ctx echo.Context, params SearchGetParams) error
 	// Search Searches all indices.
 	// (POST /_search)
 	Search(ctx echo.Context, params SearchParams) error
+	// ClearScroll Frees scroll contexts (body `scroll_id`, a string or an array; `_all` frees every scroll).
+	// (DELETE /_search/scroll)
+	ClearScroll(ctx echo.Context, params ClearScrollParams) error
+	// ScrollGet Returns the next batch of a scroll search (GET form; the scroll id in the query string or the body).
+	// (GET /_search/scroll)
+	ScrollGet(ctx echo.Context, params ScrollGetParams) error
+	// Scroll Returns the next batch of a scroll search (body `scroll` and `scroll_id` win over the query string).
+	// (POST /_search/scroll)
+	Scroll(ctx echo.Context, params ScrollParams) error
+	// ClearScrollID Frees the comma-separated scroll contexts (`_all` frees every scroll; a body id list wins).
+	// (DELETE /_search/scroll/{scroll_id})
+	ClearScrollID(ctx echo.Context, scrollId ScrollIDPath, params ClearScrollIDParams) error
+	// ScrollIDGet Returns the next batch of a scroll search (deprecated path form; a body scroll id wins).
+	// (GET /_search/scroll/{scroll_id})
+	ScrollIDGet(ctx echo.Context, scrollId ScrollIDPath, params ScrollIDGetParams) error
+	// ScrollID Returns the next batch of a scroll search (deprecated path form; a body scroll id wins).
+	// (POST /_search/scroll/{scroll_id})
+	ScrollID(ctx echo.Context, scrollId ScrollIDPath, params ScrollIDParams) error
+	// SearchTemplateGet Renders a mustache search template and runs the search over all indices (GET form; a body is accepted).
+	// (GET /_search/template)
+	SearchTemplateGet(ctx echo.Context, params SearchTemplateGetParams) error
+	// SearchTemplate Renders a mustache search template and runs the search over all indices.
+	// (POST /_search/template)
+	SearchTemplate(ctx echo.Context, params SearchTemplateParams) error
+	// DeleteSearchTemplate Deletes a stored search template (earlier revision of the stored scripts API).
+	// (DELETE /_search/template/{id})
+	DeleteSearchTemplate(ctx echo.Context, id SearchTemplateIDPath, params DeleteSearchTemplateParams) error
+	// GetSearchTemplate Returns a stored search template (earlier revision of the stored scripts API).
+	// (GET /_search/template/{id})
+	GetSearchTemplate(ctx echo.Context, id SearchTemplateIDPath, params GetSearchTemplateParams) error
+	// PutSearchTemplate Stores a search template, `{"template":{...}}` (earlier revision of the stored scripts API).
+	// (POST /_search/template/{id})
+	PutSearchTemplate(ctx echo.Context, id SearchTemplateIDPath, params PutSearchTemplateParams) error
+	// PutSearchTemplatePut Stores a search template (PUT form of the earlier revision).
+	// (PUT /_search/template/{id})
+	PutSearchTemplatePut(ctx echo.Context, id SearchTemplateIDPath, params PutSearchTemplatePutParams) error
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	// (GET /_settings)
 	IndicesGetSettingsAll(ctx echo.Context, params IndicesGetSettingsAllParams) error
+	// IndicesGetTemplateAll Returns every legacy index template.
+	// (GET /_template)
+	IndicesGetTemplateAll(ctx echo.Context, params IndicesGetTemplateAllParams) error
+	// IndicesDeleteTemplate Deletes legacy index templates (names or wildcards).
+	// (DELETE /_template/{name})
+	IndicesDeleteTemplate(ctx echo.Context, name TemplateNamePath, params IndicesDeleteTemplateParams) error
+	// IndicesGetTemplate Returns the legacy index templates matching the names (wildcards allowed).
+	// (GET /_template/{name})
+	IndicesGetTemplate(ctx echo.Context, name TemplateNamePath, params IndicesGetTemplateParams) error
+	// IndicesExistsTemplate Returns whether the legacy index template exists.
+	// (HEAD /_template/{name})
+	IndicesExistsTemplate(ctx echo.Context, name TemplateNamePath, params IndicesExistsTemplateParams) error
+	// IndicesPutTemplatePost Creates or updates a legacy index template (POST form).
+	// (POST /_template/{name})
+	IndicesPutTemplatePost(ctx echo.Context, name TemplateNamePath, params IndicesPutTemplatePostParams) error
+	// IndicesPutTemplate Creates or updates a legacy index template.
+	// (PUT /_template/{name})
+	IndicesPutTemplate(ctx echo.Context, name TemplateNamePath, params IndicesPutTemplateParams) error
 	// IndicesDelete Deletes one or more indices.
 	// (DELETE /{index})
 	IndicesDelete(ctx echo.Context, index IndexListPath, params IndicesDeleteParams) error
@@ -6718,6 +11296,34 @@ type ServerInterface interface {
 	// IndicesPutMapping Adds fields to the mappings of one or more indices.
 	// (PUT /{index}/_mapping)
 	IndicesPutMapping(ctx echo.Context, index IndexListPath, params IndicesPutMappingParams) error
+	// IndicesGetFieldMappingIndex Returns the mappings of the given fields of one or more indices.
+	// (GET /{index}/_mapping/field/{fields})
+	IndicesGetFieldMappingIndex(ctx echo.Context, index IndexListPath, fields MappingFieldsPath, params IndicesGetFieldMappingIndexParams) error
+	// IndicesPutMappingTypePost Adds fields to the mappings of one or more indices (typed 7.x form, POST).
+	// (POST /{index}/_mapping/{type})
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	IndicesPutMappingTypePost(ctx echo.Context, index IndexListPath, pType MappingTypePath, params IndicesPutMappingTypePostParams) error
+	// IndicesPutMappingType Adds fields to the mappings of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning).
+	// (PUT /{index}/_mapping/{type})
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	IndicesPutMappingType(ctx echo.Context, index IndexListPath, pType MappingTypePath, params IndicesPutMappingTypeParams) error
+	// MsearchIndexGet Runs several searches in one request; the path names the default indices (GET form).
+	// (GET /{index}/_msearch)
+	MsearchIndexGet(ctx echo.Context, index IndexListPath, params MsearchIndexGetParams) error
+	// MsearchIndex Runs several searches in one request; the path names the default indices.
+	// (POST /{index}/_msearch)
+	MsearchIndex(ctx echo.Context, index IndexListPath, params MsearchIndexParams) error
+	// MsearchTemplateIndexGet Runs several search templates in one request; the path names the default indices (GET form).
+	// (GET /{index}/_msearch/template)
+	MsearchTemplateIndexGet(ctx echo.Context, index IndexListPath, params MsearchTemplateIndexGetParams) error
+	// MsearchTemplateIndex Runs several search templates in one request; the path names the default indices.
+	// (POST /{index}/_msearch/template)
+	MsearchTemplateIndex(ctx echo.Context, index IndexListPath, params MsearchTemplateIndexParams) error
+	// OpenPointInTime Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
+	// (POST /{index}/_pit)
+	OpenPointInTime(ctx echo.Context, index IndexListPath, params OpenPointInTimeParams) error
 	// IndicesRefreshGet Refreshes one or more indices (GET form).
 	// (GET /{index}/_refresh)
 	IndicesRefreshGet(ctx echo.Context, index IndexListPath, params IndicesRefreshGetParams) error
@@ -6730,6 +11336,12 @@ type ServerInterface interface {
 	// SearchIndex Searches the given indices.
 	// (POST /{index}/_search)
 	SearchIndex(ctx echo.Context, index IndexListPath, params SearchIndexParams) error
+	// SearchTemplateIndexGet Renders a mustache search template and runs the search over the given indices (GET form).
+	// (GET /{index}/_search/template)
+	SearchTemplateIndexGet(ctx echo.Context, index IndexListPath, params SearchTemplateIndexGetParams) error
+	// SearchTemplateIndex Renders a mustache search template and runs the search over the given indices.
+	// (POST /{index}/_search/template)
+	SearchTemplateIndex(ctx echo.Context, index IndexListPath, params SearchTemplateIndexParams) error
 	// IndicesGetSettings Returns the settings of one or more indices.
 	// (GET /{index}/_settings)
 	IndicesGetSettings(ctx echo.Context, index IndexListPath, params IndicesGetSettingsParams) error
@@ -7375,6 +11987,1466 @@ func (w *ServerInterfaceWrapper) BulkPut(ctx echo.Context) error {
 	return err
 }
 
+// CatHelp converts echo context to params.
+func (w *ServerInterfaceWrapper) CatHelp(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatHelpParams
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatHelp(ctx, params)
+	return err
+}
+
+// CatAliases converts echo context to params.
+func (w *ServerInterfaceWrapper) CatAliases(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatAliasesParams
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatAliases(ctx, params)
+	return err
+}
+
+// CatAliasesName converts echo context to params.
+func (w *ServerInterfaceWrapper) CatAliasesName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name AliasNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatAliasesNameParams
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatAliasesName(ctx, name, params)
+	return err
+}
+
+// CatCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CatCount(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatCountParams
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatCount(ctx, params)
+	return err
+}
+
+// CatCountIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) CatCountIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatCountIndexParams
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatCountIndex(ctx, index, params)
+	return err
+}
+
+// CatHealth converts echo context to params.
+func (w *ServerInterfaceWrapper) CatHealth(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatHealthParams
+	// ------------- Optional query parameter "ts" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ts", ctx.QueryParams(), &params.Ts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ts: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatHealth(ctx, params)
+	return err
+}
+
+// CatIndices converts echo context to params.
+func (w *ServerInterfaceWrapper) CatIndices(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatIndicesParams
+	// ------------- Optional query parameter "bytes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bytes", ctx.QueryParams(), &params.Bytes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bytes: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "health" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "health", ctx.QueryParams(), &params.Health, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter health: %s", err))
+	}
+
+	// ------------- Optional query parameter "pri" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pri", ctx.QueryParams(), &params.Pri, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pri: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatIndices(ctx, params)
+	return err
+}
+
+// CatIndicesIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) CatIndicesIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatIndicesIndexParams
+	// ------------- Optional query parameter "bytes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bytes", ctx.QueryParams(), &params.Bytes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bytes: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "health" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "health", ctx.QueryParams(), &params.Health, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter health: %s", err))
+	}
+
+	// ------------- Optional query parameter "pri" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pri", ctx.QueryParams(), &params.Pri, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pri: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatIndicesIndex(ctx, index, params)
+	return err
+}
+
+// CatMaster converts echo context to params.
+func (w *ServerInterfaceWrapper) CatMaster(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatMasterParams
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatMaster(ctx, params)
+	return err
+}
+
+// CatNodes converts echo context to params.
+func (w *ServerInterfaceWrapper) CatNodes(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatNodesParams
+	// ------------- Optional query parameter "bytes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bytes", ctx.QueryParams(), &params.Bytes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bytes: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "full_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "full_id", ctx.QueryParams(), &params.FullId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter full_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatNodes(ctx, params)
+	return err
+}
+
+// CatPlugins converts echo context to params.
+func (w *ServerInterfaceWrapper) CatPlugins(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatPluginsParams
+	// ------------- Optional query parameter "include_bootstrap" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_bootstrap", ctx.QueryParams(), &params.IncludeBootstrap, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_bootstrap: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatPlugins(ctx, params)
+	return err
+}
+
+// CatShards converts echo context to params.
+func (w *ServerInterfaceWrapper) CatShards(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatShardsParams
+	// ------------- Optional query parameter "bytes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bytes", ctx.QueryParams(), &params.Bytes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bytes: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatShards(ctx, params)
+	return err
+}
+
+// CatShardsIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) CatShardsIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatShardsIndexParams
+	// ------------- Optional query parameter "bytes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bytes", ctx.QueryParams(), &params.Bytes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bytes: %s", err))
+	}
+
+	// ------------- Optional query parameter "time" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "time", ctx.QueryParams(), &params.Time, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter time: %s", err))
+	}
+
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatShardsIndex(ctx, index, params)
+	return err
+}
+
+// CatTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) CatTemplates(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatTemplatesParams
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatTemplates(ctx, params)
+	return err
+}
+
+// CatTemplatesName converts echo context to params.
+func (w *ServerInterfaceWrapper) CatTemplatesName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CatTemplatesNameParams
+	// ------------- Optional query parameter "h" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "h", ctx.QueryParams(), &params.H, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter h: %s", err))
+	}
+
+	// ------------- Optional query parameter "help" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "help", ctx.QueryParams(), &params.Help, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter help: %s", err))
+	}
+
+	// ------------- Optional query parameter "s" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "s", ctx.QueryParams(), &params.S, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter s: %s", err))
+	}
+
+	// ------------- Optional query parameter "v" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "v", ctx.QueryParams(), &params.V, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter v: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CatTemplatesName(ctx, name, params)
+	return err
+}
+
 // ClusterHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) ClusterHealth(ctx echo.Context) error {
 	var err error
@@ -7625,6 +13697,676 @@ func (w *ServerInterfaceWrapper) ClusterHealthIndex(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ClusterHealthIndex(ctx, index, params)
+	return err
+}
+
+// ClusterGetSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterGetSettings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterGetSettingsParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_defaults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_defaults", ctx.QueryParams(), &params.IncludeDefaults, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_defaults: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterGetSettings(ctx, params)
+	return err
+}
+
+// ClusterPutSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterPutSettings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterPutSettingsParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterPutSettings(ctx, params)
+	return err
+}
+
+// ClusterState converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterState(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterStateParams
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_metadata_version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_metadata_version", ctx.QueryParams(), &params.WaitForMetadataVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_metadata_version: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_timeout", ctx.QueryParams(), &params.WaitForTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterState(ctx, params)
+	return err
+}
+
+// ClusterStateMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterStateMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric ClusterStateMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterStateMetricParams
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_metadata_version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_metadata_version", ctx.QueryParams(), &params.WaitForMetadataVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_metadata_version: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_timeout", ctx.QueryParams(), &params.WaitForTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterStateMetric(ctx, metric, params)
+	return err
+}
+
+// ClusterStateMetricIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterStateMetricIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric ClusterStateMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterStateMetricIndexParams
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_metadata_version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_metadata_version", ctx.QueryParams(), &params.WaitForMetadataVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_metadata_version: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_timeout", ctx.QueryParams(), &params.WaitForTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterStateMetricIndex(ctx, metric, index, params)
+	return err
+}
+
+// ClusterDeleteVotingConfigExclusions converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterDeleteVotingConfigExclusions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterDeleteVotingConfigExclusionsParams
+	// ------------- Optional query parameter "wait_for_removal" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_removal", ctx.QueryParams(), &params.WaitForRemoval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_removal: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterDeleteVotingConfigExclusions(ctx, params)
+	return err
+}
+
+// ClusterPostVotingConfigExclusions converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterPostVotingConfigExclusions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterPostVotingConfigExclusionsParams
+	// ------------- Optional query parameter "node_names" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "node_names", ctx.QueryParams(), &params.NodeNames, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_names: %s", err))
+	}
+
+	// ------------- Optional query parameter "node_ids" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "node_ids", ctx.QueryParams(), &params.NodeIds, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_ids: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterPostVotingConfigExclusions(ctx, params)
+	return err
+}
+
+// ClusterPostVotingConfigExclusionsNodeName converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterPostVotingConfigExclusionsNodeName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_name" -------------
+	var nodeName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_name", ctx.Param("node_name"), &nodeName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterPostVotingConfigExclusionsNodeNameParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterPostVotingConfigExclusionsNodeName(ctx, nodeName, params)
 	return err
 }
 
@@ -7916,6 +14658,436 @@ func (w *ServerInterfaceWrapper) Count(ctx echo.Context) error {
 	return err
 }
 
+// IndicesGetIndexTemplateAll converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetIndexTemplateAll(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetIndexTemplateAllParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetIndexTemplateAll(ctx, params)
+	return err
+}
+
+// IndicesDeleteIndexTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesDeleteIndexTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesDeleteIndexTemplateParams
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesDeleteIndexTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesGetIndexTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetIndexTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetIndexTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetIndexTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesExistsIndexTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesExistsIndexTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesExistsIndexTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesExistsIndexTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesPutIndexTemplatePost converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutIndexTemplatePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutIndexTemplatePostParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "cause" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cause", ctx.QueryParams(), &params.Cause, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cause: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutIndexTemplatePost(ctx, name, params)
+	return err
+}
+
+// IndicesPutIndexTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutIndexTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutIndexTemplateParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "cause" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cause", ctx.QueryParams(), &params.Cause, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cause: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutIndexTemplate(ctx, name, params)
+	return err
+}
+
 // IndicesGetMappingAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetMappingAll(ctx echo.Context) error {
 	var err error
@@ -8001,6 +15173,1567 @@ func (w *ServerInterfaceWrapper) IndicesGetMappingAll(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesGetMappingAll(ctx, params)
+	return err
+}
+
+// IndicesGetFieldMapping converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetFieldMapping(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "fields" -------------
+	var fields MappingFieldsPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fields", ctx.Param("fields"), &fields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetFieldMappingParams
+	// ------------- Optional query parameter "include_defaults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_defaults", ctx.QueryParams(), &params.IncludeDefaults, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_defaults: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetFieldMapping(ctx, fields, params)
+	return err
+}
+
+// MsearchGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchGetParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "pre_filter_shard_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pre_filter_shard_size", ctx.QueryParams(), &params.PreFilterShardSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pre_filter_shard_size: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_shard_requests" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_shard_requests", ctx.QueryParams(), &params.MaxConcurrentShardRequests, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_shard_requests: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchGet(ctx, params)
+	return err
+}
+
+// Msearch converts echo context to params.
+func (w *ServerInterfaceWrapper) Msearch(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "pre_filter_shard_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pre_filter_shard_size", ctx.QueryParams(), &params.PreFilterShardSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pre_filter_shard_size: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_shard_requests" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_shard_requests", ctx.QueryParams(), &params.MaxConcurrentShardRequests, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_shard_requests: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Msearch(ctx, params)
+	return err
+}
+
+// MsearchTemplateGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchTemplateGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchTemplateGetParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchTemplateGet(ctx, params)
+	return err
+}
+
+// MsearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchTemplate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchTemplateParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchTemplate(ctx, params)
+	return err
+}
+
+// NodesInfo converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesInfo(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesInfoParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesInfo(ctx, params)
+	return err
+}
+
+// NodesStats converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStats(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStats(ctx, params)
+	return err
+}
+
+// NodesStatsMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStatsMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric NodeStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsMetricParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStatsMetric(ctx, metric, params)
+	return err
+}
+
+// NodesStatsMetricIndexMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStatsMetricIndexMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric NodeStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// ------------- Path parameter "index_metric" -------------
+	var indexMetric NodeStatsIndexMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index_metric", ctx.Param("index_metric"), &indexMetric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index_metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsMetricIndexMetricParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStatsMetricIndexMetric(ctx, metric, indexMetric, params)
+	return err
+}
+
+// NodesInfoNodeIdOrMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesInfoNodeIdOrMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id_or_metric" -------------
+	var nodeIdOrMetric NodeIDOrMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id_or_metric", ctx.Param("node_id_or_metric"), &nodeIdOrMetric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id_or_metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesInfoNodeIdOrMetricParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesInfoNodeIdOrMetric(ctx, nodeIdOrMetric, params)
+	return err
+}
+
+// NodesInfoNodeIdInfoMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesInfoNodeIdInfoMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id" -------------
+	var nodeId NodeIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id", ctx.Param("node_id"), &nodeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric NodeMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesInfoNodeIdInfoMetricParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesInfoNodeIdInfoMetric(ctx, nodeId, metric, params)
+	return err
+}
+
+// NodesStatsNodeId converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStatsNodeId(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id" -------------
+	var nodeId NodeIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id", ctx.Param("node_id"), &nodeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsNodeIdParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStatsNodeId(ctx, nodeId, params)
+	return err
+}
+
+// NodesStatsNodeIdMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStatsNodeIdMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id" -------------
+	var nodeId NodeIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id", ctx.Param("node_id"), &nodeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric NodeStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsNodeIdMetricParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStatsNodeIdMetric(ctx, nodeId, metric, params)
+	return err
+}
+
+// NodesStatsNodeIdMetricIndexMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesStatsNodeIdMetricIndexMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id" -------------
+	var nodeId NodeIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id", ctx.Param("node_id"), &nodeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric NodeStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// ------------- Path parameter "index_metric" -------------
+	var indexMetric NodeStatsIndexMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index_metric", ctx.Param("index_metric"), &indexMetric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index_metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesStatsNodeIdMetricIndexMetricParams
+	// ------------- Optional query parameter "completion_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "completion_fields", ctx.QueryParams(), &params.CompletionFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter completion_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fielddata_fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fielddata_fields", ctx.QueryParams(), &params.FielddataFields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fielddata_fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "fields" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "fields", ctx.QueryParams(), &params.Fields, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// ------------- Optional query parameter "groups" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "groups", ctx.QueryParams(), &params.Groups, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groups: %s", err))
+	}
+
+	// ------------- Optional query parameter "level" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "level", ctx.QueryParams(), &params.Level, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter level: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_segment_file_sizes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_segment_file_sizes", ctx.QueryParams(), &params.IncludeSegmentFileSizes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_segment_file_sizes: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_unloaded_segments" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_unloaded_segments", ctx.QueryParams(), &params.IncludeUnloadedSegments, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_unloaded_segments: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesStatsNodeIdMetricIndexMetric(ctx, nodeId, metric, indexMetric, params)
+	return err
+}
+
+// NodesInfoNodeIdMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) NodesInfoNodeIdMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "node_id" -------------
+	var nodeId NodeIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "node_id", ctx.Param("node_id"), &nodeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter node_id: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric NodeMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params NodesInfoNodeIdMetricParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.NodesInfoNodeIdMetric(ctx, nodeId, metric, params)
+	return err
+}
+
+// ClosePointInTime converts echo context to params.
+func (w *ServerInterfaceWrapper) ClosePointInTime(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClosePointInTimeParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClosePointInTime(ctx, params)
 	return err
 }
 
@@ -8181,6 +16914,689 @@ func (w *ServerInterfaceWrapper) IndicesRefreshAll(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesRefreshAll(ctx, params)
+	return err
+}
+
+// ClusterRemoteInfo converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterRemoteInfo(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterRemoteInfoParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterRemoteInfo(ctx, params)
+	return err
+}
+
+// RenderSearchTemplateGet converts echo context to params.
+func (w *ServerInterfaceWrapper) RenderSearchTemplateGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RenderSearchTemplateGetParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenderSearchTemplateGet(ctx, params)
+	return err
+}
+
+// RenderSearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) RenderSearchTemplate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RenderSearchTemplateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenderSearchTemplate(ctx, params)
+	return err
+}
+
+// RenderSearchTemplateIdGet converts echo context to params.
+func (w *ServerInterfaceWrapper) RenderSearchTemplateIdGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RenderSearchTemplateIdGetParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenderSearchTemplateIdGet(ctx, id, params)
+	return err
+}
+
+// RenderSearchTemplateId converts echo context to params.
+func (w *ServerInterfaceWrapper) RenderSearchTemplateId(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RenderSearchTemplateIdParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenderSearchTemplateId(ctx, id, params)
+	return err
+}
+
+// DeleteScript converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteScript(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteScriptParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteScript(ctx, id, params)
+	return err
+}
+
+// GetScript converts echo context to params.
+func (w *ServerInterfaceWrapper) GetScript(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetScriptParams
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetScript(ctx, id, params)
+	return err
+}
+
+// PutScriptPost converts echo context to params.
+func (w *ServerInterfaceWrapper) PutScriptPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutScriptPostParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "context" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "context", ctx.QueryParams(), &params.Context, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutScriptPost(ctx, id, params)
+	return err
+}
+
+// PutScript converts echo context to params.
+func (w *ServerInterfaceWrapper) PutScript(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutScriptParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "context" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "context", ctx.QueryParams(), &params.Context, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutScript(ctx, id, params)
+	return err
+}
+
+// PutScriptContextPost converts echo context to params.
+func (w *ServerInterfaceWrapper) PutScriptContextPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "context" -------------
+	var context ScriptContextPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "context", ctx.Param("context"), &context, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutScriptContextPostParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "context" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "context", ctx.QueryParams(), &params.Context, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutScriptContextPost(ctx, id, context, params)
+	return err
+}
+
+// PutScriptContext converts echo context to params.
+func (w *ServerInterfaceWrapper) PutScriptContext(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ScriptIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "context" -------------
+	var context ScriptContextPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "context", ctx.Param("context"), &context, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutScriptContextParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "context" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "context", ctx.QueryParams(), &params.Context, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter context: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutScriptContext(ctx, id, context, params)
 	return err
 }
 
@@ -8864,6 +18280,859 @@ func (w *ServerInterfaceWrapper) Search(ctx echo.Context) error {
 	return err
 }
 
+// ClearScroll converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearScroll(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClearScrollParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearScroll(ctx, params)
+	return err
+}
+
+// ScrollGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ScrollGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ScrollGetParams
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll_id", ctx.QueryParams(), &params.ScrollId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ScrollGet(ctx, params)
+	return err
+}
+
+// Scroll converts echo context to params.
+func (w *ServerInterfaceWrapper) Scroll(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ScrollParams
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll_id", ctx.QueryParams(), &params.ScrollId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Scroll(ctx, params)
+	return err
+}
+
+// ClearScrollID converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearScrollID(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scroll_id" -------------
+	var scrollId ScrollIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scroll_id", ctx.Param("scroll_id"), &scrollId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClearScrollIDParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearScrollID(ctx, scrollId, params)
+	return err
+}
+
+// ScrollIDGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ScrollIDGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scroll_id" -------------
+	var scrollId ScrollIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scroll_id", ctx.Param("scroll_id"), &scrollId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ScrollIDGetParams
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ScrollIDGet(ctx, scrollId, params)
+	return err
+}
+
+// ScrollID converts echo context to params.
+func (w *ServerInterfaceWrapper) ScrollID(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scroll_id" -------------
+	var scrollId ScrollIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scroll_id", ctx.Param("scroll_id"), &scrollId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ScrollIDParams
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ScrollID(ctx, scrollId, params)
+	return err
+}
+
+// SearchTemplateGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchTemplateGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchTemplateGetParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "explain" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "explain", ctx.QueryParams(), &params.Explain, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter explain: %s", err))
+	}
+
+	// ------------- Optional query parameter "profile" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "profile", ctx.QueryParams(), &params.Profile, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter profile: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchTemplateGet(ctx, params)
+	return err
+}
+
+// SearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchTemplate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchTemplateParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "explain" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "explain", ctx.QueryParams(), &params.Explain, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter explain: %s", err))
+	}
+
+	// ------------- Optional query parameter "profile" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "profile", ctx.QueryParams(), &params.Profile, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter profile: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchTemplate(ctx, params)
+	return err
+}
+
+// DeleteSearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSearchTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteSearchTemplateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSearchTemplate(ctx, id, params)
+	return err
+}
+
+// GetSearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSearchTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSearchTemplateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSearchTemplate(ctx, id, params)
+	return err
+}
+
+// PutSearchTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSearchTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutSearchTemplateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSearchTemplate(ctx, id, params)
+	return err
+}
+
+// PutSearchTemplatePut converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSearchTemplatePut(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SearchTemplateIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutSearchTemplatePutParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSearchTemplatePut(ctx, id, params)
+	return err
+}
+
 // IndicesGetSettingsAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetSettingsAll(ctx echo.Context) error {
 	var err error
@@ -8956,6 +19225,485 @@ func (w *ServerInterfaceWrapper) IndicesGetSettingsAll(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesGetSettingsAll(ctx, params)
+	return err
+}
+
+// IndicesGetTemplateAll converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetTemplateAll(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetTemplateAllParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetTemplateAll(ctx, params)
+	return err
+}
+
+// IndicesDeleteTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesDeleteTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesDeleteTemplateParams
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesDeleteTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesGetTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesExistsTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesExistsTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesExistsTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesExistsTemplate(ctx, name, params)
+	return err
+}
+
+// IndicesPutTemplatePost converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutTemplatePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutTemplatePostParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "order" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order", ctx.QueryParams(), &params.Order, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutTemplatePost(ctx, name, params)
+	return err
+}
+
+// IndicesPutTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutTemplateParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "order" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order", ctx.QueryParams(), &params.Order, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutTemplate(ctx, name, params)
 	return err
 }
 
@@ -11893,6 +22641,867 @@ func (w *ServerInterfaceWrapper) IndicesPutMapping(ctx echo.Context) error {
 	return err
 }
 
+// IndicesGetFieldMappingIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetFieldMappingIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "fields" -------------
+	var fields MappingFieldsPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fields", ctx.Param("fields"), &fields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fields: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetFieldMappingIndexParams
+	// ------------- Optional query parameter "include_defaults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_defaults", ctx.QueryParams(), &params.IncludeDefaults, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_defaults: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetFieldMappingIndex(ctx, index, fields, params)
+	return err
+}
+
+// IndicesPutMappingTypePost converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutMappingTypePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "type" -------------
+	var pType MappingTypePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "type", ctx.Param("type"), &pType, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutMappingTypePostParams
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "write_index_only" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "write_index_only", ctx.QueryParams(), &params.WriteIndexOnly, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter write_index_only: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutMappingTypePost(ctx, index, pType, params)
+	return err
+}
+
+// IndicesPutMappingType converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesPutMappingType(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "type" -------------
+	var pType MappingTypePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "type", ctx.Param("type"), &pType, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesPutMappingTypeParams
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "write_index_only" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "write_index_only", ctx.QueryParams(), &params.WriteIndexOnly, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter write_index_only: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesPutMappingType(ctx, index, pType, params)
+	return err
+}
+
+// MsearchIndexGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchIndexGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchIndexGetParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "pre_filter_shard_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pre_filter_shard_size", ctx.QueryParams(), &params.PreFilterShardSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pre_filter_shard_size: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_shard_requests" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_shard_requests", ctx.QueryParams(), &params.MaxConcurrentShardRequests, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_shard_requests: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchIndexGet(ctx, index, params)
+	return err
+}
+
+// MsearchIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchIndexParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "pre_filter_shard_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pre_filter_shard_size", ctx.QueryParams(), &params.PreFilterShardSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pre_filter_shard_size: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_shard_requests" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_shard_requests", ctx.QueryParams(), &params.MaxConcurrentShardRequests, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_shard_requests: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchIndex(ctx, index, params)
+	return err
+}
+
+// MsearchTemplateIndexGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchTemplateIndexGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchTemplateIndexGetParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchTemplateIndexGet(ctx, index, params)
+	return err
+}
+
+// MsearchTemplateIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) MsearchTemplateIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MsearchTemplateIndexParams
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_concurrent_searches" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_concurrent_searches", ctx.QueryParams(), &params.MaxConcurrentSearches, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_concurrent_searches: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MsearchTemplateIndex(ctx, index, params)
+	return err
+}
+
+// OpenPointInTime converts echo context to params.
+func (w *ServerInterfaceWrapper) OpenPointInTime(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OpenPointInTimeParams
+	// ------------- Required query parameter "keep_alive" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "keep_alive", ctx.QueryParams(), &params.KeepAlive, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter keep_alive: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OpenPointInTime(ctx, index, params)
+	return err
+}
+
 // IndicesRefreshGet converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesRefreshGet(ctx echo.Context) error {
 	var err error
@@ -12735,6 +24344,294 @@ func (w *ServerInterfaceWrapper) SearchIndex(ctx echo.Context) error {
 	return err
 }
 
+// SearchTemplateIndexGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchTemplateIndexGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchTemplateIndexGetParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "explain" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "explain", ctx.QueryParams(), &params.Explain, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter explain: %s", err))
+	}
+
+	// ------------- Optional query parameter "profile" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "profile", ctx.QueryParams(), &params.Profile, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter profile: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchTemplateIndexGet(ctx, index, params)
+	return err
+}
+
+// SearchTemplateIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchTemplateIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchTemplateIndexParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_throttled" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_throttled", ctx.QueryParams(), &params.IgnoreThrottled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_throttled: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "scroll" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "scroll", ctx.QueryParams(), &params.Scroll, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scroll: %s", err))
+	}
+
+	// ------------- Optional query parameter "search_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search_type", ctx.QueryParams(), &params.SearchType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "explain" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "explain", ctx.QueryParams(), &params.Explain, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter explain: %s", err))
+	}
+
+	// ------------- Optional query parameter "profile" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "profile", ctx.QueryParams(), &params.Profile, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter profile: %s", err))
+	}
+
+	// ------------- Optional query parameter "typed_keys" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "typed_keys", ctx.QueryParams(), &params.TypedKeys, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter typed_keys: %s", err))
+	}
+
+	// ------------- Optional query parameter "rest_total_hits_as_int" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rest_total_hits_as_int", ctx.QueryParams(), &params.RestTotalHitsAsInt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rest_total_hits_as_int: %s", err))
+	}
+
+	// ------------- Optional query parameter "ccs_minimize_roundtrips" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ccs_minimize_roundtrips", ctx.QueryParams(), &params.CcsMinimizeRoundtrips, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ccs_minimize_roundtrips: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchTemplateIndex(ctx, index, params)
+	return err
+}
+
 // IndicesGetSettings converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetSettings(ctx echo.Context) error {
 	var err error
@@ -13507,7 +25404,60 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/_count", wrapper.Count, options.OperationMiddlewares["count"]...)
 	router.GET(options.BaseURL+"/_search", wrapper.SearchGet, options.OperationMiddlewares["searchGet"]...)
 	router.POST(options.BaseURL+"/_search", wrapper.Search, options.OperationMiddlewares["search"]...)
+	router.DELETE(options.BaseURL+"/_search/scroll", wrapper.ClearScroll, options.OperationMiddlewares["clearScroll"]...)
+	router.GET(options.BaseURL+"/_search/scroll", wrapper.ScrollGet, options.OperationMiddlewares["scrollGet"]...)
+	router.POST(options.BaseURL+"/_search/scroll", wrapper.Scroll, options.OperationMiddlewares["scroll"]...)
+	router.DELETE(options.BaseURL+"/_search/scroll/:scroll_id", wrapper.ClearScrollID, options.OperationMiddlewares["clearScrollID"]...)
+	router.GET(options.BaseURL+"/_search/scroll/:scroll_id", wrapper.ScrollIDGet, options.OperationMiddlewares["scrollIDGet"]...)
+	router.POST(options.BaseURL+"/_search/scroll/:scroll_id", wrapper.ScrollID, options.OperationMiddlewares["scrollID"]...)
+	router.DELETE(options.BaseURL+"/_pit", wrapper.ClosePointInTime, options.OperationMiddlewares["closePointInTime"]...)
 	router.GET(options.BaseURL+"/_quarry/openapi/cluster.json", wrapper.QuarryOpenapiCluster, options.OperationMiddlewares["quarryOpenapiCluster"]...)
+	router.GET(options.BaseURL+"/_nodes", wrapper.NodesInfo, options.OperationMiddlewares["nodesInfo"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id_or_metric", wrapper.NodesInfoNodeIdOrMetric, options.OperationMiddlewares["nodesInfoNodeIdOrMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id/:metric", wrapper.NodesInfoNodeIdMetric, options.OperationMiddlewares["nodesInfoNodeIdMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id/info/:metric", wrapper.NodesInfoNodeIdInfoMetric, options.OperationMiddlewares["nodesInfoNodeIdInfoMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/stats", wrapper.NodesStats, options.OperationMiddlewares["nodesStats"]...)
+	router.GET(options.BaseURL+"/_nodes/stats/:metric", wrapper.NodesStatsMetric, options.OperationMiddlewares["nodesStatsMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/stats/:metric/:index_metric", wrapper.NodesStatsMetricIndexMetric, options.OperationMiddlewares["nodesStatsMetricIndexMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id/stats", wrapper.NodesStatsNodeId, options.OperationMiddlewares["nodesStatsNodeId"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id/stats/:metric", wrapper.NodesStatsNodeIdMetric, options.OperationMiddlewares["nodesStatsNodeIdMetric"]...)
+	router.GET(options.BaseURL+"/_nodes/:node_id/stats/:metric/:index_metric", wrapper.NodesStatsNodeIdMetricIndexMetric, options.OperationMiddlewares["nodesStatsNodeIdMetricIndexMetric"]...)
+	router.GET(options.BaseURL+"/_cluster/settings", wrapper.ClusterGetSettings, options.OperationMiddlewares["clusterGetSettings"]...)
+	router.PUT(options.BaseURL+"/_cluster/settings", wrapper.ClusterPutSettings, options.OperationMiddlewares["clusterPutSettings"]...)
+	router.GET(options.BaseURL+"/_remote/info", wrapper.ClusterRemoteInfo, options.OperationMiddlewares["clusterRemoteInfo"]...)
+	router.GET(options.BaseURL+"/_cluster/state", wrapper.ClusterState, options.OperationMiddlewares["clusterState"]...)
+	router.GET(options.BaseURL+"/_cluster/state/:metric", wrapper.ClusterStateMetric, options.OperationMiddlewares["clusterStateMetric"]...)
+	router.GET(options.BaseURL+"/_cluster/state/:metric/:index", wrapper.ClusterStateMetricIndex, options.OperationMiddlewares["clusterStateMetricIndex"]...)
+	router.DELETE(options.BaseURL+"/_cluster/voting_config_exclusions", wrapper.ClusterDeleteVotingConfigExclusions, options.OperationMiddlewares["clusterDeleteVotingConfigExclusions"]...)
+	router.POST(options.BaseURL+"/_cluster/voting_config_exclusions", wrapper.ClusterPostVotingConfigExclusions, options.OperationMiddlewares["clusterPostVotingConfigExclusions"]...)
+	router.POST(options.BaseURL+"/_cluster/voting_config_exclusions/:node_name", wrapper.ClusterPostVotingConfigExclusionsNodeName, options.OperationMiddlewares["clusterPostVotingConfigExclusionsNodeName"]...)
+	router.GET(options.BaseURL+"/_cat", wrapper.CatHelp, options.OperationMiddlewares["catHelp"]...)
+	router.GET(options.BaseURL+"/_cat/health", wrapper.CatHealth, options.OperationMiddlewares["catHealth"]...)
+	router.GET(options.BaseURL+"/_cat/nodes", wrapper.CatNodes, options.OperationMiddlewares["catNodes"]...)
+	router.GET(options.BaseURL+"/_cat/indices", wrapper.CatIndices, options.OperationMiddlewares["catIndices"]...)
+	router.GET(options.BaseURL+"/_cat/indices/:index", wrapper.CatIndicesIndex, options.OperationMiddlewares["catIndicesIndex"]...)
+	router.GET(options.BaseURL+"/_cat/count", wrapper.CatCount, options.OperationMiddlewares["catCount"]...)
+	router.GET(options.BaseURL+"/_cat/count/:index", wrapper.CatCountIndex, options.OperationMiddlewares["catCountIndex"]...)
+	router.GET(options.BaseURL+"/_cat/master", wrapper.CatMaster, options.OperationMiddlewares["catMaster"]...)
+	router.GET(options.BaseURL+"/_cat/plugins", wrapper.CatPlugins, options.OperationMiddlewares["catPlugins"]...)
+	router.GET(options.BaseURL+"/_cat/aliases", wrapper.CatAliases, options.OperationMiddlewares["catAliases"]...)
+	router.GET(options.BaseURL+"/_cat/aliases/:name", wrapper.CatAliasesName, options.OperationMiddlewares["catAliasesName"]...)
+	router.GET(options.BaseURL+"/_cat/shards", wrapper.CatShards, options.OperationMiddlewares["catShards"]...)
+	router.GET(options.BaseURL+"/_cat/shards/:index", wrapper.CatShardsIndex, options.OperationMiddlewares["catShardsIndex"]...)
+	router.GET(options.BaseURL+"/_index_template", wrapper.IndicesGetIndexTemplateAll, options.OperationMiddlewares["indicesGetIndexTemplateAll"]...)
+	router.DELETE(options.BaseURL+"/_index_template/:name", wrapper.IndicesDeleteIndexTemplate, options.OperationMiddlewares["indicesDeleteIndexTemplate"]...)
+	router.GET(options.BaseURL+"/_index_template/:name", wrapper.IndicesGetIndexTemplate, options.OperationMiddlewares["indicesGetIndexTemplate"]...)
+	router.HEAD(options.BaseURL+"/_index_template/:name", wrapper.IndicesExistsIndexTemplate, options.OperationMiddlewares["indicesExistsIndexTemplate"]...)
+	router.POST(options.BaseURL+"/_index_template/:name", wrapper.IndicesPutIndexTemplatePost, options.OperationMiddlewares["indicesPutIndexTemplatePost"]...)
+	router.PUT(options.BaseURL+"/_index_template/:name", wrapper.IndicesPutIndexTemplate, options.OperationMiddlewares["indicesPutIndexTemplate"]...)
+	router.GET(options.BaseURL+"/_template", wrapper.IndicesGetTemplateAll, options.OperationMiddlewares["indicesGetTemplateAll"]...)
+	router.DELETE(options.BaseURL+"/_template/:name", wrapper.IndicesDeleteTemplate, options.OperationMiddlewares["indicesDeleteTemplate"]...)
+	router.GET(options.BaseURL+"/_template/:name", wrapper.IndicesGetTemplate, options.OperationMiddlewares["indicesGetTemplate"]...)
+	router.HEAD(options.BaseURL+"/_template/:name", wrapper.IndicesExistsTemplate, options.OperationMiddlewares["indicesExistsTemplate"]...)
+	router.POST(options.BaseURL+"/_template/:name", wrapper.IndicesPutTemplatePost, options.OperationMiddlewares["indicesPutTemplatePost"]...)
+	router.PUT(options.BaseURL+"/_template/:name", wrapper.IndicesPutTemplate, options.OperationMiddlewares["indicesPutTemplate"]...)
+	router.GET(options.BaseURL+"/_cat/templates", wrapper.CatTemplates, options.OperationMiddlewares["catTemplates"]...)
+	router.GET(options.BaseURL+"/_cat/templates/:name", wrapper.CatTemplatesName, options.OperationMiddlewares["catTemplatesName"]...)
 	router.DELETE(options.BaseURL+"/:index", wrapper.IndicesDelete, options.OperationMiddlewares["indicesDelete"]...)
 	router.GET(options.BaseURL+"/:index", wrapper.IndicesGet, options.OperationMiddlewares["indicesGet"]...)
 	router.HEAD(options.BaseURL+"/:index", wrapper.IndicesExists, options.OperationMiddlewares["indicesExists"]...)
@@ -13515,6 +25465,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:index/_mapping", wrapper.IndicesGetMapping, options.OperationMiddlewares["indicesGetMapping"]...)
 	router.POST(options.BaseURL+"/:index/_mapping", wrapper.IndicesPutMappingPost, options.OperationMiddlewares["indicesPutMappingPost"]...)
 	router.PUT(options.BaseURL+"/:index/_mapping", wrapper.IndicesPutMapping, options.OperationMiddlewares["indicesPutMapping"]...)
+	router.POST(options.BaseURL+"/:index/_mapping/:type", wrapper.IndicesPutMappingTypePost, options.OperationMiddlewares["indicesPutMappingTypePost"]...)
+	router.PUT(options.BaseURL+"/:index/_mapping/:type", wrapper.IndicesPutMappingType, options.OperationMiddlewares["indicesPutMappingType"]...)
+	router.GET(options.BaseURL+"/:index/_mapping/field/:fields", wrapper.IndicesGetFieldMappingIndex, options.OperationMiddlewares["indicesGetFieldMappingIndex"]...)
+	router.GET(options.BaseURL+"/_mapping/field/:fields", wrapper.IndicesGetFieldMapping, options.OperationMiddlewares["indicesGetFieldMapping"]...)
 	router.GET(options.BaseURL+"/:index/_settings", wrapper.IndicesGetSettings, options.OperationMiddlewares["indicesGetSettings"]...)
 	router.PUT(options.BaseURL+"/:index/_settings", wrapper.IndicesPutSettings, options.OperationMiddlewares["indicesPutSettings"]...)
 	router.GET(options.BaseURL+"/:index/_settings/:name", wrapper.IndicesGetSettingsNamed, options.OperationMiddlewares["indicesGetSettingsNamed"]...)
@@ -13546,6 +25500,33 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/:index/_count", wrapper.CountIndex, options.OperationMiddlewares["countIndex"]...)
 	router.GET(options.BaseURL+"/:index/_search", wrapper.SearchIndexGet, options.OperationMiddlewares["searchIndexGet"]...)
 	router.POST(options.BaseURL+"/:index/_search", wrapper.SearchIndex, options.OperationMiddlewares["searchIndex"]...)
+	router.POST(options.BaseURL+"/:index/_pit", wrapper.OpenPointInTime, options.OperationMiddlewares["openPointInTime"]...)
+	router.GET(options.BaseURL+"/_msearch", wrapper.MsearchGet, options.OperationMiddlewares["msearchGet"]...)
+	router.POST(options.BaseURL+"/_msearch", wrapper.Msearch, options.OperationMiddlewares["msearch"]...)
+	router.GET(options.BaseURL+"/:index/_msearch", wrapper.MsearchIndexGet, options.OperationMiddlewares["msearchIndexGet"]...)
+	router.POST(options.BaseURL+"/:index/_msearch", wrapper.MsearchIndex, options.OperationMiddlewares["msearchIndex"]...)
+	router.GET(options.BaseURL+"/_msearch/template", wrapper.MsearchTemplateGet, options.OperationMiddlewares["msearchTemplateGet"]...)
+	router.POST(options.BaseURL+"/_msearch/template", wrapper.MsearchTemplate, options.OperationMiddlewares["msearchTemplate"]...)
+	router.GET(options.BaseURL+"/:index/_msearch/template", wrapper.MsearchTemplateIndexGet, options.OperationMiddlewares["msearchTemplateIndexGet"]...)
+	router.POST(options.BaseURL+"/:index/_msearch/template", wrapper.MsearchTemplateIndex, options.OperationMiddlewares["msearchTemplateIndex"]...)
+	router.GET(options.BaseURL+"/_search/template", wrapper.SearchTemplateGet, options.OperationMiddlewares["searchTemplateGet"]...)
+	router.POST(options.BaseURL+"/_search/template", wrapper.SearchTemplate, options.OperationMiddlewares["searchTemplate"]...)
+	router.GET(options.BaseURL+"/:index/_search/template", wrapper.SearchTemplateIndexGet, options.OperationMiddlewares["searchTemplateIndexGet"]...)
+	router.POST(options.BaseURL+"/:index/_search/template", wrapper.SearchTemplateIndex, options.OperationMiddlewares["searchTemplateIndex"]...)
+	router.DELETE(options.BaseURL+"/_search/template/:id", wrapper.DeleteSearchTemplate, options.OperationMiddlewares["deleteSearchTemplate"]...)
+	router.GET(options.BaseURL+"/_search/template/:id", wrapper.GetSearchTemplate, options.OperationMiddlewares["getSearchTemplate"]...)
+	router.POST(options.BaseURL+"/_search/template/:id", wrapper.PutSearchTemplate, options.OperationMiddlewares["putSearchTemplate"]...)
+	router.PUT(options.BaseURL+"/_search/template/:id", wrapper.PutSearchTemplatePut, options.OperationMiddlewares["putSearchTemplatePut"]...)
+	router.GET(options.BaseURL+"/_render/template", wrapper.RenderSearchTemplateGet, options.OperationMiddlewares["renderSearchTemplateGet"]...)
+	router.POST(options.BaseURL+"/_render/template", wrapper.RenderSearchTemplate, options.OperationMiddlewares["renderSearchTemplate"]...)
+	router.GET(options.BaseURL+"/_render/template/:id", wrapper.RenderSearchTemplateIdGet, options.OperationMiddlewares["renderSearchTemplateIdGet"]...)
+	router.POST(options.BaseURL+"/_render/template/:id", wrapper.RenderSearchTemplateId, options.OperationMiddlewares["renderSearchTemplateId"]...)
+	router.DELETE(options.BaseURL+"/_scripts/:id", wrapper.DeleteScript, options.OperationMiddlewares["deleteScript"]...)
+	router.GET(options.BaseURL+"/_scripts/:id", wrapper.GetScript, options.OperationMiddlewares["getScript"]...)
+	router.POST(options.BaseURL+"/_scripts/:id", wrapper.PutScriptPost, options.OperationMiddlewares["putScriptPost"]...)
+	router.PUT(options.BaseURL+"/_scripts/:id", wrapper.PutScript, options.OperationMiddlewares["putScript"]...)
+	router.POST(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContextPost, options.OperationMiddlewares["putScriptContextPost"]...)
+	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
 
 }
 
@@ -13554,248 +25535,413 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3tctu4luCroLRbNfJdWnb69nxcp6am3Em6O3M7idv2nTtT7S4RJiEJYxJgA6BtdTZ/9wH2EfdJtnAO",
-	"wA+JlEhZdpw0/ySyhM8DnIPzfT6OIplmUjBh9Ojk42jBaMwUfPzPNwnVhkdnSsZ5ZOxXMdOR4pnhUoxO",
-	"Ru4Hgn1ItGDRDYvJ9ZKYBSNyNuMRpwlxw2hGVbQgUcLtXGQc1r4PDyajYKSjBUupnYmJPB2d/DKqNRr9",
-	"GozMMmOjk5E2iov56NOnT8Eoo4qmzLhlnyac6jf3GRXx33kSR1TF+sy2sD/SJJF3b9LMLP+DJjkbnRiV",
-	"s2BlX39fMLNgihhJGIxD7txA9m/FtOZSaPtzJEWkmGGEi5hHTBOzoIZQxYjMmAhIlEjN4oAseBwzQaQi",
-	"NEnIOGYzmifmxP4F+2b3WSJjNjqZ0USzYMTtMn7LmVqOgpGgqd0xLmXql6Jr4OKGpbD7/6nYbHQy+h9H",
-	"5bEeYTN9tAKU0acCmlQpurR/a7NM7BczqVL7NwDzPU3ZGTWL9RvwSqYpPdTMnoBhMUm4NkTOCLXdiF24",
-	"tptuBN84nNIkCe3v4Z9CMkPgADhg+5mdsdg9/BeMFPst54rF/uBKCKzeC7v2RN69l2/xaIor0HrWfC6k",
-	"YoTPCC1X7A+2XDlRTMvklmnChZFErN+CKzE2C25/j5I8ZpqUO71bMGG7+GEX9JaRa8YE0RmL+Iyz+GBy",
-	"JUbNVwBu71TIqeteuwIbT15/J2XCqCgBc0aV4TS5AMQ6ZzpPzDYYZdjFAsC2hnuumMmVYDEZc6ENozEc",
-	"vyBMKakOiBRELywcZ5QnucLrYHjKZG5pgEMEYg+zPPnGXbvJp0gJpm4Nu0JA0GT5O/Oo0LLvCziSpT00",
-	"2H9xKSxJyBSb8Xti18qZJnoh8yQm14xQHDsudwdI3b49bF8g9sO2pFr2crkoVgaXPdcMUM5SalgQQczZ",
-	"sko12oxz31ETLVh8zuI8Yhf8d7ZhOSJPr5my9wWviL9WBQ1VMEpMqCFSRMxeJrvcSEoVc0ENF3MiZMxK",
-	"SP/ji29a4XyNS5viqFPNf2dNm+HCsDlTuJs8ublcZm2beO1mjWWUp0wYYocAqAI5JncLHi1ILMU/GJIp",
-	"ectjuwdYbqZYZCnmSyJFsiThNJZR2Lp0WNpmwL+K9DsueMp/Z+cyF7FRPNuGz4KZO6luiLIdDqEHwD11",
-	"A8Wwl0hJrQ+jJNeGKeJecUuHme6MwlGkp37UqSrWt+NVd3D/kDFFjdx04/3ipGvaeOXdH8VOPpy/JBHV",
-	"7JALzYTmht+278x1mvoZOm9pZRO4sdmGvcw4S2KPulQXe7tbMMXsm4INHF3imsz5LROEi844Hs+2XLLX",
-	"Mnr7upkTAGh7POBxyyvO455v+GsZ3VpG7Xu7t55s3CmJWtgTgBQwcPh8WXAa3ADMRpRFUM2EoXYseNIc",
-	"eO0FYjRakAU3XTk3P+wU521m3Fb2vp01e2Nf2EtFozby9BbZD9iZNjS6Ica2trspXm14pnXbhYBfp9Br",
-	"R1R9znz4lRivXJCXpODMbT/HiT1b5vzNfZZQLjpyL+Vtj5mhPGGWubVD4R2n1zI3REeWBbbLy93dpxr4",
-	"PsQBd+lbIGAXs+M9+Z4nxvIuZrE/HLcjWjFjwY2ewD9THocBCQ+NlDf2w5/+NLGrDw8sTY0RQpY5AJRR",
-	"TGdSaNYVy3HCqSN4+8Dw7xNqLpixfE7bU36OJ6pdK0vtZwk1BM+1Imlu5kFtn6kfZNcjhClb14nALBYW",
-	"/reWwp7BkqaJ/T+6lsr+r1OesPDgJfk5p0otCRX6zp7jv198eN+6fBh0y+P1vZJpG6oYK1yIOZGzmWYl",
-	"2MhxO8SUTLexjz8wc85miulFK1TgV6TQwANHUhjKhV2Lqb6o12xmETNjyu7V/4xMB5eibZUKJ9jxRH9k",
-	"NDGLQZWyH2r9Y55SsRmNF7YJUYzG9DphBJgGDSyHttQYFGFtRw19dzzot7MzxVOqlpdMteHIByunuPtX",
-	"v3yEz+CLhGpT+RbOL1pQMbektXqZF8BucU0ynJUYptK2ffHZ1DWb2ma1HTq8B6z7p29HQRMSvp1dsN/e",
-	"yyfclbaykZVXUcDdsDHNfpsK2X9LoKi6XChpTMLiLVJeoVgqUCxwuMhiRCNONSs1XaUmAxViMSqtjJ+u",
-	"dT/Qelq02/UuwjB/E/SW8sSiQe/tbdtJXo5NxinXGii/chTmYMv+Kr133SHy5U4A7KCY9EJKkhRCX/Hg",
-	"F/KIxOvq99715Xc6yqlrrh+2p8tlxlBbvHFPFDUldglWUGX3GYsMXEHYQ0qzDDbn9nQt4yU5KoUW18wz",
-	"aL33aiefOoXybpuN2f1PXJt+SnFuu6FSPHBY16odf0kateP+eCdX4jU1FlJmQcbhVX58/OcokXN9+FHI",
-	"u6P4E3xjGVv75NY1OJbCWLbY/X0Cy7ItFSM0ilhmEFEUq1turgT+CqJyOiEXWcINjO8U4oXlRzN1y1RF",
-	"jb2iBLAT9tQDAMjb7RCgTrS3CaQUi9AJc/AeS+VU0miUyCQXwOsZCcq4O8WNa9tme9hxwfagXilGDfs7",
-	"5eZ7qU4jw2/ZxaLGRq1woswACEvdKIVOyB4Co3RHOfD3niesv1qIJJqM3YMBF8jepFassONNZ1JNcaYp",
-	"zrSFmf6JivkGXRX+TRIq5jmdVxS0GeUiYVq3rsZ22TY3E5wJ01HsxQf18BreONSCFbaIsc6jBUi4oJ2F",
-	"W8HujYUytUfAFI9Q73Ow/pi0m2kSXOCO1OUndsuSLZsDxsS2szcExXm4EhUSWUr2JXl0KN8OfDtk52Wj",
-	"eADLxYXLiCabGdzENqkuLiCxJEIau3LF2W2hrTKMWBGLpBSIVk3Nv43Owyw7Qv8dzHeJFqptp4CtUEsu",
-	"hWARsojSr3psWyAbHxA2mU9I+Odj3Y6K2G3qxt2CBu/o/SspolwpJgwQlXOnlO9kc4mKvoX5xan0Mw9v",
-	"x82Cwp/dsyg3FcaC/OOGbdxPy+GRoEz98NuE5ndcXERSbVNqgtnE896a3HGzINSQhFl2HRYeTkGZFVbY",
-	"hTxpVV+lXGD7Zm58lkhQMLgFIxhhvR+yDRaiN/dZwiNeEyCWGZsQz/zZyxLiC+wQ2B0CbkhYngBHqCjX",
-	"A3h1bc8InpfwSqz1tfdSCtZOpGQ2XTMrbUIT3Cds+YxnLOFik22PiznThmSuJeGw3kyxTMmIabCNS9Bj",
-	"1M+w7Xj8QFtw4kwx1CQCPvSzP2pCr+Utc1Y7ahd7iDo9NJARo3hG9A3PdPEagzBIhSVgKTXRojS1XIkx",
-	"PjlSuFdHMctqcDHfYODPFJs6PSJiTRcr5ZliM6asxNnh1QDElsrhfJ13KJ84JxHj8guMV1TEMm1F+6xY",
-	"x/ZTAhbxzT3XFiDbJaAbxjLCXPNS+MmFl8THQA9oHBPB7uzF1weFMh9fiw2rhsVM/fA7PhxnihmzbNkK",
-	"/uiVn0iN3Ev97xcf3td0zS2LNGa548p+blnUz3AtHXX8KY+YWLGL6qUw9L5tTb9tOeVzyx7wrbIgyLc0",
-	"droWY6kGsuRj5QYI/EEeEGe9BZ2M022yGNmFdhUojrIj8DYrcEMrCIQgY7A0M8uDYlVoUKSzGUq2Jfue",
-	"0hv3spaId8s1v06Y/Rmf24CEni0Pr4T9iJI+9eMXI3HjewckhIsekrEpTd8HJJZMWxZrYY8UnpVije2E",
-	"qK/i2IHJgQzeoVc0Wmw9fMAEaE4i255wjbYYNNRzXfzsqRAA0Wk62L2nBQftxw/dpzD6zncA5D7whWvf",
-	"kAAXiIA4KdFZlJmlKdTzheAe5ATRrtysG28KvXbegTaX0tDkR270qX7bKj35g0GjmbFdQgKnIGKmWGyF",
-	"JSqIFy7rPl/y+r9ZZLr6PSl7LDDD1E42pXrKdxaazplRyw/ilRSzhEdtu/tR3pGUCuTc8YDyLLayBmzR",
-	"SiBOR0jJLVPg7Re5IYmMolzpLrYhO9JyKsXU9932gp/LfMM7iM83jywbAu8fCBStk2OjLcT5IlIySTaA",
-	"KZFiTqjdvebaWL7zltuXdVbFvYJfSCkHu5VDXA2jW7KHwkNFDmoFGvbZtmz0VtwIrnaTsG4EpH4gJGFJ",
-	"F0YqFu/XS0XDmI3OKjWLPBmHUyEFm6IIYT92toThHPt1TEGIbJCKsMGqTNR2L9Dfs5esUq6gckT/gQjd",
-	"21uiZuTxVKGrV4RrvyNVQ8vVVtPc5rWvmKOc82ppePM4DUxVKmOLIYXbU9XVqfl0fpsK2W6h67NXeMj7",
-	"+5o7DmCrtznQrAkCYfqncI+O5hvkzPeFjGnfuMrJFM/Ii/Z3pIvwdyGV2RfBcXYEIAZoQDjBb2KuULfl",
-	"zAokoxy9xjrRGKnMvkiLzFXE3tyjX/2e3QHHhT8AgQFZfIB+C6hxAnVkTXQLpxrWE+IIXeHhek3dwHsh",
-	"u8Ho/nAuD90MdTCVgHPKsycDnFE08iYiuPUFDB8IOh9Z8Vig84AqQdcPZE4ulKqQyeo0eWX7BJ5tE4A5",
-	"fgu0r0QLuHH4dpHOTbmJnWkCBYDAUNPz0hRMa2joPCxMuV6as4xKIudzS7jt/Sj8W2hCslxlUjNNVt0z",
-	"e3A11OyNm3lCzm7NsP3MGLt8PmfaACy2siI8WtRd1kEwwBHsi9z66GETXPk23hvbvpPxNtWnG9XyNxVr",
-	"pHP+ONi2FturO/NZLqq6yA1MQiGWVsDTfiu2LbYT14BtL9m92WTFBQKAJtEZBK9xp+KuLrSUAv3DuG2F",
-	"dsAtJ2u5XS6oYaczszGmKaX3PM3TijK/NCiAV2GSsMiUbjKgiAtInoGtnEaoFSs2hvpPNHZZfkcYvxBN",
-	"GFXJsp2+Fi2n1K552xFsNjE2GY6ctbGvUbGbNfFS0egGDG8dHJIimkR5Qg2rvu1gPdOEQdAJUPsl+JQI",
-	"aUqVnuUFN0SgWIbhBu1wu6q6YCOFrmuz3hYuSC4MuNaAAadukaJRlFvKnSyD6kNud4T9zIKl+GoXOrET",
-	"/Am8ZVxnkmeotKQG8bzC/B8fH2+wByE8SiXZtkNcZiz+K1tuO0I6nys2d/799vVFxGTKCVH22DCOqHDq",
-	"4Qp9tjoSI9s2nt6w5a7HuFlaL9DDy+MO/Z0lHi3P0RLcqZVM+kjnXRww3eI2qTg8++MXCMArzt0OpgRN",
-	"DrasrJ/ao7IsWGZ3t6OmcMxIZty7Yae5NqC8Rmck742uZMRYXNgVatbEE0Itx3Io4KLdsivhlcYeG+re",
-	"CDDZWDF7sFST/0VeHASF81LdYP4CLRxeiSFFstyAQzv5NznQvbm1AG7DJsoNyYXhCdAP5+6QLO0jkrMY",
-	"KKG35Nv1YjxeprhU3CwdkoE1vP3JLBaPg3W+CrX1V3f0Xr4V3HCa8N+5mG+8FBWCf1du1YBnIBJ2witj",
-	"eRuXoxDO12jrxiCavRyl6Xi6U41ik+cskRFECD90i6oYafcNlmPsaXsx63ApgVErvKNLXBO2O+GaVNyg",
-	"w/dh4PQ/7F/Lz1HlM6t8DR/nbPz+IAzIZDI56ACFVXG9FemstJl33J93ah07y7CPeQXnywPk8Fb8gjQM",
-	"v3XB2KynMxwuHTejuGHgtvpBJMvtZkOaZYklgaXzs0iWnlBWnFRrzqxSkZgaSrRRjKadTYow3BSGm9pp",
-	"drqOnwJvXP1OxpyBSPldntx8J+Ol/WzfXiYgbQzsDZXKR/+t7c4/Nr2411xQWOb61aiOcH8o4l1G+bQq",
-	"oL9ndwkX7DBmCU+5cc4YJ/DKSXGUMkMBuraRJuPw4xW6Al+NTj5OJpNPnywWfLwaoRfW6rdoWax8eyXs",
-	"1zFLWPXrgwAFE3YfscwQ/JnMJGp2LPdFvSBm1/Gy1NWDYxUTsXcWIwL3M7kS4SrEwYhbeHcbKck4ylVi",
-	"GXOl0Us8o0q7mBZNU0bu6HJC3iKt+0G6vD22w5UI7Tn/nZuFPetxZO4DAjl4dECuGo/qahQQdRCewGDA",
-	"GxIYY2xpR0hSZhYyJncgSNozOGQikjG7Et79H5/3ulL+UzB6ZVnt3hdu0w2HEZ0HQ9OdOXUiIojn9mpF",
-	"xiWlyIUFbSk8wH1BX7DysCcjDGqHNntduB/Ua+3Wl14L0R9T9DxCmz1QijXonuUGfB72uk4/6AYYg+7B",
-	"+3g5xaHzmQjRO86imDPP2o9cTyskrXiScAvvkKDudROWxXbjtm3A0XESsxnwN1LgjciUZZENZ7p2LRrA",
-	"j2bLva7bZ/vZAnowz1YWnmsfcYo+Y68vfpqM8AFAMRATb0U3Qt4lLJ7bTexpxdVBMUtR27K9avmOWkpX",
-	"9poUeaxwmZ2XReMYtk+Ts+LMti0XHnw32TmLpIorilXEtbb1FxFBzuoKdzkgN2yJz0AZPlTd0Xtpvpe5",
-	"2B/Af2CIn37gdqBfyLSAOouL9WMGGYyqgxsPWSSuRidXI0TiX+5/9Q2uRsHVCDmtq9HJt8ffBshf4jOL",
-	"JsiPrl8FYT6FJ/g0+DlBSL2zXPsMXHXtGrThSQIqdxYflEoaC0TvEocupWQMqTSKEHW9oBkDgdKlANob",
-	"bO1g7fD8ILyTOrjgIxcSWHHDX22pYitwwMPnPIv2tbQaCJofvjWPqHHo1RT+qykTcy7AtMmgo3vx4FXd",
-	"9xu9iRiU0s66Ws+/wRibFe/zBQamf/PKihfY0inkHGMyDvHgT/w3JafwN2AjP+sqkZONvfetc5kDOkuE",
-	"PJRZZf2+7f8mQsrMbQMu1xNeVbGScxIoUJ0YfbwaKSnNNKKWox2d/DKZTH4NroBUX41OJpNJcDVSjALz",
-	"av/8VKVU7z0r9yOjcbG7tVW4ebEbiaSLWwmIkMDVlmMUNHwl2sWRKE3Ga13eIQlt7LRK4FY7J+hgs5fj",
-	"wOE2X6cFtPG8XFVod1/V5fbKMi95yuIPuXnS5YIuKJIC33+NLwsEeTBTDbssTDKh/RRPZW5A0HK50CBI",
-	"C6X5p2E83Gw9GY9quHUXzmPvLEeHt0cxJwOP3eLg5Q8KOnWwcuUnpSPi3pnnTTfHEZwFNzqomlk0iNhe",
-	"o+BW59LtPMnV8LP1vBtVMazL3UBt6wdvBNgf7OvjbjkEsF+UKVPQS/NaSRpHtWweKMS4OVZFGDfHyceK",
-	"yAabWBFzHByvvWIscPHiTR4WqP2dbhviU1Ua/KU+469rJ+dkgdPIQ7z5kjS5qFiWE/nMl4Td08gkSwiK",
-	"lzMS0hiSZSmWyltWfnIytpVYV+ASx1uFOVhnHLulwjbtmJ36nUPT1a7TAtgdB0AJzY3yqRWYxSK3wHMF",
-	"BhCj0XTytBRAV2hbJVXymPrQK5RWwBMHHYbstxg1Dy5abvxffi1nQM1Ikz+8y29ZyO4HKC/5DGlVB2dd",
-	"xiItlMzni1L5sjq3ReDJOb17x7Smc7b54qOu2XvUr4eHVx3yMYOq7QAiZAkRZOoPui0E8iM3hA8XOTjs",
-	"iBk1hkG6hIdAnuspZqVqIQc17VRzmzTXBiMQm3/vAblraRYl+MC876IwdoGkT7fcaX6Xq2rn6VrR8XWh",
-	"i+pH31wOWK/HqplOBFA6lyQEovd8ABNG2kE6Q2x8sE7tngu2VU9mHesefjHXz3/dONN8ZjV6/cVQ0Y0k",
-	"7AlpymaCsAXo1TeuF+Sfx+6bdvddnty8NSxt349zhm1SDINOTc4A4b1areBgAeUwcwekEBpXGaEbtoSF",
-	"pvS+OteLYJRysfJNHZSoyOmiEbTb8gxt4OyD/ft14oPWu6G+pm+/TSdU8s2rvCbReQTJHyzI63ookjL7",
-	"ROhCk2QZzqlTL8JnZJ3xIwQdwcdq4JGz+7y8ElL4HD8kBB1MOCEhamFQPl8w8uPl5ZnzBShsTHgLxt8c",
-	"v/B6uIB8c3wckG+Pv7Wy5RS0y/bPvzgbE5gl6wc/5cAHizzBJHEO0eoYVfe0f/vaAnDagn0rbaGRbV4L",
-	"uurguVYfpxJWBqO5XIS9x4EYNRwBXVu6SHIXhWy2OtrCp9NE17ctwEBXt2Dkb0r/5TufOTsI83q8rbqK",
-	"VzTXMO9MqghKCmD0e+MLOmdmu4SecMF+YAblGo8/m9OxrIjCgdNOtrgbV+XJqU9o5nr82oLNbRIwJg1v",
-	"8CJUOXPh097jBlgsw1LAR3Rza5KX0S1cyptOHphBGcPQKVlr8XY0xDh0nnQFhtAv8KDwK2qC5CvUdlau",
-	"/BpA9Q3PspoqoLJXRzRnedL8O3gHdzh1bFcbLyhmblx41RWiFxuB7kZbTgUY5FeY79gtt20JzddwzwQn",
-	"8jaqDvev8PWPpxAV0EGJg8OXZLIR4vDoAIXfCe4V9ngXReGqqLWuh/XmVunex9K5dVUvWFaAquB8udO0",
-	"ohfv7GhhpZFSZ9pZ5dlytaqwfpaavuZB/KRN92e1pkiljtrp+9ejYPThfBSMqLCjSNVQTc0OYdnPFeN/",
-	"g5Tr/NRAs+qt/aVzUZ25A90hmgcLJio8cHKBs5H5McpEnFKwD7PRyS/9zJlBL1PDr2hjrY7Q6BtfihDU",
-	"ZydyFx7xIHB2z8DBpUFh4NjCgQ3ckQ1cpUR3dKld3aTJKHg6LnGd5VtL9aUBB8AIiOxQ6Fr/K4Yd4RBl",
-	"MqdmruiJ+MY23nAKtXqmZYiMG7884fK2rN7CRtrkiANG0vZT40Efr2IsnhiMLrUn9BJtU6gD5bpQN6w/",
-	"PVuVaitulL2WeVpSQG+tpGJZ9bN86VShGjPaYVxVpljELZAPdlhvRR7pt1ZBCicdMg7tBIVovOI8UTSz",
-	"oPYhh6h8LMh53eNnTRdi1xdPr5f9pKuCEG6WpQtVaJ430Vi44NRZG7eO5A3NEx43PXuFHZrHXsGND1mZ",
-	"5TvuorstpmmWckHj771TuhelqEFvLZrbYm0zr2IgyhDKPLXHhTdpfmvyBYaqOVg3kQBYnwdC00T117nJ",
-	"o6bJr6cai9ggqHaCGobx14TodS6gqjKKZFzlbNuELlzBRkm7Mn/jrLhJuAlk7Ny1XaYINFGkCNHyPqL9",
-	"YsbuXHkv4tNcl6xaYWPoxmXVblaHpsVNtwxWGTSy/UTd++eMKEVh3xOCEbtFGG7gndHQcOM0zePw3zBT",
-	"pm34b/7RDQ+CK4Eh3imjQruxXHEvxx/br0bBCEYfBaNG3ni16EuFvZYZs6NhCYlRMHJml2AkJCStpUnS",
-	"OGSLt+1evY/rIP/2+NvC6YqZQ5TTTs/eYmyG48YL3b29SrU7A7ULBCkvhLttdf6dUBGjhy5e/IBkSa7J",
-	"BpfdZpeSBvXqg3D64dj6AzPbhaN1gQhKQTlZCPbrQrT2JQYV4+8iAZWd13Us3aUWzIrfI8PIyjCu/2eX",
-	"gFpNnfVuzvC9L6GpYDd7xPi0pet5fjJTwfN32Z2TEEDWcm6GW9QmK0ILdmvC3mrJggr1dg6po9LM6XUv",
-	"jUS75kLaoDWCMHN/KUtxeF2NWI9I395kmjEVOV+6lRQyeUrFYVE5DMpZjUE5F/4bVAYLD9ZPvG34KdVT",
-	"l+G+euqxzLHo0UoS/MDDD2vqNOF9zBK6ZPE0F1RrPhcs3rjpirF552fQeTmvvX9nTB3iC4NOyY0Pj4cd",
-	"FMT4V7cczOeFXzlr5EGjcrMpnr1xny4ZoZxNY2qoi5He0pKL6Szh84WZzpiJFtuadxozYyK2azVU37Q0",
-	"Xg9hbzZWFE9t92DpYGTnnab0fnpHIUO+3SQkUdjfRW+dYpryJOG6q+Lf+3k364M73e9Vw0AVeQoIVqda",
-	"P8+WqxO0EJ9VStN0nM3XtmlLm9C5/VZtusMdjmc7qWqn9xfFpfQEf64YcOdLliTyDuARN5N63sQUQa1b",
-	"QXfzR8MSu5UhyDh0xXNRP9iuBnIv65vK9Fs1DV8EBycghLA/LLEf4TEThpslKuj9l0Iw5XPXbgLne5x8",
-	"OyQFJN3bvKf3kPbtWTClUM2m8QFv0YI5RFphK2GYPZoGtu0BdP+PyBQ/e653wecLoI6b+J/uWRxX3k8/",
-	"OIvJTNE5uKEGTUr1FtZGMIWpyHoh61uPjNW5Kqr78OPVyP56NTohP3Kj37lImU/hDjpxCPlksX1AVG9w",
-	"QbbilnSIyngjhNOgQPb1rSr9YvIt664vZYthBtG78dGrwG/98fJn10mjbJ+/BhjZh3pn8lJ1Wdkyt4Y8",
-	"fmugKKcPcDttULj086wfJiyhEiYM6bnH3kpTKXGBvGVzsYrKe91NTVPkJdyqpqlX60A9TYN6b136fGQX",
-	"kJVMBb1dP1YdHtxym06wKsY9spS9g8TmM9Vta7dptK5CVfHbLkcK7+kmaRjD5dakYfzaYUhNHt4o/O4m",
-	"Ae4iOBWS0hqwG8/paYSj1otcj81du887OUSt0UU3RusiqjGnfR7vSqUlHXgGu54Q62rtGCDlx4ur0adP",
-	"qOWeJdRUOk1a24e7GMKbolzXoFxUue7nP/YQx7PajfU/tB+Qcd74j03V16YHNQLmkWtR4e0Iuid39Wt6",
-	"XyrLCLYdw0y2qXa36jl9g1ZPBN+zQZSVMVt9NKvqqzmUv1zrejX6L5mTvwp5F4AlDoPUr0ZNg1SEmg5p",
-	"ZC0g1uDplFQrOqvatoNKWl2/7GZAe+elRngUtjPIpm05Mu9ihy5VRQWFO6rLLEQNfneDdaguCD+2Mabd",
-	"+uJKyFb0cF6mccFSTRq4VYe1qtnGJfDxUUzxyIdPxWB5d75J8FlmjaOfSS7MW3HJU3ZeVC/tFzLXjOhW",
-	"GJzShN+yjjGTq3nxei3iOUajPnKE98NDW/+4MdUroRc9nRyLu+Qvl2XpQOeymgLVArv6nc8U3JO1O2/z",
-	"tXU/kEwmPFpW3LNfrvsG1Vx/2h1/fP7fNh+gegbF/sp/PEef0O1axsuXReyjkMblqyNFBuqMasjKKl0t",
-	"N3XLVFn3uOG5K9+K1Wx94LeIiA9o51AhcBAKfIiuIuFHX2Ap8OWvtOPKG96UredXzYPTQKMqv64oB8nY",
-	"xerPSEjncx12wS7bsNcsHcaMZJLQrMknEV2T3e+ussWWwWIZAWZPy5e4PuZrGR062rNaIWi8GkZtjwvx",
-	"SHcBjjM0NRPEtvV8v+9VzJRMm1UdNd13i+YaCGBWFBHqlgpkei2lbhi1dAdAuxw06zJuykWDDnSWSGqa",
-	"XCQyvtU1v5EXsV0llEPyL3yfmDqgDjOesOYD3ylOD5yX/cZX6TH8oMb6wOtSwb3N3pYu90LlwvCUTasi",
-	"48oM2MIhRn9ExrFaMe8CPu8+Oj7sWP+nqw0BcnkvuPF/Z4rdcplrktE52918EDTW5mzO8cF/Zy2ax4Rv",
-	"lzsubKMYKwq3W1Au7M59BV5n9/YPz8pVcZBIO/FSUOqtZ1mzamm09YW2FGer8F6dL7QrrNMwia+4s8Mt",
-	"Wy001RwV7Ko+NQKkWmWp8Uas1R1qqaBUlkWq1UDqsImKLqJLcpNa7r11hwyngNgq1a7HYtc5mld+HDSg",
-	"2xvdwX8Cr77zothv+Nsq69SDT6/UeMLQrepVq1aAarbUbD1Bfy+22fAKUySaRaaKxXnEptnCazTXL2/G",
-	"zbRFrq68Z91hcQad0K8an2p0u3GDnZAtfjedELz7cgrkbziYeimuHVbUJTR9qx/bA7MiVF3XSmNJq6m2",
-	"Uq67ot0B5mRqFkwUXmLxTE/Xvm6U0uyc32MKmHVy0T2uzHv8dAgb8xFm3QO0Vr1hGt0oN8dcbQi2qpr9",
-	"2qynezGJev4Cx2xRtTym9+iDbIcrq398Y+Aq5V87G8yU0gwgl9WouwNHDRGaeKHPlnnEbbMVRLpB8fuI",
-	"+T9WvW02nWCV3+2ppmVJ87PGW44gpfctAF5fVqXubIWMuogie9VllidUQTTaHV02xzaUHipr8FYsKVxe",
-	"/ejst1Ewmreo7m99UGPfZwQ7BuWMTcew4iGzzqHa92YCdy/s4MUzgcCRrQ7gVStlT71p94owwdUoXgqa",
-	"8qhIRe/0ekUL+89OHAvWEyi8iHbJMhMV7GgnGlTNTtzk5bZ2srjEndbWXf1ZFCT3xfznzISblKKVSkm7",
-	"KEFjZlhkpmCJanwjYxk16wwyquxrU1pEjSQpU3NmxS3UC0OiyGrEYTc1pEWAPNNMtbCBfNbbeoq9ups8",
-	"C51M895drQn8uiqCr57GNpUPizfutPxtgyXaSBciBBboqulsLfv8DkaZqtl9jfZe5zyJpz5V4xqlxZ9n",
-	"Cb2VakODBa0lqVv9WQua6YVsARG2ac1XkOQRE2y6LtdXcppywdM8dYUHLaWghl/zhJtlp353XLEe3coQ",
-	"tvUzrUedF0V6F1yjIwbXxE+UuCxX43+evPjnyX1TeNGqk4T3o68dSw2CtRMJqse7dhhroO0EkG7Q/rX9",
-	"Hq6b6rFk8SgYsfu1j9M5LB0y2zTyAvWCtNVx05TFHHeeqzmDJGkLPl+A2V6lMA0G6SRUzHPeFKjzCQQW",
-	"RJxth22PkVjIHVZO+PzNxSU5PXuLFjaQxH/OqVJLMk55wrSRgpEXJ0XpEjsZ2IGd2+SVQMqQUkHnzJKE",
-	"oIyXLwzsAbnOk5vA5/0JfPXxwp58MLkSV+KVFBZMaKqyjCguiN0ytawUWLZN/0QKNpnwGItvradwKXaH",
-	"aXq5IIm8Y+oVTVnyimpGxqEzk0zQpyIk/+///F/iv8RUaeHByytBGkYHSx3XRLEMqxlxQcL7Q6YPacbD",
-	"CYEip/UuAGUN2SHtsqQg2u6OJiSjZqGJVHYqLAupXYFM+8uRqxSZUa7IgmrCjSbyTlTK5POYjEOcJiRH",
-	"xH38wT7uxV/gM2b/djlc/0TOqFmU6Sa0y28TwtGEdoMhWmMh4YYzep1YEpHSQ81sR7vxhGt7yHc+Q0RA",
-	"wilNkjAg8Iql1CzsvmBQd5NO3ET2ncTj01nCjSusr2VyW2YpRutvAO+M+0rJ3DAFW+iUSEOTXOMNCYu0",
-	"HCFBTo2MG5S6q3b0gxO7g/pcxt4PTSjJMPfV4XVuDrHTLKGQlsPdeMjL4VJ0HBBa2OMJJCA68asOSUQF",
-	"7JLZ2XJtYcAwBQq4YthV3XBxKDMmaMbJLU14TA0oobGEqaQZP4xkzOZMkGsLZEUUAzNDuSWQMwB4P3Ft",
-	"0OYar4Ns7J3Npt4sbvdRMyMA0IC3nNp76nwd4DxXLond0DjUZpmwEzj1AGIBZczKlBB2EzRJ5F3jWt/n",
-	"KVM8Wl9nBARLSBI62h8ehSm9h08nRFExZ+SWy8RXpFGW/c2kMqtXrEjruH7WmKfCsHtDxuEvmv/Ofi2X",
-	"UB4b8WXfA1eR75fDF7+GiGvnpfMDd/UC7Tl6AzIZh038vlfSEi3RhWkVI+zfxT0I7Mpxc5rk4kZYInHD",
-	"lq5WbsOe9IT8TaM3fOYqAZcHHwZFlaSg4gj9m/eEgemquvoDSxDDggc8ISssYGi3sSlwyEHKlST0oIEk",
-	"U3aj3mVklayKGFNoIzMSWk5VMWLpCSZ/wBZgXINbljB6C6fcCPOQ5EIzExDMnsOFfW2Epdh/nhzjDdWE",
-	"3RtF/YJeusQygiFF/EFaupHbtRv7DGhDl3Y6JKRjKuDy84gbsunUXWlgGseEChKeNq41pRliDgmB3ONb",
-	"AUeD649kkvCYuTtQeN3Q1It/BxMSljpayIfml5fAyytOfEolxDWqrrlRVC3L0k723C4XiPZS1N6UMjcR",
-	"RqoHLjs5pt5aJSH4TKD8hK9PUb/ZMwN2a+XLZ9vzNEuA/VhF6X/QJOVxnLA7qpCMvHP7v1tIzRxnoA1V",
-	"xilLpiGZM2NPEH+z38rceBv1jN+TcVhIwuEJCac8dozD29chwL300oWvUVa2YD4rSAa8mRUuxzMCxb6Q",
-	"QvzX6bufCBXRQgJBvsqPj7/5J7z2MJYuiIuv4lnm6dKunHYdW07IN8cvXLpql9QTmR/7knmWDVO/O0pV",
-	"SYZkN1f6TXoE9nlCgYaQcT3TT3MWVDvBv7gcSq5KHlSfQxLH7dWUucEHvs7/Af9DSegc88MiD1qZlLeJ",
-	"dKPL2Y9vTl9XQSws1MmC3jJCKwW3Ex4xl4rNqTtOMxot2OE3k2M0I5nEfut4Zc8dn569rbiBn4yOJy+w",
-	"vXuvRyejP0+OJ38eBSPg9+z4R/Yfl/PSSxWvJSrIc5WMTkYLYzJ9cnR0d3c3YbizSSSPrEjAjpg4YtXd",
-	"HinvQnNkGf4jDDlZmDRx68Cdv40hvmUmYSkeVVvj+MomR2eAzFjXvy2Yr9Ic8lZ0bg1E6NJShc5dvgfS",
-	"YfnY7l2Atrjmv65Uc/7m+Hhv1dsqMRUNJdteVWQqZ5u1MvaC0diZ9P/z0N3kwzMl4zxqdaVyfY7+07X3",
-	"zd2sgChtfYvdI/SxNFyeplQtwbXJ5Epock01j2pmZHrtqaK7/hMMfNDVzEK/BiMvEYHyawaO/Xa5n+G+",
-	"nzl7wHDf1+/7uvagEPk1UbkQzsfz893OsuRs8w29WzCzYKpWabW+9s2XswgtPJoWhZgelS7zyM6NypJW",
-	"Cg2tfLbE0yTpfX8xO8nfBL2lHGz5na/NqeUd3ku3hh7dONUrKSM7d/5JRjTp3PoPgpub8cKX+N8XpTf1",
-	"SHeaJL4+cRWHKgHsNQKPDefMOCSqINTRR8tLfXqGePXd8j0G9A2oNaBWM2p9e/xt5/ZFoeh9oiRWCi90",
-	"63Ml86ySvm8n3HxsTqw7Jr6Bau8DMg7IuJH/K9CqEzraHu+cG9BjcJr2aVxDzdIS3g0dobkuMbLfrcck",
-	"2jRl9jAwW457bRGymQv++dz4XfO+6Y3bl+jU3/myvaOWv+/b66vEMjA5fCfj5d6UGo2OVC0V6TGM0TlO",
-	"ESNJxhTafrggUsVMBYSiPZQamfKIYIDnZFT1LDAqZ592er+rBaS6Uo29vd6ncaydPTOVt0wXFAK3SpNk",
-	"2Z1MoENQgdrIVl/nyc0jY3ksI31o52nB7+/sEvris3OKOAWXY/RE7XzFXexz9/YYVN65fV+qYQFwucy6",
-	"ozUaA3o2f+OikXt2eyt6djvjGUu4YD2OA7AUyMFAaQtK20wtfBPO8N5A650oG6DdQwnUGRJjTdI8MTxL",
-	"ipR29eJuQMN83bvSdMKxkLzbVZWSAVmqk7Frt94s/5yE6gwicwZaNdCqgVb9gWkVGZ/97RJ8kA46kS3g",
-	"tZzR4GhRhJY9nhLTzXWIc7UQNGc+dKFufckadttZfcFuWfJIyo7dhLe+7R9C1l3f97IPtao5Avef6rwI",
-	"x9t1sW8rwXu7jYGhh4PWqqfWyiWg/fb4X7o2t5c5/pCb0VNY7533jYsL6mzL9w0dPWwikkcfgUZ/em7E",
-	"8q3LvjdQzIFiDhRzoJh7oZgBSXjKTZmzDq0CDabzbvS0t/3LErWfuDZVSwDE2Twu+cVvD2GmNuJrf/uB",
-	"mSe06WHPy4WSxiQsfmxb4K6vwjsuoM5MHwrhoN9dusYUQj1VCz93B5mgyfJ3Syb6dfDQ6tzvNeI1Bn7J",
-	"7vO9nvV4pQVnoscb6pPOnM5MDwgMOgV9BERhd6UCdN+rg0VZE6V0cIfsrpD6FmNeAiJvneHXEXYy/uEN",
-	"6hJeOg9yKMTvIhZq+gWklKtk3+/jEW04XUn0QJ8H+jzQ54E+f030uSsBBnY5LRPcPL6H6pyZQzfhVi9V",
-	"l3lnJ/9vNKtcLjOGfkK9KPQT+tPtTKN30n4MDni9Ufqdz068T6z24cUbXM19Vex2d9a0UhjqaPobBOUd",
-	"uZg7rx+ceC8nh9l1VMNAvg/Y5VVRFn0IFXpIaNym9FW9snc1O5dVYrInfy5TEtXVMuT07O1kjzeW62Le",
-	"slKPhrD56p3FOzj6FW+kKgs5PP674ibb/KY4z4TTJHlavcwTvw0D3WYuEWSZVnIPyAB3BxwaG+Tgg+60",
-	"2+PF44q/OyLGgBUDVjwUK3ZABXgwnKTyFIp7/K8FKS58EqneyPBkWodXkX7HBU/57+xc5iI2imf6Oeks",
-	"3mDpmZ76IKzGgBVouq/KVdjp2e17JdMnkAu/EJ1fXx3TDiq/nx9ZOYg5mntO0s8xlP/exy1Uma/D5XRH",
-	"feKFoT08GFxCa0Divp3eyZj17dPvLLHPJbt/PE8Tyz3cgN5d9+tTpMbuR1vOMNFwtdZKj4mXGYv/ypa6",
-	"J7q5dKM9ev32XlaqsvbyembavKLRovsxf0dNtGDxOdQs6XVB3tH7V1JEuVJMGGCy3AJ68afIEmIK+z6z",
-	"n9u7WUuQPij9eyj98WrurvXH/g/mpXGYNgFzN0OrLpb2+JbWDjz1wFAPDPXAUA8M9cBQDwz1wFAPDPXA",
-	"UA8M9dMy1J05ZqeRxuTfT+cb42fc6hxz4RruYrPZzXnki7H0fJ/QAjyP5BrjnnzH9w9GqJ7o7bBqny41",
-	"HnEe5FJT4DugfyWQD4OrHxn/cZLDzcmroelrXM7zzCg1WIS/qGyPnzVbFF5kzIUlFUmlYv0x1yHnp+CJ",
-	"3ugOCLqTf9GOPqs9X66v+hXf9V0ecuc9nuvjtmoBMbu/MNRUKxb7+nTNLpDatrbvPFQKcxlRiprqWJoN",
-	"66k/OT1rSCddFhNypd9KPuVBVM/SuqfJZYvJOruksu1N8wbaNcgUf4g8ud6et5YndzOSI+o9PC6+yEG3",
-	"Tk198cOsVhSRcBd/RFPmncuRshrpsk+RMSUWegm2AmPkI1IhnLQL84UVLJ8uZqg660PyhQwJf59Rwl88",
-	"TsCjLel+IylmfJ67Ol01XBmH/rkPAxJ6PsB+dsxBeDBpU5HufxdtJZkui/XeUe2QO354+MgrX19N+NG5",
-	"WRCZIYdYKaxY4498Yu3OJBLXW9PYPN9aNkOC/4Fxeb7VNioFcLaIJj2KbTw8oU8dqysFdZ5EK9sJv1GP",
-	"tRuKD8/+H0zZ6dFspmT6MERDBChx7Zm9dpaNjocnb8DCL6TA1H4fvmdYZWrAxQEXn7verKW2FJFic4LJ",
-	"xyw4tcKVBr0rVAXPpibVWY5v85ldz8CqPlcXOn9MuzvRfV5e1yt/pHI1CkAPhJWxxmcfLhqyJmxG4Cyv",
-	"ypT5s8KlAY8GPHp6PNoJd9b1KezZa1SG2omDTuWhOhUyDv11d6bOnu/PqqrlD89AsoGFHJ6+z8ZCrmBz",
-	"QL42nnJ49AbUehao9QCkqjGbRdne/g/nU72DXapp7lZGaainOdTTHOppPsN6mmW5zJeFJ6RzfXQzOecl",
-	"OSPcsNT+RA26RQop2BdRARho1lAGeCBbA9n66shWpazvI1KwGif3jOqrAWUbiqwNRXyGIj4Dxd53EZ/P",
-	"FzrYpeoP4Q0OEfsrzPbQcKPPX9htN0l9eBiGh2F4GIaH4St7GPpUhCsZfVATH33k8acHa247pR19+/rJ",
-	"1Lywx2nb+wEb38m++TWpTPomF3Tte2lZeisyBkIGqALI30LLXmwnNK9lhJfcWZ/+0oX8iVnCI7O/wNCy",
-	"mFjFJfAlmVGeaIwW/fb4L+RuwUS1LfwAKb9oygiPictPUaFwBXFcJXIuVvTRFbIdqMtAWQbKMlCWx6Ys",
-	"T0FNajxTLKMvwcq9kUDBck5zI9/GT0qlPmS9EPyPSNTezjCDc/f2uyR7HqxLXyq9fRD5BLyvM2ZAHqkg",
-	"NDcypYZHNEmWZM6EpRcsJjzuQimB2qwTykKyfFS3c6B3OEMLvdsxnerXxJA9DV15ErZvSMrYOT3Qaxn9",
-	"XXHDNucGKokB1QQRKSbjUEGnE/+NS2XkdGP7WR6M7BVpPRYppCEz26eyTCHNFL4LA1LfN9ELmrGDgEhV",
-	"yd0US4YDAUN4JcZw9ufuKFyfyZV4ei63iHkoNt2FBj9FllwgtXPWZpbZxVC/UwWjHUwW54wmhvdI+/YD",
-	"M49NxJ+1B9JAy58XLYf72JlCAiXcO8H+gZkHUmv4/4TMaKJZGJBiUx1pNDpATQtaP2X3EYOJw4BsIOB7",
-	"MdD0o8ePn793CzXeMWXvQJAHgjzkTHlmuYZLgtpdffmg3MJfqGEXPeGf2q476DUHveag1+xJZV/L6G8Q",
-	"mwhk9osxPUlFFMsSGrUauHsoTD+vnfrpQx0HQjkQyoFQ/pEJ5a7WJJdD/ukKdboJtybCfecW9mTVKL6U",
-	"Gjm7ZZ8YUnz2pg/uBurP67lcFHnYQ92rAtufd6CKJxdZ3pFcnOWeXOwkou5KMoayoHUGVnFXMuWDSJYD",
-	"M9MvL467wF9qZpzTONZkBsptYmQXytUm2m2mYllep2L5MyRCAwEaCNBAgJ49AdqR6NTEJ4WalKcRn9xk",
-	"m8mQ0+08bW6HoQD504snqCL84O/A55BS4KY1VyEvA+p7PO4em74M8aQPOg64OODiZ8PFHRCw9si5uOen",
-	"SFyE/7WgFGZH2Dl10ZMlP3gV6Xdc8JT/zs7t6RrFM/2cUie8uc8SykXPtBQ7OTC9ltEtTXLWs9v3SqZP",
-	"IKB8IalH+qa62MFr7OdHzlFyESmZJD0n6Zd2kP/ex8NMma/De23HtCYXhvYolX+Rz+dMG0Divp3eyZj1",
-	"7dPvLLHPJbs3j6Y5sTzIDaT/0f36XEpDkx+50f1oyxlVhtPE4Rp48vaYeJmx+K9sqXuiW18zPBrUd7CS",
-	"u8Lgr2i06H7M31ETLVh8zuI8Yr0uyDt6/0qKKFeKCQOsmltALy4XGUvo3mv2c3s3/S041W/FkDK+j2YK",
-	"r+buWins//QcOc7L9P5zzeliR88/2VxXfn5g5gdmfmDmB2Z+YOYHZn5g5gdmfmDmB2b+i2DmO3PrKxp1",
-	"Y8C18Mncbv2MW/1uL/zS+nLkX7lzyfcJLWDzSF63jl1wMsNggutJGty9/azeuh7N9uKtqytberCo/+iO",
-	"clgQryOhOcufmtDsUK5RM3XLINq/j3D0dVO0r5+L2UtCD0DAkiQ1J/MoiIWRrpxkQATTmCXq4xXG61yN",
-	"Tj5ejTB/+VTOporBmvTV6OTFp0/hgSUxs4SaSpdJS+sQdIsKI87i0YlROfsCPf3+5ipvQqWmpaApj/ZH",
-	"d7O8SncbmbZK2fdnyru9pymLBwZuYOAGBq53oQiLOs+UjeuixIGpKhmR6xQMtJJF9tDPmc8OFaS9adSQ",
-	"D2nIh/QHTDYK4dwOZbZlhkMkDwjVRIORj4zpzDDlfiAz2CoX81re0c9AakNHj0JLZXvngHOdn0MquIGW",
-	"DbRsyO327HO7ESpisqCa0JL0dM/3VqE3T5j2rca+oY7g6ywrhntrIbMo8T9pRqVnTdV+oj3oc2/6z4xa",
-	"fhA+b80fLNP+kI/p8ZSiiMbOXN/Gx2boLFHJABfGMkI9Z4iNwwDLa+SZZsoQCd31nnSbe8gK1ZOhfto0",
-	"Ul57ularZB3y0j6iCHIyRihDFROEOxdzwk2nrHxI3PHEwaji6Pf66QsZs3/Q5MfLyzNC41gxrcnYl+O3",
-	"r8zJ0dGLb/55cjw5nrw4+cs3x8ewAHyFjuDmusWsjv4qybWVgriYwVXnUiBDYFnqhR1E0JSNTkYRNgSk",
-	"qQ8BTyhJqaBzhlcTK1kFrpRDQObMBEXYeVCokQLiAusOKvN4xVHbPNSSINQ1uR7um4YeF1zME3ZYnNzp",
-	"2dtqx/Jc1rtaqF/nyY3tU+liv2qaCF5wABzWkS57FG7Jq31+zqlSy0OdsYjPeESYiDPJhamu8DdoYxme",
-	"/x8AAP//",
+	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
+	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
+	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
+	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
+	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
+	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
+	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
+	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
+	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
+	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
+	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
+	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
+	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
+	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
+	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
+	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
+	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
+	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
+	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
+	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
+	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
+	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
+	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
+	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
+	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
+	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
+	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
+	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
+	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
+	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
+	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
+	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
+	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
+	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
+	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
+	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
+	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
+	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
+	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
+	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
+	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
+	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
+	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
+	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
+	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
+	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
+	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
+	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
+	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
+	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
+	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
+	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
+	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
+	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
+	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
+	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
+	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
+	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
+	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
+	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
+	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
+	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
+	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
+	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
+	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
+	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
+	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
+	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
+	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
+	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
+	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
+	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
+	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
+	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
+	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
+	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
+	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
+	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
+	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
+	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
+	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
+	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
+	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
+	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
+	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
+	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
+	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
+	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
+	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
+	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
+	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
+	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
+	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
+	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
+	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
+	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
+	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
+	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
+	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
+	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
+	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
+	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
+	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
+	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
+	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
+	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
+	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
+	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
+	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
+	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
+	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
+	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
+	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
+	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
+	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
+	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
+	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
+	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
+	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
+	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
+	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx8Xq7muMFfqu",
+	"P3IbMcZjXxIvDx2eMjHnAqIFGDR0Wh/QLO1bT7VtIQvT1aY3j9dDoVdkvE8tFFgSto8s10LZSxjV0TEZ",
+	"h4hq5/6bQlv2E+imP+koUT0e+3wWLggdmAhflyofv3/2/yRCytRNAw7XEY+qqGa7x8pw1Zv249VISWmm",
+	"4EZb5jdXaaERQT9dpxkrX8NvvTqzXOvrSKxT9ZVtWae1wmFVlsny4O7DR//IOfkIxcAtWJY/B76Thwcn",
+	"fqP+CQb/M1YVa5qHe/LsVVGIzLd4cEWWUH2wT1bNKyS2HfdqvPo4BBYJDDEYtYDXJm4/sTxY7jCtIBuD",
+	"i3ZwU6iIfnudyppQ2WZK1bDZR83tB0bjnJQ3SM4Rmesoki6HM2Q8u5bxqugj58bXMt2Z3Nl8o8kbZIZr",
+	"G62zquuNE3Qk38smYHfbV94Vdl+7u13tik3rfGmYH/iSxe8yc9ThgqE9kgLhyDFOkCOMmXJditztOLSf",
+	"4qnMDJwi5xLhC3v407k/TrDa7fbJ5Lc9SjH+2OOd/yPI6f0G2Aeuq+9rDdX5HNbiBkqoDXn0x7mBxmmH",
+	"gJBzXtfSLfblD9lx7yn3to4ifrleUBsZ39l39nbYXH/bRVAmjFphKkqXAGtdAnWeArAjoJJDWAyfEwpl",
+	"QCoRFOFHwM7AgbBTn4LL1msxk3ubW95j8+xeb1RRxaj8BBODgc/UpJqudb/Dgy63KFSKVKF5bv2ase1Z",
+	"4dNCOFLMeX6M3YEFvUuQM9Ina9cUDPQ9RNMciF+o63yX9OmCe4okG7mSfO8q/K28C5LGghsdlGMUNKi4",
+	"vbOPG50rdHoUTPNv6whqZXtjG1BDB9R33uN7f2tf7XfHJoCzuq4QHCXXStI4qtRRnIAuy71jXcvt3nH+",
+	"sWSbhEmsacLdOl57n7XAVeqqC/1Fh9jpri4eyur4f1Xf+MvGzjl18YvIr/g2+8fmlYCqyOeE3dPIJCso",
+	"RyZnJKRxjMn+l/KWFZ+cMdmKT2vrEsc79f0wzjh2Q4Vp2j5btQNPWbbedJovdssOUInvenloXMx8kDvW",
+	"c20NIHdg3c7TwkaxBsCgNneFKLyJzCm0c62mU1+CoaZssfrXL8Ub0AWgLnEU+j6NcwviCarUfW3qcuYd",
+	"XeTIXCiZzReFl8Fkl7Vs28FHo5VPPbWZCr2cuQocRfJs1ONiRVA1dtJuIFZCqctJnlc/hJzczor2uJXn",
+	"eor1gBvgoOKGUf/MMtMGM+PW/95h5a6lWRTLB7FxLl1Zn5V0eaHavb+Sq7/H6xrJ8VVuEe+Gbx/QiOCt",
+	"6RWvZgFI58ozVqQRzAALhgh8+GQT7Z4KtZV3ZpPqHn8wN/d/04usfs8qeP3ZoOhWCDsipmwHhB2LXr7j",
+	"Oq3805h93ey+yZKb14Ytm+fjsrTUCQdgdpUzIHhvec05WCA5LI+HyokyI3TD0DtiSe/L7/oqGC25WPum",
+	"upQunUQLo7GdlmdoA+e6371dKz5osxlaPbq227ZDBd+8zmsSnUVQlMAuedWaQ5bMXhE6t8dAwSUfLWM/",
+	"I+uMHyEbHnwsZ8RzDo7Pr4QUvmIpCUFBEU5yPQYo/haM/PDhw4XXHXtnSjwF4z89+8pbswLyp2fPAlBN",
+	"CWmmoIG2f/7VOVOCh2h146cc+GCRJVieu+p45M54NQXU61d2AacN1Lf2LDxkH69kA2wRGFntp5TvEHpz",
+	"VeA79wPJE7EHjPZrI8kVypD13rAP2x2+dftiYJx4MMoDRTsP3wW92k6YNxDsVKhAuhzguaWKWDz1Wdxr",
+	"b9A5M7sl9IQL9j0zKNd4+tleJmRNFA6cja8hV0dZnpz6UtKuxS8N1NwkAcNC1VwFH1TGnLeCD9gDFsuw",
+	"pVMdTortqMjLmK9IyptWAb5BkVwr/9AGveqSb7V+6doaQrvAL4UfUd1KvqTmm5WpZVrI9cowkgkXL5h7",
+	"xmDOR5Et7ZuuR8HIvurGflja/+wHSwlz+wFKf9oPqf3vujSE4vL2njubKQmoAY+Z56jcQSGCa1K+u8Ff",
+	"ZlRa8yYd1HbEq7sy1jfjJTUf+JLVrRQEV+5YqXgUjBZukeyeLOF/PFJSQ1iikLp+eWocdjYOvciWU3DK",
+	"qSOwYARXG4tb6XOKZ4NSt7VnZzNErBM/V+TR3pa+e51Dg8r668DscoH3EeGaQsi6saZxS+HD+SyBr7vX",
+	"efZ4X2ovBp1rLvflUhyMoHAo33e/bVeir07z81uORg1qZTLlAfzSvIa7FtAXTdnz4nzeq95jmUuOhhtr",
+	"fJ3I6GbfK+ycHKYIczWCr38gy2oRKPCV0QWkCq373Rl9ummu3IIUmVbGoR9JJKWKXbGb0LnF3kIGIvBm",
+	"5HNMeQz5A6G+rbfCl4sRn5RYsbZrhWkt9rv+TrE0PWTfxjtT77FvcGhtPhQd5JF1qqmcyB204mSoDVLR",
+	"NzxNt7IqWs+ypP53yNXWQozA5yr9BfmbawdejtLudBljaokdbD5oXC0bR7lww20aQj3A7FmCjbzrcAuB",
+	"Js+8GE8hR2MLLhK7L+Tu2hUHLQaoDHqte0nf2sfyvK673/Q+8CEe0ilcitRY64Zmmmt4N5ELULjwEGod",
+	"ohrkcVKdbOgNR6u81k/SdFzfiX9p3flxKdZQ2YDKES9svXhrZYF370fBiArbi1S1wtUr0GeuBRzVSCMu",
+	"JwmY6n2EUZH3oKotBGM0em3nWrnwxEf+ozen7wMmB7edFOzdbHT+r25e5kEnB5tf0PW93ENtzqBCJ019",
+	"GUZ34JEOAueOHrh1qbFATeuunkGv2FqvuI5Ed3SlSTiNZRRORsHx1I6bOsSNmqYaaADcVVG/Frqn/4ZJ",
+	"YLGLomplvZrtSIrIJmUjVvMqpfRz/Rc7XJyW9VNYi00OHLBmQDfuGtp4m3V+xWCkgd2hDX2Y0470YJrX",
+	"Mrx0GuaLAgG9jx4Vq3IKmOfOtq6xdC9muU0Vi4og/I7jLSm4u41VkDx2ioxD+4Lc1rIW05I/hlEZmAAa",
+	"rdk5nFcDsTaMa3Z88fR61U1dnwPhTlUljqaRvcfwmlY9effKSb0SLve+5LH3mMCLrFwvr4UzQP6aerMJ",
+	"SEM+aKi14ry6eht1KyzV1vMqBnI+KxqxLRUw6rR5FfkCEwe7ta6DABifX4S6F1Vv57rYj7pwq3Jm6BrL",
+	"R6tVw4IlFavMJhdQtkFGMi5ztk1CF45gq+mm9P7at+Ik4SSQscsk5WrioM/LEle0OI/oEDNjd9hWE51F",
+	"C8jvkLNqudNKOy6rcrJaPJqfdMtgFQkCd++ou/+cVw6kl2CGqXOC+dPzpOiBjxFETyBn/hiH/4klwe2D",
+	"/+kv3fAkuBKYcH/JqNCuLzQGe/7YfjUKRtD7KBjV8sbf3qdUxD/7OkNl9lqmzPYWJVIDj+78eIKRkFCd",
+	"nyZJbZcNEf57zXhQXfKvn32dhwcxc4py2ouL15iHz3HjuUHJHqXKmWE6sNdrcSDcaavy74SKGLMC4MEP",
+	"SJpkmmxJE1Dvo1xjr38UTT+eWr9nZrdwtCkQfc9MLgvBfF06zn2JQXn/fSSgovGmjqW91DIXUqGQ27KW",
+	"0lo3rv0nl4AafeeqzZwn5b6Eppzd7JB+sKkw2dOTmXKev83snIQAspYLrtmhNlkTWrBZA/VWonT7n/fG",
+	"oQUu59hOARjCZl0U8uaEds+jLt7mIPNJaIO/qilFEm3LNWWKKGGcQn57u28hoQhIytxgJLAhm6kzu9iy",
+	"di0gxqv+yG5ZUr7GnTJ/VDhQeiVc7e1diXqtUR9CtQKPToVeZFOfXC1ssPuRacpU5MyBa2lKsiUVp4rR",
+	"GJKnW5IlYzQ6/efC/lYxJZVcdeu6n1I9RYG1Qv6xzK6hzpLrxT3SxjwXs4SuWDzNBNUasslsnXTJjbU3",
+	"P+QCszcYoQumTpHVwDjqWg7Er11iT8rfvDUOcnvhV87P8aRWy11XPKB2nq7+rpxNIe14bl3b9iQX01nC",
+	"5wsznTETLXY93qrPlIkYTXD6puHhzXoB9VarnOdqn8U9GNn3Tpf0fnpHObyCiynU4tjfQW98xXTJk4Tr",
+	"thYgH5pej5mtzvc2S2K+guVXbe5nw9EJGsBnHWnqtrP+2NZNaRs5N5+qbWe4xfbshqpmvL/MD6UH/Lli",
+	"IKatWJLIO1iPuB7qed3tyu7ThAraL9IFio6RUhdkHMJfXKCiuFkf6K7ub0uv36ly+ixYeQFJqbqvJbYj",
+	"PGbCcLNCS43/UgimfLn2bcv5Fl++eyXrnUfWOoNKp09COrHnrP4Cb1CHOkJadym03ezRRrRrDmAEOqB0",
+	"9OTFnwWfLwAdt/E/7QsXr92fvnMWk5micwhwC+qsKw2sjWAKKwR2ItbXnhjL7yrZcMKPVyP769XonPzA",
+	"jfbVrh7CHsYRTEoS2wtEdV4uKNDfUAFYGW+Ncqq0BTdkvNO2k798l7tfZSg7LHRI3rWXXmn9Ni8vv3et",
+	"TAv2+qtZI3tR94aXsu/SjndrKK+5sRTF6wOcTtMqfPDvqRFT7U+lNH62H69nf16qsuk89xSGPvjymJbt",
+	"4MKU7ut2+rq8XOhOfV3+5Av9WhhU2NXoeTelzwP7Aq2lye3sA7Tu+eKGW7eDNdnoNqZbdihqmu9aSLBP",
+	"NNfgJopORwf0ty0GULzul+awi4aFyyfeuHJFZrJD6id6yLq+VOSu57b11lYczX/rQwzAiWzTI2AKkw09",
+	"An7tsKWiSdiqNugnO/cROXMZc2Oxa/fpOGJl40GuJvraCgHty150paZyHqAubE/M7vP0PIEXTar1w642",
+	"tgEydX91NXp4QEPRLKGm1GjS+Hwvh/G6zENbQyc6uGA+xnezcmL9D80b5FMqH/o+3Hg9KGCw7F6D8rPn",
+	"0h3dW7buZi4NI2ixDet5FDc2BH12TDlJYs6KbnuyG+G5fLN5AYagqAfxsSBHP7PAszQPAcFaDiyeylmQ",
+	"1/wNfHLqgECVyF5iSQPTsbbujjNYm/wvO+My17pZX+b6DctT9W0s/uMjbnzLGq2NjNk6f1jW1M4TLmqa",
+	"Xo3+l8zI34W8C8D7AE1hV6O6Tkrye4tC5pAFsWEj1tSzlWkHpcLuftj1C+0dNmvXI/cXoDPDwC3AuxWj",
+	"G6lThISQEjtP4V7jazxYxKs6n0MboJsNjWupWbtfS73CnaqY103vsVuS6jUkyFba0riiW/JYHYfwiCgv",
+	"HP3GwpaGWrket0mzReJXcMHxWXI2wr3RIc47N25meA2IVIHzvvLJtyFzFWZ9tec7YYYlq6Am72tdIpRK",
+	"9PlWxawPLt+/u385B2dHh+aipQvXKGsYS/02KCR2np4e+Ua8im2XditX0qHYO1UsziI2TRceGjZJJOVm",
+	"2nDfpkrOeNKRT7qARuh6VmTmHYeuMyxI3kuqaOtRC0okrt1ZntQDQzaft4iKW0vli42g2t36udD5bz1P",
+	"RZtIwJ3W4r5ZTbb4KVbTS29cO5ViYa00wHWwtf8ELcW46ib1VsbMJ6peu0Y74EbHHabGKH6dme2y4+7s",
+	"KdcZT+LpLKG3CCMbLfCBBa1kJlr/uTFeYCEruedKPxiT7p298FS4K832a3gS2epgxNPaEf56u+xu8VWZ",
+	"gCQzY1fd1/0dEHz0Ggy/oJb+r3++OYU6YjEatbSrBGxZaBr3gbSljLOkA+1cJNmcC78K6yTTKFlJ3WaJ",
+	"3136jlN4zb6GlSoZMd1qCBf4qO9JyaSzsa2XVi2XIfO812NUrAW5ssyVIUuomfqH/tb7KjMLe2KmqZTJ",
+	"vhN8gEXJp4GdXmezGatHidonp1xMr33WqjbeS4oKnToD577zlNh+pzSOlTs922TyViqQzV4d3AGilGXv",
+	"CsZWILMCr/6IVsC9+cLJIWzj2nE04tKrNaivOoRPddbulAbQNH6HDzWSJ6joWTytzqLG+qOi+iuJ3lIO",
+	"Bt6dXTRiHMbrNGuXXBDP1PalbuHkd3PUa33Ytrwp8CcRVqJ84GpXIKhf26YNKqPnpu4zbjnPZSKjG5ok",
+	"DQmpH7eMXZYK1GH5aJomnVf0WDuU+2K2FKM3iKB7hLfZvnnL4zJtO3ypt9ititoM41hGOkDH/SDPWx7k",
+	"9Wnc0TgJiM6WSxYTecvQ199e1P+m0Saqe1y++2QeC34x5x8XjKaEavj3JGjHO+5P9++ZvX0mIyv4t70m",
+	"aerM2x2Qa+JLpg1dpl3Zni3syfq1nL8iaMuO4BI1AZ/+AWoT1vijgN6u/vp06ZH1vkLBD5lSys2jcf7b",
+	"jE1FlMLO+k1uGTedbv0vbcJRdqQxayPfoshTL5dUfBytnMLj3Z5QuQv/msEJv25cVrhQ84CmGl+tkgYU",
+	"fFCInOEgS/BeTs8KTs4tA6E2Kmp9/juLDEpDxUu/XsfZ33fpBydC+L3xLqAua33dlrxLmagkcW2wwse7",
+	"MZDHDcOqppIpx9G5isc+YX088pnyIYmuzxoCn2VaO/6ScqLGJk213hJjVtqwmt9ZOePAtFk+CEbs3jAR",
+	"Wy6+RrOy895bUD0VFPyiIimMkklSkelL7Pmv9JZuHUnCIyZ0UxqyxqVo1BZ2FcELiae8ukFpJ5rmW3dy",
+	"KudyxhQTu1PttDi2weiGsXRKE37LWmYfvsiMK8TRI93eUywqc+BCTY+vUPPHLY10keXB5/1yg3eMKvfu",
+	"D+tGI+zol4YRroWV9xhpu7BwSCPiKjihDRsWudfKrqUS7Zi0K6dST7bhxysMHbkanX+cTCYPD2EAgSn2",
+	"GJe/g5oi3WXA902549wPJJUJj1aldIPPN3PdVFLZNCeyuaPcXraqKafNe7aUhrkctQ23rRQCKp825cAE",
+	"t96pe2zqyjc3eNXf++e4FBC8OfUx97WSiG2QKnm/mmoZ3TBTbt3QwsXm+fXQgs9m6Oxwv6pdApEtkSeb",
+	"1s206pFeGczOBvjwNlW4Zizuaiq54ek0E7nmsVXuWT9Mtz41vdThwZbKrptabvf7VGYmzUwPg54vCpun",
+	"goq7J/BbF1DXBlU3yUfXa6jf2O7ONHXI5ovYthpcY31bXzHaLunzvHaTkAay1rGYQAl+qhhJqdYsJka6",
+	"ksfqlimSiWhBxbzW07Bw01tzusA0ecjxAL/hDmfgACzwBSwUCT9yESUZyMuQCz1m2nmw17jz7TbYr/kC",
+	"NPoJrYcgkrGrNTgjIZ3PddiGrbAPdnpLiz4jmSQ0rUuBh5kw3e9trstgFMsIWJpp4QRZ7fOVjE4d04Uq",
+	"TiOJYiZTgozXy8DZ7cLTqdssjgtnr784msbz3b5HMVNyWQ/QlQjbhvhY4PzgW92+lOn0WjrVflPSEYz+",
+	"h8fa9LvkoibScpZIauoSsaR8J6tYK4TZplKbaSHadEnhXvE929zwXmnhwSfIT3ydXYIf1Fif+IhNYCXt",
+	"aWlzLpwJYFr2eF17gzMS4FHtTsjYVyPlIZ/ev3eUaMBZvHWkckK1gXBl93eq2C2XmSYpnbP+Qcp2NL9N",
+	"hdxwPa/Jj8V/Zw1Regnf7fJ9aR+K8dpsjtO+tDPXKYv4zJUw92JcQNaOiq+h1EqI9GbLDvwaiGTNZwBT",
+	"YG1Cb6kcZ9sDXXKPbHCB7HHKcg/H4qDVp8NpYvqNotENgpdu8H+EJ4qo6s0JrKX/dEkT3QAmnVy/2xRn",
+	"vdzqPOlFlp165M3SH1WO5qXvB9N0DO7X20zlgy/14P9c7zRcTpBVBBY3JoTopeJqCM/IgwlJuQyxFSB8",
+	"qJaTKUIOoV/heaH2Csp6L4zwMuW8iZlm+kpop+04CUjI4xBz88KVgQOCuODQnquQjMOr7NmzP0cpNYsJ",
+	"/qzhG3aGP9jH8IvJMtOGRgsWngTOSRKyLeva2JAdfHzSFN9nhSrQYoXF+6xMyLx/hRskmckkRiDfzO0e",
+	"13fOY+w6zyGJy1bfh6iPJGyhkCRje665o5Dy1ra5kXFNuwvuVZ7ND/HfNLmliueVNLt7hDQz502C/KF0",
+	"to4K1wybICJMzYKJPCNcPNPTja/r9HhwjX2HnhINQcStSgD47F4tagX4sgLtXTHWM1/Vpkzc5ajYmGG/",
+	"nKiiKd/HXpJ4eC4f+2zyOTxgpshHZbtYG/3h01es81+Hdf6pEEKDBvnTlJvb4huETGiNT8EBi76te2Zs",
+	"28Gy1NnRSsySeuaSx41Gj4YF3hxWOYv0xmI1Zm52+qzH+dgWN8Z2vIJR5I//smMW7Qrv1M9zTWYssRyF",
+	"MTfPhADsV5hSLhKmodgmu08V01ZODGu5iD2vWl1GUPv389Ity7Xnb6iG6F9Iim3YvemaERvWqHbxUQR4",
+	"s2Y3c5UILFrKNEuoArf2O7qq9wArEprVxBomeYZU3zv7bRSM5g2uS7e+GEpXeQAbBsUb6+a7llBt89hY",
+	"wWEC8BW2SPo2gTzjO11Py6lZOooaTj1J4jz7DJqoi1X2NungahSvBF3y6Gp0PplMgitvoMmfsP/rJXr+",
+	"BI5cedK5PtUpC7Ntq2sM3vUiWku3U8TBbOwsDrHX2NrbsRxLjlo6FpNwzky4zbq1nsG+ozUrZoZFZgp+",
+	"crVsViyjejRJqbIMS5FVxEiyZGpuhS9n4GP39n4sVSppZ0+yBJClmqkGeZ7POmcgwVbt04ZU6ixszh3d",
+	"Dh2glnWpbesJ+O5ZvHWmxW9bsrkY6TLK5zJ+/lMsGRpiYSd6CVLl1DWbRbgh6C123jgNMcWPjUnWgqZ6",
+	"IRuWaEfccpJFTLCtzo9LLvgyW6JX2dQiBTX8mifcrFq1u+OKdWhWVDzY3NNqtSrXC+YtQAdgTfyLEpez",
+	"Y/yXyVd/mdzXZaNf97X0aZdbhzGWtndjMzaWttWCtFvtX5rP4aarsmFKgCjA7jc+TucwdKiIWcsL/Ey5",
+	"+U6qb2/t1VDpd7lkMceZZ2qOVesXfL4Ap2K1hNdgTnfL+mS8Lq/7A8i8SDi7NttuI7Erd1ra4fffXn4g",
+	"Ly5eo6sEqFT/kVGlVmS85AnTRgpGvjonzmIACmHwZHS5Iq8EIsOSCjpnFhKCos5W7iIakOssucmDqwIC",
+	"xaRLHpEnkytxJV5KYZcJfQ6sLIMDYrdMrYj0ktW5ffTfSS5pER5r8P3YLP2Yz87eWZpwQRJ5x9RLumTJ",
+	"S6oZGfsC9RP0+A7J//d//d951XossRyePL8SpKZ30KdxTRRLwVvc9h/enzJ9SlMeTsjPFi2rTWCVNehY",
+	"7bCkINrOjiYkpWahiVT2VUtmFjLWAWaUtr+c4VckpVyRhWOl5Z0oVgUKOob4mpCcEffxe3u5539BNJz9",
+	"Gxz/7CpeULMoytRpVxczhK0J7QRDdKuBQn3Oe+HcQsSSnmpmG9qJJ1zbTb7zleUCEk5pkoQBgVtsSc3C",
+	"zgs6dSfp3L3I3pO4fTpNOJ4JxbRM3Gks3HgCuGfcV0pmhimYQqsCfJpkGk9ImJfzCwlyamRcY51b91c8",
+	"ObczqL7L2POhCSUp1sw9vc7MKTaaJRTK+bkTD/X8XGm/EysKOb9HAoVLz/2oQxJRAbNk9m2ZtmvAsHQi",
+	"OBPbUd1wcSpTJmjKyS1NeEwNWBNj+FXSlJ9GMmZzJsi1XWRFFANZrJgSyBmweD9ybdB5Jt5csrFP2Db1",
+	"/k12HhV7MCwa8JZTe06dTyns59ohsRMah9qsEnYOux5A6QgZs6KUnJ0ETRJ5VzvWt9mSKR5tjjMCwBKS",
+	"hA77w7NwSe/h0zlRVMwZueUSZSo8bIqlUpn1I5aXg9/ca6xvB4WexuG/NP+d/VIModg2IsBMeMsCLAtI",
+	"/nX61S8h0tr7wouNMxyG3UfvCUTGYR2/761tREt0wl+nCIPqdjwHgR05Tk6TTNwICxI3bKVxajVz0hPy",
+	"k8YUwCmLUT7PNz4sp5Ys0k3+5j2O4XVlo+uJBcQw5wHPyRoLGNppbMsz71bKJQ3zSwPFae1Eve/fOqyK",
+	"2K6fZ0ZCy6kqRiyeYNE4fAK8JOCUJYzewi7XrnlIMqGZCQhW3eTC3jbCIvafJ8/whGrC7o2ifkDPXUFK",
+	"wRARv5cWNzI7dmOvAW3oyr4OgXRMBRx+HnFDtu06uZNZEhMax4QKEr6oHeuSpkg5JAS4x7sCtgbHH8kk",
+	"4TFzZyB3n6RLL/6dTEhYqPmhjrIfXgI3rzj3pViR1qi65kZRtbIvA3M17JtlOizZS1G5U4qapljYKCAh",
+	"9IYle9chBK8JlJ/w9qFRxFJTYgbs1Iqbzz7Pl2kC7Mc6Sf+bJksexwm7owph5I2b/91CauY4A22o8rlW",
+	"piGZM2N3EH+z38rMeGejGb8n4zCXhMNzEk557BiH169CWPci0yV8fekNbuQihwy4M0tcjmcE8nkhQvyv",
+	"F29+JFRECwmAfJU9e/an/4nH/gLtnSdVkinV9wWzpEXTCrWckz89+wpFOeedT5D5sTeZZ9kC8vWzrz1S",
+	"lYqo2skVkT+egJ1hngCGkHG1QmgA+qcsMeckD5wLT+wL/sNl/0NektxRbhzEcYi8zwxe8FX+D/gfSkKX",
+	"jThcSzFYUwAcoBt9h3/49sWr8hILu+pkQW8ZoeixDdZjF64GVjRUd7xIabRgp3+aPEN/AJPYbx2v7Lnj",
+	"FxevS7Fm56Nnk6/weXdfj85Hf548m/x5FIyA37P9n9n/uVr5Xqp4JdHGkqlkdA65FPT52dnd3d3Exf5N",
+	"InlmRQJ2xsRZJR7wTHlfyDPL8J9hnu2FWSZuHDjz1zEkR5jJkbPxMvQHaij7UDxydgHEDGevsfZD6XEo",
+	"c9b6aQChDxYVWjf5DqDD8rHtmwC2uMd/CarJ5P707JkLGjGuQCFNIX28XbazX53BFDnH3Ymp81BxENWq",
+	"ItrLkkzlnGysjL2AIGEYy3+fupN8eqFknEWNPrGuzdl/u+f94+6tQChNbfPZ4+qDVK+z5ZKqFfiomkwJ",
+	"Ta6p5lHFH4hee1R0x3+CyYN1uRDlL8HIS0Sg/MJoczvcT3DeL5w9YDjvm+d9U3uQi/yaqEwI5yfx6U7n",
+	"D4zG207o3YKZhcvVUj/27Yczr6dwNgUNxsFxmUf23agsaURoeMpXWX+RJJ3PLxaz+6mIlGp9bF5Y3uGt",
+	"dGPo0IxTvVZqvnXjH2VEk9ZP/0FocztdOJPWaF9Ib6qFkWiSEK8kK9FQKUN0BeDxwTkzjohKBHX20fJS",
+	"D0+Qrr5ZvcUUAANpDaRVT1pfP/u69fNvpfkO0oPskyTn/NZKbF63PlcyS0vVnnvR5qE5sfaU+O29FYcH",
+	"YhyIcSv/l5NVK3K0Ld44N6BDcJr2atwgzcIS3o4c4XFdUGS3Uw+H0NKL3QwsruhuW5fg1UVxfmr6rnjf",
+	"dKbtDxid1fqwvaGWv+/a6oukMjA5fCPj1d6UGrWOVDXqjbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskj",
+	"gpH6k1HZs8CojD30ur+jGyHvEhbPWXvU2Nvt/SKOtbNnLuUt0zlC4FRpkqzawwQ6BOWkjWz1dZbcHJjK",
+	"YxnpU/ueBvr+xg6hKz07p4gX4LWOzsytj7jLMdP+eUyL1Pr5rqhhF+DDKm1P1mgM6Pj4ty6tRMdmr0XH",
+	"Zhc8ZQkXrMN2AJUCHAxImyNtPVr4RzjDcwNP90I2ILvHAtQFgrEmyywxPE3yCshoDwq8F6LFMMx+WDad",
+	"WAQXzOdmKSMZwFIVxq7deF1mnU8EVBcQYjlg1YBVA1b9gbGKjC9++gA+SCetYAt4rYiaw2ouI2oaoOsl",
+	"NT+wJO0MXa5d63PykprLQSfRaAc27N6c5XHkhbBU45NbY02jhjARp5KDP6w9jSl4gQg2eTRx/Ai+JMa9",
+	"5sXF64qq3p7c6rGGo2ZPVH60z0o6g4MecVQXNB/0viqCR2njLKF0evhgVPWSmn8OSsTDKRFfUvMBYuIP",
+	"YC3bTXNV6b1EdkcxjbWnvl4K+IECBwr8VBRY0cB3oMO9qNstHUNAy+HJF17TTL4vYRR92MTPkPYGajoU",
+	"NeXRnRim5SKG67z8aqkLaeGhShtnH0Fee3gaNPLa1R8ZCGUglL0TCl5GNT5TW8mls7+DPcJW8Fu/ihZ5",
+	"+qTD0hm+Z5vKAsbRg8g+dOIbP/AlG/jMwfz9NGGCkkiKiGsIOcQwUXSfr96qLgamjdoGqKq4XUtlMQ9L",
+	"7x7QGgn+dV5prTPFf7My7LBED8vWpcWF4l0ed9aLn0QiacziSzaHEKn2BDIIzgOgfQ6AVh8C1Jrb8XC1",
+	"AWDHExDaAllvIWFAswHNBjT7jNGsowSXY9reZLgl9SXFDguF+J5mJMSj+kdRlAxk/DkrY1gCJeIInmlI",
+	"Z7abdB2hFdxIXnf5sIQHr2mmu7euxPLTYz2+y5Lk9atj8hIDmAxg8gR4AqTYnYCC+FHgSany9mERxb2o",
+	"GVMu3Eh6oIoj4W+kNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEdT+BJtiDiImf/YWkY39NMwpe+asMT",
+	"VEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+iek9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwW",
+	"H/LRDEq6gZQ/A948ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlHc6fvQqC9nOoHIh2I9JMT6ZKaaMHF",
+	"HPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bityx5UvTY9fnHBNa7tmAm6doIS7F0",
+	"f9X7vKZm38G+LlXg7NcH1g8dILJj3jDwmAxGXz/7j7aP28Mcv8vM6Bj5k13+8y1xFrUJa/2DVZfQCkge",
+	"SavRGSz7aTcGxBwQc0DMATEbEDMgCV9yw2LiqkM2a4pa4el+NEYOj33xnOMg8ZyZU//G7Xj8PTOXfmhd",
+	"J/xdQvPGrY+nsyW/wiOinxjEDtUt2ieCdCfIn4DmQhflagL5qdyrxJoypbm2U8JCaIoKzSEwb+21ZOwL",
+	"pbl3ayKFzwt00h4j5sxMc5I+aF4zT9KY36glVV9kR6bqgTqfUIbWzUOwJU0rVOLOyadUiTsnIv/dQxgQ",
+	"wbS9YKUis4QaqCzXOlfrwea2DXdywr9jypdVjh8PPpgEV5eBR6qtuBOKLEmgWBWDmpHulw6Yk2ZlzKly",
+	"F8ZVSD48awGv2o4+lwbL2nbNrdErDXtfcbB/vvheAHkMedKJPG9cST5X0Lhr8wGU++jhyyd/n5xNDiS2",
+	"ZzL25RYD9EcNoBAuqObtEQ7IrYS/IilmfJ65gnns3vYC5Tnbow1CSg3MnH1cMqN49PC08OYNDGpAnQF1",
+	"BtTZUz6tlCqj1xMVID12hZHOdu8Nyq5VqlTw6LjK7m641E/hPYDTAE4DOHUFp33pgfcMXcHjFMjI2U2R",
+	"s5sWLB0W70wYyn8HADx88Sm++LR48XbsewVD+ie0fQlNvy2G3DMH/3u2lLeDX9GhCr4WW4vKkihhUJx8",
+	"LCSUxj55vNrkpe0SqXiHpNKeTPHwTxvpwxLw4erj9KOOC6nNnmgDu3krY/CXan/7Fu1ev9IH09gOJPgo",
+	"EqRxvF8ChJpUoDrwl+MOOiRjdk8jk6wgZb2ckdC2noIXYEikcn/zWIddVJlSmy0U2+riO/uYjwRY/jWy",
+	"Wau1LpdLeqqZfchyBrZp4crI7SMpBSc+V+8/73tDux1sSf3/S4E1MUsVi+zLfLPPAH08jAwV+j4zXKgU",
+	"Zv+ZKmHP445y7K/cCeVS+BbdKrLvB2CuV0CIZFxQDLG0+JxQoe+Y0uSOmwWhJHSjDAnOYN94c/gU3vjt",
+	"9gzF9rfvmTli/Vts+WGhpDEJiw9dN7evduINF5eRVKwLWrjVb1+JCjaoaxmuf7RfMkGT1e8WMro18KvV",
+	"up1zr3kHZ0u2f9+rWQd/SsGZ6GDsZ2rJBTXsxcx0WIGh/pY+A1DoX4Drpc8wvTcVjMiW10xZdtCnwC5F",
+	"iVDyW8bUKiDy1hVJdqoXMv7+W6y79ZxQuLkI14RGEUsNiytwjki5juZ5puzDyXNtIXrA5wGfB3we8PlL",
+	"wue2AAzsMtjapj7M77B8sy81P2dFyO32evPfM6zx4WMJXyTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJku",
+	"fK7X+irtc2bWCaOOWkrx6Qc13Xi6wZe0JB203FSWtzPpDO7AR6ODF9GNkHcJi+csfjQV4N7rzTQNoCol",
+	"UpE7zxeetKcKZ6FZJ4zgSd8Yw3UxXBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz7T3XRg/E80UH",
+	"hMbfyUzEGBP6dbsWb7jWYFToQGu23TZ6u1sws2Cqhu4Ig2PYnqzw+RrKenS2koMqqDxxplnbm+0iq95s",
+	"F3Zwfaf5Esrtd1AquGY002wg1YNrIvx691dG7JWfxNMCjGPmIqaoWCfc8cW7S1QLd7gU06zuUjxcGObj",
+	"yW4guYHkngjJBQQCMFls71NBaMGy4nNckwi6iR9HkKD6WNI0dd4Ix5H33At3intv8Lk+qkGXxODDKnX3",
+	"/sE97I9tzOkFB0M5/M607w7hfiVSRwHgHt+g398tcnq6rVDx2YyzJD77CP/oh+MRNbywNWl/Z592S9uX",
+	"uDtnKCm/tBslfPFwMpA6q56Pw9F7EfCCNArFLwqjRjcMgC4KJOhuBoCGMHFdDmpZOvPiMbztllli+Cn+",
+	"0QAcb/DXPm536JFgKbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee0ikdsl/7yIclIdqm7uEIu3f",
+	"/p5p80EamvzAjX6hX3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0",
+	"TYh2UEC4gJgLN+ay85zF+Lev/uvy3dvci87HKOz2olsWgz68H1178B2Qd0DeAXkH5H16yNseUcu87dlx",
+	"XOPKALtLMe0WzSssj8TudsfLvcD0J4O9gb7zHXy8avyAdF7y2Dgsp1W1UB2O5XoEFAw4MODAgAM97/11",
+	"g9cxSsi7JFTwqlMuZrKBziHf/2sxk8fxyBrsxz3OdrFHh6tgjhHZXHSrMII1zzkMrTjakHbtqAccXrjt",
+	"hF/CiLoe8aLpS7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NuJVGKdvYq7/M+Z+e6ZPMlE+Y7nrBL",
+	"/vtjevpJJJLGLHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLT",
+	"AbFIE5BrxehNq6wQCGuIYhu4duT0tl0ArmeK2wHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ/LpDt9",
+	"4kgI7rUDKA6gOIDiFwmKzYl82X2pzafAzqB9sxJKbeLuR5c9cSpVDdpWE8G9EwwSoxHN1C3T5FqaBQnX",
+	"e3oIoQRW8b3rNjxHZ2/0BYvW8iEyYRRm4yH4/JXApGyhrzgTBiSU8H/HjduPv94u7T8ljhz+VFToVCpj",
+	"/7B3A7RKsjkX0IqLOdMGPwGXHwZXIpzSJAlPCDdEs4RFRruRWBnALJi64xrPBeGxnlyJUfA0NGuQQjV+",
+	"p3peRIOe7UvSsxUo5RBMqtJ37kAXLpn2oW5quD7o9fqVP53NAPRwZvv/JMJveyKznwYy+8ORWS0BrVEa",
+	"GdsvQnuWws1YwkPRVRdmYDcFPlG9OtLeIGENEtaAm5+7dr2EmEcQmzxAboG7J6xuR9wb9EsD+g3o96Xp",
+	"lz4NDgaPV9Q3weeTV9mX0XRQ3A/AOgDrlw6sT0d9/0j83bey/+GJq9kGFdugYnsEo/TpFGopNwfPqZxK",
+	"LswpF6eGL5mdd2OtLanZhX34tbCHvDM5DfED+mx9ER+RYz9hVL2UwrB7vEVapbHcaPXI6pdSM00ogTME",
+	"3th8ycgYIotCHoctSqDYLqbQfsrF1LZ3Loy/ZVSp1ZlMmaAp99g/+VVLUbplqmf0H9DmHTZxxeGGc1p/",
+	"vCJ7CrBAGCRPw8JpZ359i5qANI65/YkmF8out+G2HywB6OoFyutfWWRGdmfn8tR9aXuavKd3b5jWdM58",
+	"Lbb1UnB2t15cvCZ/njyb/Dkv77BeCPnFxevJHi8HrvP35m+kmvzX5bu35SOLZ3D0C55IxWaK6cVxckS5",
+	"l23PDPUeH3qRJMetsDZkWzo+jwTJEvQ7fwz2QAxwdpiur2jVIXWpp4uHo+QJ7kgYA1UMVPFYquhBCu7C",
+	"WErDwBHlOIIxvnCbZOyYovfwYK84yoE9asMe1Y8BW+kzXH63F17urfJSDdwS7rBni3RAbtiKxeR6RWjC",
+	"qZ7sVYD2JW5ZvP7e9pVqseG0FHOpmIiZOlI6EXzZehKBLWLue2hw+ejEIoO0mydVeHSwfN2etBZ530qT",
+	"l3p4JGXYUVhxdy3OHuo5y8wQlQkBSafNYyuD4rGdHjffxl5oZSCUgVA6EEpvSqi7Ss4+8vjhM7hPXsfD",
+	"jTIQSoVQjLRcVreLJfx4hUdIX43OP04mk4eHEO6aR90vfdIm+XP96hgFg/ZEggP9DfTXh/4OQHVwl6Gk",
+	"p/M77KBGP1dAFad9iq/eQkFYRvMSHute9qejRXyo3LO32qnHJSdfbLUgJzgwRKp1wtpJKa7CKnZw2Mqq",
+	"c2Za08H3zPQkguFQ9z7UxaK3PdGVFnvRhu3hSM+ZKZ3njmwWtDsOe4WFslqTxEXm1rpfFcaj3A04QOf2",
+	"8I+MqdWQ9LID05dv8ROpCHdpjybQZBMxNpVgrCXMNKsQZvbUCGsgqoGongZRWdEHf7aiz9UooWJ+NTq/",
+	"Gi0zbWi0YFej4GqkZaYidjU6R9moGwFuiEJnHyM8YiAUPeba7Hikn/Jd64c4XLkDOnwSdKAzwxSxzXni",
+	"FCMuFy/6Vzua/aLuYXeYB4IbCO4JE1yoI6kYZK1y93YYkMlk0ucaPl5Nw60FtS57FzN8IWiy+t2epbYu",
+	"fNjAO+MdqbKCq8yKXmyy/Whfzbo4GSaUi46loOAUxh1DQl/J6JYmGevY7Dsll0+4NtaRnTt/ZIIz0UlT",
+	"6OiqdZN/HLgu2GWkZJJ0fEmnCiydKs9dStXhNgUZpuPj395DOLDu2MxFEXcIMWRqyQU17MXMdMA2iOds",
+	"/3Q2nzONhae7NnojY9a1Tbe9xDYfQEw7UGCm5VluLu1lqru1yYvzdMOWC6oMp4mjNaY7leruXosI3/NP",
+	"pjSXXa6F397KC8Utl2KPYYeqRcBtvaTRov02f0NNtGDxexZnETt2mclHFLl8RImmgRf3R7M/I365n9JK",
+	"vjJXfXxMP7/OY5aqbcFTDwz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUB+XoW7NMZc00mcaLsKDO8lGCaPq",
+	"FF+2NTEOowrv5sGnvFdOnHz9Pu90ON8pxjTB8+INMtpnw8GvpzwOA/AmVFzMiVSECkKVoqvnBAuGkBn0",
+	"guUUsFGbLDqMqqkji4N6y+6kBtzIXqX4O7K38PjrV8MlcqRL5JEUWlwixw7yKALaBbs35NoyQUTO0Lhq",
+	"adU5Oq2VyXc/8thbWn/LgCZz0rXftQv8KCjzkGqfdqQ50OVAl58ZXZZvUFcNrLhOyR0XRN4ytUGj7ely",
+	"k7k8+5i/4eEJMpqvXw2s5sBqYo6WauG7Dfazka0sLBgxSbg2lpD0Z8hrvn51BG5zuKSGS2r7JRWzVLEI",
+	"aBCKWlaMhAUv2Y7ISgxjj1N9nECx1uQ50OZAm18gbZaZxuMkM1tLebHVtP+Y3GVfvDG4h3H3qZpsu/oh",
+	"+HNxoeSMd9jZ7gaxR8Dy47w/BlDfX6KWTwfuPjWLjy3cCEekIiYqcxeA+xH0AHv31zpWAr4++D6A+wDu",
+	"A7gP4P4HBPfu6F3Hsh884db/mPzPlsju0mwN+VS/uERY65kUGFUJZ4oodss1l8KXO6lkGdLkxcXrk7a5",
+	"sso8ykFE0Pbn+HtmhkO8n8RX/TIk1rbccyKsQx7pOTOfT1LS9nRxkQ10sZ9Q/T0xQAcK2a+SRgCJev1f",
+	"paSheyWZNFsjmexpHfWLbMh4/Uc47WR88RNqXPxpXj/lXc+yY9qxDutxiq9BTlD3xu2FpuCmxQf7FJvq",
+	"l+vlsylR1auC7o8you21Ki7Yx0X8DdWzOioAHFXt0xbnCQcscX2KaEGm1HxkQP7Hsa+VyT/PK3/71U4E",
+	"8NDcBwGOQCI9QQYJ68MqZW/pkg2E1YWwfmRzGq38udgffaH/VgK9u8LzdQmId9PX2vVaKMMEXbLDezx6",
+	"SnN56FsTG2pWeotP/ShhyNr9qZlNr1CrPfiajO2h1UQqcudZlA7lS4+lP9vLFTPcLwN11d8vrRSDh7qX",
+	"LN/XQJxLaqIFF3P00wJCHedkahlEebdmie9yewWjBaPxgYk1J1R2z7XRO+n1W3hsINmBZEvk8wOjcW5e",
+	"akWstsUbrjUX806EatttI9a7BTMLFy9TS7QEz3l7msTnH6Gy97SCx+rwvsvrlL2bpi+y/A7ul3bbNX4J",
+	"2Yc7e3S8U3GHzCTH4XMHOOiv1n1i2lw8lcBCZ2lM0Xhdjw0NKb23A8RRrBOPp+yBqgeq/kNSdV9KfghG",
+	"Zx+hq6PrjOCtbbRFTzRh/2djxBm49yfjUCYFs8S8lIp1N6s44jyaeqsFgfYKTup5P3U0K37RJta+RtOh",
+	"iuUWAIGQewGURdM04REc97NftRT2Ox0t2JLCr3HM7U80uVCWLAzHfurGgK3sjsXs/tI49tmsUjY6H8nr",
+	"X1lkRg8PgC/oLsTt20YfwIvIsutyRhiNFnjfB+SGrVhMrv39L+iSTT5t6CZNONVMB2RJ0xTsxlTEFSPy",
+	"o1DPYt1xtIROadJCM9gZ8wbsGhw+vlAlJE2SUhkjH7YHtNRV/9hd7Qio+iPXpWJ/qJjYRNMQADPE+PG8",
+	"C8J1btfw/m5OspIEC42RMSV29RJ8CpQmB0QhV92sBfOF0uHR+K/KW3+m3Hwn1YvI8FsG+WD1wRQaA9NS",
+	"r85oza9s40twO4GOXELgJnYkkmLG5xmewyqtjEN/3YcBCT0fYD875iA8mTSpU/Y/C23xrWESON47qh1x",
+	"x5O9KWmo8L1zsyAyRQ4xZ4TW+CO3MO0hEsdb0dicTaGX4/jU+QHvkgdfwJCOF9Tck+WBYfauRdCJnRsY",
+	"F+bWu4Ojg3v+kBJLC9HEPbnFkwEp8NGMyyZVH9uTrxV9ox6rH4kP1/4fLXrWkdlMyeXjCM15+OW09sRu",
+	"O8tGx8OVN1Dh073yUDo/yMV3BM1cK2pE1dzAfg60+Nk471WpEpRgRIpNdVp7ynSOfPvhSlse42P7/LVC",
+	"g4sM7+Z+vn4Dq3q86GjYpv053ByX163z0HEU3eRot52A06wsU2ZPipYGOhro6Ph01It2NvUp7MlrVNhA",
+	"YINO5ZE6FSwXgTaXIlX2SX9Vyx+egWQDCzlcfZ+MhVyj5oB8aTzlcOkNpPUkSOsRRFVhNq+z5MaOtsfF",
+	"eax7MJaRPrXjbCDRb7LkBgbUmTQf4xb0ns0U0+1Pd9ds310BwK5Ct+L7T7lE/gVPWcIF61SfnCuUTAbQ",
+	"7ACa9tz0B0zb+tG4d8GURTNNlllieJowkhO4fp57QjrXR/cm57wkZ4QbtrQ/UYNukUKKSnwZIFwVFK/d",
+	"qA/HXLTGrD55KgfYGmBrgK0nDVtFWtKTAyJYhZOLZIZ+qQcvCAZvaioaa38DZBsqgdUJd1xcRlKxp1dd",
+	"5h/tl0zQZPV7h0QCroFfrdbtXMzNOzhgsv37Xs3a+yYwwVmHYjIfmFpyQQ17MTMdVmBAbH0GyPCIMsgA",
+	"b5+26mO2vGbKInYso2xpWxfpxqirBc5rHCIeWxYs8nN/dLjRwYuJtbsbhothuBiGi2G4GP7oF0Nb5K8y",
+	"+qAmzuuIPUpz24JmZHSc+t6gMoE5TpvuD8x61ce++SWpTP7JlOZSdH2+k5alsyJjADIgFSD+Biz7ajfQ",
+	"vJIRHnJnffprG/gTs4RHZn+BoTmIlV0Cn5MZ5YnGaNGvn/2V3C2YKD8LP0A9BrpkhMc1ST1zcFwHORcr",
+	"enCFbAt0GZBlQJYBWQ6NLMdAkwrPFMvoc7BybwUoGM6LzMjX8VFR6l3aicD/iKD2enbJfnsrOzx/obil",
+	"Dis2DtalLx5vHwWfQPdVxgzgkQpCMyOX1PCIJsmKzJmweMFiwuM2SAloswmUB69QXeAdvmFreeo/NEN2",
+	"HFw5Cts3JGVsnR7olYx+Vtyw7bmBCjCgmiAhxWQcKmh07r9xqYycbmw/w4OevSKtwyCFNGRm25SGKaSZ",
+	"wndhQKrzJnpBU3YSEKlKuZtiybAjYAivxBj2/r3bCtdmciWOz+UWVdj9pNtg8DGy5ALUzplpLp/eGWSh",
+	"HGv8HWdJt8zOXU0W7xlNDO+Q9u17Zg4N4k/aA2nA8qeF5XAeWyMkIOHeAft7Zh6J1vDvOZnRRLMwIPmk",
+	"WmI0OkBNc6yfsvuIwYvDgGwB8L0YaLrh8eHz9+5A454pewdAHgB5yJnyxHINF4DaXn35qNzCn6lhFz3h",
+	"j23XHfSag15z0Gt2RNlXMvoJYhMBZj8b05NURLE0oVGjgbuDwvTT2qmPH+o4AOUAlANQ/pGBsq81yeWQ",
+	"P07K9zkzp+6FOxPhvnEDO1o1is+lRk6/7BNDis/O+OBOoP60nst5kYc91L3Kqf1pB6p4uEizlnBxkXm4",
+	"6CWi9oWMoSxolYFV3JVMeSeS1cDMdMuL4w7w55oZ50UcazID5TYxsg1y9a8bXkax7AmC0ABAAwANAPTk",
+	"Aagn6NSJT2fw4rOP+P6H40lT8MLWMhUYH90+94zy7Vlrs/zmjrVLv3R5bpC1WPV8PCGBqwgHdciyDyEM",
+	"utqbKNbm1oc3ec+DzfJgHsQ+mlXK+kas9hgR6m/X5MmYpYpFoGI7NypjwRNj7mDQg5Q5MHlfKpO3F4e2",
+	"Mi+43aPNDREc2miplcXUBaMxUNfH0c9UCaenrnuve/LslUMPLoVvAe99+sKwxd6Y/GVyDxIx5mV+tFz8",
+	"OYDpAKQDkA5AOgDpYYD0ORGMxZqEHFFjan+eCrpkf7OAGAaECn3HlIt0piQuJk7ucOYne9EUuOwxx0j/",
+	"COkuT/GPBih+g7/2zgOJmao6eWC4V76h9y+liDKlmDDYTQe0s2+M/85WneRrxAjwqbnkv3cYcWWotrkr",
+	"ad8lXlGbD9LQ5Adu9Av9ukPCqpeRfsMFX/Lf2XtLTUbxVD/V2+T46d/65Uobrq+cEPtrel0Hj1e7ZEIT",
+	"zW6ZognRDgoIFwDsbszPAfWhoIJF7Y0EvdXsjbszNS6LsT/9XI0dgXxA8QHFBxQfUPzzRPH20F3HWJ8Z",
+	"tkwTitkwDsdhlxH51L9yOzR/cE8dk9fuDrB7wfVPhpMDIOQ76I/bkwQG4knmSGzeNEeFp83vPRZWBkwZ",
+	"MGXAlAMyHSUgqXAfKTePNpgfFlpSyYU55eLU8CWzk2qAlXcpExf22dfiA192N8v8nbH0RcJvj+Gi8whf",
+	"m+Ok5B8SsLQ3cawdvO1WDjjNkKmdQ9rRyfGdhex4NaFrQxlTogVN9UKaqueQA5oTcsNSY7kXEt4wlk6p",
+	"pZVwJ/7IlIkpvGrKxdS+ag2BFAZzHsfn0L1su33XhZcet7zU4LV3fK89jFJ+58/Ap/Dbg5PGdL0psFZc",
+	"2G7A89T0eURIdSHHgRYHWvxktNiDACuX3BGN51utLZePs5ofrf7S4yTfI1Rv+vY+TSgXHdnwXjnUXsno",
+	"liYZ69jsOyWXT9hwcmSM7Vptq4ek9Y8Dy2SXkZJJ0vEl3SofdzFLXkplvowEej0rq10a2sEEe5nN50xj",
+	"CFPXRm9kzLq26baX2OYDuzcHc0e1PMgNVCDU3drkytNu2HJBleE0cbQGQvkhDfz4nq6ZgDCnT49EPc4F",
+	"4CWNFu23+RtqogWL37M4i9ixfRAe4QHxCBX6oAT3R7O/7vsyV30flyP3ppb9l7v9nHyo2vLzAzM/MPMD",
+	"Mz8w8wMzPzDzAzM/MPMDMz8w858FM9+aW6/RqB/Ja7adY9vlftxlv3j27WheLIdnsrpKDv5wXCg548kh",
+	"fRcHt8NPDtKP9zr8VGD9nomYKU0oWWbaWLZk3VeRUBETlbmcQ+5HecvUNmVNW8XM5+L13PtaGO6E4U4Y",
+	"7oThTvjD3gndL4I15t8YyLR3tESV/o07c1Re+qF1hfgvPF3PdwnN1+ZAWf/7Jvcc/O8AVty5/aTJKz2Z",
+	"7SVRpS5N6dFc5METdWdQy6Ul0Fxkxwaars9fKKaZumVQbbQLg/ZlI9qXzwntJaYGCLCApPpYmhwsjCRI",
+	"PQERTGOV+o9XWC/oanT+8WoksuU1U1M5myoGY9JXo/OvHh7CEwsxs4SaUpNJw9MhyK8KK165jISfYaZx",
+	"LBrloglXgi55tD/cTbMy7tYybWcfBV2yhyfMu72lSxYPDNzAwA0MXFcGzpJ2/ETZuDbaHnhVUeS4mmhc",
+	"g0vC2UceHxi9dlRwt1AFQ+mMUUM99qEe+x8tPttX2nQk08BM5hV7kcgDQjXR4OFHxnRmmHI/kBlMFdOq",
+	"flKoDR0ehRZlu1XSBFh1y4HZdT8NkIFwqAcsG7Dsj869/cBonENEK0yxLd5wrV3G/NawYtttg5a7BTML",
+	"pspFzBmQKaj3F1QTWkBPG7DB1iW86cHEFRxZKxfr16/q2DfUEeTs2xGHcVArNGAszq0BZlHiP2pF9yeN",
+	"aj/SDvjcGf+ZUat3wtfNfjJF6o9TQH6oB384pSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwGIBWaqZMkRC",
+	"c70n3eYeqtJ3ZKiPW8bea09L16OrvLCx8tJeorjkZIyrTJNk5dadiznh5qTNDYrgjjsORhWH35u7L2TM",
+	"/k2THz58uCA0jhXTmox9yjh7y5yfnX31p79Mnk2eTb46/+ufnj2DAeAtdAYn1w1mvfeXSaatFMTFDI46",
+	"lwIZAstSL2wngi7Z6HwU4YNANNUu4AolSyronOHRjGDbAxKzhNl/58wEeYWMIFcjBcRl1Tgpvccrjpre",
+	"Qy0Eoa7JtXDf1LS45GKesNN8515cvC43LPZls6ld9essubFtSk3sV3UvQqcIu3CRzFBYcy3ymMT1Nv/I",
+	"qFKrU52yiM94RJiIIZ9WeYS/wTM1jV/KZUojE5CFBc1TxWhMrxNGjP2/JmMrSEYUZ1xe3Ygayz79/wEA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

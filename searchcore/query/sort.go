@@ -106,7 +106,8 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 		}
 		switch m.key {
 		case "_script", "_geo_distance", "_geoDistance":
-			out = append(out, SortField{Field: m.key, Special: json.RawMessage(val.doc.src[val.off:valueEnd(val)])})
+			raw := append(json.RawMessage(nil), val.doc.src[val.off:valueEnd(val)]...)
+			out = append(out, SortField{Field: m.key, Special: raw})
 			continue
 		}
 		parser := "field_sort"
@@ -244,6 +245,12 @@ type SortDecoder struct {
 	format    string // date format for date sort values
 	dateNanos bool   // render dates as nanoseconds (numeric_type date_nanos)
 	missing   []byte // encoding of a missing value (for search_after nulls)
+	// parseFormat is the mapping's date format, which parses search_after
+	// strings of a date sort without a format.
+	parseFormat string
+	// nanos renders a date_nanos field's values as nanoseconds (values are
+	// stored as fractional milliseconds, microsecond precision).
+	nanos bool
 }
 
 // Decode returns the ES sort value for raw: int64 (long types, dates,
@@ -288,6 +295,10 @@ func (d SortDecoder) Decode(raw []byte) any {
 		ms := clampInt64(x)
 		if d.format != "" {
 			return mapping.FormatDate(ms, d.format)
+		}
+		if d.nanos {
+			floor := math.Floor(x)
+			return clampInt64(floor)*1_000_000 + int64(math.Round((x-floor)*1e3))*1e3
 		}
 		if d.dateNanos {
 			return ms * 1_000_000
@@ -363,9 +374,20 @@ func (d SortDecoder) Encode(v any) ([]byte, error) {
 	var err error
 	switch d.kind {
 	case sortLong, sortDoc, sortUnsignedLong:
-		if d.format != "" && d.kind == sortLong {
+		if _, isString := v.(string); isString && d.format != "" && d.kind == sortLong {
+			// a formatted date sort parses string values with its format
 			ms, perr := mapping.ParseDate(s, d.format)
-			if perr == nil {
+			if perr != nil {
+				return nil, fail(perr)
+			}
+			return encodeOrderedFloat(float64(ms)), nil
+		}
+		if _, isString := v.(string); isString && d.parseFormat != "" && d.kind == sortLong {
+			if _, lerr := javaParseLong(s); lerr != nil {
+				ms, perr := mapping.ParseDate(s, d.parseFormat)
+				if perr != nil {
+					return nil, fail(perr)
+				}
 				return encodeOrderedFloat(float64(ms)), nil
 			}
 		}
@@ -382,6 +404,10 @@ func (d SortDecoder) Encode(v any) ([]byte, error) {
 			return []byte{tagHigh}, nil
 		case math.MinInt64:
 			return []byte{tagLow}, nil
+		}
+		if d.nanos {
+			// the same arithmetic as indexing a date_nanos value
+			return encodeOrderedFloat(float64(n/1_000_000) + float64(n%1_000_000)/1e6), nil
 		}
 		if d.dateNanos {
 			n /= 1_000_000
@@ -679,6 +705,18 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 	if ft.isDate() && sf.Format != "" && !dec.dateNanos && dec.kind == sortLong {
 		dec.format = sf.Format
 	}
+	if ft.isDate() && dec.kind == sortLong && dec.format == "" {
+		dec.parseFormat = mapping.DefaultDateFormat
+		if ft.typ == mapping.TypeDateNanos {
+			dec.parseFormat = mapping.DefaultDateNanosFormat
+		}
+		if ft.f != nil && ft.f.Format != "" {
+			dec.parseFormat = ft.f.Format
+		}
+		if ft.typ == mapping.TypeDateNanos && (sf.NumericType == "" || sf.NumericType == "date_nanos") {
+			dec.nanos, dec.dateNanos = true, false
+		}
+	}
 	mode := sf.Mode
 	if mode == "" {
 		if desc {
@@ -770,4 +808,22 @@ func encodeMissing(s string, ft *fieldType, dec SortDecoder, numericField bool) 
 		return nil, err
 	}
 	return encodeOrderedFloat(f), nil
+}
+
+// ShardDocSource is the value source of Elasticsearch's _shard_doc sort for
+// one shard: Base (the shard's global ordinal shifted left by 32) plus the
+// document number in the shard's held reader snapshot. Values encode like
+// _doc values, so the "_doc" decoder renders them and turns search_after
+// longs back into sort bytes.
+type ShardDocSource struct{ Base int64 }
+
+// ShardDocBase is the Base of the shard with global ordinal ord.
+func ShardDocBase(ord int) int64 { return int64(ord) << 32 }
+
+// Fields implements search.TextValueSource.
+func (ShardDocSource) Fields() []string { return nil }
+
+// Value implements search.TextValueSource.
+func (s ShardDocSource) Value(m *search.DocumentMatch) []byte {
+	return encodeOrderedFloat(float64(s.Base + int64(m.Number)))
 }
