@@ -31,6 +31,12 @@
 // queries; searchers.go implements them (constant score, ES boolean
 // semantics with filter clauses, term sets, fuzzy expansion limits).
 //
+// searchers_compound.go adds phrase prefixes, dis_max and boosting,
+// searchers_function.go the function_score scorer (reading doc values),
+// q_terms_set.go a covering query and q_geo.go arc-distance and polygon
+// filters over bluge's bounding-box searcher.
+//
 // New query types are added with one file per family that registers its
-// parsers in NewParser.
+// parsers in NewParser. nested is not implemented (there is no nested
+// field type yet).
 package query

@@ -115,6 +115,14 @@ func NewParser() *Parser {
 	registerExists(p)
 	registerCompound(p)
 	registerMultiTerm(p)
+	registerPhrase(p)
+	registerDisMax(p)
+	registerMultiMatch(p)
+	registerGeo(p)
+	registerFunctionScore(p)
+	registerTermsSet(p)
+	registerCombinedFields(p)
+	registerQueryString(p)
 	return p
 }
 
@@ -133,6 +141,11 @@ var defaultParser = sync.OnceValue(NewParser)
 // illegal_argument_exception, ...). Positions are not rendered; see ParseAt.
 func Parse(raw json.RawMessage) (Node, error) {
 	return defaultParser().Parse(raw)
+}
+
+// ParseAt is Parser.ParseAt with the default parser.
+func ParseAt(raw json.RawMessage, line, col int) (Node, error) {
+	return defaultParser().ParseAt(raw, line, col)
 }
 
 // Parse parses an ES query object {"<name>": {...}}.

@@ -132,7 +132,6 @@ func (m *matchAllQuery) Searcher(i search.Reader, o search.SearcherOptions) (sea
 
 func matchNone() bluge.Query { return bluge.NewMatchNoneQuery() }
 
-
 // boolQuery is a Lucene-style boolean query: must clauses score, filter
 // clauses only restrict, should clauses score and at least minShould of
 // them must match, must_not clauses exclude.
