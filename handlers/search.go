@@ -167,6 +167,7 @@ func parseSearch(body []byte, p cluster.SearchParams) (*searchcore.SearchRequest
 	if err != nil {
 		return nil, err
 	}
+	req.TypedKeys = boolParam((*cluster.EsBoolean)(p.TypedKeys), false)
 	if boolParam((*cluster.EsBoolean)(p.RestTotalHitsAsInt), false) {
 		if err := checkRestTotalHits(req); err != nil {
 			return nil, err
@@ -304,7 +305,12 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		}
 		b.WriteByte('}')
 	}
-	b.WriteString(`]}}`)
+	b.WriteString(`]}`)
+	if res.Aggregations != nil {
+		b.WriteString(`,"aggregations":`)
+		b.Write(res.Aggregations)
+	}
+	b.WriteByte('}')
 	return b.Bytes()
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/aggregations"
 
+	"github.com/quarry-search/quarry/searchcore/aggs"
 	"github.com/quarry-search/quarry/searchcore/query"
 )
 
@@ -44,6 +45,10 @@ type SearchRequest struct {
 	TerminateAfter   int
 	Timeout          time.Duration
 	SearchAfter      []json.RawMessage
+	// Aggs are the parsed aggregations (nil when none); TypedKeys prefixes
+	// their names with their types (typed_keys).
+	Aggs      *aggs.Request
+	TypedKeys bool
 	// PIT is the point in time searched (the search names no index then).
 	PIT *PointInTime
 	// Slice splits a scroll or point-in-time search.
@@ -70,7 +75,7 @@ func NewSearchRequest() *SearchRequest {
 var searchBodyKeys = map[string]bool{
 	"query": true, "from": true, "size": true, "sort": true, "_source": true, "track_total_hits": true,
 	"track_scores": true, "min_score": true, "post_filter": true, "version": true, "seq_no_primary_term": true,
-	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true,
+	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true, "aggs": true, "aggregations": true,
 	"pit": true, "slice": true,
 }
 
@@ -160,6 +165,16 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			if req.Timeout, err = ParseTimeValue(s, "timeout"); err != nil {
 				return err
 			}
+		case "aggs", "aggregations":
+			if req.Aggs != nil {
+				return ParsingError("Found two aggregation type definitions in [%s]: [aggs] and [aggregations]", m.key)
+			}
+			a, err := aggs.Parse(v)
+			if err != nil {
+				return err
+			}
+			a.MaxBuckets = DefaultMaxBuckets
+			req.Aggs = a
 		case "search_after":
 			var list []json.RawMessage
 			if err := json.Unmarshal(v, &list); err != nil {
@@ -356,7 +371,12 @@ type SearchResult struct {
 	ScrollID string
 	// PitID is the point in time searched.
 	PitID string
+	// Aggregations is the rendered "aggregations" object (nil when none).
+	Aggregations json.RawMessage
 }
+
+// DefaultMaxBuckets is search.max_buckets.
+const DefaultMaxBuckets = 65535
 
 // shardHit is a hit before fetching, tagged with its shard for merging.
 type shardHit struct {
@@ -510,6 +530,7 @@ func (e *Engine) Scroll(ctx context.Context, id string, keepAlive time.Duration)
 	// The total does not change within the snapshot: later pages skip
 	// counting (which enables the doc-order fast path).
 	page.TrackTotalHits = 0
+	page.Aggs = nil
 	start := time.Now()
 	res, last, err := e.execute(ctx, shards, &page, tieScroll, st.after)
 	if err != nil {
@@ -530,6 +551,10 @@ type compiledIndex struct {
 	order search.SortOrder
 	dec   []query.SortDecoder
 	after [][]byte
+	// aggRoot collects the aggregations; aggQuery is the query they run
+	// over when it differs from query (post_filter narrows hits only).
+	aggRoot  *aggs.Root
+	aggQuery bluge.Query
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -580,6 +605,14 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 
 	rawQuery := req.Query
+	var aggNode query.Node
+	if req.Aggs != nil && len(bytes.TrimSpace(req.PostFilter)) > 0 {
+		n, err := parseQueryOrMatchAll(req.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		aggNode = n
+	}
 	if len(bytes.TrimSpace(req.PostFilter)) > 0 {
 		// post_filter narrows hits without scoring: a bool filter clause.
 		if len(bytes.TrimSpace(rawQuery)) == 0 {
@@ -621,6 +654,16 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			return nil, nil, err
 		}
 		ci := &compiledIndex{query: q, order: order, dec: dec}
+		if req.Aggs != nil {
+			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
+				return nil, nil, err
+			}
+			if aggNode != nil {
+				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		if afterValues != nil {
 			if ci.after, err = query.EncodeSearchAfter(afterValues, dec[:nUser]); err != nil {
 				return nil, nil, err
@@ -648,8 +691,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	countHits := req.TrackTotalHits != 0 || req.MinScore != nil
 	// doc-order fast path (see docorder.go)
 	docLed := len(fields) > 0 && (fields[0].Field == "_doc" || fields[0].Field == "_shard_doc") && !fields[0].Desc() &&
-		!countHits && !req.TrackScores && req.MinScore == nil
+		!countHits && !req.TrackScores && req.MinScore == nil && req.Aggs == nil
 	var order search.SortOrder
+	var aggParts []*search.Bucket
 	for _, sh := range shards {
 		ci := compiled[sh.idx]
 		order = ci.order
@@ -689,6 +733,24 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if sortByScore || req.TrackScores {
 			sreq.AddAggregation("max_score", aggregations.MaxStartingAt(search.DocumentScore(), math.Inf(-1)))
 		}
+		if ci.aggRoot != nil {
+			root := ci.aggRoot
+			if root.NeedsBind() {
+				if root, err = root.Bind(ctx, sh.rr.r); err != nil {
+					return nil, nil, searchError(ctx, err)
+				}
+			}
+			if ci.aggQuery == nil {
+				sreq.AddAggregation(aggs.RootName, root)
+			} else {
+				// post_filter: the aggregations see the unfiltered query.
+				part, err := collectAggs(ctx, sh.rr.r, ci.aggQuery, root)
+				if err != nil {
+					return nil, nil, err
+				}
+				aggParts = append(aggParts, part)
+			}
+		}
 		it, err := sh.rr.r.Search(ctx, sreq)
 		if err != nil {
 			return nil, nil, searchError(ctx, err)
@@ -706,14 +768,17 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx})
 		}
-		aggs := it.Aggregations()
+		shardAggs := it.Aggregations()
 		if countHits {
-			total += int64(aggs.Count())
+			total += int64(shardAggs.Count())
 		}
 		if sortByScore || req.TrackScores {
-			if m := aggs.Metric("max_score"); m > maxScore {
+			if m := shardAggs.Metric("max_score"); m > maxScore {
 				maxScore = m
 			}
+		}
+		if ci.aggRoot != nil && ci.aggQuery == nil {
+			aggParts = append(aggParts, shardAggs)
 		}
 	}
 	if req.MinScore != nil {
@@ -741,6 +806,11 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		})
 	}
 	res.Total, res.TotalRelation = applyTrack(total, req.TrackTotalHits)
+	if req.Aggs != nil {
+		if res.Aggregations, err = req.Aggs.Reduce(aggParts, req.TypedKeys); err != nil {
+			return nil, nil, err
+		}
+	}
 	if req.From < len(all) {
 		all = all[req.From:]
 	} else {
@@ -930,5 +1000,25 @@ func (ix *Index) queryContext(now time.Time) *query.Context {
 		MaxRegexLength: st.MaxRegexLength,
 		Index:          ix.Name(),
 		IndexUUID:      ix.UUID(),
+	}
+}
+
+// collectAggs runs the aggregations alone over q on one shard (used when a
+// post_filter narrows the hits but not the aggregations).
+func collectAggs(ctx context.Context, r *bluge.Reader, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
+	sreq := bluge.NewTopNSearch(0, q)
+	sreq.AddAggregation(aggs.RootName, root)
+	it, err := r.Search(ctx, sreq)
+	if err != nil {
+		return nil, searchError(ctx, err)
+	}
+	for {
+		dm, err := it.Next()
+		if err != nil {
+			return nil, searchError(ctx, err)
+		}
+		if dm == nil {
+			return it.Aggregations(), nil
+		}
 	}
 }

@@ -249,6 +249,3 @@ func TestRegistryErrors(t *testing.T) {
 		t.Errorf("unknown global analyzer: %v", err)
 	}
 }
-
-
-

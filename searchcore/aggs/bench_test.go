@@ -1,0 +1,118 @@
+package aggs_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/search"
+
+	"github.com/quarry-search/quarry/searchcore/aggs"
+	"github.com/quarry-search/quarry/searchcore/query"
+)
+
+// TestDoubleLoadingGuard shows why Prepare takes the sort fields: bluge
+// loads a field once per occurrence in sort.Fields()+aggs.Fields(), so a
+// root that also listed the sort field would see every value twice.
+func TestDoubleLoadingGuard(t *testing.T) {
+	f := cities(t)
+	req, err := aggs.Parse(json.RawMessage(`{"s":{"sum":{"field":"population"}},"a":{"avg":{"field":"population"}},"c":{"value_count":{"field":"population"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := req.Prepare(&query.Context{Mapping: f.m}, []string{"population"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := root.Fields(); len(got) != 0 {
+		t.Errorf("Fields() = %v, want none (population is loaded by the sort)", got)
+	}
+	unsorted, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := unsorted.Fields(); len(got) != 1 || got[0] != "population" {
+		t.Errorf("Fields() = %v, want [population] once", got)
+	}
+	want := statsOf(f.docs, "population", nil)
+	// the unguarded combination (sort + root listing the field) doubles counts
+	raw, err := f.runPrepared(t, req, unsorted, opts{sort: []string{"population"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := decode(t, raw)
+	if num(t, get(t, res, "c.value")) != float64(2*want.count) {
+		t.Logf("bluge no longer double-loads: value_count %v", get(t, res, "c.value"))
+	}
+	raw, err = f.runPrepared(t, req, root, opts{sort: []string{"population"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = decode(t, raw)
+	eqInt(t, "guarded value_count", get(t, res, "c.value"), want.count)
+	eqNum(t, "guarded sum", get(t, res, "s.value"), want.sum)
+}
+
+func benchAggs(b *testing.B, body string) {
+	f := cities(b)
+	req, err := aggs.Parse(json.RawMessage(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	root, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var parts []*search.Bucket
+		for _, r := range f.shards {
+			sr := bluge.NewTopNSearch(0, bluge.NewMatchAllQuery())
+			sr.AddAggregation(aggs.RootName, root)
+			it, err := r.Search(context.Background(), sr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for m, err := it.Next(); m != nil || err != nil; m, err = it.Next() {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			parts = append(parts, it.Aggregations())
+		}
+		if _, err := req.Reduce(parts, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTerms: terms on country over 20k cities (2 shards).
+func BenchmarkTerms(b *testing.B) {
+	benchAggs(b, `{"t":{"terms":{"field":"country","size":10}}}`)
+}
+
+// BenchmarkTermsAvg: terms on country with an avg of population per bucket.
+func BenchmarkTermsAvg(b *testing.B) {
+	benchAggs(b, `{"t":{"terms":{"field":"country","size":10},"aggs":{"a":{"avg":{"field":"population"}}}}}`)
+}
+
+// BenchmarkMatchAllNoAggs is the collection baseline without aggregations.
+func BenchmarkMatchAllNoAggs(b *testing.B) {
+	f := cities(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, r := range f.shards {
+			it, err := r.Search(context.Background(), bluge.NewTopNSearch(0, bluge.NewMatchAllQuery()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for m, err := it.Next(); m != nil || err != nil; m, err = it.Next() {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}

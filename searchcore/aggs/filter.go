@@ -1,0 +1,430 @@
+package aggs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/numeric"
+	"github.com/blugelabs/bluge/search"
+
+	"github.com/quarry-search/quarry/searchcore/eserr"
+	"github.com/quarry-search/quarry/searchcore/query"
+)
+
+// env is the per-shard state collectors need beyond the documents: the
+// matching documents of filter queries and the pre-collected global
+// aggregations. It is built by Root.Bind.
+type env struct {
+	bound  bool
+	sets   map[*node][]*roaring.Bitmap
+	global map[*node]*globalColl
+	zero   map[*node]*fieldTerms
+}
+
+// fieldTerms are all the terms of a field in one shard (terms min_doc_count 0).
+type fieldTerms struct {
+	str []string
+	num []float64
+}
+
+// loadTerms reads the term dictionary of a terms aggregation's field.
+func loadTerms(r *bluge.Reader, m *termsImpl) (*fieldTerms, error) {
+	ft := &fieldTerms{}
+	if m.src.kind == kindNone {
+		return ft, nil
+	}
+	it, err := r.DictionaryIterator(m.src.field, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return ft, nil
+		}
+		if m.src.kind == kindKeyword {
+			ft.str = append(ft.str, e.Term())
+			continue
+		}
+		pc := numeric.PrefixCoded(e.Term())
+		if shift, err := pc.Shift(); err != nil || shift != 0 {
+			continue
+		}
+		if i64, err := pc.Int64(); err == nil {
+			ft.num = append(ft.num, numeric.Int64ToFloat64(i64))
+		}
+	}
+}
+
+// filterImpl is filter and filters: each filter is a query whose matching
+// documents Bind collects per shard.
+type filterImpl struct {
+	multi    bool
+	keyed    bool
+	names    []string
+	nodes    []query.Node
+	queries  []bluge.Query
+	other    bool
+	otherKey string
+}
+
+func (m *filterImpl) fields() []string { return nil }
+
+func (m *filterImpl) typedKey() string {
+	if m.multi {
+		return "filters"
+	}
+	return "filter"
+}
+
+// parseFilter parses the body of filter (a query) or filters.
+func parseFilter(d *def) (*filterImpl, error) {
+	if d.typ == "filter" {
+		raw := membersJSON(d.body)
+		if len(d.body) == 0 {
+			raw = json.RawMessage(`{"match_all":{}}`)
+		}
+		n, err := query.Parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		return &filterImpl{nodes: []query.Node{n}}, nil
+	}
+	p := newParams(d)
+	m := &filterImpl{multi: true, otherKey: "_other_"}
+	raw := p.raw("filters")
+	if raw == nil {
+		return nil, eserr.IllegalArgument("[filters] cannot be null.")
+	}
+	if ms, err := objectMembers(raw); err == nil {
+		m.keyed = true
+		for _, mb := range ms {
+			n, err := query.Parse(mb.val)
+			if err != nil {
+				return nil, err
+			}
+			m.names = append(m.names, mb.key)
+			m.nodes = append(m.nodes, n)
+		}
+	} else {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return nil, eserr.ParsingError("Unknown key for a %s in [filters]: [filters].", tokenName(raw))
+		}
+		for _, e := range arr {
+			n, err := query.Parse(e)
+			if err != nil {
+				return nil, err
+			}
+			m.nodes = append(m.nodes, n)
+		}
+	}
+	var err error
+	if m.other, err = p.boolean("other_bucket", false); err != nil {
+		return nil, err
+	}
+	if p.has("other_bucket_key") {
+		if m.otherKey, err = p.str("other_bucket_key", "_other_"); err != nil {
+			return nil, err
+		}
+		m.other = true
+	}
+	if m.keyed, err = p.boolean("keyed", m.keyed); err != nil {
+		return nil, err
+	}
+	if err := p.unknown(d); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func membersJSON(ms []member) json.RawMessage {
+	w := &jw{}
+	w.begin('{')
+	for _, m := range ms {
+		w.key(m.key)
+		w.value(m.val)
+	}
+	w.end('}')
+	return json.RawMessage(w.b.Bytes())
+}
+
+func (m *filterImpl) compile(ctx *query.Context) error {
+	if ctx == nil {
+		ctx = &query.Context{}
+	}
+	for _, n := range m.nodes {
+		q, err := n.Compile(ctx)
+		if err != nil {
+			return err
+		}
+		m.queries = append(m.queries, q)
+	}
+	return nil
+}
+
+type filterColl struct {
+	m      *filterImpl
+	sets   []*roaring.Bitmap
+	counts []int64
+	subs   [][]coll
+}
+
+func (m *filterImpl) newColl(n *node, e *env) coll {
+	k := len(m.queries)
+	if m.other {
+		k++
+	}
+	c := &filterColl{m: m, counts: make([]int64, k), subs: make([][]coll, k)}
+	if e != nil && e.sets != nil {
+		c.sets = e.sets[n]
+	}
+	for i := range c.subs {
+		c.subs[i] = newColls(n.subs, e)
+	}
+	return c
+}
+
+func (c *filterColl) collect(d *search.DocumentMatch) {
+	matched := false
+	for i, s := range c.sets {
+		if s.Contains(uint32(d.Number)) {
+			matched = true
+			c.counts[i]++
+			collectAll(c.subs[i], d)
+		}
+	}
+	if c.m.other && !matched {
+		i := len(c.counts) - 1
+		c.counts[i]++
+		collectAll(c.subs[i], d)
+	}
+}
+
+func (c *filterColl) merge(o coll) {
+	x := o.(*filterColl)
+	for i := range c.counts {
+		c.counts[i] += x.counts[i]
+		mergeAll(c.subs[i], x.subs[i])
+	}
+}
+
+func (c *filterColl) result(n *node, r *reducer) (result, error) {
+	if err := r.addBuckets(len(c.counts)); err != nil {
+		return nil, err
+	}
+	var bs []*bucket
+	for i := range c.counts {
+		subs, err := r.subResults(n.subs, c.subs[i])
+		if err != nil {
+			return nil, err
+		}
+		b := &bucket{docCount: c.counts[i], subs: subs}
+		switch {
+		case i < len(c.m.names):
+			b.key = c.m.names[i]
+		case i == len(c.m.queries):
+			b.key = c.m.otherKey
+		}
+		bs = append(bs, b)
+	}
+	if !c.m.multi {
+		return &singleBucket{b: bs[0]}, nil
+	}
+	res := &filtersResult{m: c.m, buckets: bs}
+	return res, r.parentPipelines(n, res)
+}
+
+type filtersResult struct {
+	m       *filterImpl
+	buckets []*bucket
+}
+
+func (f *filtersResult) bucketList() []*bucket         { return f.buckets }
+func (f *filtersResult) setBuckets(bs []*bucket)       { f.buckets = bs }
+func (f *filtersResult) metric(string) (float64, bool) { return 0, false }
+
+func (f *filtersResult) write(w *jw, n *node, r *reducer) {
+	w.key("buckets")
+	if f.m.keyed {
+		w.begin('{')
+		for _, b := range f.buckets {
+			w.key(b.key.(string))
+			r.writeBucket(w, n, b, false)
+		}
+		w.end('}')
+		return
+	}
+	w.begin('[')
+	for _, b := range f.buckets {
+		r.writeBucket(w, n, b, false)
+	}
+	w.end(']')
+}
+
+// globalImpl is the global aggregation: its sub-aggregations see every
+// document of the index, whatever the query. Bind collects them.
+type globalImpl struct{}
+
+func (globalImpl) fields() []string { return nil }
+func (globalImpl) typedKey() string { return "global" }
+
+type globalColl struct {
+	count int64
+	subs  []coll
+}
+
+func (globalImpl) newColl(n *node, e *env) coll {
+	if e != nil && e.global != nil {
+		if g := e.global[n]; g != nil {
+			return g
+		}
+	}
+	return &globalColl{subs: newColls(n.subs, e)}
+}
+
+// collect ignores the query's documents: Bind fills global collectors.
+func (c *globalColl) collect(*search.DocumentMatch) {}
+
+func (c *globalColl) merge(o coll) {
+	x := o.(*globalColl)
+	c.count += x.count
+	mergeAll(c.subs, x.subs)
+}
+
+func (c *globalColl) result(n *node, r *reducer) (result, error) {
+	if err := r.addBuckets(1); err != nil {
+		return nil, err
+	}
+	subs, err := r.subResults(n.subs, c.subs)
+	if err != nil {
+		return nil, err
+	}
+	return &singleBucket{b: &bucket{docCount: c.count, subs: subs}}, nil
+}
+
+// NeedsBind reports whether the request has filter, filters, global or
+// terms min_doc_count 0 aggregations, which need Bind before each shard's search.
+func (a *Root) NeedsBind() bool {
+	var walk func([]*node) bool
+	walk = func(ns []*node) bool {
+		for _, n := range ns {
+			switch n.impl.(type) {
+			case *filterImpl, globalImpl:
+				return true
+			case *termsImpl:
+				if n.impl.(*termsImpl).minDocCount == 0 {
+					return true
+				}
+			}
+			if walk(n.subs) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(a.nodes)
+}
+
+// Bind prepares the root for one shard's reader: it runs the filter and
+// filters queries to find their documents, reads the term dictionary for
+// terms aggregations with min_doc_count 0 and collects global aggregations
+// over all documents. The returned aggregation must be used
+// only for a search on r (document numbers are per reader).
+func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
+	e := &env{bound: true, sets: map[*node][]*roaring.Bitmap{}, global: map[*node]*globalColl{}, zero: map[*node]*fieldTerms{}}
+	var walk func([]*node) error
+	walk = func(ns []*node) error {
+		for _, n := range ns {
+			if t, ok := n.impl.(*termsImpl); ok && t.minDocCount == 0 {
+				ft, err := loadTerms(r, t)
+				if err != nil {
+					return err
+				}
+				e.zero[n] = ft
+			}
+			if f, ok := n.impl.(*filterImpl); ok {
+				var sets []*roaring.Bitmap
+				for _, q := range f.queries {
+					bm := roaring.New()
+					it, err := r.Search(ctx, bluge.NewAllMatches(q))
+					if err != nil {
+						return err
+					}
+					m, err := it.Next()
+					for ; err == nil && m != nil; m, err = it.Next() {
+						bm.Add(uint32(m.Number))
+					}
+					if err != nil {
+						return err
+					}
+					sets = append(sets, bm)
+				}
+				e.sets[n] = sets
+			}
+			if err := walk(n.subs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(a.nodes); err != nil {
+		return nil, err
+	}
+	for _, n := range a.nodes {
+		if _, ok := n.impl.(globalImpl); !ok {
+			continue
+		}
+		g := &globalColl{subs: newColls(n.subs, e)}
+		fields := map[string]bool{}
+		var fl []string
+		var walkF func([]*node)
+		walkF = func(ns []*node) {
+			for _, s := range ns {
+				for _, f := range s.impl.fields() {
+					if !fields[f] {
+						fields[f] = true
+						fl = append(fl, f)
+					}
+				}
+				walkF(s.subs)
+			}
+		}
+		walkF(n.subs)
+		req := bluge.NewAllMatches(bluge.NewMatchAllQuery())
+		req.AddAggregation(RootName, &globalAgg{g: g, fields: fl})
+		it, err := r.Search(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		m, err := it.Next()
+		for ; err == nil && m != nil; m, err = it.Next() {
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.global[n] = g
+	}
+	return &Root{nodes: a.nodes, fieldList: a.fieldList, env: e}, nil
+}
+
+// globalAgg collects one global aggregation's sub-aggregations.
+type globalAgg struct {
+	g      *globalColl
+	fields []string
+}
+
+func (a *globalAgg) Fields() []string              { return a.fields }
+func (a *globalAgg) Calculator() search.Calculator { return a }
+func (a *globalAgg) Consume(d *search.DocumentMatch) {
+	a.g.count++
+	collectAll(a.g.subs, d)
+}
+func (a *globalAgg) Finish()                 {}
+func (a *globalAgg) Merge(search.Calculator) {}
