@@ -202,24 +202,13 @@ func orderedMembers(line []byte) (orderedJSON, error) {
 	return o, nil
 }
 
+// jsonTokenName is searchcore.TokenName, except that an empty line is
+// reported as "null" like Elasticsearch's multi search parser does.
 func jsonTokenName(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return "null"
 	}
-	switch b[0] {
-	case '{':
-		return "START_OBJECT"
-	case '[':
-		return "START_ARRAY"
-	case '"':
-		return "VALUE_STRING"
-	case 't', 'f':
-		return "VALUE_BOOLEAN"
-	case 'n':
-		return "VALUE_NULL"
-	}
-	return "VALUE_NUMBER"
+	return searchcore.TokenName(b)
 }
 
 func marshalValue(v any) []byte {

@@ -56,7 +56,7 @@ func (s *Server) scroll(c echo.Context, id, keepAlive *string, asInt *cluster.Re
 		for k, v := range m {
 			var sv string
 			if err := json.Unmarshal(v, &sv); err != nil || (k != "scroll" && k != "scroll_id") {
-				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, tokenKind(v))
+				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, searchcore.TokenName(v))
 			}
 			if k == "scroll" {
 				ka = sv
@@ -102,7 +102,7 @@ func (s *Server) clearScroll(c echo.Context, ids []string) error {
 		}
 		for k, v := range m {
 			if k != "scroll_id" {
-				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, tokenKind(v))
+				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, searchcore.TokenName(v))
 			}
 			var one string
 			var list []string
@@ -112,7 +112,7 @@ func (s *Server) clearScroll(c echo.Context, ids []string) error {
 			case json.Unmarshal(v, &list) == nil:
 				ids = list
 			default:
-				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, tokenKind(v))
+				return searchcore.IllegalArgument("Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", k, searchcore.TokenName(v))
 			}
 		}
 	}
@@ -143,25 +143,4 @@ func splitIDs(s string) []string {
 		}
 	}
 	return out
-}
-
-// tokenKind names a JSON value's token like Jackson (for error messages).
-func tokenKind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "VALUE_NULL"
-	}
-	switch v[0] {
-	case '{':
-		return "START_OBJECT"
-	case '[':
-		return "START_ARRAY"
-	case '"':
-		return "VALUE_STRING"
-	case 't', 'f':
-		return "VALUE_BOOLEAN"
-	case 'n':
-		return "VALUE_NULL"
-	}
-	return "VALUE_NUMBER"
 }

@@ -135,7 +135,7 @@ func parseBulkAction(line []byte, n int) (Op, []member, error) {
 	}
 	trim := bytes.TrimSpace(line)
 	if len(trim) == 0 || trim[0] != '{' {
-		return "", nil, malformed("expected START_OBJECT or END_OBJECT but found [%s]", tokenName(trim))
+		return "", nil, malformed("expected START_OBJECT or END_OBJECT but found [%s]", TokenName(trim))
 	}
 	members, err := decodeObject(trim)
 	if err != nil {
@@ -155,7 +155,7 @@ func parseBulkAction(line []byte, n int) (Op, []member, error) {
 	}
 	v := bytes.TrimSpace(members[0].value)
 	if len(v) == 0 || v[0] != '{' {
-		return "", nil, malformed("expected START_OBJECT but found [%s]", tokenName(v))
+		return "", nil, malformed("expected START_OBJECT but found [%s]", TokenName(v))
 	}
 	meta, err := decodeObject(v)
 	if err != nil {
@@ -180,7 +180,7 @@ func applyBulkMeta(req *DocRequest, meta []member, n int) error {
 				if err := json.Unmarshal(v, &num); err == nil {
 					return num.String(), nil
 				}
-				return "", &Error{Code: Invalid, Type: "__fatal", Reason: fmt.Sprintf("Malformed action/metadata line [%d], expected a simple value for field [%s] but found [%s]", n, m.key, tokenName(v))}
+				return "", &Error{Code: Invalid, Type: "__fatal", Reason: fmt.Sprintf("Malformed action/metadata line [%d], expected a simple value for field [%s] but found [%s]", n, m.key, TokenName(v))}
 			}
 			return s, nil
 		}
@@ -286,12 +286,12 @@ func parseUpdateBody(raw []byte) (*UpdateBody, error) {
 		switch m.key {
 		case "doc":
 			if !isObject(m.value) {
-				return nil, ParsingError("[UpdateRequest] doc doesn't support values of type: %s", tokenName(m.value))
+				return nil, ParsingError("[UpdateRequest] doc doesn't support values of type: %s", TokenName(m.value))
 			}
 			u.Doc = m.value
 		case "upsert":
 			if !isObject(m.value) {
-				return nil, ParsingError("[UpdateRequest] upsert doesn't support values of type: %s", tokenName(m.value))
+				return nil, ParsingError("[UpdateRequest] upsert doesn't support values of type: %s", TokenName(m.value))
 			}
 			u.Upsert = m.value
 		case "doc_as_upsert":

@@ -22,7 +22,7 @@ func decodeObject(raw []byte) ([]member, error) {
 		return nil, jsonParseError(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, ParsingError("Unknown key for a %s in [%s].", tokenName(raw), "")
+		return nil, ParsingError("Unknown key for a %s in [%s].", TokenName(raw), "")
 	}
 	var out []member
 	for dec.More() {
@@ -53,8 +53,9 @@ func jsonParseError(err error) error {
 		Caused(Errorf(Invalid, "json_parse_exception", "%s", err.Error()))
 }
 
-// tokenName names the JSON token a value starts with, as Jackson does.
-func tokenName(v []byte) string {
+// TokenName names the JSON token a value starts with, as Jackson does in
+// Elasticsearch's error messages (START_OBJECT, VALUE_STRING, ...).
+func TokenName(v []byte) string {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
 		return "VALUE_NULL"

@@ -135,7 +135,7 @@ func ParseStoredScript(body []byte) (*StoredScript, error) {
 	}
 	v := bytes.TrimSpace(members[0].value)
 	if len(v) == 0 || v[0] != '{' {
-		return nil, ParsingError("unexpected token [%s], expected [{, <source>]", tokenName(v))
+		return nil, ParsingError("unexpected token [%s], expected [{, <source>]", TokenName(v))
 	}
 	return parseScriptObject(v, "")
 }
@@ -153,7 +153,7 @@ func parseScriptObject(raw []byte, defLang string) (*StoredScript, error) {
 		switch m.key {
 		case "lang":
 			if err := json.Unmarshal(m.value, &sc.Lang); err != nil {
-				return nil, Errorf(Invalid, "x_content_parse_exception", "[script] lang doesn't support values of type: %s", tokenName(m.value))
+				return nil, Errorf(Invalid, "x_content_parse_exception", "[script] lang doesn't support values of type: %s", TokenName(m.value))
 			}
 		case "source", "code":
 			s, opts, err := templateText(m.value, "script")
@@ -225,7 +225,7 @@ func templateText(v json.RawMessage, field string) (text string, isObject bool, 
 		return b.String(), true, nil
 	}
 	if err := json.Unmarshal(v, &text); err != nil {
-		return "", false, Errorf(Invalid, "x_content_parse_exception", "[%s] %s doesn't support values of type: %s", field, "source", tokenName(v))
+		return "", false, Errorf(Invalid, "x_content_parse_exception", "[%s] %s doesn't support values of type: %s", field, "source", TokenName(v))
 	}
 	return text, false, nil
 }
@@ -413,15 +413,15 @@ func ParseTemplateRequest(body []byte) (*TemplateRequest, error) {
 			r.Source = &text
 		case "id":
 			if err := json.Unmarshal(m.value, &r.ID); err != nil {
-				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] id doesn't support values of type: %s", tokenName(m.value))
+				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] id doesn't support values of type: %s", TokenName(m.value))
 			}
 		case "file":
 			if err := json.Unmarshal(m.value, &r.File); err != nil {
-				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] file doesn't support values of type: %s", tokenName(m.value))
+				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] file doesn't support values of type: %s", TokenName(m.value))
 			}
 		case "params":
 			if v := bytes.TrimSpace(m.value); len(v) > 0 && v[0] != '{' && string(v) != "null" {
-				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] params doesn't support values of type: %s", tokenName(v))
+				return nil, Errorf(Invalid, "x_content_parse_exception", "[search_template] params doesn't support values of type: %s", TokenName(v))
 			}
 			r.Params = m.value
 		case "explain":

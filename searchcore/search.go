@@ -92,7 +92,7 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 	}
 	for _, m := range members {
 		if !searchBodyKeys[m.key] {
-			return ParsingError("Unknown key for a %s in [%s].", tokenName(m.value), m.key)
+			return ParsingError("Unknown key for a %s in [%s].", TokenName(m.value), m.key)
 		}
 		v := m.value
 		switch m.key {
@@ -204,7 +204,7 @@ func parsePIT(v json.RawMessage) (*PointInTime, error) {
 	for _, m := range members {
 		var str string
 		if err := json.Unmarshal(m.value, &str); err != nil {
-			return nil, ParsingError("[point_in_time] %s doesn't support values of type: %s", m.key, tokenName(m.value))
+			return nil, ParsingError("[point_in_time] %s doesn't support values of type: %s", m.key, TokenName(m.value))
 		}
 		switch m.key {
 		case "id":
@@ -248,7 +248,7 @@ func parseSlice(v json.RawMessage) (*Slice, error) {
 			}
 		case "field":
 			if err := json.Unmarshal(m.value, &sl.Field); err != nil {
-				return nil, ParsingError("[slice] field doesn't support values of type: %s", tokenName(m.value))
+				return nil, ParsingError("[slice] field doesn't support values of type: %s", TokenName(m.value))
 			}
 		default:
 			return nil, ParsingError("[slice] unknown field [%s]", m.key)
