@@ -209,3 +209,24 @@ func TestMsearchBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestMsearchWithPointInTime(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/pt/_doc/1?refresh=true", "application/json", `{"a":1}`)
+	n.do("PUT", "/pt/_doc/2?refresh=true", "application/json", `{"a":2}`)
+	_, pit := n.do("POST", "/pt/_pit?keep_alive=1m", "", "")
+	id, _ := pit["id"].(string)
+	n.do("PUT", "/pt/_doc/3?refresh=true", "application/json", `{"a":3}`) // after the PIT: invisible
+	body := "{}\n" + `{"pit":{"id":"` + id + `","keep_alive":"1m"},"query":{"match_all":{}}}` + "\n" +
+		`{"index":"pt"}` + "\n" + `{"pit":{"id":"` + id + `"}}` + "\n"
+	code, out := n.do("POST", "/_msearch", "application/x-ndjson", body)
+	if code != 200 {
+		t.Fatalf("msearch = %d %v", code, out)
+	}
+	if got := str(jsonPath(out, "responses.0.hits.total.value")); got != "2" {
+		t.Errorf("PIT search in msearch total = %s, want 2 (snapshot)", got)
+	}
+	if got := jsonPath(out, "responses.1.error.type"); got != "action_request_validation_exception" {
+		t.Errorf("index with PIT in msearch: error type %v", got)
+	}
+}

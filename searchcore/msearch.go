@@ -77,13 +77,18 @@ func (e *Engine) searchOne(ctx context.Context, r *MultiSearchRequest) (res Mult
 			res = MultiSearchResult{Err: Internalf(fmt.Errorf("panic: %v", p), "search failed")}
 		}
 	}()
-	target := r.Target
-	if target == "" {
-		target = "_all"
-	}
-	indices, err := e.Resolve(target, r.Options)
-	if err != nil {
-		return MultiSearchResult{Err: err}
+	var indices []*Index
+	// A point-in-time search names no index: the PIT holds its indices (an
+	// index given with a PIT is the core's validation error).
+	if r.Request.PIT == nil || r.Target != "" {
+		target := r.Target
+		if target == "" {
+			target = "_all"
+		}
+		var err error
+		if indices, err = e.Resolve(target, r.Options); err != nil {
+			return MultiSearchResult{Err: err}
+		}
 	}
 	sr, err := e.Search(ctx, indices, r.Request)
 	if err != nil {
