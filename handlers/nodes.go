@@ -264,8 +264,8 @@ var builtinModules = []plugin{
 	{"analysis-common", "Adds \"built in\" analyzers to Elasticsearch."},
 }
 
-// ingestProcessors are the ingest processor types this node runs (ingest
-// pipelines are not implemented yet).
+// ingestProcessors are the ingest processor types this node runs: none, as
+// Quarry has no ingest pipelines (yet), so the list is empty.
 var ingestProcessors []string
 
 func pluginsJSON(list []plugin) []orderedJSON {

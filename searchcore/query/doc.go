@@ -37,6 +37,6 @@
 // filters over bluge's bounding-box searcher.
 //
 // New query types are added with one file per family that registers its
-// parsers in NewParser. nested is not implemented (there is no nested
-// field type yet).
+// parsers in NewParser. The nested query is absent because the mapper has
+// no nested field type yet.
 package query
