@@ -2,6 +2,7 @@ package query
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -92,49 +93,85 @@ func requireFieldValue(field string, value *string) error {
 	return nil
 }
 
-// parsePrefix follows PrefixQueryBuilder.fromXContent.
-func parsePrefix(_ *Parser, body *jval) (Node, error) {
-	q := &PrefixQuery{base: newBase()}
+// stringValueSpec describes a {"<field>": value} / {"<field>": {...}} query
+// with one string value (prefix, wildcard, regexp): the parameters they all
+// share are handled by parseStringFieldValue, the others by extra.
+type stringValueSpec struct {
+	name      string   // query name, for errors
+	valueKeys []string // keys that carry the value in the long form
+	// nullable reads the value with textOrNull (a null is reported later as
+	// "value cannot be null"); otherwise a null is a parse error.
+	nullable        bool
+	caseInsensitive *bool
+	// extra handles query-specific keys; it reports whether it knew key.
+	extra func(key string, v *jval) (bool, error)
+}
+
+// parseStringFieldValue parses the body of a query described by spec into
+// b (name, boost) and returns its field and value.
+func parseStringFieldValue(b *base, body *jval, spec stringValueSpec) (string, string, error) {
 	var value *string
 	var boost float32 = 1
-	field, err := fieldValueForm("prefix", body, func(key string, v *jval) error {
-		var err error
-		switch key {
-		case "_name":
-			q.name, err = v.text()
-		case "value", "prefix":
-			s, ok, e := v.textOrNull()
-			if ok {
-				value = &s
-			} else {
-				value = nil
-			}
-			err = e
-		case "boost":
-			boost, err = v.floatValue()
-		case "rewrite":
-			_, _, err = v.textOrNull()
-		case "case_insensitive":
-			q.caseInsensitive, err = v.booleanValue()
-		default:
-			err = v.parsingErr("[prefix] query does not support [%s]", key)
+	readValue := func(v *jval) error {
+		if !spec.nullable {
+			s, err := v.text()
+			value = &s
+			return err
 		}
-		return err
-	}, func(v *jval) error {
 		s, ok, err := v.textOrNull()
+		value = nil
 		if ok {
 			value = &s
 		}
 		return err
-	})
+	}
+	field, err := fieldValueForm(spec.name, body, func(key string, v *jval) error {
+		switch {
+		case key == "_name":
+			var err error
+			b.name, err = v.text()
+			return err
+		case slices.Contains(spec.valueKeys, key):
+			return readValue(v)
+		case key == "boost":
+			var err error
+			boost, err = v.floatValue()
+			return err
+		case key == "rewrite":
+			_, _, err := v.textOrNull()
+			return err
+		case key == "case_insensitive":
+			var err error
+			*spec.caseInsensitive, err = v.booleanValue()
+			return err
+		}
+		if spec.extra != nil {
+			if known, err := spec.extra(key, v); known {
+				return err
+			}
+		}
+		return v.parsingErr("[%s] query does not support [%s]", spec.name, key)
+	}, readValue)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	if err := requireFieldValue(field, value); err != nil {
-		return nil, err
+		return "", "", err
 	}
-	q.field, q.value = field, *value
-	if err := q.setBoost(boost, body); err != nil {
+	if err := b.setBoost(boost, body); err != nil {
+		return "", "", err
+	}
+	return field, *value, nil
+}
+
+// parsePrefix follows PrefixQueryBuilder.fromXContent.
+func parsePrefix(_ *Parser, body *jval) (Node, error) {
+	q := &PrefixQuery{base: newBase()}
+	var err error
+	q.field, q.value, err = parseStringFieldValue(&q.base, body, stringValueSpec{
+		name: "prefix", valueKeys: []string{"value", "prefix"}, nullable: true, caseInsensitive: &q.caseInsensitive,
+	})
+	if err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -165,40 +202,11 @@ func (q *PrefixQuery) Compile(ctx *Context) (bluge.Query, error) {
 // parseWildcard follows WildcardQueryBuilder.fromXContent.
 func parseWildcard(_ *Parser, body *jval) (Node, error) {
 	q := &WildcardQuery{base: newBase()}
-	var value *string
-	var boost float32 = 1
-	field, err := fieldValueForm("wildcard", body, func(key string, v *jval) error {
-		var err error
-		switch key {
-		case "wildcard", "value":
-			var s string
-			s, err = v.text()
-			value = &s
-		case "boost":
-			boost, err = v.floatValue()
-		case "rewrite":
-			_, _, err = v.textOrNull()
-		case "case_insensitive":
-			q.caseInsensitive, err = v.booleanValue()
-		case "_name":
-			q.name, err = v.text()
-		default:
-			err = v.parsingErr("[wildcard] query does not support [%s]", key)
-		}
-		return err
-	}, func(v *jval) error {
-		s, err := v.text()
-		value = &s
-		return err
+	var err error
+	q.field, q.value, err = parseStringFieldValue(&q.base, body, stringValueSpec{
+		name: "wildcard", valueKeys: []string{"wildcard", "value"}, caseInsensitive: &q.caseInsensitive,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := requireFieldValue(field, value); err != nil {
-		return nil, err
-	}
-	q.field, q.value = field, *value
-	if err := q.setBoost(boost, body); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -233,55 +241,28 @@ func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
 // parseRegexp follows RegexpQueryBuilder.fromXContent.
 func parseRegexp(_ *Parser, body *jval) (Node, error) {
 	q := &RegexpQuery{base: newBase(), flags: reAll}
-	var value *string
-	var boost float32 = 1
-	field, err := fieldValueForm("regexp", body, func(key string, v *jval) error {
-		var err error
-		switch key {
-		case "value":
-			s, ok, e := v.textOrNull()
-			if ok {
-				value = &s
-			} else {
-				value = nil
+	var err error
+	q.field, q.value, err = parseStringFieldValue(&q.base, body, stringValueSpec{
+		name: "regexp", valueKeys: []string{"value"}, nullable: true, caseInsensitive: &q.caseInsensitive,
+		extra: func(key string, v *jval) (bool, error) {
+			var err error
+			switch key {
+			case "flags":
+				var s string
+				if s, err = v.text(); err == nil {
+					q.flags, err = resolveRegexpFlags(s)
+				}
+			case "flags_value":
+				q.flags, err = v.intValue()
+			case "max_determinized_states":
+				_, err = v.intValue()
+			default:
+				return false, nil
 			}
-			err = e
-		case "boost":
-			boost, err = v.floatValue()
-		case "rewrite":
-			_, _, err = v.textOrNull()
-		case "flags":
-			var s string
-			if s, err = v.text(); err == nil {
-				q.flags, err = resolveRegexpFlags(s)
-			}
-		case "flags_value":
-			q.flags, err = v.intValue()
-		case "max_determinized_states":
-			_, err = v.intValue()
-		case "case_insensitive":
-			q.caseInsensitive, err = v.booleanValue()
-		case "_name":
-			q.name, err = v.text()
-		default:
-			err = v.parsingErr("[regexp] query does not support [%s]", key)
-		}
-		return err
-	}, func(v *jval) error {
-		s, ok, err := v.textOrNull()
-		if ok {
-			value = &s
-		}
-		return err
+			return true, err
+		},
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := requireFieldValue(field, value); err != nil {
-		return nil, err
-	}
-	q.field, q.value = field, *value
-	if err := q.setBoost(boost, body); err != nil {
 		return nil, err
 	}
 	return q, nil
