@@ -79,7 +79,7 @@ func (s *Server) bulk(c echo.Context, index string, p cluster.BulkParams) error 
 		buf.WriteString(`":`)
 		var item orderedJSON
 		if r.Err != nil {
-			e, status := toDomainError(r.Err)
+			e, status := s.clientError(r.Err, "bulk item failed", "index", r.Index, "id", r.ID)
 			item = orderedJSON{{"_index", r.Index}, {"_type", "_doc"}, {"_id", r.ID}, {"status", status}, {"error", esErrorObject(e)}}
 		} else {
 			item = writeResultJSON(r)

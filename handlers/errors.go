@@ -107,16 +107,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		s.writeURIError(c, uh)
 		return
 	}
-	e, status := toDomainError(err)
-	if status >= 500 {
-		s.log.Error("request failed", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
-		e = &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason}
-		if e.Type == "exception" {
-			e.Reason = "internal error; see the server log for details"
-		}
-	} else {
-		s.log.Debug("request rejected", "method", c.Request().Method, "uri", c.Request().RequestURI, "status", status, "err", err)
-	}
+	e, status := s.clientError(err, "request failed", "method", c.Request().Method, "uri", c.Request().RequestURI)
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
@@ -124,6 +115,24 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if err := writeJSON(c, status, esErrorBody(e, status)); err != nil {
 		s.log.Warn("writing error response", "err", err)
 	}
+}
+
+// clientError turns any error into what a client may see, with its status:
+// a 5xx is logged at Error level with its cause and shown without it (an
+// unexpected one with a generic reason), a 4xx is logged at Debug level.
+// Every error exit (the handler, multi search entries, bulk items) uses it.
+func (s *Server) clientError(err error, msg string, attrs ...any) (*searchcore.Error, int) {
+	e, status := toDomainError(err)
+	if status < 500 {
+		s.log.Debug(msg, append(attrs, "status", status, "err", err)...)
+		return e, status
+	}
+	s.log.Error(msg, append(attrs, "err", err)...)
+	e = &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason}
+	if e.Type == "exception" {
+		e.Reason = "internal error; see the server log for details"
+	}
+	return e, status
 }
 
 // uriError is the routing failure Elasticsearch reports with a string error.

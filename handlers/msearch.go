@@ -366,22 +366,29 @@ func maxConcurrent(v *int) (int, error) {
 	return *v, nil
 }
 
-func (s *Server) msearch(c echo.Context, pathIndex string, p cluster.MsearchParams) error {
-	start := time.Now()
-	limit, err := maxConcurrent(p.MaxConcurrentSearches)
+// readMulti validates the parameters shared by _msearch and
+// _msearch/template and splits the NDJSON body into header/body pairs.
+func readMulti(c echo.Context, maxConcurrentSearches *int, searchType *cluster.SearchType) (int, []ndjsonPair, error) {
+	limit, err := maxConcurrent(maxConcurrentSearches)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	if p.SearchType != nil {
-		if _, err := parseSearchType(string(*p.SearchType)); err != nil {
-			return err
+	if searchType != nil {
+		if _, err := parseSearchType(string(*searchType)); err != nil {
+			return 0, nil, err
 		}
 	}
 	data, err := readBody(c)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	pairs, err := parseNDJSON(data, "msearch")
+	return limit, pairs, err
+}
+
+func (s *Server) msearch(c echo.Context, pathIndex string, p cluster.MsearchParams) error {
+	start := time.Now()
+	limit, pairs, err := readMulti(c, p.MaxConcurrentSearches, p.SearchType)
 	if err != nil {
 		return err
 	}
@@ -448,14 +455,7 @@ func (s *Server) encodeMulti(start time.Time, items []searchcore.MultiSearchRequ
 // entryError renders the failure of one search in place of its response
 // (internal errors are logged and shown generically, like the error handler).
 func (s *Server) entryError(err error) []byte {
-	e, status := toDomainError(err)
-	if status >= 500 {
-		s.log.Error("multi search item failed", "err", err)
-		e = &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason}
-		if e.Type == "exception" {
-			e.Reason = "internal error; see the server log for details"
-		}
-	}
+	e, status := s.clientError(err, "multi search item failed")
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -325,20 +325,7 @@ func (s *Server) MsearchTemplateIndex(c echo.Context, index string, p cluster.Ms
 
 func (s *Server) msearchTemplate(c echo.Context, pathIndex string, p cluster.MsearchTemplateParams) error {
 	start := time.Now()
-	limit, err := maxConcurrent(p.MaxConcurrentSearches)
-	if err != nil {
-		return err
-	}
-	if p.SearchType != nil {
-		if _, err := parseSearchType(string(*p.SearchType)); err != nil {
-			return err
-		}
-	}
-	data, err := readBody(c)
-	if err != nil {
-		return err
-	}
-	pairs, err := parseNDJSON(data, "msearch")
+	limit, pairs, err := readMulti(c, p.MaxConcurrentSearches, p.SearchType)
 	if err != nil {
 		return err
 	}
