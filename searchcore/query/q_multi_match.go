@@ -50,6 +50,19 @@ var multiMatchTypes = map[string]string{
 	"bool_prefix": "bool_prefix",
 }
 
+// appendFieldBoost parses one "field^boost" string value onto list.
+func appendFieldBoost(list []fieldBoost, v *jval) ([]fieldBoost, error) {
+	s, err := v.text()
+	if err != nil {
+		return list, err
+	}
+	fb, err := parseFieldBoost(s)
+	if err != nil {
+		return list, err
+	}
+	return append(list, fb), nil
+}
+
 // parseFieldBoost splits "field^boost" as QueryParserHelper does.
 func parseFieldBoost(s string) (fieldBoost, error) {
 	i := strings.LastIndexByte(s, '^')
@@ -71,16 +84,9 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 		boost float32 = 1
 	)
 	addField := func(v *jval) error {
-		s, err := v.text()
-		if err != nil {
-			return err
-		}
-		fb, err := parseFieldBoost(s)
-		if err != nil {
-			return err
-		}
-		q.fields = append(q.fields, fb)
-		return nil
+		var err error
+		q.fields, err = appendFieldBoost(q.fields, v)
+		return err
 	}
 	for _, m := range body.members {
 		v := m.val

@@ -51,15 +51,10 @@ func parseQueryString(_ *Parser, body *jval) (Node, error) {
 		v := m.val
 		if m.key == "fields" && v.kind == kArray {
 			for _, e := range v.elems {
-				s, err := e.text()
-				if err != nil {
+				var err error
+				if q.fields, err = appendFieldBoost(q.fields, e); err != nil {
 					return nil, err
 				}
-				fb, err := parseFieldBoost(s)
-				if err != nil {
-					return nil, err
-				}
-				q.fields = append(q.fields, fb)
 			}
 			continue
 		}
