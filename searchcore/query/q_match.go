@@ -138,15 +138,11 @@ func parseMatch(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node; it is MatchQuery.parse(Type.BOOLEAN, ...).
 func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
-	var an textAnalyzer
-	if q.analyzer != "" {
-		a, ok := ctx.namedAnalyzer(q.analyzer)
-		if !ok {
-			return nil, ctx.shardErr("[match] analyzer [%s] not found", q.analyzer)
-		}
-		an = a
-	}
 	ft, _ := ctx.lookupField(q.field)
+	an, unsupported, err := ctx.matchAnalysis("match", ft, q.analyzer)
+	if err != nil {
+		return nil, err
+	}
 	if ft == nil {
 		return matchNone(), nil
 	}
@@ -156,15 +152,8 @@ func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 		}
 		return nil, err
 	}
-	if !ft.isString() && !ft.isNumber() && !ft.isDate() && ft.typ != mapping.TypeBoolean {
-		return lenient(ctx.failedToCreate(searchcore.IllegalArgument(
-			"Field [%s] of type [%s] does not support match queries", ft.path, ft.typ)))
-	}
-	var err error
-	if an == nil && ft.isText() {
-		if an, err = ctx.searchAnalyzer(ft); err != nil {
-			return nil, err
-		}
+	if unsupported != nil {
+		return lenient(unsupported)
 	}
 	if an == nil {
 		// keyword analyzer or normalizer: the whole value is one term
@@ -280,4 +269,32 @@ func groupByPosition(tokens []*token) [][]string {
 		groups = append(groups, []string{string(t.Term)})
 	}
 	return groups
+}
+
+// matchAnalysis resolves what a match-family query on ft needs: the named
+// analyzer (an error when it does not exist, mapped field or not), else the
+// search analyzer of a text field, else nil (the value is one term).
+// unsupported is the error for a field type match queries cannot search,
+// which lenient turns into no match; ft may be nil (unmapped).
+func (c *Context) matchAnalysis(name string, ft *fieldType, analyzer string) (an textAnalyzer, unsupported, err error) {
+	if analyzer != "" {
+		a, ok := c.namedAnalyzer(analyzer)
+		if !ok {
+			return nil, nil, c.shardErr("[%s] analyzer [%s] not found", name, analyzer)
+		}
+		an = a
+	}
+	if ft == nil {
+		return an, nil, nil
+	}
+	if !ft.isString() && !ft.isNumber() && !ft.isDate() && ft.typ != mapping.TypeBoolean {
+		return nil, c.failedToCreate(searchcore.IllegalArgument(
+			"Field [%s] of type [%s] does not support match queries", ft.path, ft.typ)), nil
+	}
+	if an == nil && ft.isText() {
+		if an, err = c.searchAnalyzer(ft); err != nil {
+			return nil, nil, err
+		}
+	}
+	return an, nil, nil
 }

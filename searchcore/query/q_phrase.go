@@ -6,7 +6,6 @@ import (
 	"github.com/blugelabs/bluge"
 
 	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
-	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
 // The phrase family of full-text queries: match_phrase, match_phrase_prefix
@@ -218,13 +217,9 @@ func (q *PhraseQuery) Compile(ctx *Context) (bluge.Query, error) {
 // textQuery compiles text for field ft as a phrase-family query. ft may be
 // nil (unmapped: no match).
 func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts, boost float32) (bluge.Query, error) {
-	var an textAnalyzer
-	if o.analyzer != "" {
-		a, ok := c.namedAnalyzer(o.analyzer)
-		if !ok {
-			return nil, c.shardErr("[%s] analyzer [%s] not found", name, o.analyzer)
-		}
-		an = a
+	an, unsupported, err := c.matchAnalysis(name, ft, o.analyzer)
+	if err != nil {
+		return nil, err
 	}
 	if ft == nil {
 		return matchNone(), nil
@@ -235,15 +230,8 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 		}
 		return nil, err
 	}
-	if !ft.isString() && !ft.isNumber() && !ft.isDate() && ft.typ != mapping.TypeBoolean {
-		return lenient(c.failedToCreate(searchcore.IllegalArgument(
-			"Field [%s] of type [%s] does not support match queries", ft.path, ft.typ)))
-	}
-	var err error
-	if an == nil && ft.isText() {
-		if an, err = c.searchAnalyzer(ft); err != nil {
-			return nil, err
-		}
+	if unsupported != nil {
+		return lenient(unsupported)
 	}
 	if an == nil {
 		// keyword analyzer, normalizer or non-text field: one term
