@@ -413,10 +413,5 @@ func (c *compositeResult) write(w *jw, n *node, r *reducer) {
 	if c.last != nil {
 		w.kv("after_key", c.m.render(c.last))
 	}
-	w.key("buckets")
-	w.begin('[')
-	for _, b := range c.buckets {
-		r.writeBucket(w, n, b, true)
-	}
-	w.end(']')
+	writeBuckets(w, n, r, c.buckets, false)
 }

@@ -387,10 +387,5 @@ func (g *gridResult) setBuckets(bs []*bucket)       { g.buckets = bs }
 func (g *gridResult) metric(string) (float64, bool) { return 0, false }
 
 func (g *gridResult) write(w *jw, n *node, r *reducer) {
-	w.key("buckets")
-	w.begin('[')
-	for _, b := range g.buckets {
-		r.writeBucket(w, n, b, true)
-	}
-	w.end(']')
+	writeBuckets(w, n, r, g.buckets, false)
 }

@@ -189,21 +189,18 @@ func (h *rangeResult) setBuckets(bs []*bucket)       { h.buckets = bs }
 func (h *rangeResult) metric(string) (float64, bool) { return 0, false }
 
 func (h *rangeResult) write(w *jw, n *node, r *reducer) {
-	w.key("buckets")
-	if h.m.keyed {
-		w.begin('{')
-		for _, b := range h.buckets {
-			w.key(b.key.(string))
-			r.writeBucket(w, n, b, false)
-		}
-		w.end('}')
+	if !h.m.keyed {
+		writeBuckets(w, n, r, h.buckets, false)
 		return
 	}
-	w.begin('[')
+	// Keyed range buckets are named by their key and do not repeat it.
+	w.key("buckets")
+	w.begin('{')
 	for _, b := range h.buckets {
-		r.writeBucket(w, n, b, true)
+		w.key(b.key.(string))
+		r.writeBucket(w, n, b, false)
 	}
-	w.end(']')
+	w.end('}')
 }
 
 // missingImpl is the missing aggregation (single bucket).

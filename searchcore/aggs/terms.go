@@ -585,10 +585,5 @@ func (t *termsResult) metric(string) (float64, bool) { return 0, false }
 func (t *termsResult) write(w *jw, n *node, r *reducer) {
 	w.kv("doc_count_error_upper_bound", t.docErr)
 	w.kv("sum_other_doc_count", t.other)
-	w.key("buckets")
-	w.begin('[')
-	for _, b := range t.buckets {
-		r.writeBucket(w, n, b, true)
-	}
-	w.end(']')
+	writeBuckets(w, n, r, t.buckets, false)
 }
