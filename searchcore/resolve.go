@@ -231,6 +231,11 @@ func (e *Engine) resolveWriteLocked(name string) (*WriteTarget, error) {
 // it is missing and auto-creation is allowed. requireAlias demands an alias.
 func (e *Engine) WriteTarget(ctx context.Context, name string, requireAlias bool) (*WriteTarget, error) {
 	e.mu.RLock()
+	if idx, ok := e.indices[name]; ok && !requireAlias {
+		// The common case: a concrete index, no alias bookkeeping needed.
+		e.mu.RUnlock()
+		return &WriteTarget{Index: idx}, nil
+	}
 	t, err := e.resolveWriteLocked(name)
 	isAlias := e.aliasExistsLocked(name)
 	e.mu.RUnlock()

@@ -156,10 +156,11 @@ func (e *Engine) ExecBulk(ctx context.Context, bulk []BulkItem, refresh Refresh)
 	for i, b := range bulk {
 		items[i] = &writeItem{req: b.Req, err: b.PreErr}
 	}
-	// 1. Resolve targets (auto-creating indices).
+	// 1. Resolve targets (auto-creating indices), each distinct one once.
+	targets := map[targetKey]*WriteTarget{}
 	for _, it := range items {
 		if it.err == nil {
-			it.err = e.resolveItem(ctx, it)
+			it.err = e.resolveItem(ctx, it, targets)
 		}
 	}
 	// 2. Parse documents in parallel (the CPU-heavy part).
@@ -298,15 +299,26 @@ var statusByCode = map[Code]int{
 // HTTPStatus returns the HTTP status for an error code.
 func HTTPStatus(c Code) int { return statusByCode[c] }
 
+// targetKey identifies a write target within one request.
+type targetKey struct {
+	name         string
+	requireAlias bool
+}
+
 // resolveItem validates the request and resolves its target index and shard.
-func (e *Engine) resolveItem(ctx context.Context, it *writeItem) error {
+func (e *Engine) resolveItem(ctx context.Context, it *writeItem, targets map[targetKey]*WriteTarget) error {
 	r := it.req
 	if err := validateDocRequest(r); err != nil {
 		return err
 	}
-	t, err := e.WriteTarget(ctx, r.Index, r.RequireAlias)
-	if err != nil {
-		return err
+	key := targetKey{r.Index, r.RequireAlias}
+	t, ok := targets[key]
+	if !ok {
+		var err error
+		if t, err = e.WriteTarget(ctx, r.Index, r.RequireAlias); err != nil {
+			return err
+		}
+		targets[key] = t
 	}
 	it.target = t.Index
 	if r.Routing == "" && t.Routing != "" {
