@@ -198,6 +198,8 @@ func (s *Server) clusterState(c echo.Context, metric, index string, p cluster.Cl
 			}},
 			{"templates", legacyTemplatesJSON(s.core.Templates(true), "", flat)},
 			{"indices", metaIndices},
+			{"index_template", orderedJSON{{"index_template", s.namedTemplates(s.core.Templates(false), flat, indexTemplateJSON)}}},
+			{"component_template", orderedJSON{{"component_template", s.namedTemplates(s.core.ComponentTemplates(), flat, componentTemplateJSON)}}},
 		}})
 	}
 	if want["routing_table"] || want["routing_nodes"] {
@@ -267,4 +269,14 @@ func (s *Server) ClusterDeleteVotingConfigExclusions(c echo.Context, p cluster.C
 		return err
 	}
 	return c.NoContent(http.StatusOK)
+}
+
+// namedTemplates renders templates keyed by name, as the cluster state's
+// index_template and component_template metadata do.
+func (s *Server) namedTemplates(list []*core.Template, flat bool, render func(*core.Template, bool) orderedJSON) orderedJSON {
+	o := orderedJSON{}
+	for _, t := range list {
+		o = append(o, kvPair{t.Name, render(t, flat)})
+	}
+	return o
 }

@@ -56,26 +56,32 @@ func (s *Server) getIndexTemplates(c echo.Context, names string, flat bool) erro
 		if !core.NameMatches(names, t.Name) {
 			continue
 		}
-		body := orderedJSON{{"index_patterns", t.IndexPatterns}}
-		if inner := templateParts(t, flat, false); len(inner) > 0 {
-			body = append(body, kvPair{"template", inner})
-		}
-		body = append(body, kvPair{"composed_of", append([]string{}, t.ComposedOf...)})
-		if t.Priority != nil {
-			body = append(body, kvPair{"priority", *t.Priority})
-		}
-		if t.Version != nil {
-			body = append(body, kvPair{"version", *t.Version})
-		}
-		if len(t.Meta) > 0 {
-			body = append(body, kvPair{"_meta", t.Meta})
-		}
-		list = append(list, orderedJSON{{"name", t.Name}, {"index_template", body}})
+		list = append(list, orderedJSON{{"name", t.Name}, {"index_template", indexTemplateJSON(t, flat)}})
 	}
 	if len(list) == 0 && names != "" && !strings.Contains(names, "*") {
 		return searchcore.Errorf(searchcore.NotFound, "resource_not_found_exception", "index template matching [%s] not found", names)
 	}
 	return writeJSON(c, http.StatusOK, orderedJSON{{"index_templates", list}})
+}
+
+// indexTemplateJSON renders a composable template: {index_patterns,
+// template, composed_of, priority, version, _meta}.
+func indexTemplateJSON(t *core.Template, flat bool) orderedJSON {
+	body := orderedJSON{{"index_patterns", t.IndexPatterns}}
+	if inner := templateParts(t, flat, false); len(inner) > 0 {
+		body = append(body, kvPair{"template", inner})
+	}
+	body = append(body, kvPair{"composed_of", append([]string{}, t.ComposedOf...)})
+	if t.Priority != nil {
+		body = append(body, kvPair{"priority", *t.Priority})
+	}
+	if t.Version != nil {
+		body = append(body, kvPair{"version", *t.Version})
+	}
+	if len(t.Meta) > 0 {
+		body = append(body, kvPair{"_meta", t.Meta})
+	}
+	return body
 }
 
 // templateParts renders settings, mappings and aliases (always all three
@@ -115,6 +121,14 @@ func templateExists(c echo.Context, list []*core.Template, names string) error {
 }
 
 func (s *Server) putTemplate(c echo.Context, legacy bool, name string, create bool, order *int64) error {
+	return s.putTemplateBody(c, func(body json.RawMessage) error {
+		return s.core.PutTemplate(c.Request().Context(), legacy, name, body, create, order)
+	})
+}
+
+// putTemplateBody reads a required template body, stores it with put and
+// acknowledges.
+func (s *Server) putTemplateBody(c echo.Context, put func(json.RawMessage) error) error {
 	body, err := readBody(c)
 	if err != nil {
 		return err
@@ -122,7 +136,7 @@ func (s *Server) putTemplate(c echo.Context, legacy bool, name string, create bo
 	if len(bytes.TrimSpace(body)) == 0 {
 		return searchcore.Errorf(searchcore.Invalid, "parse_exception", "request body is required")
 	}
-	if err := s.core.PutTemplate(c.Request().Context(), legacy, name, json.RawMessage(body), create, order); err != nil {
+	if err := put(json.RawMessage(body)); err != nil {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}})

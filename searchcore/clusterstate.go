@@ -249,6 +249,21 @@ func (e *Engine) Templates(legacy bool) []*cluster.Template { return e.cl.state.
 // priority, version, _meta}) or legacy ({index_patterns, order, version,
 // settings, mappings, aliases}). order, when not nil, overrides the body's.
 func (e *Engine) PutTemplate(ctx context.Context, legacy bool, name string, body json.RawMessage, create bool, order *int64) error {
+	return e.putTemplate(ctx, &cluster.Template{Name: name, Legacy: legacy}, body, create, order)
+}
+
+// PutComponentTemplate parses and stores a component template
+// ({template:{settings, mappings, aliases}, version, _meta}).
+func (e *Engine) PutComponentTemplate(ctx context.Context, name string, body json.RawMessage, create bool) error {
+	return e.putTemplate(ctx, &cluster.Template{Name: name, Component: true}, body, create, nil)
+}
+
+func (e *Engine) putTemplate(ctx context.Context, t *cluster.Template, body json.RawMessage, create bool, order *int64) error {
+	name, legacy := t.Name, t.Legacy
+	kind := "index_template"
+	if t.Component {
+		kind = "component_template"
+	}
 	if name == "" || strings.ContainsAny(name, " ,\"*\\<|>/?") || strings.HasPrefix(name, "_") {
 		return InvalidIndexName(name, "must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?]")
 	}
@@ -256,10 +271,17 @@ func (e *Engine) PutTemplate(ctx context.Context, legacy bool, name string, body
 	if err := json.Unmarshal(body, &members); err != nil {
 		return ParsingError("Failed to parse template body: %v", err)
 	}
-	t := &cluster.Template{Name: name, Legacy: legacy}
 	inner := members
+	if t.Component {
+		if _, ok := members["template"]; !ok {
+			return ParsingError("[%s] Required [template]", kind)
+		}
+	}
 	for k, v := range members {
 		var err error
+		if t.Component && k != "template" && k != "version" && k != "_meta" {
+			return ParsingError("[%s] unknown field [%s]", kind, k)
+		}
 		switch k {
 		case "index_patterns":
 			t.IndexPatterns, err = stringOrList(v)
@@ -293,21 +315,21 @@ func (e *Engine) PutTemplate(ctx context.Context, legacy bool, name string, body
 			}
 		case "order":
 			if !legacy {
-				return ParsingError("[index_template] unknown field [order]")
+				return ParsingError("[%s] unknown field [order]", kind)
 			}
 			err = json.Unmarshal(v, &t.Order)
 		case "settings", "mappings", "aliases":
 			if !legacy {
-				return ParsingError("[index_template] unknown field [%s]", k)
+				return ParsingError("[%s] unknown field [%s]", kind, k)
 			}
 		default:
 			if legacy {
 				return IllegalArgument("unknown key [%s] in the template ", k)
 			}
-			return ParsingError("[index_template] unknown field [%s]", k)
+			return ParsingError("[%s] unknown field [%s]", kind, k)
 		}
 		if err != nil {
-			return ParsingError("failed to parse field [%s] of index template [%s]: %v", k, name, err)
+			return ParsingError("failed to parse field [%s] of %s [%s]: %v", k, strings.ReplaceAll(kind, "_", " "), name, err)
 		}
 	}
 	if order != nil {
@@ -386,6 +408,25 @@ func (e *Engine) DeleteTemplates(ctx context.Context, legacy bool, names string)
 		return nil
 	})
 	return err
+}
+
+// ComponentTemplates returns the component templates, sorted by name.
+func (e *Engine) ComponentTemplates() []*cluster.Template { return e.cl.state.ComponentTemplates() }
+
+// DeleteComponentTemplates deletes the component templates matching a
+// comma-separated list of names or wildcards: none matching a concrete
+// name is a not-found error, one still in use an illegal argument.
+func (e *Engine) DeleteComponentTemplates(ctx context.Context, names string) error {
+	return e.changeClusterState(ctx, func(st *cluster.State) error {
+		removed, err := st.DeleteComponentTemplates(names)
+		if err != nil {
+			return err
+		}
+		if len(removed) == 0 && names != "*" && names != "_all" {
+			return Errorf(NotFound, "resource_not_found_exception", "%s", names)
+		}
+		return nil
+	})
 }
 
 // applyTemplates merges the templates matching a new index under the

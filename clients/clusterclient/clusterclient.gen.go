@@ -628,6 +628,15 @@ type ClusterStatistics struct {
 	Total      int `json:"total"`
 }
 
+// ComponentTemplatesResult defines model for ComponentTemplatesResult.
+type ComponentTemplatesResult struct {
+	ComponentTemplates []struct {
+		// ComponentTemplate `{template:{settings, mappings, aliases}, version, _meta}`.
+		ComponentTemplate json.RawMessage `json:"component_template"`
+		Name              string          `json:"name"`
+	} `json:"component_templates"`
+}
+
 // CountRequest defines model for CountRequest.
 type CountRequest struct {
 	// Query A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
@@ -1926,6 +1935,9 @@ type ClearContexts = ClearContextsResult
 
 // ClusterState defines model for ClusterState.
 type ClusterState = ClusterStateResult
+
+// ComponentTemplates defines model for ComponentTemplates.
+type ComponentTemplates = ComponentTemplatesResult
 
 // Conflict An Elasticsearch error response.
 type Conflict = ErrorResponse
@@ -3235,6 +3247,165 @@ type ClusterPostVotingConfigExclusionsParams struct {
 type ClusterPostVotingConfigExclusionsNodeNameParams struct {
 	// Timeout Explicit operation timeout (time value, e.g. `30s`).
 	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterGetComponentTemplateAllParams defines parameters for ClusterGetComponentTemplateAll.
+type ClusterGetComponentTemplateAllParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterDeleteComponentTemplateParams defines parameters for ClusterDeleteComponentTemplate.
+type ClusterDeleteComponentTemplateParams struct {
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterGetComponentTemplateParams defines parameters for ClusterGetComponentTemplate.
+type ClusterGetComponentTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterExistsComponentTemplateParams defines parameters for ClusterExistsComponentTemplate.
+type ClusterExistsComponentTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPutComponentTemplatePostJSONBody defines parameters for ClusterPutComponentTemplatePost.
+type ClusterPutComponentTemplatePostJSONBody = json.RawMessage
+
+// ClusterPutComponentTemplatePostParams defines parameters for ClusterPutComponentTemplatePost.
+type ClusterPutComponentTemplatePostParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPutComponentTemplateJSONBody defines parameters for ClusterPutComponentTemplate.
+type ClusterPutComponentTemplateJSONBody = json.RawMessage
+
+// ClusterPutComponentTemplateParams defines parameters for ClusterPutComponentTemplate.
+type ClusterPutComponentTemplateParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
 
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
 	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
@@ -7612,6 +7783,12 @@ type BulkPutJSONRequestBody = BulkPutJSONBody
 // ClusterPutSettingsJSONRequestBody defines body for ClusterPutSettings for application/json ContentType.
 type ClusterPutSettingsJSONRequestBody = ClusterPutSettingsRequest
 
+// ClusterPutComponentTemplatePostJSONRequestBody defines body for ClusterPutComponentTemplatePost for application/json ContentType.
+type ClusterPutComponentTemplatePostJSONRequestBody = ClusterPutComponentTemplatePostJSONBody
+
+// ClusterPutComponentTemplateJSONRequestBody defines body for ClusterPutComponentTemplate for application/json ContentType.
+type ClusterPutComponentTemplateJSONRequestBody = ClusterPutComponentTemplateJSONBody
+
 // CountGetJSONRequestBody defines body for CountGet for application/json ContentType.
 type CountGetJSONRequestBody = CountRequest
 
@@ -11205,6 +11382,54 @@ type ClientInterface interface {
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	ClusterPostVotingConfigExclusionsNodeName(ctx context.Context, nodeName string, params *ClusterPostVotingConfigExclusionsNodeNameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ClusterGetComponentTemplateAll Returns every component template.
+	//
+	// Corresponds with GET /_component_template (the `ClusterGetComponentTemplateAll` operationId).
+	ClusterGetComponentTemplateAll(ctx context.Context, params *ClusterGetComponentTemplateAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterDeleteComponentTemplate Deletes component templates (names or wildcards) no composable template uses.
+	//
+	// Corresponds with DELETE /_component_template/{name} (the `ClusterDeleteComponentTemplate` operationId).
+	ClusterDeleteComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterDeleteComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterGetComponentTemplate Returns the component templates matching the names (wildcards allowed).
+	//
+	// Corresponds with GET /_component_template/{name} (the `ClusterGetComponentTemplate` operationId).
+	ClusterGetComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterGetComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterExistsComponentTemplate Returns whether the component template exists.
+	//
+	// Corresponds with HEAD /_component_template/{name} (the `ClusterExistsComponentTemplate` operationId).
+	ClusterExistsComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterExistsComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterPutComponentTemplatePostWithBody Creates or updates a component template (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+	ClusterPutComponentTemplatePostWithBody(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterPutComponentTemplatePost Creates or updates a component template (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+	ClusterPutComponentTemplatePost(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, body ClusterPutComponentTemplatePostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterPutComponentTemplateWithBody Creates or updates a component template, a building block of composable index templates (composed_of).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+	ClusterPutComponentTemplateWithBody(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClusterPutComponentTemplate Creates or updates a component template, a building block of composable index templates (composed_of).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+	ClusterPutComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, body ClusterPutComponentTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CountGetWithBody Returns the number of documents matching a query, over all indices (GET form; a body is accepted).
 	//
 	// Takes any type of body and a specified content type.
@@ -12855,6 +13080,134 @@ func (c *Client) ClusterPostVotingConfigExclusions(ctx context.Context, params *
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 func (c *Client) ClusterPostVotingConfigExclusionsNodeName(ctx context.Context, nodeName string, params *ClusterPostVotingConfigExclusionsNodeNameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewClusterPostVotingConfigExclusionsNodeNameRequest(c.Server, nodeName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterGetComponentTemplateAll Returns every component template.
+//
+// Corresponds with GET /_component_template (the `ClusterGetComponentTemplateAll` operationId).
+func (c *Client) ClusterGetComponentTemplateAll(ctx context.Context, params *ClusterGetComponentTemplateAllParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterGetComponentTemplateAllRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterDeleteComponentTemplate Deletes component templates (names or wildcards) no composable template uses.
+//
+// Corresponds with DELETE /_component_template/{name} (the `ClusterDeleteComponentTemplate` operationId).
+func (c *Client) ClusterDeleteComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterDeleteComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterDeleteComponentTemplateRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterGetComponentTemplate Returns the component templates matching the names (wildcards allowed).
+//
+// Corresponds with GET /_component_template/{name} (the `ClusterGetComponentTemplate` operationId).
+func (c *Client) ClusterGetComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterGetComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterGetComponentTemplateRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterExistsComponentTemplate Returns whether the component template exists.
+//
+// Corresponds with HEAD /_component_template/{name} (the `ClusterExistsComponentTemplate` operationId).
+func (c *Client) ClusterExistsComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterExistsComponentTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterExistsComponentTemplateRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterPutComponentTemplatePostWithBody Creates or updates a component template (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+func (c *Client) ClusterPutComponentTemplatePostWithBody(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterPutComponentTemplatePostRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterPutComponentTemplatePost Creates or updates a component template (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+func (c *Client) ClusterPutComponentTemplatePost(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, body ClusterPutComponentTemplatePostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterPutComponentTemplatePostRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterPutComponentTemplateWithBody Creates or updates a component template, a building block of composable index templates (composed_of).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+func (c *Client) ClusterPutComponentTemplateWithBody(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterPutComponentTemplateRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClusterPutComponentTemplate Creates or updates a component template, a building block of composable index templates (composed_of).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+func (c *Client) ClusterPutComponentTemplate(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, body ClusterPutComponentTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClusterPutComponentTemplateRequest(c.Server, name, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -21516,6 +21869,859 @@ func NewClusterPostVotingConfigExclusionsNodeNameRequest(server string, nodeName
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewClusterGetComponentTemplateAllRequest constructs an http.Request for the ClusterGetComponentTemplateAll method
+func NewClusterGetComponentTemplateAllRequest(server string, params *ClusterGetComponentTemplateAllParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FlatSettings != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "flat_settings", *params.FlatSettings, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Local != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "local", *params.Local, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClusterDeleteComponentTemplateRequest constructs an http.Request for the ClusterDeleteComponentTemplate method
+func NewClusterDeleteComponentTemplateRequest(server string, name TemplateNamePath, params *ClusterDeleteComponentTemplateParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Timeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "timeout", *params.Timeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClusterGetComponentTemplateRequest constructs an http.Request for the ClusterGetComponentTemplate method
+func NewClusterGetComponentTemplateRequest(server string, name TemplateNamePath, params *ClusterGetComponentTemplateParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FlatSettings != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "flat_settings", *params.FlatSettings, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Local != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "local", *params.Local, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClusterExistsComponentTemplateRequest constructs an http.Request for the ClusterExistsComponentTemplate method
+func NewClusterExistsComponentTemplateRequest(server string, name TemplateNamePath, params *ClusterExistsComponentTemplateParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FlatSettings != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "flat_settings", *params.FlatSettings, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Local != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "local", *params.Local, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClusterPutComponentTemplatePostRequest calls the generic ClusterPutComponentTemplatePost builder with application/json body
+func NewClusterPutComponentTemplatePostRequest(server string, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, body ClusterPutComponentTemplatePostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClusterPutComponentTemplatePostRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewClusterPutComponentTemplatePostRequestWithBody constructs an http.Request for the ClusterPutComponentTemplatePost method, with any body, and a specified content type
+func NewClusterPutComponentTemplatePostRequestWithBody(server string, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Create != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "create", *params.Create, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClusterPutComponentTemplateRequest calls the generic ClusterPutComponentTemplate builder with application/json body
+func NewClusterPutComponentTemplateRequest(server string, name TemplateNamePath, params *ClusterPutComponentTemplateParams, body ClusterPutComponentTemplateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClusterPutComponentTemplateRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewClusterPutComponentTemplateRequestWithBody constructs an http.Request for the ClusterPutComponentTemplate method, with any body, and a specified content type
+func NewClusterPutComponentTemplateRequestWithBody(server string, name TemplateNamePath, params *ClusterPutComponentTemplateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_component_template/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Create != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "create", *params.Create, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -43280,6 +44486,62 @@ type ClientWithResponsesInterface interface {
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	ClusterPostVotingConfigExclusionsNodeNameWithResponse(ctx context.Context, nodeName string, params *ClusterPostVotingConfigExclusionsNodeNameParams, reqEditors ...RequestEditorFn) (*ClusterPostVotingConfigExclusionsNodeNameResponse, error)
 
+	// ClusterGetComponentTemplateAllWithResponse Returns every component template.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_component_template (the `ClusterGetComponentTemplateAll` operationId).
+	ClusterGetComponentTemplateAllWithResponse(ctx context.Context, params *ClusterGetComponentTemplateAllParams, reqEditors ...RequestEditorFn) (*ClusterGetComponentTemplateAllResponse, error)
+
+	// ClusterDeleteComponentTemplateWithResponse Deletes component templates (names or wildcards) no composable template uses.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_component_template/{name} (the `ClusterDeleteComponentTemplate` operationId).
+	ClusterDeleteComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterDeleteComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterDeleteComponentTemplateResponse, error)
+
+	// ClusterGetComponentTemplateWithResponse Returns the component templates matching the names (wildcards allowed).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_component_template/{name} (the `ClusterGetComponentTemplate` operationId).
+	ClusterGetComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterGetComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterGetComponentTemplateResponse, error)
+
+	// ClusterExistsComponentTemplateWithResponse Returns whether the component template exists.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /_component_template/{name} (the `ClusterExistsComponentTemplate` operationId).
+	ClusterExistsComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterExistsComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterExistsComponentTemplateResponse, error)
+
+	// ClusterPutComponentTemplatePostWithBodyWithResponse Creates or updates a component template (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+	ClusterPutComponentTemplatePostWithBodyWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplatePostResponse, error)
+
+	// ClusterPutComponentTemplatePostWithResponse Creates or updates a component template (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+	ClusterPutComponentTemplatePostWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, body ClusterPutComponentTemplatePostJSONRequestBody, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplatePostResponse, error)
+
+	// ClusterPutComponentTemplateWithBodyWithResponse Creates or updates a component template, a building block of composable index templates (composed_of).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+	ClusterPutComponentTemplateWithBodyWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplateResponse, error)
+
+	// ClusterPutComponentTemplateWithResponse Creates or updates a component template, a building block of composable index templates (composed_of).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+	ClusterPutComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, body ClusterPutComponentTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplateResponse, error)
+
 	// CountGetWithBodyWithResponse Returns the number of documents matching a query, over all indices (GET form; a body is accepted).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -46135,6 +47397,280 @@ func (r ClusterPostVotingConfigExclusionsNodeNameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ClusterPostVotingConfigExclusionsNodeNameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterGetComponentTemplateAllResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ComponentTemplates
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClusterGetComponentTemplateAllResponse) GetJSON200() *ComponentTemplates {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClusterGetComponentTemplateAllResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterGetComponentTemplateAllResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterGetComponentTemplateAllResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterGetComponentTemplateAllResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterGetComponentTemplateAllResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterDeleteComponentTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Acknowledged
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClusterDeleteComponentTemplateResponse) GetJSON200() *Acknowledged {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClusterDeleteComponentTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterDeleteComponentTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterDeleteComponentTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterDeleteComponentTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterDeleteComponentTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterGetComponentTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ComponentTemplates
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClusterGetComponentTemplateResponse) GetJSON200() *ComponentTemplates {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClusterGetComponentTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterGetComponentTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterGetComponentTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterGetComponentTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterGetComponentTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterExistsComponentTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterExistsComponentTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterExistsComponentTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterExistsComponentTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterExistsComponentTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterPutComponentTemplatePostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Acknowledged
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClusterPutComponentTemplatePostResponse) GetJSON200() *Acknowledged {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClusterPutComponentTemplatePostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterPutComponentTemplatePostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterPutComponentTemplatePostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterPutComponentTemplatePostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterPutComponentTemplatePostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClusterPutComponentTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Acknowledged
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClusterPutComponentTemplateResponse) GetJSON200() *Acknowledged {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClusterPutComponentTemplateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClusterPutComponentTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClusterPutComponentTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClusterPutComponentTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClusterPutComponentTemplateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -52165,6 +53701,110 @@ func (c *ClientWithResponses) ClusterPostVotingConfigExclusionsNodeNameWithRespo
 	return ParseClusterPostVotingConfigExclusionsNodeNameResponse(rsp)
 }
 
+// ClusterGetComponentTemplateAllWithResponse Returns every component template.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_component_template (the `ClusterGetComponentTemplateAll` operationId).
+func (c *ClientWithResponses) ClusterGetComponentTemplateAllWithResponse(ctx context.Context, params *ClusterGetComponentTemplateAllParams, reqEditors ...RequestEditorFn) (*ClusterGetComponentTemplateAllResponse, error) {
+	rsp, err := c.ClusterGetComponentTemplateAll(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterGetComponentTemplateAllResponse(rsp)
+}
+
+// ClusterDeleteComponentTemplateWithResponse Deletes component templates (names or wildcards) no composable template uses.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_component_template/{name} (the `ClusterDeleteComponentTemplate` operationId).
+func (c *ClientWithResponses) ClusterDeleteComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterDeleteComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterDeleteComponentTemplateResponse, error) {
+	rsp, err := c.ClusterDeleteComponentTemplate(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterDeleteComponentTemplateResponse(rsp)
+}
+
+// ClusterGetComponentTemplateWithResponse Returns the component templates matching the names (wildcards allowed).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_component_template/{name} (the `ClusterGetComponentTemplate` operationId).
+func (c *ClientWithResponses) ClusterGetComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterGetComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterGetComponentTemplateResponse, error) {
+	rsp, err := c.ClusterGetComponentTemplate(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterGetComponentTemplateResponse(rsp)
+}
+
+// ClusterExistsComponentTemplateWithResponse Returns whether the component template exists.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /_component_template/{name} (the `ClusterExistsComponentTemplate` operationId).
+func (c *ClientWithResponses) ClusterExistsComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterExistsComponentTemplateParams, reqEditors ...RequestEditorFn) (*ClusterExistsComponentTemplateResponse, error) {
+	rsp, err := c.ClusterExistsComponentTemplate(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterExistsComponentTemplateResponse(rsp)
+}
+
+// ClusterPutComponentTemplatePostWithBodyWithResponse Creates or updates a component template (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+func (c *ClientWithResponses) ClusterPutComponentTemplatePostWithBodyWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplatePostResponse, error) {
+	rsp, err := c.ClusterPutComponentTemplatePostWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterPutComponentTemplatePostResponse(rsp)
+}
+
+// ClusterPutComponentTemplatePostWithResponse Creates or updates a component template (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_component_template/{name} (the `ClusterPutComponentTemplatePost` operationId).
+func (c *ClientWithResponses) ClusterPutComponentTemplatePostWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplatePostParams, body ClusterPutComponentTemplatePostJSONRequestBody, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplatePostResponse, error) {
+	rsp, err := c.ClusterPutComponentTemplatePost(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterPutComponentTemplatePostResponse(rsp)
+}
+
+// ClusterPutComponentTemplateWithBodyWithResponse Creates or updates a component template, a building block of composable index templates (composed_of).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+func (c *ClientWithResponses) ClusterPutComponentTemplateWithBodyWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplateResponse, error) {
+	rsp, err := c.ClusterPutComponentTemplateWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterPutComponentTemplateResponse(rsp)
+}
+
+// ClusterPutComponentTemplateWithResponse Creates or updates a component template, a building block of composable index templates (composed_of).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_component_template/{name} (the `ClusterPutComponentTemplate` operationId).
+func (c *ClientWithResponses) ClusterPutComponentTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *ClusterPutComponentTemplateParams, body ClusterPutComponentTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*ClusterPutComponentTemplateResponse, error) {
+	rsp, err := c.ClusterPutComponentTemplate(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterPutComponentTemplateResponse(rsp)
+}
+
 // CountGetWithBodyWithResponse Returns the number of documents matching a query, over all indices (GET form; a body is accepted).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -55588,6 +57228,187 @@ func ParseClusterPostVotingConfigExclusionsNodeNameResponse(rsp *http.Response) 
 			headers.Warning = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClusterGetComponentTemplateAllResponse parses an HTTP response from a ClusterGetComponentTemplateAllWithResponse call
+func ParseClusterGetComponentTemplateAllResponse(rsp *http.Response) (*ClusterGetComponentTemplateAllResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterGetComponentTemplateAllResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ComponentTemplates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClusterDeleteComponentTemplateResponse parses an HTTP response from a ClusterDeleteComponentTemplateWithResponse call
+func ParseClusterDeleteComponentTemplateResponse(rsp *http.Response) (*ClusterDeleteComponentTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterDeleteComponentTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Acknowledged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClusterGetComponentTemplateResponse parses an HTTP response from a ClusterGetComponentTemplateWithResponse call
+func ParseClusterGetComponentTemplateResponse(rsp *http.Response) (*ClusterGetComponentTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterGetComponentTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ComponentTemplates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClusterExistsComponentTemplateResponse parses an HTTP response from a ClusterExistsComponentTemplateWithResponse call
+func ParseClusterExistsComponentTemplateResponse(rsp *http.Response) (*ClusterExistsComponentTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterExistsComponentTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseClusterPutComponentTemplatePostResponse parses an HTTP response from a ClusterPutComponentTemplatePostWithResponse call
+func ParseClusterPutComponentTemplatePostResponse(rsp *http.Response) (*ClusterPutComponentTemplatePostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterPutComponentTemplatePostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Acknowledged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClusterPutComponentTemplateResponse parses an HTTP response from a ClusterPutComponentTemplateWithResponse call
+func ParseClusterPutComponentTemplateResponse(rsp *http.Response) (*ClusterPutComponentTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClusterPutComponentTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Acknowledged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil

@@ -629,6 +629,15 @@ type ClusterStatistics struct {
 	Total      int `json:"total"`
 }
 
+// ComponentTemplatesResult defines model for ComponentTemplatesResult.
+type ComponentTemplatesResult struct {
+	ComponentTemplates []struct {
+		// ComponentTemplate `{template:{settings, mappings, aliases}, version, _meta}`.
+		ComponentTemplate json.RawMessage `json:"component_template"`
+		Name              string          `json:"name"`
+	} `json:"component_templates"`
+}
+
 // CountRequest defines model for CountRequest.
 type CountRequest struct {
 	// Query A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
@@ -1927,6 +1936,9 @@ type ClearContexts = ClearContextsResult
 
 // ClusterState defines model for ClusterState.
 type ClusterState = ClusterStateResult
+
+// ComponentTemplates defines model for ComponentTemplates.
+type ComponentTemplates = ComponentTemplatesResult
 
 // Conflict An Elasticsearch error response.
 type Conflict = ErrorResponse
@@ -3236,6 +3248,165 @@ type ClusterPostVotingConfigExclusionsParams struct {
 type ClusterPostVotingConfigExclusionsNodeNameParams struct {
 	// Timeout Explicit operation timeout (time value, e.g. `30s`).
 	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterGetComponentTemplateAllParams defines parameters for ClusterGetComponentTemplateAll.
+type ClusterGetComponentTemplateAllParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterDeleteComponentTemplateParams defines parameters for ClusterDeleteComponentTemplate.
+type ClusterDeleteComponentTemplateParams struct {
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterGetComponentTemplateParams defines parameters for ClusterGetComponentTemplate.
+type ClusterGetComponentTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterExistsComponentTemplateParams defines parameters for ClusterExistsComponentTemplate.
+type ClusterExistsComponentTemplateParams struct {
+	// FlatSettings Return settings in flat format (default: false).
+	FlatSettings *FlatSettingsParam `form:"flat_settings,omitempty" json:"flat_settings,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPutComponentTemplatePostJSONBody defines parameters for ClusterPutComponentTemplatePost.
+type ClusterPutComponentTemplatePostJSONBody = json.RawMessage
+
+// ClusterPutComponentTemplatePostParams defines parameters for ClusterPutComponentTemplatePost.
+type ClusterPutComponentTemplatePostParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ClusterPutComponentTemplateJSONBody defines parameters for ClusterPutComponentTemplate.
+type ClusterPutComponentTemplateJSONBody = json.RawMessage
+
+// ClusterPutComponentTemplateParams defines parameters for ClusterPutComponentTemplate.
+type ClusterPutComponentTemplateParams struct {
+	// Create Fail when the template already exists (default: false).
+	Create *TemplateCreateParam `form:"create,omitempty" json:"create,omitempty"`
 
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
 	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
@@ -7613,6 +7784,12 @@ type BulkPutJSONRequestBody = BulkPutJSONBody
 // ClusterPutSettingsJSONRequestBody defines body for ClusterPutSettings for application/json ContentType.
 type ClusterPutSettingsJSONRequestBody = ClusterPutSettingsRequest
 
+// ClusterPutComponentTemplatePostJSONRequestBody defines body for ClusterPutComponentTemplatePost for application/json ContentType.
+type ClusterPutComponentTemplatePostJSONRequestBody = ClusterPutComponentTemplatePostJSONBody
+
+// ClusterPutComponentTemplateJSONRequestBody defines body for ClusterPutComponentTemplate for application/json ContentType.
+type ClusterPutComponentTemplateJSONRequestBody = ClusterPutComponentTemplateJSONBody
+
 // CountGetJSONRequestBody defines body for CountGet for application/json ContentType.
 type CountGetJSONRequestBody = CountRequest
 
@@ -11032,6 +11209,24 @@ type ServerInterface interface {
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	ClusterPostVotingConfigExclusionsNodeName(ctx echo.Context, nodeName string, params ClusterPostVotingConfigExclusionsNodeNameParams) error
+	// ClusterGetComponentTemplateAll Returns every component template.
+	// (GET /_component_template)
+	ClusterGetComponentTemplateAll(ctx echo.Context, params ClusterGetComponentTemplateAllParams) error
+	// ClusterDeleteComponentTemplate Deletes component templates (names or wildcards) no composable template uses.
+	// (DELETE /_component_template/{name})
+	ClusterDeleteComponentTemplate(ctx echo.Context, name TemplateNamePath, params ClusterDeleteComponentTemplateParams) error
+	// ClusterGetComponentTemplate Returns the component templates matching the names (wildcards allowed).
+	// (GET /_component_template/{name})
+	ClusterGetComponentTemplate(ctx echo.Context, name TemplateNamePath, params ClusterGetComponentTemplateParams) error
+	// ClusterExistsComponentTemplate Returns whether the component template exists.
+	// (HEAD /_component_template/{name})
+	ClusterExistsComponentTemplate(ctx echo.Context, name TemplateNamePath, params ClusterExistsComponentTemplateParams) error
+	// ClusterPutComponentTemplatePost Creates or updates a component template (POST form).
+	// (POST /_component_template/{name})
+	ClusterPutComponentTemplatePost(ctx echo.Context, name TemplateNamePath, params ClusterPutComponentTemplatePostParams) error
+	// ClusterPutComponentTemplate Creates or updates a component template, a building block of composable index templates (composed_of).
+	// (PUT /_component_template/{name})
+	ClusterPutComponentTemplate(ctx echo.Context, name TemplateNamePath, params ClusterPutComponentTemplateParams) error
 	// CountGet Returns the number of documents matching a query, over all indices (GET form; a body is accepted).
 	// (GET /_count)
 	CountGet(ctx echo.Context, params CountGetParams) error
@@ -14367,6 +14562,422 @@ func (w *ServerInterfaceWrapper) ClusterPostVotingConfigExclusionsNodeName(ctx e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ClusterPostVotingConfigExclusionsNodeName(ctx, nodeName, params)
+	return err
+}
+
+// ClusterGetComponentTemplateAll converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterGetComponentTemplateAll(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterGetComponentTemplateAllParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterGetComponentTemplateAll(ctx, params)
+	return err
+}
+
+// ClusterDeleteComponentTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterDeleteComponentTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterDeleteComponentTemplateParams
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterDeleteComponentTemplate(ctx, name, params)
+	return err
+}
+
+// ClusterGetComponentTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterGetComponentTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterGetComponentTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterGetComponentTemplate(ctx, name, params)
+	return err
+}
+
+// ClusterExistsComponentTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterExistsComponentTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterExistsComponentTemplateParams
+	// ------------- Optional query parameter "flat_settings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "flat_settings", ctx.QueryParams(), &params.FlatSettings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter flat_settings: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterExistsComponentTemplate(ctx, name, params)
+	return err
+}
+
+// ClusterPutComponentTemplatePost converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterPutComponentTemplatePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterPutComponentTemplatePostParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterPutComponentTemplatePost(ctx, name, params)
+	return err
+}
+
+// ClusterPutComponentTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) ClusterPutComponentTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TemplateNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClusterPutComponentTemplateParams
+	// ------------- Optional query parameter "create" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "create", ctx.QueryParams(), &params.Create, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter create: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClusterPutComponentTemplate(ctx, name, params)
 	return err
 }
 
@@ -25450,6 +26061,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.HEAD(options.BaseURL+"/_index_template/:name", wrapper.IndicesExistsIndexTemplate, options.OperationMiddlewares["indicesExistsIndexTemplate"]...)
 	router.POST(options.BaseURL+"/_index_template/:name", wrapper.IndicesPutIndexTemplatePost, options.OperationMiddlewares["indicesPutIndexTemplatePost"]...)
 	router.PUT(options.BaseURL+"/_index_template/:name", wrapper.IndicesPutIndexTemplate, options.OperationMiddlewares["indicesPutIndexTemplate"]...)
+	router.GET(options.BaseURL+"/_component_template", wrapper.ClusterGetComponentTemplateAll, options.OperationMiddlewares["clusterGetComponentTemplateAll"]...)
+	router.DELETE(options.BaseURL+"/_component_template/:name", wrapper.ClusterDeleteComponentTemplate, options.OperationMiddlewares["clusterDeleteComponentTemplate"]...)
+	router.GET(options.BaseURL+"/_component_template/:name", wrapper.ClusterGetComponentTemplate, options.OperationMiddlewares["clusterGetComponentTemplate"]...)
+	router.HEAD(options.BaseURL+"/_component_template/:name", wrapper.ClusterExistsComponentTemplate, options.OperationMiddlewares["clusterExistsComponentTemplate"]...)
+	router.POST(options.BaseURL+"/_component_template/:name", wrapper.ClusterPutComponentTemplatePost, options.OperationMiddlewares["clusterPutComponentTemplatePost"]...)
+	router.PUT(options.BaseURL+"/_component_template/:name", wrapper.ClusterPutComponentTemplate, options.OperationMiddlewares["clusterPutComponentTemplate"]...)
 	router.GET(options.BaseURL+"/_template", wrapper.IndicesGetTemplateAll, options.OperationMiddlewares["indicesGetTemplateAll"]...)
 	router.DELETE(options.BaseURL+"/_template/:name", wrapper.IndicesDeleteTemplate, options.OperationMiddlewares["indicesDeleteTemplate"]...)
 	router.GET(options.BaseURL+"/_template/:name", wrapper.IndicesGetTemplate, options.OperationMiddlewares["indicesGetTemplate"]...)
@@ -25535,413 +26152,417 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
-	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
-	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
-	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
-	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
-	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
-	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
-	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
-	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
-	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
-	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
-	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
-	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
-	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
-	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
-	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
-	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
-	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
-	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
-	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
-	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
-	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
-	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
-	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
-	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
-	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
-	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
-	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
-	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
-	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
-	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
-	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
-	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
-	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
-	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
-	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
-	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
-	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
-	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
-	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
-	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
-	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
-	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
-	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
-	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
-	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
-	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
-	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
-	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
-	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
-	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
-	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
-	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
-	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
-	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
-	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
-	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
-	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
-	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
-	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
-	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
-	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
-	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
-	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
-	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
-	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
-	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
-	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
-	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
-	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
-	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
-	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
-	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
-	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
-	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
-	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
-	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
-	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
-	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
-	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
-	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
-	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
-	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
-	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
-	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
-	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
-	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
-	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
-	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
-	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
-	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
-	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
-	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
-	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
-	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
-	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
-	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
-	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
-	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
-	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
-	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
-	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
-	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
-	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
-	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
-	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
-	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
-	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
-	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
-	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
-	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
-	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
-	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx8Xq7muMFfqu",
-	"P3IbMcZjXxIvDx2eMjHnAqIFGDR0Wh/QLO1bT7VtIQvT1aY3j9dDoVdkvE8tFFgSto8s10LZSxjV0TEZ",
-	"h4hq5/6bQlv2E+imP+koUT0e+3wWLggdmAhflyofv3/2/yRCytRNAw7XEY+qqGa7x8pw1Zv249VISWmm",
-	"4EZb5jdXaaERQT9dpxkrX8NvvTqzXOvrSKxT9ZVtWae1wmFVlsny4O7DR//IOfkIxcAtWJY/B76Thwcn",
-	"fqP+CQb/M1YVa5qHe/LsVVGIzLd4cEWWUH2wT1bNKyS2HfdqvPo4BBYJDDEYtYDXJm4/sTxY7jCtIBuD",
-	"i3ZwU6iIfnudyppQ2WZK1bDZR83tB0bjnJQ3SM4Rmesoki6HM2Q8u5bxqugj58bXMt2Z3Nl8o8kbZIZr",
-	"G62zquuNE3Qk38smYHfbV94Vdl+7u13tik3rfGmYH/iSxe8yc9ThgqE9kgLhyDFOkCOMmXJditztOLSf",
-	"4qnMDJwi5xLhC3v407k/TrDa7fbJ5Lc9SjH+2OOd/yPI6f0G2Aeuq+9rDdX5HNbiBkqoDXn0x7mBxmmH",
-	"gJBzXtfSLfblD9lx7yn3to4ifrleUBsZ39l39nbYXH/bRVAmjFphKkqXAGtdAnWeArAjoJJDWAyfEwpl",
-	"QCoRFOFHwM7AgbBTn4LL1msxk3ubW95j8+xeb1RRxaj8BBODgc/UpJqudb/Dgy63KFSKVKF5bv2ase1Z",
-	"4dNCOFLMeX6M3YEFvUuQM9Ina9cUDPQ9RNMciF+o63yX9OmCe4okG7mSfO8q/K28C5LGghsdlGMUNKi4",
-	"vbOPG50rdHoUTPNv6whqZXtjG1BDB9R33uN7f2tf7XfHJoCzuq4QHCXXStI4qtRRnIAuy71jXcvt3nH+",
-	"sWSbhEmsacLdOl57n7XAVeqqC/1Fh9jpri4eyur4f1Xf+MvGzjl18YvIr/g2+8fmlYCqyOeE3dPIJCso",
-	"RyZnJKRxjMn+l/KWFZ+cMdmKT2vrEsc79f0wzjh2Q4Vp2j5btQNPWbbedJovdssOUInvenloXMx8kDvW",
-	"c20NIHdg3c7TwkaxBsCgNneFKLyJzCm0c62mU1+CoaZssfrXL8Ub0AWgLnEU+j6NcwviCarUfW3qcuYd",
-	"XeTIXCiZzReFl8Fkl7Vs28FHo5VPPbWZCr2cuQocRfJs1ONiRVA1dtJuIFZCqctJnlc/hJzczor2uJXn",
-	"eor1gBvgoOKGUf/MMtMGM+PW/95h5a6lWRTLB7FxLl1Zn5V0eaHavb+Sq7/H6xrJ8VVuEe+Gbx/QiOCt",
-	"6RWvZgFI58ozVqQRzAALhgh8+GQT7Z4KtZV3ZpPqHn8wN/d/04usfs8qeP3ZoOhWCDsipmwHhB2LXr7j",
-	"Oq3805h93ey+yZKb14Ytm+fjsrTUCQdgdpUzIHhvec05WCA5LI+HyokyI3TD0DtiSe/L7/oqGC25WPum",
-	"upQunUQLo7GdlmdoA+e6371dKz5osxlaPbq227ZDBd+8zmsSnUVQlMAuedWaQ5bMXhE6t8dAwSUfLWM/",
-	"I+uMHyEbHnwsZ8RzDo7Pr4QUvmIpCUFBEU5yPQYo/haM/PDhw4XXHXtnSjwF4z89+8pbswLyp2fPAlBN",
-	"CWmmoIG2f/7VOVOCh2h146cc+GCRJVieu+p45M54NQXU61d2AacN1Lf2LDxkH69kA2wRGFntp5TvEHpz",
-	"VeA79wPJE7EHjPZrI8kVypD13rAP2x2+dftiYJx4MMoDRTsP3wW92k6YNxDsVKhAuhzguaWKWDz1Wdxr",
-	"b9A5M7sl9IQL9j0zKNd4+tleJmRNFA6cja8hV0dZnpz6UtKuxS8N1NwkAcNC1VwFH1TGnLeCD9gDFsuw",
-	"pVMdTortqMjLmK9IyptWAb5BkVwr/9AGveqSb7V+6doaQrvAL4UfUd1KvqTmm5WpZVrI9cowkgkXL5h7",
-	"xmDOR5Et7ZuuR8HIvurGflja/+wHSwlz+wFKf9oPqf3vujSE4vL2njubKQmoAY+Z56jcQSGCa1K+u8Ff",
-	"ZlRa8yYd1HbEq7sy1jfjJTUf+JLVrRQEV+5YqXgUjBZukeyeLOF/PFJSQ1iikLp+eWocdjYOvciWU3DK",
-	"qSOwYARXG4tb6XOKZ4NSt7VnZzNErBM/V+TR3pa+e51Dg8r668DscoH3EeGaQsi6saZxS+HD+SyBr7vX",
-	"efZ4X2ovBp1rLvflUhyMoHAo33e/bVeir07z81uORg1qZTLlAfzSvIa7FtAXTdnz4nzeq95jmUuOhhtr",
-	"fJ3I6GbfK+ycHKYIczWCr38gy2oRKPCV0QWkCq373Rl9ummu3IIUmVbGoR9JJKWKXbGb0LnF3kIGIvBm",
-	"5HNMeQz5A6G+rbfCl4sRn5RYsbZrhWkt9rv+TrE0PWTfxjtT77FvcGhtPhQd5JF1qqmcyB204mSoDVLR",
-	"NzxNt7IqWs+ypP53yNXWQozA5yr9BfmbawdejtLudBljaokdbD5oXC0bR7lww20aQj3A7FmCjbzrcAuB",
-	"Js+8GE8hR2MLLhK7L+Tu2hUHLQaoDHqte0nf2sfyvK673/Q+8CEe0ilcitRY64Zmmmt4N5ELULjwEGod",
-	"ohrkcVKdbOgNR6u81k/SdFzfiX9p3flxKdZQ2YDKES9svXhrZYF370fBiArbi1S1wtUr0GeuBRzVSCMu",
-	"JwmY6n2EUZH3oKotBGM0em3nWrnwxEf+ozen7wMmB7edFOzdbHT+r25e5kEnB5tf0PW93ENtzqBCJ019",
-	"GUZ34JEOAueOHrh1qbFATeuunkGv2FqvuI5Ed3SlSTiNZRRORsHx1I6bOsSNmqYaaADcVVG/Frqn/4ZJ",
-	"YLGLomplvZrtSIrIJmUjVvMqpfRz/Rc7XJyW9VNYi00OHLBmQDfuGtp4m3V+xWCkgd2hDX2Y0470YJrX",
-	"Mrx0GuaLAgG9jx4Vq3IKmOfOtq6xdC9muU0Vi4og/I7jLSm4u41VkDx2ioxD+4Lc1rIW05I/hlEZmAAa",
-	"rdk5nFcDsTaMa3Z88fR61U1dnwPhTlUljqaRvcfwmlY9effKSb0SLve+5LH3mMCLrFwvr4UzQP6aerMJ",
-	"SEM+aKi14ry6eht1KyzV1vMqBnI+KxqxLRUw6rR5FfkCEwe7ta6DABifX4S6F1Vv57rYj7pwq3Jm6BrL",
-	"R6tVw4IlFavMJhdQtkFGMi5ztk1CF45gq+mm9P7at+Ik4SSQscsk5WrioM/LEle0OI/oEDNjd9hWE51F",
-	"C8jvkLNqudNKOy6rcrJaPJqfdMtgFQkCd++ou/+cVw6kl2CGqXOC+dPzpOiBjxFETyBn/hiH/4klwe2D",
-	"/+kv3fAkuBKYcH/JqNCuLzQGe/7YfjUKRtD7KBjV8sbf3qdUxD/7OkNl9lqmzPYWJVIDj+78eIKRkFCd",
-	"nyZJbZcNEf57zXhQXfKvn32dhwcxc4py2ouL15iHz3HjuUHJHqXKmWE6sNdrcSDcaavy74SKGLMC4MEP",
-	"SJpkmmxJE1Dvo1xjr38UTT+eWr9nZrdwtCkQfc9MLgvBfF06zn2JQXn/fSSgovGmjqW91DIXUqGQ27KW",
-	"0lo3rv0nl4AafeeqzZwn5b6Eppzd7JB+sKkw2dOTmXKev83snIQAspYLrtmhNlkTWrBZA/VWonT7n/fG",
-	"oQUu59hOARjCZl0U8uaEds+jLt7mIPNJaIO/qilFEm3LNWWKKGGcQn57u28hoQhIytxgJLAhm6kzu9iy",
-	"di0gxqv+yG5ZUr7GnTJ/VDhQeiVc7e1diXqtUR9CtQKPToVeZFOfXC1ssPuRacpU5MyBa2lKsiUVp4rR",
-	"GJKnW5IlYzQ6/efC/lYxJZVcdeu6n1I9RYG1Qv6xzK6hzpLrxT3SxjwXs4SuWDzNBNUasslsnXTJjbU3",
-	"P+QCszcYoQumTpHVwDjqWg7Er11iT8rfvDUOcnvhV87P8aRWy11XPKB2nq7+rpxNIe14bl3b9iQX01nC",
-	"5wsznTETLXY93qrPlIkYTXD6puHhzXoB9VarnOdqn8U9GNn3Tpf0fnpHObyCiynU4tjfQW98xXTJk4Tr",
-	"thYgH5pej5mtzvc2S2K+guVXbe5nw9EJGsBnHWnqtrP+2NZNaRs5N5+qbWe4xfbshqpmvL/MD6UH/Lli",
-	"IKatWJLIO1iPuB7qed3tyu7ThAraL9IFio6RUhdkHMJfXKCiuFkf6K7ub0uv36ly+ixYeQFJqbqvJbYj",
-	"PGbCcLNCS43/UgimfLn2bcv5Fl++eyXrnUfWOoNKp09COrHnrP4Cb1CHOkJadym03ezRRrRrDmAEOqB0",
-	"9OTFnwWfLwAdt/E/7QsXr92fvnMWk5micwhwC+qsKw2sjWAKKwR2ItbXnhjL7yrZcMKPVyP769XonPzA",
-	"jfbVrh7CHsYRTEoS2wtEdV4uKNDfUAFYGW+Ncqq0BTdkvNO2k798l7tfZSg7LHRI3rWXXmn9Ni8vv3et",
-	"TAv2+qtZI3tR94aXsu/SjndrKK+5sRTF6wOcTtMqfPDvqRFT7U+lNH62H69nf16qsuk89xSGPvjymJbt",
-	"4MKU7ut2+rq8XOhOfV3+5Av9WhhU2NXoeTelzwP7Aq2lye3sA7Tu+eKGW7eDNdnoNqZbdihqmu9aSLBP",
-	"NNfgJopORwf0ty0GULzul+awi4aFyyfeuHJFZrJD6id6yLq+VOSu57b11lYczX/rQwzAiWzTI2AKkw09",
-	"An7tsKWiSdiqNugnO/cROXMZc2Oxa/fpOGJl40GuJvraCgHty150paZyHqAubE/M7vP0PIEXTar1w642",
-	"tgEydX91NXp4QEPRLKGm1GjS+Hwvh/G6zENbQyc6uGA+xnezcmL9D80b5FMqH/o+3Hg9KGCw7F6D8rPn",
-	"0h3dW7buZi4NI2ixDet5FDc2BH12TDlJYs6KbnuyG+G5fLN5AYagqAfxsSBHP7PAszQPAcFaDiyeylmQ",
-	"1/wNfHLqgECVyF5iSQPTsbbujjNYm/wvO+My17pZX+b6DctT9W0s/uMjbnzLGq2NjNk6f1jW1M4TLmqa",
-	"Xo3+l8zI34W8C8D7AE1hV6O6Tkrye4tC5pAFsWEj1tSzlWkHpcLuftj1C+0dNmvXI/cXoDPDwC3AuxWj",
-	"G6lThISQEjtP4V7jazxYxKs6n0MboJsNjWupWbtfS73CnaqY103vsVuS6jUkyFba0riiW/JYHYfwiCgv",
-	"HP3GwpaGWrket0mzReJXcMHxWXI2wr3RIc47N25meA2IVIHzvvLJtyFzFWZ9tec7YYYlq6Am72tdIpRK",
-	"9PlWxawPLt+/u385B2dHh+aipQvXKGsYS/02KCR2np4e+Ua8im2XditX0qHYO1UsziI2TRceGjZJJOVm",
-	"2nDfpkrOeNKRT7qARuh6VmTmHYeuMyxI3kuqaOtRC0okrt1ZntQDQzaft4iKW0vli42g2t36udD5bz1P",
-	"RZtIwJ3W4r5ZTbb4KVbTS29cO5ViYa00wHWwtf8ELcW46ib1VsbMJ6peu0Y74EbHHabGKH6dme2y4+7s",
-	"KdcZT+LpLKG3CCMbLfCBBa1kJlr/uTFeYCEruedKPxiT7p298FS4K832a3gS2epgxNPaEf56u+xu8VWZ",
-	"gCQzY1fd1/0dEHz0Ggy/oJb+r3++OYU6YjEatbSrBGxZaBr3gbSljLOkA+1cJNmcC78K6yTTKFlJ3WaJ",
-	"3136jlN4zb6GlSoZMd1qCBf4qO9JyaSzsa2XVi2XIfO812NUrAW5ssyVIUuomfqH/tb7KjMLe2KmqZTJ",
-	"vhN8gEXJp4GdXmezGatHidonp1xMr33WqjbeS4oKnToD577zlNh+pzSOlTs922TyViqQzV4d3AGilGXv",
-	"CsZWILMCr/6IVsC9+cLJIWzj2nE04tKrNaivOoRPddbulAbQNH6HDzWSJ6joWTytzqLG+qOi+iuJ3lIO",
-	"Bt6dXTRiHMbrNGuXXBDP1PalbuHkd3PUa33Ytrwp8CcRVqJ84GpXIKhf26YNKqPnpu4zbjnPZSKjG5ok",
-	"DQmpH7eMXZYK1GH5aJomnVf0WDuU+2K2FKM3iKB7hLfZvnnL4zJtO3ypt9ititoM41hGOkDH/SDPWx7k",
-	"9Wnc0TgJiM6WSxYTecvQ199e1P+m0Saqe1y++2QeC34x5x8XjKaEavj3JGjHO+5P9++ZvX0mIyv4t70m",
-	"aerM2x2Qa+JLpg1dpl3Zni3syfq1nL8iaMuO4BI1AZ/+AWoT1vijgN6u/vp06ZH1vkLBD5lSys2jcf7b",
-	"jE1FlMLO+k1uGTedbv0vbcJRdqQxayPfoshTL5dUfBytnMLj3Z5QuQv/msEJv25cVrhQ84CmGl+tkgYU",
-	"fFCInOEgS/BeTs8KTs4tA6E2Kmp9/juLDEpDxUu/XsfZ33fpBydC+L3xLqAua33dlrxLmagkcW2wwse7",
-	"MZDHDcOqppIpx9G5isc+YX088pnyIYmuzxoCn2VaO/6ScqLGJk213hJjVtqwmt9ZOePAtFk+CEbs3jAR",
-	"Wy6+RrOy895bUD0VFPyiIimMkklSkelL7Pmv9JZuHUnCIyZ0UxqyxqVo1BZ2FcELiae8ukFpJ5rmW3dy",
-	"KudyxhQTu1PttDi2weiGsXRKE37LWmYfvsiMK8TRI93eUywqc+BCTY+vUPPHLY10keXB5/1yg3eMKvfu",
-	"D+tGI+zol4YRroWV9xhpu7BwSCPiKjihDRsWudfKrqUS7Zi0K6dST7bhxysMHbkanX+cTCYPD2EAgSn2",
-	"GJe/g5oi3WXA902549wPJJUJj1aldIPPN3PdVFLZNCeyuaPcXraqKafNe7aUhrkctQ23rRQCKp825cAE",
-	"t96pe2zqyjc3eNXf++e4FBC8OfUx97WSiG2QKnm/mmoZ3TBTbt3QwsXm+fXQgs9m6Oxwv6pdApEtkSeb",
-	"1s206pFeGczOBvjwNlW4Zizuaiq54ek0E7nmsVXuWT9Mtz41vdThwZbKrptabvf7VGYmzUwPg54vCpun",
-	"goq7J/BbF1DXBlU3yUfXa6jf2O7ONHXI5ovYthpcY31bXzHaLunzvHaTkAay1rGYQAl+qhhJqdYsJka6",
-	"ksfqlimSiWhBxbzW07Bw01tzusA0ecjxAL/hDmfgACzwBSwUCT9yESUZyMuQCz1m2nmw17jz7TbYr/kC",
-	"NPoJrYcgkrGrNTgjIZ3PddiGrbAPdnpLiz4jmSQ0rUuBh5kw3e9trstgFMsIWJpp4QRZ7fOVjE4d04Uq",
-	"TiOJYiZTgozXy8DZ7cLTqdssjgtnr784msbz3b5HMVNyWQ/QlQjbhvhY4PzgW92+lOn0WjrVflPSEYz+",
-	"h8fa9LvkoibScpZIauoSsaR8J6tYK4TZplKbaSHadEnhXvE929zwXmnhwSfIT3ydXYIf1Fif+IhNYCXt",
-	"aWlzLpwJYFr2eF17gzMS4FHtTsjYVyPlIZ/ev3eUaMBZvHWkckK1gXBl93eq2C2XmSYpnbP+Qcp2NL9N",
-	"hdxwPa/Jj8V/Zw1Regnf7fJ9aR+K8dpsjtO+tDPXKYv4zJUw92JcQNaOiq+h1EqI9GbLDvwaiGTNZwBT",
-	"YG1Cb6kcZ9sDXXKPbHCB7HHKcg/H4qDVp8NpYvqNotENgpdu8H+EJ4qo6s0JrKX/dEkT3QAmnVy/2xRn",
-	"vdzqPOlFlp165M3SH1WO5qXvB9N0DO7X20zlgy/14P9c7zRcTpBVBBY3JoTopeJqCM/IgwlJuQyxFSB8",
-	"qJaTKUIOoV/heaH2Csp6L4zwMuW8iZlm+kpop+04CUjI4xBz88KVgQOCuODQnquQjMOr7NmzP0cpNYsJ",
-	"/qzhG3aGP9jH8IvJMtOGRgsWngTOSRKyLeva2JAdfHzSFN9nhSrQYoXF+6xMyLx/hRskmckkRiDfzO0e",
-	"13fOY+w6zyGJy1bfh6iPJGyhkCRje665o5Dy1ra5kXFNuwvuVZ7ND/HfNLmliueVNLt7hDQz502C/KF0",
-	"to4K1wybICJMzYKJPCNcPNPTja/r9HhwjX2HnhINQcStSgD47F4tagX4sgLtXTHWM1/Vpkzc5ajYmGG/",
-	"nKiiKd/HXpJ4eC4f+2zyOTxgpshHZbtYG/3h01es81+Hdf6pEEKDBvnTlJvb4huETGiNT8EBi76te2Zs",
-	"28Gy1NnRSsySeuaSx41Gj4YF3hxWOYv0xmI1Zm52+qzH+dgWN8Z2vIJR5I//smMW7Qrv1M9zTWYssRyF",
-	"MTfPhADsV5hSLhKmodgmu08V01ZODGu5iD2vWl1GUPv389Ity7Xnb6iG6F9Iim3YvemaERvWqHbxUQR4",
-	"s2Y3c5UILFrKNEuoArf2O7qq9wArEprVxBomeYZU3zv7bRSM5g2uS7e+GEpXeQAbBsUb6+a7llBt89hY",
-	"wWEC8BW2SPo2gTzjO11Py6lZOooaTj1J4jz7DJqoi1X2NungahSvBF3y6Gp0PplMgitvoMmfsP/rJXr+",
-	"BI5cedK5PtUpC7Ntq2sM3vUiWku3U8TBbOwsDrHX2NrbsRxLjlo6FpNwzky4zbq1nsG+ozUrZoZFZgp+",
-	"crVsViyjejRJqbIMS5FVxEiyZGpuhS9n4GP39n4sVSppZ0+yBJClmqkGeZ7POmcgwVbt04ZU6ixszh3d",
-	"Dh2glnWpbesJ+O5ZvHWmxW9bsrkY6TLK5zJ+/lMsGRpiYSd6CVLl1DWbRbgh6C123jgNMcWPjUnWgqZ6",
-	"IRuWaEfccpJFTLCtzo9LLvgyW6JX2dQiBTX8mifcrFq1u+OKdWhWVDzY3NNqtSrXC+YtQAdgTfyLEpez",
-	"Y/yXyVd/mdzXZaNf97X0aZdbhzGWtndjMzaWttWCtFvtX5rP4aarsmFKgCjA7jc+TucwdKiIWcsL/Ey5",
-	"+U6qb2/t1VDpd7lkMceZZ2qOVesXfL4Ap2K1hNdgTnfL+mS8Lq/7A8i8SDi7NttuI7Erd1ra4fffXn4g",
-	"Ly5eo6sEqFT/kVGlVmS85AnTRgpGvjonzmIACmHwZHS5Iq8EIsOSCjpnFhKCos5W7iIakOssucmDqwIC",
-	"xaRLHpEnkytxJV5KYZcJfQ6sLIMDYrdMrYj0ktW5ffTfSS5pER5r8P3YLP2Yz87eWZpwQRJ5x9RLumTJ",
-	"S6oZGfsC9RP0+A7J//d//d951XossRyePL8SpKZ30KdxTRRLwVvc9h/enzJ9SlMeTsjPFi2rTWCVNehY",
-	"7bCkINrOjiYkpWahiVT2VUtmFjLWAWaUtr+c4VckpVyRhWOl5Z0oVgUKOob4mpCcEffxe3u5539BNJz9",
-	"Gxz/7CpeULMoytRpVxczhK0J7QRDdKuBQn3Oe+HcQsSSnmpmG9qJJ1zbTb7zleUCEk5pkoQBgVtsSc3C",
-	"zgs6dSfp3L3I3pO4fTpNOJ4JxbRM3Gks3HgCuGfcV0pmhimYQqsCfJpkGk9ImJfzCwlyamRcY51b91c8",
-	"ObczqL7L2POhCSUp1sw9vc7MKTaaJRTK+bkTD/X8XGm/EysKOb9HAoVLz/2oQxJRAbNk9m2ZtmvAsHQi",
-	"OBPbUd1wcSpTJmjKyS1NeEwNWBNj+FXSlJ9GMmZzJsi1XWRFFANZrJgSyBmweD9ybdB5Jt5csrFP2Db1",
-	"/k12HhV7MCwa8JZTe06dTyns59ohsRMah9qsEnYOux5A6QgZs6KUnJ0ETRJ5VzvWt9mSKR5tjjMCwBKS",
-	"hA77w7NwSe/h0zlRVMwZueUSZSo8bIqlUpn1I5aXg9/ca6xvB4WexuG/NP+d/VIModg2IsBMeMsCLAtI",
-	"/nX61S8h0tr7wouNMxyG3UfvCUTGYR2/761tREt0wl+nCIPqdjwHgR05Tk6TTNwICxI3bKVxajVz0hPy",
-	"k8YUwCmLUT7PNz4sp5Ys0k3+5j2O4XVlo+uJBcQw5wHPyRoLGNppbMsz71bKJQ3zSwPFae1Eve/fOqyK",
-	"2K6fZ0ZCy6kqRiyeYNE4fAK8JOCUJYzewi7XrnlIMqGZCQhW3eTC3jbCIvafJ8/whGrC7o2ifkDPXUFK",
-	"wRARv5cWNzI7dmOvAW3oyr4OgXRMBRx+HnFDtu06uZNZEhMax4QKEr6oHeuSpkg5JAS4x7sCtgbHH8kk",
-	"4TFzZyB3n6RLL/6dTEhYqPmhjrIfXgI3rzj3pViR1qi65kZRtbIvA3M17JtlOizZS1G5U4qapljYKCAh",
-	"9IYle9chBK8JlJ/w9qFRxFJTYgbs1Iqbzz7Pl2kC7Mc6Sf+bJksexwm7owph5I2b/91CauY4A22o8rlW",
-	"piGZM2N3EH+z38rMeGejGb8n4zCXhMNzEk557BiH169CWPci0yV8fekNbuQihwy4M0tcjmcE8nkhQvyv",
-	"F29+JFRECwmAfJU9e/an/4nH/gLtnSdVkinV9wWzpEXTCrWckz89+wpFOeedT5D5sTeZZ9kC8vWzrz1S",
-	"lYqo2skVkT+egJ1hngCGkHG1QmgA+qcsMeckD5wLT+wL/sNl/0NektxRbhzEcYi8zwxe8FX+D/gfSkKX",
-	"jThcSzFYUwAcoBt9h3/49sWr8hILu+pkQW8ZoeixDdZjF64GVjRUd7xIabRgp3+aPEN/AJPYbx2v7Lnj",
-	"FxevS7Fm56Nnk6/weXdfj85Hf548m/x5FIyA37P9n9n/uVr5Xqp4JdHGkqlkdA65FPT52dnd3d3Exf5N",
-	"InlmRQJ2xsRZJR7wTHlfyDPL8J9hnu2FWSZuHDjz1zEkR5jJkbPxMvQHaij7UDxydgHEDGevsfZD6XEo",
-	"c9b6aQChDxYVWjf5DqDD8rHtmwC2uMd/CarJ5P707JkLGjGuQCFNIX28XbazX53BFDnH3Ymp81BxENWq",
-	"ItrLkkzlnGysjL2AIGEYy3+fupN8eqFknEWNPrGuzdl/u+f94+6tQChNbfPZ4+qDVK+z5ZKqFfiomkwJ",
-	"Ta6p5lHFH4hee1R0x3+CyYN1uRDlL8HIS0Sg/MJoczvcT3DeL5w9YDjvm+d9U3uQi/yaqEwI5yfx6U7n",
-	"D4zG207o3YKZhcvVUj/27Yczr6dwNgUNxsFxmUf23agsaURoeMpXWX+RJJ3PLxaz+6mIlGp9bF5Y3uGt",
-	"dGPo0IxTvVZqvnXjH2VEk9ZP/0FocztdOJPWaF9Ib6qFkWiSEK8kK9FQKUN0BeDxwTkzjohKBHX20fJS",
-	"D0+Qrr5ZvcUUAANpDaRVT1pfP/u69fNvpfkO0oPskyTn/NZKbF63PlcyS0vVnnvR5qE5sfaU+O29FYcH",
-	"YhyIcSv/l5NVK3K0Ld44N6BDcJr2atwgzcIS3o4c4XFdUGS3Uw+H0NKL3QwsruhuW5fg1UVxfmr6rnjf",
-	"dKbtDxid1fqwvaGWv+/a6oukMjA5fCPj1d6UGrWOVDXqjbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskj",
-	"gpH6k1HZs8CojD30ur+jGyHvEhbPWXvU2Nvt/SKOtbNnLuUt0zlC4FRpkqzawwQ6BOWkjWz1dZbcHJjK",
-	"YxnpU/ueBvr+xg6hKz07p4gX4LWOzsytj7jLMdP+eUyL1Pr5rqhhF+DDKm1P1mgM6Pj4ty6tRMdmr0XH",
-	"Zhc8ZQkXrMN2AJUCHAxImyNtPVr4RzjDcwNP90I2ILvHAtQFgrEmyywxPE3yCshoDwq8F6LFMMx+WDad",
-	"WAQXzOdmKSMZwFIVxq7deF1mnU8EVBcQYjlg1YBVA1b9gbGKjC9++gA+SCetYAt4rYiaw2ouI2oaoOsl",
-	"NT+wJO0MXa5d63PykprLQSfRaAc27N6c5XHkhbBU45NbY02jhjARp5KDP6w9jSl4gQg2eTRx/Ai+JMa9",
-	"5sXF64qq3p7c6rGGo2ZPVH60z0o6g4MecVQXNB/0viqCR2njLKF0evhgVPWSmn8OSsTDKRFfUvMBYuIP",
-	"YC3bTXNV6b1EdkcxjbWnvl4K+IECBwr8VBRY0cB3oMO9qNstHUNAy+HJF17TTL4vYRR92MTPkPYGajoU",
-	"NeXRnRim5SKG67z8aqkLaeGhShtnH0Fee3gaNPLa1R8ZCGUglL0TCl5GNT5TW8mls7+DPcJW8Fu/ihZ5",
-	"+qTD0hm+Z5vKAsbRg8g+dOIbP/AlG/jMwfz9NGGCkkiKiGsIOcQwUXSfr96qLgamjdoGqKq4XUtlMQ9L",
-	"7x7QGgn+dV5prTPFf7My7LBED8vWpcWF4l0ed9aLn0QiacziSzaHEKn2BDIIzgOgfQ6AVh8C1Jrb8XC1",
-	"AWDHExDaAllvIWFAswHNBjT7jNGsowSXY9reZLgl9SXFDguF+J5mJMSj+kdRlAxk/DkrY1gCJeIInmlI",
-	"Z7abdB2hFdxIXnf5sIQHr2mmu7euxPLTYz2+y5Lk9atj8hIDmAxg8gR4AqTYnYCC+FHgSany9mERxb2o",
-	"GVMu3Eh6oIoj4W+kNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEdT+BJtiDiImf/YWkY39NMwpe+asMT",
-	"VEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+iek9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwW",
-	"H/LRDEq6gZQ/A948ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlHc6fvQqC9nOoHIh2I9JMT6ZKaaMHF",
-	"HPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bityx5UvTY9fnHBNa7tmAm6doIS7F0",
-	"f9X7vKZm38G+LlXg7NcH1g8dILJj3jDwmAxGXz/7j7aP28Mcv8vM6Bj5k13+8y1xFrUJa/2DVZfQCkge",
-	"SavRGSz7aTcGxBwQc0DMATEbEDMgCV9yw2LiqkM2a4pa4el+NEYOj33xnOMg8ZyZU//G7Xj8PTOXfmhd",
-	"J/xdQvPGrY+nsyW/wiOinxjEDtUt2ieCdCfIn4DmQhflagL5qdyrxJoypbm2U8JCaIoKzSEwb+21ZOwL",
-	"pbl3ayKFzwt00h4j5sxMc5I+aF4zT9KY36glVV9kR6bqgTqfUIbWzUOwJU0rVOLOyadUiTsnIv/dQxgQ",
-	"wbS9YKUis4QaqCzXOlfrwea2DXdywr9jypdVjh8PPpgEV5eBR6qtuBOKLEmgWBWDmpHulw6Yk2ZlzKly",
-	"F8ZVSD48awGv2o4+lwbL2nbNrdErDXtfcbB/vvheAHkMedKJPG9cST5X0Lhr8wGU++jhyyd/n5xNDiS2",
-	"ZzL25RYD9EcNoBAuqObtEQ7IrYS/IilmfJ65gnns3vYC5Tnbow1CSg3MnH1cMqN49PC08OYNDGpAnQF1",
-	"BtTZUz6tlCqj1xMVID12hZHOdu8Nyq5VqlTw6LjK7m641E/hPYDTAE4DOHUFp33pgfcMXcHjFMjI2U2R",
-	"s5sWLB0W70wYyn8HADx88Sm++LR48XbsewVD+ie0fQlNvy2G3DMH/3u2lLeDX9GhCr4WW4vKkihhUJx8",
-	"LCSUxj55vNrkpe0SqXiHpNKeTPHwTxvpwxLw4erj9KOOC6nNnmgDu3krY/CXan/7Fu1ev9IH09gOJPgo",
-	"EqRxvF8ChJpUoDrwl+MOOiRjdk8jk6wgZb2ckdC2noIXYEikcn/zWIddVJlSmy0U2+riO/uYjwRY/jWy",
-	"Wau1LpdLeqqZfchyBrZp4crI7SMpBSc+V+8/73tDux1sSf3/S4E1MUsVi+zLfLPPAH08jAwV+j4zXKgU",
-	"Zv+ZKmHP445y7K/cCeVS+BbdKrLvB2CuV0CIZFxQDLG0+JxQoe+Y0uSOmwWhJHSjDAnOYN94c/gU3vjt",
-	"9gzF9rfvmTli/Vts+WGhpDEJiw9dN7evduINF5eRVKwLWrjVb1+JCjaoaxmuf7RfMkGT1e8WMro18KvV",
-	"up1zr3kHZ0u2f9+rWQd/SsGZ6GDsZ2rJBTXsxcx0WIGh/pY+A1DoX4Drpc8wvTcVjMiW10xZdtCnwC5F",
-	"iVDyW8bUKiDy1hVJdqoXMv7+W6y79ZxQuLkI14RGEUsNiytwjki5juZ5puzDyXNtIXrA5wGfB3we8PlL",
-	"wue2AAzsMtjapj7M77B8sy81P2dFyO32evPfM6zx4WMJXyTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJku",
-	"fK7X+irtc2bWCaOOWkrx6Qc13Xi6wZe0JB203FSWtzPpDO7AR6ODF9GNkHcJi+csfjQV4N7rzTQNoCol",
-	"UpE7zxeetKcKZ6FZJ4zgSd8Yw3UxXBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz7T3XRg/E80UH",
-	"hMbfyUzEGBP6dbsWb7jWYFToQGu23TZ6u1sws2Cqhu4Ig2PYnqzw+RrKenS2koMqqDxxplnbm+0iq95s",
-	"F3Zwfaf5Esrtd1AquGY002wg1YNrIvx691dG7JWfxNMCjGPmIqaoWCfc8cW7S1QLd7gU06zuUjxcGObj",
-	"yW4guYHkngjJBQQCMFls71NBaMGy4nNckwi6iR9HkKD6WNI0dd4Ix5H33At3intv8Lk+qkGXxODDKnX3",
-	"/sE97I9tzOkFB0M5/M607w7hfiVSRwHgHt+g398tcnq6rVDx2YyzJD77CP/oh+MRNbywNWl/Z592S9uX",
-	"uDtnKCm/tBslfPFwMpA6q56Pw9F7EfCCNArFLwqjRjcMgC4KJOhuBoCGMHFdDmpZOvPiMbztllli+Cn+",
-	"0QAcb/DXPm536JFgKbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee0ikdsl/7yIclIdqm7uEIu3f",
-	"/p5p80EamvzAjX6hX3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0",
-	"TYh2UEC4gJgLN+ay85zF+Lev/uvy3dvci87HKOz2olsWgz68H1178B2Qd0DeAXkH5H16yNseUcu87dlx",
-	"XOPKALtLMe0WzSssj8TudsfLvcD0J4O9gb7zHXy8avyAdF7y2Dgsp1W1UB2O5XoEFAw4MODAgAM97/11",
-	"g9cxSsi7JFTwqlMuZrKBziHf/2sxk8fxyBrsxz3OdrFHh6tgjhHZXHSrMII1zzkMrTjakHbtqAccXrjt",
-	"hF/CiLoe8aLpS7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NuJVGKdvYq7/M+Z+e6ZPMlE+Y7nrBL",
-	"/vtjevpJJJLGLHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLT",
-	"AbFIE5BrxehNq6wQCGuIYhu4duT0tl0ArmeK2wHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ/LpDt9",
-	"4kgI7rUDKA6gOIDiFwmKzYl82X2pzafAzqB9sxJKbeLuR5c9cSpVDdpWE8G9EwwSoxHN1C3T5FqaBQnX",
-	"e3oIoQRW8b3rNjxHZ2/0BYvW8iEyYRRm4yH4/JXApGyhrzgTBiSU8H/HjduPv94u7T8ljhz+VFToVCpj",
-	"/7B3A7RKsjkX0IqLOdMGPwGXHwZXIpzSJAlPCDdEs4RFRruRWBnALJi64xrPBeGxnlyJUfA0NGuQQjV+",
-	"p3peRIOe7UvSsxUo5RBMqtJ37kAXLpn2oW5quD7o9fqVP53NAPRwZvv/JMJveyKznwYy+8ORWS0BrVEa",
-	"GdsvQnuWws1YwkPRVRdmYDcFPlG9OtLeIGENEtaAm5+7dr2EmEcQmzxAboG7J6xuR9wb9EsD+g3o96Xp",
-	"lz4NDgaPV9Q3weeTV9mX0XRQ3A/AOgDrlw6sT0d9/0j83bey/+GJq9kGFdugYnsEo/TpFGopNwfPqZxK",
-	"LswpF6eGL5mdd2OtLanZhX34tbCHvDM5DfED+mx9ER+RYz9hVL2UwrB7vEVapbHcaPXI6pdSM00ogTME",
-	"3th8ycgYIotCHoctSqDYLqbQfsrF1LZ3Loy/ZVSp1ZlMmaAp99g/+VVLUbplqmf0H9DmHTZxxeGGc1p/",
-	"vCJ7CrBAGCRPw8JpZ359i5qANI65/YkmF8out+G2HywB6OoFyutfWWRGdmfn8tR9aXuavKd3b5jWdM58",
-	"Lbb1UnB2t15cvCZ/njyb/Dkv77BeCPnFxevJHi8HrvP35m+kmvzX5bu35SOLZ3D0C55IxWaK6cVxckS5",
-	"l23PDPUeH3qRJMetsDZkWzo+jwTJEvQ7fwz2QAxwdpiur2jVIXWpp4uHo+QJ7kgYA1UMVPFYquhBCu7C",
-	"WErDwBHlOIIxvnCbZOyYovfwYK84yoE9asMe1Y8BW+kzXH63F17urfJSDdwS7rBni3RAbtiKxeR6RWjC",
-	"qZ7sVYD2JW5ZvP7e9pVqseG0FHOpmIiZOlI6EXzZehKBLWLue2hw+ejEIoO0mydVeHSwfN2etBZ530qT",
-	"l3p4JGXYUVhxdy3OHuo5y8wQlQkBSafNYyuD4rGdHjffxl5oZSCUgVA6EEpvSqi7Ss4+8vjhM7hPXsfD",
-	"jTIQSoVQjLRcVreLJfx4hUdIX43OP04mk4eHEO6aR90vfdIm+XP96hgFg/ZEggP9DfTXh/4OQHVwl6Gk",
-	"p/M77KBGP1dAFad9iq/eQkFYRvMSHute9qejRXyo3LO32qnHJSdfbLUgJzgwRKp1wtpJKa7CKnZw2Mqq",
-	"c2Za08H3zPQkguFQ9z7UxaK3PdGVFnvRhu3hSM+ZKZ3njmwWtDsOe4WFslqTxEXm1rpfFcaj3A04QOf2",
-	"8I+MqdWQ9LID05dv8ROpCHdpjybQZBMxNpVgrCXMNKsQZvbUCGsgqoGongZRWdEHf7aiz9UooWJ+NTq/",
-	"Gi0zbWi0YFej4GqkZaYidjU6R9moGwFuiEJnHyM8YiAUPeba7Hikn/Jd64c4XLkDOnwSdKAzwxSxzXni",
-	"FCMuFy/6Vzua/aLuYXeYB4IbCO4JE1yoI6kYZK1y93YYkMlk0ucaPl5Nw60FtS57FzN8IWiy+t2epbYu",
-	"fNjAO+MdqbKCq8yKXmyy/Whfzbo4GSaUi46loOAUxh1DQl/J6JYmGevY7Dsll0+4NtaRnTt/ZIIz0UlT",
-	"6OiqdZN/HLgu2GWkZJJ0fEmnCiydKs9dStXhNgUZpuPj395DOLDu2MxFEXcIMWRqyQU17MXMdMA2iOds",
-	"/3Q2nzONhae7NnojY9a1Tbe9xDYfQEw7UGCm5VluLu1lqru1yYvzdMOWC6oMp4mjNaY7leruXosI3/NP",
-	"pjSXXa6F397KC8Utl2KPYYeqRcBtvaTRov02f0NNtGDxexZnETt2mclHFLl8RImmgRf3R7M/I365n9JK",
-	"vjJXfXxMP7/OY5aqbcFTDwz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUB+XoW7NMZc00mcaLsKDO8lGCaPq",
-	"FF+2NTEOowrv5sGnvFdOnHz9Pu90ON8pxjTB8+INMtpnw8GvpzwOA/AmVFzMiVSECkKVoqvnBAuGkBn0",
-	"guUUsFGbLDqMqqkji4N6y+6kBtzIXqX4O7K38PjrV8MlcqRL5JEUWlwixw7yKALaBbs35NoyQUTO0Lhq",
-	"adU5Oq2VyXc/8thbWn/LgCZz0rXftQv8KCjzkGqfdqQ50OVAl58ZXZZvUFcNrLhOyR0XRN4ytUGj7ely",
-	"k7k8+5i/4eEJMpqvXw2s5sBqYo6WauG7Dfazka0sLBgxSbg2lpD0Z8hrvn51BG5zuKSGS2r7JRWzVLEI",
-	"aBCKWlaMhAUv2Y7ISgxjj1N9nECx1uQ50OZAm18gbZaZxuMkM1tLebHVtP+Y3GVfvDG4h3H3qZpsu/oh",
-	"+HNxoeSMd9jZ7gaxR8Dy47w/BlDfX6KWTwfuPjWLjy3cCEekIiYqcxeA+xH0AHv31zpWAr4++D6A+wDu",
-	"A7gP4P4HBPfu6F3Hsh884db/mPzPlsju0mwN+VS/uERY65kUGFUJZ4oodss1l8KXO6lkGdLkxcXrk7a5",
-	"sso8ykFE0Pbn+HtmhkO8n8RX/TIk1rbccyKsQx7pOTOfT1LS9nRxkQ10sZ9Q/T0xQAcK2a+SRgCJev1f",
-	"paSheyWZNFsjmexpHfWLbMh4/Uc47WR88RNqXPxpXj/lXc+yY9qxDutxiq9BTlD3xu2FpuCmxQf7FJvq",
-	"l+vlsylR1auC7o8you21Ki7Yx0X8DdWzOioAHFXt0xbnCQcscX2KaEGm1HxkQP7Hsa+VyT/PK3/71U4E",
-	"8NDcBwGOQCI9QQYJ68MqZW/pkg2E1YWwfmRzGq38udgffaH/VgK9u8LzdQmId9PX2vVaKMMEXbLDezx6",
-	"SnN56FsTG2pWeotP/ShhyNr9qZlNr1CrPfiajO2h1UQqcudZlA7lS4+lP9vLFTPcLwN11d8vrRSDh7qX",
-	"LN/XQJxLaqIFF3P00wJCHedkahlEebdmie9yewWjBaPxgYk1J1R2z7XRO+n1W3hsINmBZEvk8wOjcW5e",
-	"akWstsUbrjUX806EatttI9a7BTMLFy9TS7QEz3l7msTnH6Gy97SCx+rwvsvrlL2bpi+y/A7ul3bbNX4J",
-	"2Yc7e3S8U3GHzCTH4XMHOOiv1n1i2lw8lcBCZ2lM0Xhdjw0NKb23A8RRrBOPp+yBqgeq/kNSdV9KfghG",
-	"Zx+hq6PrjOCtbbRFTzRh/2djxBm49yfjUCYFs8S8lIp1N6s44jyaeqsFgfYKTup5P3U0K37RJta+RtOh",
-	"iuUWAIGQewGURdM04REc97NftRT2Ox0t2JLCr3HM7U80uVCWLAzHfurGgK3sjsXs/tI49tmsUjY6H8nr",
-	"X1lkRg8PgC/oLsTt20YfwIvIsutyRhiNFnjfB+SGrVhMrv39L+iSTT5t6CZNONVMB2RJ0xTsxlTEFSPy",
-	"o1DPYt1xtIROadJCM9gZ8wbsGhw+vlAlJE2SUhkjH7YHtNRV/9hd7Qio+iPXpWJ/qJjYRNMQADPE+PG8",
-	"C8J1btfw/m5OspIEC42RMSV29RJ8CpQmB0QhV92sBfOF0uHR+K/KW3+m3Hwn1YvI8FsG+WD1wRQaA9NS",
-	"r85oza9s40twO4GOXELgJnYkkmLG5xmewyqtjEN/3YcBCT0fYD875iA8mTSpU/Y/C23xrWESON47qh1x",
-	"x5O9KWmo8L1zsyAyRQ4xZ4TW+CO3MO0hEsdb0dicTaGX4/jU+QHvkgdfwJCOF9Tck+WBYfauRdCJnRsY",
-	"F+bWu4Ojg3v+kBJLC9HEPbnFkwEp8NGMyyZVH9uTrxV9ox6rH4kP1/4fLXrWkdlMyeXjCM15+OW09sRu",
-	"O8tGx8OVN1Dh073yUDo/yMV3BM1cK2pE1dzAfg60+Nk471WpEpRgRIpNdVp7ynSOfPvhSlse42P7/LVC",
-	"g4sM7+Z+vn4Dq3q86GjYpv053ByX163z0HEU3eRot52A06wsU2ZPipYGOhro6Ph01It2NvUp7MlrVNhA",
-	"YINO5ZE6FSwXgTaXIlX2SX9Vyx+egWQDCzlcfZ+MhVyj5oB8aTzlcOkNpPUkSOsRRFVhNq+z5MaOtsfF",
-	"eax7MJaRPrXjbCDRb7LkBgbUmTQf4xb0ns0U0+1Pd9ds310BwK5Ct+L7T7lE/gVPWcIF61SfnCuUTAbQ",
-	"7ACa9tz0B0zb+tG4d8GURTNNlllieJowkhO4fp57QjrXR/cm57wkZ4QbtrQ/UYNukUKKSnwZIFwVFK/d",
-	"qA/HXLTGrD55KgfYGmBrgK0nDVtFWtKTAyJYhZOLZIZ+qQcvCAZvaioaa38DZBsqgdUJd1xcRlKxp1dd",
-	"5h/tl0zQZPV7h0QCroFfrdbtXMzNOzhgsv37Xs3a+yYwwVmHYjIfmFpyQQ17MTMdVmBAbH0GyPCIMsgA",
-	"b5+26mO2vGbKInYso2xpWxfpxqirBc5rHCIeWxYs8nN/dLjRwYuJtbsbhothuBiGi2G4GP7oF0Nb5K8y",
-	"+qAmzuuIPUpz24JmZHSc+t6gMoE5TpvuD8x61ce++SWpTP7JlOZSdH2+k5alsyJjADIgFSD+Biz7ajfQ",
-	"vJIRHnJnffprG/gTs4RHZn+BoTmIlV0Cn5MZ5YnGaNGvn/2V3C2YKD8LP0A9BrpkhMc1ST1zcFwHORcr",
-	"enCFbAt0GZBlQJYBWQ6NLMdAkwrPFMvoc7BybwUoGM6LzMjX8VFR6l3aicD/iKD2enbJfnsrOzx/obil",
-	"Dis2DtalLx5vHwWfQPdVxgzgkQpCMyOX1PCIJsmKzJmweMFiwuM2SAloswmUB69QXeAdvmFreeo/NEN2",
-	"HFw5Cts3JGVsnR7olYx+Vtyw7bmBCjCgmiAhxWQcKmh07r9xqYycbmw/w4OevSKtwyCFNGRm25SGKaSZ",
-	"wndhQKrzJnpBU3YSEKlKuZtiybAjYAivxBj2/r3bCtdmciWOz+UWVdj9pNtg8DGy5ALUzplpLp/eGWSh",
-	"HGv8HWdJt8zOXU0W7xlNDO+Q9u17Zg4N4k/aA2nA8qeF5XAeWyMkIOHeAft7Zh6J1vDvOZnRRLMwIPmk",
-	"WmI0OkBNc6yfsvuIwYvDgGwB8L0YaLrh8eHz9+5A454pewdAHgB5yJnyxHINF4DaXn35qNzCn6lhFz3h",
-	"j23XHfSag15z0Gt2RNlXMvoJYhMBZj8b05NURLE0oVGjgbuDwvTT2qmPH+o4AOUAlANQ/pGBsq81yeWQ",
-	"P07K9zkzp+6FOxPhvnEDO1o1is+lRk6/7BNDis/O+OBOoP60nst5kYc91L3Kqf1pB6p4uEizlnBxkXm4",
-	"6CWi9oWMoSxolYFV3JVMeSeS1cDMdMuL4w7w55oZ50UcazID5TYxsg1y9a8bXkax7AmC0ABAAwANAPTk",
-	"Aagn6NSJT2fw4rOP+P6H40lT8MLWMhUYH90+94zy7Vlrs/zmjrVLv3R5bpC1WPV8PCGBqwgHdciyDyEM",
-	"utqbKNbm1oc3ec+DzfJgHsQ+mlXK+kas9hgR6m/X5MmYpYpFoGI7NypjwRNj7mDQg5Q5MHlfKpO3F4e2",
-	"Mi+43aPNDREc2miplcXUBaMxUNfH0c9UCaenrnuve/LslUMPLoVvAe99+sKwxd6Y/GVyDxIx5mV+tFz8",
-	"OYDpAKQDkA5AOgDpYYD0ORGMxZqEHFFjan+eCrpkf7OAGAaECn3HlIt0piQuJk7ucOYne9EUuOwxx0j/",
-	"COkuT/GPBih+g7/2zgOJmao6eWC4V76h9y+liDKlmDDYTQe0s2+M/85WneRrxAjwqbnkv3cYcWWotrkr",
-	"ad8lXlGbD9LQ5Adu9Av9ukPCqpeRfsMFX/Lf2XtLTUbxVD/V2+T46d/65Uobrq+cEPtrel0Hj1e7ZEIT",
-	"zW6ZognRDgoIFwDsbszPAfWhoIJF7Y0EvdXsjbszNS6LsT/9XI0dgXxA8QHFBxQfUPzzRPH20F3HWJ8Z",
-	"tkwTitkwDsdhlxH51L9yOzR/cE8dk9fuDrB7wfVPhpMDIOQ76I/bkwQG4knmSGzeNEeFp83vPRZWBkwZ",
-	"MGXAlAMyHSUgqXAfKTePNpgfFlpSyYU55eLU8CWzk2qAlXcpExf22dfiA192N8v8nbH0RcJvj+Gi8whf",
-	"m+Ok5B8SsLQ3cawdvO1WDjjNkKmdQ9rRyfGdhex4NaFrQxlTogVN9UKaqueQA5oTcsNSY7kXEt4wlk6p",
-	"pZVwJ/7IlIkpvGrKxdS+ag2BFAZzHsfn0L1su33XhZcet7zU4LV3fK89jFJ+58/Ap/Dbg5PGdL0psFZc",
-	"2G7A89T0eURIdSHHgRYHWvxktNiDACuX3BGN51utLZePs5ofrf7S4yTfI1Rv+vY+TSgXHdnwXjnUXsno",
-	"liYZ69jsOyWXT9hwcmSM7Vptq4ek9Y8Dy2SXkZJJ0vEl3SofdzFLXkplvowEej0rq10a2sEEe5nN50xj",
-	"CFPXRm9kzLq26baX2OYDuzcHc0e1PMgNVCDU3drkytNu2HJBleE0cbQGQvkhDfz4nq6ZgDCnT49EPc4F",
-	"4CWNFu23+RtqogWL37M4i9ixfRAe4QHxCBX6oAT3R7O/7vsyV30flyP3ppb9l7v9nHyo2vLzAzM/MPMD",
-	"Mz8w8wMzPzDzAzM/MPMDMz8w858FM9+aW6/RqB/Ja7adY9vlftxlv3j27WheLIdnsrpKDv5wXCg548kh",
-	"fRcHt8NPDtKP9zr8VGD9nomYKU0oWWbaWLZk3VeRUBETlbmcQ+5HecvUNmVNW8XM5+L13PtaGO6E4U4Y",
-	"7oThTvjD3gndL4I15t8YyLR3tESV/o07c1Re+qF1hfgvPF3PdwnN1+ZAWf/7Jvcc/O8AVty5/aTJKz2Z",
-	"7SVRpS5N6dFc5METdWdQy6Ul0Fxkxwaars9fKKaZumVQbbQLg/ZlI9qXzwntJaYGCLCApPpYmhwsjCRI",
-	"PQERTGOV+o9XWC/oanT+8WoksuU1U1M5myoGY9JXo/OvHh7CEwsxs4SaUpNJw9MhyK8KK165jISfYaZx",
-	"LBrloglXgi55tD/cTbMy7tYybWcfBV2yhyfMu72lSxYPDNzAwA0MXFcGzpJ2/ETZuDbaHnhVUeS4mmhc",
-	"g0vC2UceHxi9dlRwt1AFQ+mMUUM99qEe+x8tPttX2nQk08BM5hV7kcgDQjXR4OFHxnRmmHI/kBlMFdOq",
-	"flKoDR0ehRZlu1XSBFh1y4HZdT8NkIFwqAcsG7Dsj869/cBonENEK0yxLd5wrV3G/NawYtttg5a7BTML",
-	"pspFzBmQKaj3F1QTWkBPG7DB1iW86cHEFRxZKxfr16/q2DfUEeTs2xGHcVArNGAszq0BZlHiP2pF9yeN",
-	"aj/SDvjcGf+ZUat3wtfNfjJF6o9TQH6oB384pSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwGIBWaqZMkRC",
-	"c70n3eYeqtJ3ZKiPW8bea09L16OrvLCx8tJeorjkZIyrTJNk5dadiznh5qTNDYrgjjsORhWH35u7L2TM",
-	"/k2THz58uCA0jhXTmox9yjh7y5yfnX31p79Mnk2eTb46/+ufnj2DAeAtdAYn1w1mvfeXSaatFMTFDI46",
-	"lwIZAstSL2wngi7Z6HwU4YNANNUu4AolSyronOHRjGDbAxKzhNl/58wEeYWMIFcjBcRl1Tgpvccrjpre",
-	"Qy0Eoa7JtXDf1LS45GKesNN8515cvC43LPZls6ld9essubFtSk3sV3UvQqcIu3CRzFBYcy3ymMT1Nv/I",
-	"qFKrU52yiM94RJiIIZ9WeYS/wTM1jV/KZUojE5CFBc1TxWhMrxNGjP2/JmMrSEYUZ1xe3Ygayz79/wEA",
-	"AP//",
+	"7L3rchs5sjD4KgjuRhzqbIlyz/T3zRk5Jk647b74TNvWWO7p88WogwVVgSRaRaAaQElie/V3H2D/7APt",
+	"m+yTbCATqAtZRVaVSFp2149uUyTuyEzkPT+OIrlMpWDC6NH5x9GC0Zgp+PiKpYpF1HApfqZKcDG338ZM",
+	"R4qn9tvR+egFiYtW5A6bnZPwT3/9K/k2odrwSDOqosXpXyZf/WXy7PQqe/bsz9F1xpMYPjJyNcLvlkxr",
+	"Omf47dUonIyCkY4WbEnttGaVstH5SBtl1/HwEIz+241/oWScRWZzbe4Hglsi0YJFNywm1ytiFozI2YxH",
+	"nCbVZZIo4fYoyDisfB+eVJfDRLYcnf9rVGk0+iXYWOdDMEqpoktm3Km+SDjV396nVMQ/8ySOqIr1hW1h",
+	"f6RJIu++XaZm9U+aZGx0blTGgrV9/bxgZsEUMZIwGIfcuYHs34ppzaXQ9udIikgxwwgXMY+YJmZBDaGK",
+	"EZkyEZAokZrFAVnwOGaCSEVokpBxzGY0S8y5/Qv2ze7TRMZsdD6jiWbBiNtl/JYxtRoFI0GXdse4lKlf",
+	"iq4cFzdsCbv/3xWbjc5H/9tZAXVn2EyfrR3K6CE/TaoUXdm/tVkl9ouZVEv7NxzmW7pkF9QsNiHgpVwu",
+	"6alm9gYMi0nCtSFyRqjtRuzCtd107fGNwylNktD+Hv57SGZ4OHAcsP3UzpjvHv4JRor9lnHFYn9x2+D3",
+	"hb3rt/I1Xk0OAo13zedCKkb4jNBixf5ii5UTxbRMbpkmXBhJxCYUXImxWXD7e5RkMdOk2OndggnbxQ+7",
+	"oLeMXDMmiE5ZxGecxSeTKzGqBwGA3qmQU9e9AgJbb15/I2XCqCgO5oIqw2lyCYj1nuksMbvOKMUu9gBs",
+	"a4BzxUymBIvJmAttGI3h+gVhSkl1QqQgemHPcUZ5kikEB8OXTGaWBjhEIPYyi5uv3bWbfIqUYOrW0PcE",
+	"BE1WvzOPCg37voQrWdlLg/3nQGFJQqrYjN8Tu1bONNELmSUxuWaE4thxsTtA6ubtYfscsR+3JdWwlw+L",
+	"fGUA7JlmgHKWUsOCCGLOjlWqHW/GN9RECxa/Z3EWsUv+O9uyHJEtr5my8IIg4sEqp6EKRokJNUSKiFlg",
+	"ssuNpFQxF9RwMSdCxqw46f/x1Z8az/kalzbFUaea/87qNsOFYXOmcDdZcvNhlTZt4pWbNZZRtmTCEDsE",
+	"nCqQY3K34NGCxFL8myGpkrc8tnuA5eKTzuLnRIpkRcJpLKOwcemwtO0H/5Kab1amkczZ884EN4QLtywj",
+	"Scx1mtAVuV4ZRm7te6gbD8+O3Roy/WL8yr7LkuT1q4alvQcKAjc7y5IEb5RbypvTE/ubXkhlmKU0t0wB",
+	"HS6e0e0IZked8r549ZKaH7qxD02PYiSTbCncqziG545TzfRJ6S6e50RGE5iMxW35g0U9Q7AGKruffLth",
+	"RhOzaLivdxZg9ULe5Y/YHTcLAi/eAjoSbajJGmEJG7W+DlzMJQyZ3whL0u3gtGBJSriwm0LWeYykw16B",
+	"PlkHLkOvE9a83iTtDzyvkQn4RkqjjaJNy3bNyLVvR9Ikm3OhW4O54zam+QiPXvNPIpE0ZvElm1vypncs",
+	"fcmWUq3skWauI9Gu58YmnlsmiM1mLAKS9I+MKrXatTM/7NQP23+HF4rvBG+gOoYaDgKI3Veq+JLap3IB",
+	"CNr2ZlLF+6/08gjER0tlyPUqIIxGCyJhLJrYc8hmM37PYhKeUx0hr35uJwzbUiW9P6r0gS9Zn+fNsps7",
+	"njfbpMvrZpfiL+hDE15ceiBiqYwWwDTaebShy9RTohIMbeWBHwPr/2xY34XilmdZMC/AJ9wyJ4bdG4J0",
+	"s3E5t31XE+k3XPAl/529l5mIjeLpLqlDMHMn1Q1RtsMp9ADucOkGioHjipTU+jRKMm2YIk7XYKVFplsL",
+	"GlGkp37UqcrX13evuBb7cLE3zCgetZOhraCjc67H9vaickDC60RGN9p+WjJDY2qo/WxZJvhSycxyxVN4",
+	"z8pf5C2W1C4K/rZ/Ol4qbBK7l7DwjoK344vfpUxRI7dJJP5apGtaK5K4P/I7fPf+OYmoZqdcaCY0N/y2",
+	"+U5dp6mfofVlrm0CNzbbspcZZ0nsRSuq873dLZhi9rnDBk5u5JrM+S0TlmK1lcHi2Q4h4JWMLJtdB2Vw",
+	"2l5O4XHDdQOX3OmqZQSU9Tu7t45qthckanis4KRAwYbqBXucBjcAsxFlBSjNhEHeTs4IdcdrAQhesQU3",
+	"bd8oP+wU593Ti/WtUlJ9UDRiO/gmh+fRDTG2td1NrlUBNUrjswW/TqFXTyL1lPWkV2K8BiDPSf5a2n5O",
+	"U/Zklaff3qcJ5aKldqmA9pgZyhMWV+QXei0zQ3QklRVjlmnmYJ9qeDEQBxzQN5yAXUxPOAH8fkPTlIv5",
+	"jzKiSWlTXpdRDySv8t+J5iJi5C+T/wBeiBIhT2VKxoi4Sxwc33aa3NGVtuehOLu1lMHOmaxOnhMq9B1T",
+	"TuikddaRphOAMXrvPzFMWdK6PxpnR9RkHC640RP435TH9lE+NVLe2A///u8Tu/bwxL4pMUJInEVIMhTT",
+	"qRSataVyOOHUEfx9ULjvEmoumbEMht4ujWvXyr52s4R6/rK9CiehZuoH6XuFMGXjOvEw84WFv2op7B2s",
+	"6BI4r+haKvuvXvKEhSfPncyaw+N/Xb5727h8GHTH4/2dkssmUmGoAm2nnM00K46NPGs+MSWXu9Sb3zPz",
+	"ns0U04vGU4Ffnf7N0vVICkO5xTL/ICNHcc1mljClTNm9+p+R6eJSNK1S4QQ9bxQ1Q4Opbz+v1Q/Zkood",
+	"SjXbhChGYytfOJkaWK5CT9KoRbN9e17069kFal4+MLXcprdx8FcFPsJRlkqoNqVv4f6iBRVzS1rLwLwA",
+	"dpPrXN9jmFo2KqdmU9dsaptVdujwHrDuf349CuqQ8PXskv32Vh5xV9pKxfYlRgPMlo1p9ttUyO5bAkPq",
+	"h4WSxiQs3iHf54bPHMUCh4ssJrmiqrDEFpY2NNjGaFQ1frrG/UDrad6uLyzCMD8Jekt5YtGg8/Z27SQr",
+	"xibjJdcaKL9yFOZkx/5KvfvuEOUSJwC3MJx7IS1JcqE3f/BzecwpNPzeu2q1XXP9uD19WKUMvRm27omi",
+	"Jc8uwQrq7D5lkQEQhD3krKrb07WMV+SsENpcM8+gdd6rnXzqHB76bTZm9z9ybbo5bXDbDTXEgVcPN3lv",
+	"PCe13hv+eidX4hU19qTMgoxD9D9K5FyffhTy7ix+QCek8AQkgaruzlIYyxa7v89hWballQuiiKUGEUWx",
+	"qmfRlcBfQVWwnJDLNOEGxncOG7lnkmbqlqmSm8WaEsRO2FEPAkfe7CcD5m4LTSClWYROmDvvsVTOZQKd",
+	"ZlLJBfB6RoKx+E5x49o2Kel6Lthe1EvFqGE/U26+k+pFZPgtu1xU2Kg1TpShxriw3VPo5E0iRpI7yoG/",
+	"9zxh9dVCJNFk7B4MACALSY1YYcebzqSa4kxTnGkHM/13xtIXCb9twvQf5B1JpGNT4cgBazki/A1Ljb2O",
+	"W0bGhfUgIOFXy+Z13jCWTqFTx6v4kYr5Fr0i/k0SKuYZnZecHVLKRcK0blyR7bLjnH5kgjNhWqoo8PE/",
+	"vYb3GDWWuV/PWGfRArQR4OkAEMzujYUIasGFKR6hju5k8+FrdnlKcIE9KeGP7JYlOzYHTJRtZ6EZVS8A",
+	"viVyXrIi56Tckafmw7dDdjRyw3Jx4Ws6lhpmHNQZ5cUFJJZESJOrTUoWBCsOEtT9V11mdr1Jj1GaOH2R",
+	"1w23eYvAAwQVQlu9BxsoYa7A7YJ/bpno6NNEvd2bj4zBGP11nhMqVjmXULxN3CxIuPGY/82uJLQYwgX5",
+	"y6SRmjtnn247sBf7Ad3qdoE7tkKjmRSCRSg3SA8eFYrHJvMJCf/8TDfTPWdRcuOOdq30/qUUUaYUEwZe",
+	"mvfORtfKUSzK++Y+Y87Cl3rAdiIO2P/YPYsyU+I2yf/Yso37aTE8vjJTP/wuTcobLi4jqXZp+sHXywtk",
+	"XoVpSMKsDAcLD6eg4Q1LPGSWNOp0l1xg+3oRbZZI0Dq5BeMx4nrxgKq3AV81epDZF3Np4d1bJl1zojKR",
+	"e+iN8918levqyZLej78KSEwNhSvS5P/9f8iSi7G7JbNQjMYklTK5Epr/zgLy1bOTky1+sOt35Zay65be",
+	"ypi9fvVOdbHGOm80cFcGWhgGJJwizMNHNMw6rpnHOiAhNUadAwIVFlfA4jAo3LtOrgRgYHU6tLficM+J",
+	"kUlMKKj327GudrVTHk+lmvay3OIJfeqTmWzdXI8tdbnw8g2QcegFWbteCf9PlYyYho+/3i7tPwjAUwvA",
+	"8KeiQqdSGfvHwpgUeqE3l/3IxZxpg5+ACc9Pa69WeLvxS0ONBtmkyxGgYFJyfRqHsYxgmdpY6oRLZ/dc",
+	"zOFLjOAISOj0uTs3BL2nj9tWlx2V9jJXMkvtlkqH3/JiZ7p8o9eK0ZsSqO/98jRs86Vcpgmz+1qzsVd3",
+	"jD/m/hNR3svdpgPrsedScvvFgmqMYcg7FIfVWmFd9N6vDb04BtiffUK6nMLMd2p5CEX7HmeQdz7oEXTe",
+	"OShY6qFBFycRFP6Y3Ta8/21+DwjaqH8AlsEhMVge8JsytXrMpnDkvW/KcYDOk/Y7nkBwRLPV1D4f3nuW",
+	"zHjCiGWM9uRH68ad2nEhDqKvVnVjfx09hp+4n3CxvW16hBfzuWJzK2SX9dsleEzXZe6TAL5DVJQK/gB5",
+	"Yz+6hLVlr23FirlN9/KqHMhSEBP/1jdQ0T5oBhPsCcvepVtidL69TxMe8YqJbJWyCfHmDSv5IjcTOrWP",
+	"kyhROhOE+RFK7nMBevNKEkagQA2vxEZfK2RLwZqlGJlONwJ7tt0r7hOu84KnLOFimzs0cpkkdS0Jh/Wm",
+	"ijk2h3ARSbDUVwXSRid2N9AOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYk/RawWdf4lRPCX6hqc61zeDuZMK",
+	"Ia2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AimQDuPXtOOFYtTZ",
+	"fHH5ufpCURHL5ZZAA7+O3bcEkuS395ZGNaqfSza+G8ZSwlzzwryXCW9rHoNyg8YxEezOAr4+KVQAQAm2",
+	"rBoWM/XD9yTXF4oZs2p0drc/evceVK04/e5/Xb57W/GmalikMaueK/tHw6L+AWDpVD0/ZhETa57PeiUM",
+	"vW9a0287bvk9o4nhO62dYMGlsfMmMJZqoNFprNwAgb/IE+KeBPA6cNKek69Ys5MPjtLz8La7KIWoVR1L",
+	"RdgyNauTfFXoMkzhXbJLzA1US3rj1IQF4t1yza8TBsEwwFAGJPSGp/BK2I/4HlI/fj4SN763FREtoIcY",
+	"bJafWSyZFS/Mwl4pPCv5GpsJUVfXKHdM7sjgHXpJo8XOywdMgOYksu0J1+htiK8/1/nPngrBIeZ8gacF",
+	"J83XD92nMHpvGADRGbIRNG9IQHhHQJyg7XzGmaUp1Cu5IUDbmVrb2kDceFPo1XsH2nyQhiY/cKNf6NeN",
+	"Njd/MegWamyXkMAtiJgpFhOq7Q68+bQadS+vf7WccsvIc2WvBWaY2smmVE95b1Pbe2bU6p14KcUs4ZHZ",
+	"pUWGSCi4oCyNLfPMvbuv84KheZxv5IYkMooypdt4P9qRVlMppr7vrhf8PcbJbH2+eURcOA1aRxonx0Y7",
+	"iPMljP9SCsPuTbPdyVl/I2yHjojL1AqEpviVC29s10bCw8ENGYeGLVNL0EFHF6HibjKZNCmq3BwdNVWV",
+	"fcCDttuWfZjdbOik/HZ2L39b1AyPndeGARctt8hC8+DXta+QmstIyS3h8u4YZZLYlZVSCSDncOo4B8vo",
+	"PCcUfZNC7DDlcUjuuGj2GMjbjdquse7UXhQLfI52xoRRdeq+pI0u8TwGey+qUxuOs7zC7qe6yxvErk1o",
+	"ro0V8265ZWRn5acuZ8+XlIMjtHsncVWgyACYKNlQd5z1roPG9CxbqVNzjIGupVv6kYQLlnQJ2LDfsC+H",
+	"YXXRX5UQFzIOp0IKNkWJ3X5srXjAOfarosUT+eDoQBdaciAKgutpVoo4LeqaSqQJTjHhTidVRbGC0oL+",
+	"ie9553CoihezZwrahj259j2ZGnTN3ul7vn3ta/7WLntQ4VnuaQzIVEsZW4zN4xrLsYz1t/PbVMhmF/Qu",
+	"ewU+vnuyLycA7Ez3BTR0gocw/fdwj5m+tqiZ3uYqJsvilm4m5yK/amYj2+h+LqUy+yKAzlEWiBN6yJ7j",
+	"NzFX6Kfj/GZJSjmGhbaieVKZfZE6mamIfXuPic32HO873sh9c4KBOWgtAB+2iuYmnGpYT4gjtD0P12vq",
+	"Bt7LMxCM7k/n8tTNUD2m4uCc4eNoB2cUjbwPNEB9foaPPDqf2u5QR+cPqji6bkfm1EKWm3QqmSpNXts+",
+	"ATbCBBBvsuO0r0TDcePwzRodN+U29qruKOAIDDUdgSaXWUND52Eeq+CVOZZxSuR8bgm3hY/cXkUTkmYq",
+	"lZppsh5/3YHLomZv3NUROc2NyI0nxmhm8znTBs5iJyvCo0U1JwUIKjhCxYV2feHYBFe+SxbAtm9kvMvy",
+	"4Ua1/E3Jhd1FN53sWovt1Z75LBZVXuQWJiHXSpWOpxkqdi22FdeAbT+A7qdZzgcCQHxGHp/ayP5SWmgh",
+	"lfqHcdcKW+hFvDTzkma66dh+0kydxmwGYrBiVEtROCCBWahqJDYO75pVNnaytgsDw2uTNwzliQ8LZLl8",
+	"RWiiGI1XaMdqr/9FG29Pttqvtz1fnS+3jwd8D+7Zr/CdiremD5X291xYYXMarUpHu/TRNGCGhZBFYZ+Q",
+	"BZ8vIMwnZkoTecuU4jEj9tlUaCZsOnbo0jn41O/mQskZT9qZP5xm3YnjEPgLneNmayD83hsk1JILatiL",
+	"mdl64kt6z5fZsmQnL2z1oDtNEhaZIsYSbFwByVIItKJ4DQXRQNMiOsVbWUIYvxBNGFXJqpl3yVtOqV3z",
+	"LvK2PRShzifDRSV0DT5oF3XwQdHoBhz0W0SzRjSJMoTpgm8GhbMmDDI2AQasICDRErXcWmblrC35Rywz",
+	"foP++n2tSLCR3Iy03SQKAJIJA3GZOVIWAESjKLMEJ1kFZSbZ7gj7mQVbIkecm5vO8ScItXSdSZaiPZAa",
+	"fENLgvWzZ8+2uFrgeRT2p12XuEpZ/He22nWF1PljgZbIcrb46DHl6Km9NkzClUeEcoVxPS0fets2nt6w",
+	"Vd9r3K4Jy9HD67oc+ruIHYx6iFZgRVEy6aL5akNA3eK2qQ+9aOEXiEFR/t7tYErQ5GTHyrqpFEvLwmVK",
+	"0FZBwEITSGw4tse5HISBKCXtwtgCPoZuQaABAEsz4XHBCLuAtlilff/brtM9/C1XyuNd64Txdqy0fQxw",
+	"Xe7uSKbc50RZZtqAnR0jg31qGCUjxuLcBaLi+HQO2aDEqQDEvWVXwtu3PXWpRoHBZGPFLKJQTf4P8tVJ",
+	"kEcSV337vkJnDK9wlSJZbaFJvYKN3dF9e7vF5dW2IZkwPAF67EKXkpV9lDMWw8tidHE0mBwwVVwqblaO",
+	"aIHjXjNXki8eB2uNWpX1l3f0xuWY3E6vfvYB38D9uS4FbQCfC/ZbRhN7Q3PgpW1bKkobda137swPP+1L",
+	"3dzO3srXghtOE/47F/Ot4F5iDe6KSzSQgABZAMJLY3lHI/eWuDDhnRuDog7FKHWA1/59yTf5niUygkT5",
+	"j92iykfqv8FijD1tL2Yt0A3E5TwJS0FFkK5yTUrZVsK3YeC08Oxvxeeo9JmVvoaPczZ+e7LDF6F0CnFb",
+	"SvyeLeVtYxB4BencyxAXb0XCqIv/9mk1HBkGU7y9xZaJh/OVK1zO464Ms7i3uzO/8LHbpE+XCv71Jyjf",
+	"rEXPbs87n28Fm/VPQO82s13IKctvINSUU2OEjQQt3Ln6diLPz4obBpF/70Sy2u0zR9M0sY9qkdtGJCv/",
+	"9JZykFRylUhFXLSUYnTZWp8Cw00xBtBO0wumHgLvWfiNjDkDheo3WXLzjYxX9jO4/wioWgV7Q5Pq2a/a",
+	"7vxj3atxzQWFZW6eZnmE+1MR9xnlYV09/ZbdJVyw05glfMmN80Q+B75JirP8JbWNNBmHH68wbvJqdP5x",
+	"Mpk8PFjq8/HKqafWv0W3utK3V8J+HbOElb8+cUnf2X3EUkPwZzKTaNew8hH1aki7jueFpRqiCpiI81Sc",
+	"AvczuRLh+omHlQQJRkoyjjKVWNFZaUwClFKlXcoyTZeM3NHVhLzGN+Z76cqG2Q5XIrT3/DM3C3vX48jc",
+	"BwRKgOmAXNVe1dUoIOokPEdtoJXeCIwxtjQ7tDzLQsbkDtSo9g5OmYhkzK6Ez+6EDGNVqQYpvhlV6FnU",
+	"Gey2ZpgvxnWuvHXwY68zd4e6Gp2Dd4ki/+Kx/uUhnEDW/ERqdiG5MK+FJVd7XmV18B1LxTVejSaTydXo",
+	"Aejc5oHKTJj9LtKOuGVlL5xWDLT9Flcj4wJoM2FhtdCXAAJiZEmBPXDKPmxqrwv3g3oj4ObSKym9xxTj",
+	"GNAD+KT2dF3Wh8+fQhYKT9TY0moFgzKltPcEFPEhdKosCBOAlkh46JUAJ0nse2cl2NCllAgdzdInbehe",
+	"E7Vyx96DYDWQHTeg13R/8feJKXPC6dKXinT5o3Pjg212JeDe8a3Ciw+usDSkLhAWlASeGNU3OWn3xtVd",
+	"zEVmIERhr4TAD7qFiIGt0IdkObWRC3EIMZitVAsCsjfoaYkJy4UX3ILLh7TXTXxYpcyN27QBn2EJDIoc",
+	"s23Zq0qVTJkynOkK3a0/fnTn3vf546i7n2KeGrvGK8i8djU6vxotM21otGBXo6AEmyg9Ok9tqRzRRvHy",
+	"oeFptMt4HNrv2mRl9B2b9aiXb8ZFnkAqYLstt5mQjBlVCWeKKHbLrYRTf3cH4KI6MFDImXy1tHR3jakq",
+	"MSy5J+t+l+kqcO7AbiCMJdzItM+yjVGEry5/nGw6Ix9gpS0g5EPZ6D4OnavVWciFJZ6hC2EqQIY6oLGU",
+	"KQ5RkzuDNOtA6bnRJEQyjbfQe3c0jjkWt7rIqYo3kbvXC1flndLcl3akyXt69wZLKO/a8znJWZBpSo1h",
+	"Slji9a/JZPJLUEEeC4GOcAOJ8OI3/OFysF6NHuwz5VTBV6Pztxat4H40vU7YSf6oNU0IlnTbMWg3XUjG",
+	"aN+vw1UQvNFAhvWWoxsh7xIWz22TPYFaeVAsTtt05t6h7c4CVanXJC9fjMt8JIxsXy4oWtxk71kkVVxy",
+	"53IQ1bD+PNGu8/WGSwzIDVuh+F1k5S3v6K0038lM7O/Av2fIZfiBmw/9Ui7zU2dxvn4syYXJquHdhuI0",
+	"8AgiK/Kv+198A3wNQaF2NTr/+tnXAT4iyLSj4/PHEkC6Z/8hPEeR3M8J5qY7phiZQX4ACjFjPEnA0Y/F",
+	"J4X52h6ij8NF/x8yhgo9eeUHvaApA9OQq/y6t7O1gzWf5zvh0/xBIhDU/gSW4/WgDeg78VXwILP33sRj",
+	"at7LO73B8q/oMuk3imH35gxLzVT67xQOXpCIGqzEeW5veC7AF+oeY//8oGFAyrHVAbpHmQUJUR75G6ib",
+	"zrBsB2gqlaKQtFDJO03uFtLKZK5yAcKLQrZZEZElibt/0MC4oEa9X72OH7UZIgp3RFcy3/VwoK4Yi8n4",
+	"62dfu0BZQTiajGMiJIGsxa7HiVMCFYXo9riVYtBWBHq9sl1eqg9TB4Dyx83in/c9HvzG0NvXnLvL5GPl",
+	"b7t2a3VxxftaYYUW1aPHRjz02Jfvy8Ocp0zMuYDIBgYdnYYKtGD71qltO8DCzLbpeeR1ZujBGe9TYwZW",
+	"j+0ryzVmlmFA1XlMxiFS4HP/TaHZ+wn06J90lajKj33uDRcwDwyPr6GVr9+3/T+JkDJ12wDgOiKoimpm",
+	"fqxiV+UKPl6NlJRmCi6/Zd54lRbaG/Qpdlq8Msvw1qtey3XJjsTmVadsy+atFTmrsndWXnAfPvom5+Qj",
+	"FC63hL38OfCDPDw4VQHqymDxP2MFtKZ9uJZnr4qiab7HgysIhaqOfbKVXnmyDdyrsfXjENg5MBphhAU+",
+	"8Xj9xPKLuXO3gswRLjLDbaEipu51K2sCcJstVUN8H7W3HxiNc1TeQDmHZG6gSLp805Cd7VrGq2KMXHJY",
+	"y8pncsf4jS5vkHGv7bTOVq93TtDpfS+XgMNtP3lXhH6Nz3B1NjY9CUrL/MCXLH6XmaMuF5wCIimQHDkm",
+	"D/KZMVOuoZG7SIf2UzyVmQEocu4bvgjJ/pmn6rAtGSeUuKpM04+gU+i3wD7kujpfa1Kd72EtxqFEtSHn",
+	"/zg3JjlNFiByzpdbvMWxPJAd951ys3VUR5RrG7XRRzhb1N6AzY23XVxmwqgVps10ybrWpWXn1QA3AupD",
+	"JIvhc0KhZEkl2iP8CLQzcETYqXrBvey1mMm97S0fsXl3rzcqvmIGgQSTmIF/16SaWna/y4Mhtyh/irSm",
+	"eR2AmrXtWTnVQjhSzHmpjB3Ago4oyBnpk7VnChb6HiJ/DsQv1A2+S1J2gUhFQpBcob93c8NW3gVRY8GN",
+	"DsrxFBrU8d4xya3OFWU9Ck3zs3UkamXbaBuihs6y77x3+v7OvjrujksAx3pdQThKrpWkcVSp+TgBvZub",
+	"Y10j7+Y4/1iyo8Im1rT27hyvvX9d4KqK1YUpo/PudNcQD2XTwb+qM/6ycXNOtf0i8ie+zVaz+SSg2vQ5",
+	"Yfc0MskKSqfJGQlpHGNhgqW8ZcUnZ/i24tPaucTxTtsErDOO3VJhm3bMVv3Aq5etd53mh91yADQ4uFEe",
+	"Gg8zX+SO81w7A8hzWHfztLCnrBFgUPG7ohnenOeU77kG1qlawahUtq7965diBnRXqEtyhX5a49zaeYLq",
+	"f19Hu5wlSBf5PBdKZvNF4REx2WXZ2wb4aGDzabI207aXs2yBU0ueOXtcnAiqxk7aLcRKKHX50/NKjZA/",
+	"3Fn8HnfyXE+xdnEDOai4jNS3WWbaYBbf+t87nNy1NIvi+CCOz6VW63OSLodVu/krdQV6TNeIjq9y6303",
+	"+vYBDR7e8l/xwBZA6VwpyYo0gtlqwWiCjU82qd1TwbbyzWxi3eMBc/P+Nz3e6u+sQq8/Gyq6lYQdkaZs",
+	"Jwg7Dr38xnU6+aex+7rdfZMlN68NWzbvx2WUqRMOwEQsZ4Dw3kqcc7CAcljKD5UTZUbohqEnx5Lel+f6",
+	"KhgtuVj7pnqULvVFCwO33ZZnaAMXZtC9Xys+aLMbWj269tt2QwXfvM5rEp1FUEDBHnnVmkOWzD4ROrfH",
+	"QHEoH9ljPyPrjB8hcx98LGfvc86Yz6+EFL66KglBQRFOcj0GKP4WjPzw4cOF1x17x0+EgvGfnn3lrVkB",
+	"+dOzZwGopoQ0U9BA2z//6hw/wZu1evFTDnywyBIsJV51knIwXk1X9fqVPcBpA/attYVGtnklc2GLIM7q",
+	"OKXcjDCaq1jfeRxI9IgjYGRiG0muUIasj4Zj2OFw1u2HgTHtwSgPau28fBegawdh3kCwU6ECqX2A55Yq",
+	"YvHUZ5yvfUHnzOyW0BMu2PfMoFzj8Wd7SZM1UThwNr6GvCJleXLqy167Hr80YHOTBAwHVfMUfFAZc54V",
+	"PrgQWCzDlk51OCmuoyIvY24lKW9aBSMHRSKw/EMb6lWXKKz1pGtnCP0CfxR+RXUn+ZKab1amlmkh1yvD",
+	"SCZcbGPuxYP5KUW2tDNdj4KRnerGflja/+wHiwlz+wHKlNoPqf3vurSE4vH2Xkab6ROoAe+e56jcQSGC",
+	"a1J+u8G3Z1Q68yYd1HaKV/dkrF/GS2o+8CWrOykIBN1xUvEoGC3cIdk7WcL/eKSkhhBKIXX98dQ4F20A",
+	"vciWU3AgqkOwYARPG4tb6XOKtkFp2FrY2Qxn68TPFTm/t6UaX+fQzIItJ+uE2eUt7yPCNYW7dWNN45bC",
+	"h/OvAr98r/PsMV9qHwaday735f4cjKDIKd/3uG1Poq9O8/M7jkYNamUz5QX80nyGuw7QF3jZ8+F83qfe",
+	"45hLTpEbZ3ydyOhm3yfsnBymSOZqBF/fIMtqKVDgq7gLSGta97sz+nTTXLkDKbLCjEO/kkhKFbvCPKFz",
+	"4b2FbEngzcjnmJ4Zch1CLV5vhS8XTj4psWJtzwpTcOz3/J1iaXrIsY13/N7j2OB82wwUHeSRdaypQOQO",
+	"XHEy1Aaq6BuepltZFa1nWVL/O+SVayFGYLvKeEE+c+3Cm3yJN9afM/FTU/Z5yVnQXa274Vr4MQ8/+ugN",
+	"nrmzoA580MRD4B2JAwLZR9CJsCsS1ROatbN1yUhrdvbLTj56HZ5qzrL+dkrx/p1YJUxSskMIA324ZbIp",
+	"Fw6YmpZQDxN71i9E3rG7hbiZ5/CMp5DtswWPj8MXWpHaEwcdEyh0ep17SRvexy9g3bKy6Rvig4WkU4cV",
+	"SdbW3QBorn/fRAl4Iwv/rdbBzkEecdfJw6EBtMpn/SQN+/WD+Enr4Mcl60NVEKquvCj84q2V1N69HwUj",
+	"KuwoUtWKvq9A27wWulYjK7rsNuBI4WPVigwaVV0uuAqgT32uMw1PfA4J9LX1Y8DmgBeRgr2bjc7/1S0G",
+	"IOjk/vQLBiaUR6jNPlVYDKgv6OkAHvEgcMECgTuXGvvgtI4xGLS+rbW+65Tojq40CaexjMqP7uGVwpsa",
+	"3o3quBpwAJyJUfsZutZ/w3TCOERR/7ReCXokNXGTKhjrwpWSQ7rxixsuoGUdCmtpkyMOWH2iGz8GfbxH",
+	"Qf7EYByIvaENbaXTXfXgxtZyBXVa5ouCAnoPSipW5WRCz53ng8Yi0JgvOVUsKtI5dFxvyfzQba2C5JFt",
+	"ZBzaCXJL2FrEUd4MY2YwlTj6GuTkvBomt2H6tOuLp9erbsaUnBDuVCTjahqFLwx+ajWSd36d1KtIc99Y",
+	"Hnt/FnzIypUXW7hq5NPUG7VAVvUhXa3NGtXT26iAYrG2nlcxkD1c0YhtqaWyS0JxKajdWdeRAFifP4S6",
+	"iaqvc11kTl0wXDnHeI1dqtWpYembis1skwsoW4gjGZc52yaRGFew1bBWmr92VtwkQAIZu5xkrroSeiQt",
+	"8UQLeER3pRm7w76a6CxaQKaQnFXLXYracVkVyGrRNId0y2AVqSZ336h7/5zPFCQqYYapc4KZ+PP0+oGP",
+	"4EQ/LWecGof/icXlbcP/9I9ueBJcCSzdsGRUaDcWmuo9f2y/GgUjGH0UjGp542/vUyrin33FqjJ7LVNm",
+	"R4sSqYFHd15WwUhIYcejSVI7ZEOuiL3mzqge+dfPvs6Dt5g5RTntxcVrzOjouPHc3GdBqQIzTAf2eS0A",
+	"wkFblX8nVMSYXwIBPyBpkmmyJeFEvQd5jTfFo3D68dj6PTO7haNNgeh7ZnJZCPbrErvuSwzKx+8jARWd",
+	"N3Us7aWWuZAKhdyWVbnWhnH9P7kE1OjZWO3m/Fz3JTTl7GaHRJZNJe6ensyU8/xtduckBJC1XOjTDrXJ",
+	"mtCC3RqwtxJD3R/eG5cWuOx1OwVgCGp2MeKbG9q9j7poqIPsJ6EN3sRl5fq2rGWmiOHGLeSvt/sWUtOA",
+	"pMwNxmkbspmEtYulcdcBYjTxj+yWJeVn3JlaRoV7q1fC1b7elZjkGvUh1L3w1KnQi2zqk6slMnY3maZM",
+	"Rc5Yu5bwJltScaoYjSENv0VZMkaT4H8u7G8VQ1/Jkbpu+CnVUxRYK+gfy+waKna5UVyTNsbTmCV0xeJp",
+	"JqjWkJdo66ZLTsa9+SEXNr/BCF0wdYqsBka513Ig/uwSCyl/87ZSyBKHXzkv1JNaLXddGYrafbpKznI2",
+	"hQT2ue1zW0suprOEzxdmOmMmWuxq3mrMlIkYDaT6pqHxZuWJeptiznO1rwcQjOy80yW9n95RDlNwMYWq",
+	"LvsD9MYppkueJFy3tQD5xAH1NLMVfG+z8+YnWJ5q8z4bQCdoID7rlKbuOuvBtm5L29C5Gaq2wXCL69lN",
+	"qprp/WUOlJ7gzxUDMW3FkkTewXnE9aSe172u7D5NqKD94pCgfB0pDUHGIfzFBSqKm/WB7un+tjT9TpXT",
+	"Z8HKC0hv1v0ssR/hMROGmxVaavyXQjDlC/9vO863OPnuk6x37VkbDGrmPgnpxMJZ/QPeoA51iLTu8GmH",
+	"2aONaNcewAh0QOnoyYs/Cz5fAHXcxv+0L4G99n76wVlMZorOIfwwqLOuNLA2gimsNdkJWV97ZCzPVbLh",
+	"hB+vRvbXq9E5+YEb7eum9XKtwZQxsX1AVOfj0lKZplrSynhrlFOlLbgh4522nXzyXc6Y29x31i10iN61",
+	"j17p/DYfL393rUwL9vmrOSP7UPcmL2XPsh1zayjUunEUxfQBbqfpFD74eWrEVPtTKcmiHcfr2Z+X6rU6",
+	"v0qFgSm+0KplO7gwpfe6nb4uLzy7U1+Xt3yhXwuDCrsaPe+m9HlgX6C1hMudfYDWPV/ccutusCZX4MZ2",
+	"yw5FTftdC9j2aQAbnHjR6eiA3tDFAorptjjzNRxcvvHGkyvyxh1SP9FD1vVFR3e12zZaW3E0/60PMgAn",
+	"sk2PgAlmNvQI+LWjLRVNwla1QT/ZuY/ImcuYG4dde0/HESsbAbmahm0rCWhfQKUrNpWzNHVhe2J2Twpf",
+	"YieaVCvRXW1cA+R8/+pq9PCAhqJZQk2p06SxfS93/rq8UFsDWzq4YD7Gd7MCsf6H5gvyybkP/R5uTA8K",
+	"GCzg2KD87Hl0R/eWrXuZS8sIWlzDTpd+9Nlp485fbdnVlb9ayiMgbV37sSoIi6dyFuTVo4/v8b+2+c7e",
+	"/uvHXH9heSLFzViKR8dD+Z41WhsZs3X+sKypnSdc1HS9Gv0vmZG/C3kXgPcBmsKuRnWDlOT3FiXxIUdl",
+	"U+hFVT1b2XYxT7Hs+oP2Dpu155H7C9CZYeAW4N2K0Y3UKUJCSFieFwOo8TUeLOJVnc+hDdDNhsa1xLnd",
+	"n6VewWhVmtdN77Fbkuq1JMgl29K4olvyWB2X8IgYPFz9xsGWllp5HrdJs0VaXnDB8TmMNoLx0SHOOzdu",
+	"5t8NiFSB877yqdEhrxjm5LXwnTDDklVQk5W3Lk1NJTfAVsWsD/3fv7t/OUNqR4fmoqcL1yhrGEvjNigk",
+	"dkJPj2wwXsW2S7uVK+lQ7J0qFmcRm6YLTxo2USTlZtrw3qZKznjSkU+6gE7oelbkTR6HbjAsbd9Lqmjr",
+	"UQtKJK4dLE/qCUM2n7eIiltLtIydoG7iOlzo/LeeUNEmEnCntbhvzpktforV5N8bz06l7FwrDXAd2dp/",
+	"+pxiXXWbeitj5tOIrz2jHehGxxumxih+nZntsuPu3DbXGU/i6Syht0hGNnpggwWt5I1a/7kxXmAhK5kB",
+	"Sz8Yk+6dvfBYuCsJ+mtoiWx1MOJp7Qp/vV12t/iqTEAKoLGrE+3+Dgg2vQbDL6il/+ufb06hIl2MRi3t",
+	"akpbFprGfUjaUsZZ0gF3LpJszoU/hXWUaZSspG5zxO8u/cApTLOvZaVKRky3WsIFNvUjKZl0Nrb10qrl",
+	"MmSelXyMirUgV5a5gnYJNVPf6G+9nzKzsBAzTaVM9p1+BSxKPknv9DqbzVg9lahtOeVieu1zirXxXlJU",
+	"6NQZOPedRcaOO6VxrBz0bJPJW6lANkd15A4oSln2rtDYCsmskFcPohXi3vzg5CRs49lxOOKS3zWorzqE",
+	"T3XW7pQW0LR+Rx9qJE9Q0bN4Wt1FjfVHRfVPEr2lHAy8O4dopHEYr9OsXXJBPFM7lroFyO/mqNca2LbM",
+	"FHhIhJMoA1ztCQT1Z9t0QWXquan7jFvuc5nI6IYmSUO68McdY5ejAnVYvpqmTef1VtaAcl/MlmL0Bino",
+	"HsnbbN+85XGZth2+1FvsVkXljHEsIx2g436QZ5UP8upBDjROAqKz5ZLFRN4y9PW3D/W/abSJ6h6P7z6Z",
+	"x4JfzPnHBaMpoRr+PQna8Y770/17Zm+fqeIK/m2vKbQ683YH5Jr4kmlDl2lXtmcLe7L+LOdTBG3ZETyi",
+	"JsKnf4DKkTX+KKC3q38+XfJqva9Q8EMm/HL7aNz/NmNTEaWws7qWO8ZNp1v/S5twlB1J5trItyjy1Msl",
+	"FR9HK6fweLcnVO7Cv2Zwwq8bjxUe1DygqcZXq6QBBR8UIme4yBJ5LyfPBSfnloFQG/XOPv+bRQaloR6p",
+	"P6/j3O+79IMTIfzdeBdQV1Og7krepUxUUuw2WOHj3TSQxw3LqqaSKcfRuXrUvpxAPPJ1DCDFsc8aAp9l",
+	"Wrv+knKixiZNtd4SY1a6sJrfWTnjwLRZPghG7N4wEVsuvkazsvPdW1A9FRT8oiIpjJJJUpHpS+z5r/SW",
+	"bl1JwiMmdFMassajaNQWdhXBC4mnfLpB6Saa9lsHORW4nDHFxO5UOy3ANhjdMJZOacJvWcvc0BeZcWVS",
+	"eqTbe4olfw5cRuvx9YP+uIWrLrI8+Lxf5vaOUeXe/WHdaIQD/dKwwrWw8h4rbRcWDmlEXH0ttGHDIfc6",
+	"2bVUoh2TduVY6tE2/HiFoSNXo/OPk8nk4SEMIDDFgnH5O6j40l0GfN+UO879QFKZ8GhVSjf4fDPXTSWV",
+	"TXMimzvK7WOrmnLavGdLaZjLINzw2kohoC5tUw5McOudumZTV1y7wav+3rfjUkDw5tTH3NdKIrZDquT9",
+	"aqpldMNMuXdDDxeb589DCz6bobPD/ar2CES2RJ5sWrfTqkd6ZTE7O2DjbapwzVjc1VRyw9NpJnLNY6vc",
+	"s36Z7nxqRqmjB1vq7m5qud3vU5mZNDM9DHq+ZG+eCirunsBvXUBdW1TdJh9dTaP+Yrs709RRNl9iuNXi",
+	"GqsP+3re9kif55W1hDSQtY7FZMEUI1QxklKtWUyMdAWp1S1TJBPRgop5radh4aa35nSBafKQ4wF+wwFn",
+	"4AhY4MuLKBJ+5CJKMpCXIVN9zLTzYK9x59ttsF/zBWj0E1oPQSRjVwlyRkI6n+uwDVthG3aapcWYkUwS",
+	"mtalwMNMmO73Ns9lMIplBCzNtHCCrI75SkanjulCFaeRRDGTKUHG60X67HUhdOo2h+PC2esfjqb1fLfv",
+	"VcyUXNYT6EqEbUN8LHB+8K1uX2h2ei2dar8p6QhG/0OzNuMuuaiJtJwlkpq6RCwp38kq1gphtqvUZlqI",
+	"Nl1SuFd8zzYvvFdaePAJ8htfZ5fgBzXWJz5iE1hJCy1t4MKZAKZlj9e1GZyRAEG1OyLjWI2Yh3x6/9FR",
+	"ogFn8daRygnVBsKV3d+pYrdcZpqkdM76Bynb1fw2FXLD9bwmPxb/nTVE6SV8t8v3pW0U47PZHKd9aXeu",
+	"UxbxmSsw78W4gKyBiq9w1UqI9GbLDvwaiGTNMIApsDZJb6lYaluALrlHNrhA9oCy3MOxALT6dDhNTL9R",
+	"NLpB4qUb/B+hRRFVvbmBtfSfLmmiW8Ckk+t3m9K5l1udJ73IslOPvFmYpcrRvPTjYJqOwf16m6l88KUe",
+	"/J/rnYbLCbKKwOLGhBC9VFwN4Rl5MCEpF4m2AoQP1XIyRcgh9Cs8L9ReQVnvhRFeppw3MdNMXwnttB0n",
+	"AQl5HGJuXngycEEQFxxauArJOLzKnj37c5RSs5jgzxq+YWf4g22GX0yWmTY0WrDwJHBOkpBtWdfGhuzg",
+	"45Om+D4rVIEWKyzmszIh8/4VbpFkJpMYCflmbve4fnAe49B5Dkk8tvoxRH0kYQuFJBlbuOYOQ8pX2+ZF",
+	"xjPtLrhXeTa/xH/T5JYqntc57e4R0sycNwnyh9LZOixcM2yCiDA1CybyjHDxTE83vq7T48Ez9h16SjQE",
+	"EbcqAeCze7WoFeDLCrR3xVjPfFWbMnGXo2Jjhv1yooqmfB97SeLhuXwcs8nn8ICZIh+V7WJt9YdPX7HO",
+	"fx3W+aeCCA0a5E9TDHCLbxAyoTU+BQcs+rbumbHtBstSZ0crMUvqmUseNxo9Gg54c1nlLNIbh9WYudnp",
+	"sx7nY1u8GNvpFawib/7Ljl20K7xTv881mbHEchTG3DwTArBfYUq5SJiGUqjsPlVMWzkxrOUi9nxqdRlB",
+	"7d/PS68s156/oRqifyEptmH3pmtGbDij2sNHEeDNmt3MVSKw1FKmWUIVuLXf0VW9B1iR0Kwm1jDJM6T6",
+	"0dlvo2A0b3BduvXFULrKA9gxKGas2+9aQrVNsLGCwwTIV9gi6dsE8ozvdD0tp2bpKGo49SSJ8+wzaKIu",
+	"TtnbpIOrUbwSdMmjq9H5ZDIJrryBJm9h/9dL9PwJHLnypHN9qlMWZttWzxjM9SJaS7dTxMFs3Cwusdfa",
+	"2tuxHEuOWjoWk3DOTLjNurWewb6jNStmhkVmCn5ytWxWLKN6apJSZRmWIquIkWTJ1NwKX87Ax+7t+1iq",
+	"VNLOnmQRIEs1Uw3yPJ91zkCCvdqnDanUWdjcO7odOoJa1qW2rSfgh2fx1p0Wv23J5mKkyyify/j5T7Fk",
+	"aIiFm+glSJVT12yWSIegt9h54zTEFD82JlkLmuqFbDiiHXHLSRYxwbY6Py654MtsiV5lU0spqOHXPOFm",
+	"1arfHVesQ7ei4sHmnVarVblRMG8BOgBr4idKXM6O8V8mX/1lcl+XjX7d19KnXW4dxli63o3L2DjaVgfS",
+	"7rR/aYbDTVdlw5QAUYDdb3yczmHpUBGzlhf4mXLznVTf3tqnoTLucslijjvP1JxBceUFny/AqVgtYRrM",
+	"6W5Zn4zX5XV/AJkXEWfXZdtrJPbkTks3/P7byw/kxcVrdJUAleo/MqrUioyXPGHaSMHIV+fEWQxAIQye",
+	"jC5X5JVAyrCkgs6ZJQlBUWcrdxENyHWW3OTBVQGBYtIlj8iTyZW4Ei+lsMeEPgdWlsEFsVumVkR6yerc",
+	"Nv13kktahMcafD82Sz/mu7NvliZckETeMfWSLlnykmpGxqGzd0/Q4zsk/9//9X8T/yWWWA5Pnl8JUjM6",
+	"6NO4Joql4C1uxw/vT5k+pSkPJ+RnSy2rXeCUNehY7bKkINrujiYkpWahiVR2qiUzCxnrADNK21/O8CuS",
+	"Uq7IwrHS8k4UpwIFHUOcJiRnxH383j7u+V8QDWf/Bsc/e4oX1CyKMnXa1cUM4WpCu8EQ3WqgUJ/zXji3",
+	"JGJJTzWzHe3GE67tJd/5ynIBCac0ScKAwCu2pGZh9wWDOkg6dxPZdxKvT6cJR5hQTMvEQWPhxhPAO+O+",
+	"UjIzTMEWWhXg0yTTCCFhXs4vJMipkXGNdW7dX/Hk3O6gOpex8KEJJSnWzD29zswpdpolFMr5OYiHen6u",
+	"tN+JFYWc3yOBwqXnftUhiaiAXTI7W6btGTAsnQjOxHZVN1ycypQJmnJySxMeUwPWxBh+lTTlp5GM2ZwJ",
+	"cm0PWRHFQBYrtgRyBhzej1wbdJ6JN49s7BO2Tb1/k91HxR4Mhwa85dTCqfMphftcAxK7oXGozSph53Dr",
+	"AZSOkDErSsnZTdAkkXe1a32bLZni0eY6IyBYQpLQ0f7wLFzSe/h0ThQVc0ZuuUSZCoFNsVQqsw5ieTn4",
+	"zbvG+nZQ6Gkc/kvz39kvxRKKayMCzIS3LMCygORfp1/9EiKuvS+82DjDZdh79J5AZBzW8fve2ka0RCf8",
+	"dYwwqG5HOAjsynFzmmTiRlgiccNWGrdWsyc9IT9pTAGcshjl8/ziw3JqySLd5G/e4ximKxtdTyxBDHMe",
+	"8JyssYCh3ca2PPPupFzSMH80UJzWbtT7/q2TVRHb8/PMSGg5VcWIpSdYNA5bgJcEQFnC6C3ccu2ZhyQT",
+	"mpmAYNVNLuxrIyzF/vPkGUKoJuzeKOoX9NwVpBQMKeL30tKNzK7d2GdAG7qy0yEhHVMBwM8jbsi2Wyd3",
+	"MktiQuOYUEHCF7VrXdIUMYeEQO7xrYCrwfVHMkl4zBwM5O6TdOnFv5MJCQs1P9RR9stL4OUV574UK+Ia",
+	"VdfcKKpWdjIwV8O9WabDor0UlTelqGmKhY0CEsJoWLJ3nYTgM4HyE74+NIpYakrMgN1a8fLZ9nyZJsB+",
+	"rKP0v2my5HGcsDuqkIy8cfu/W0jNHGegDVU+18o0JHNm7A3ib/ZbmRnvbDTj92Qc5pJweE7CKY8d4/D6",
+	"VQjnXmS6hK8vvcGNXOQkA97MEpfjGYF8X0gh/teLNz8SKqKFBIJ8lT179qf/iWB/gfbOkyrKlOr7glnS",
+	"UtMKtpyTPz37CkU5551PkPmxL5ln2QLy9bOvPaUqFVG1mysifzwCO8M8ARpCxtUKoQHon7LEnJM8cC48",
+	"sRP8h8v+h7wkuaPcOBLHIfI+M/jAV/k/4H8oCV024nAtxWBNAXAg3eg7/MO3L16Vj1jYUycLessIRY9t",
+	"sB67cDWwoqG640VKowU7/dPkGfoDmMR+63hlzx2/uHhdijU7Hz2bfIXt3Xs9Oh/9efJs8udRMAJ+z45/",
+	"Zv/nauV7qeKVRBtLppLROeRS0OdnZ3d3dxMX+zeJ5JkVCdgZE2eVeMAz5X0hzyzDf4Z5thdmmbh14M5f",
+	"x5AcYSZHzsbL0B+ooexD0eTsApAZYK+x9kOpOZQ5a90aiNAHSxVad/kOSIflY9t3Adrimv8SVJPJ/enZ",
+	"Mxc0YlyBQppC+nh7bGe/OoMpco67E1PnoeIgqlVFtJclmco52VgZewFBwrCW/z51kHx6oWScRY0+sa7P",
+	"2X+79r65mxUQpalvvns8fZDqdbZcUrUCH1WTKaHJNdU8qvgD0WtPFR34TzB5sC4XovwlGHmJCJRfGG1u",
+	"l/sJ4P3C2QMGeN+E903tQS7ya6IyIZyfxKeDzh8YjbdB6N2CmYXL1VK/9u3AmddTOJuCBuPgdJlHdm5U",
+	"ljRSaGjlq6y/SJLO8IvF7H4qIqVag80Lyzu8lW4NHbpxqtdKzbfu/KOMaNK69R8EN7fjhTNpjfZF6U21",
+	"MBJNEuKVZCUcKmWIrhB4bDhnxiFRCaHOPlpe6uEJ4tU3q7eYAmBArQG16lHr62dft27/VprvID3IPlFy",
+	"zm+txOZ163Mls7RU7bkXbh6aE2uPid/eW3F4QMYBGbfyfzlatUJH2+ONcwM6BKdpn8YN1Cws4e3QEZrr",
+	"AiO7QT0AocUXexlYXNG9ti7Bq4vi/NT4XfG+6YzbHzA6qzWwvaGWv+/a64vEMjA5fCPj1d6UGrWOVDXq",
+	"jbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskjgpH6k1HZs8CojD30er+jGyHvEhbPWXuqsbfX+0Uca2fP",
+	"XMpbpnMKgVulSbJqTybQIShHbWSrr7Pk5sBYHstIn9p5GvD7G7uErvjsnCJegNc6OjO3BnGXY6Z9e0yL",
+	"1Lp9V6phD+DDKm2P1mgM6Nj8W5dWomO316JjtwuesoQL1uE6AEuBHAyUNqe09dTCN+EM4QZa96JsgHaP",
+	"JVAXSIw1WWaJ4WmSV0BGe1DgvRAtDcPsh2XTiaXggvncLGVKBmSpSsau3XpdZp1PRKguIMRyoFUDrRpo",
+	"1R+YVpHxxU8fwAfppBXZAl4rouawmsuImgbS9ZKaH1iSdiZdrl9rOHlJzeWgk2i0Axt2b87yOPJCWKrx",
+	"ya2xplFDmIhTycEf1kJjCl4ggk0ejRw/gi+JcdO8uHhdUdVbyK2CNYCahagctM9KOoODgjiqC5oBva+K",
+	"4FHaOIsonRofDKteUvPPQYl4OCXiS2o+QEz8Aaxlu3GuKr2X0O4oprH22NdLAT9g4ICBnwoDKxr4Dni4",
+	"F3W7xWMIaDk8+sI0zej7ElbRh038DHFvwKZDYVMe3YlhWi5iuM7Lrxa7EBceqrhx9hHktYengSOvXf2R",
+	"AVEGRNk7ouBjVOMztRVdOvs7WBC2gt/6U7TI0ycdFs9wnm0qC1hHDyT70Ilv/MCXbOAzB/P30yQTlERS",
+	"RFxDyCGGiaL7fPVVdTEwbdQ2gFXF61oqi3lYfPcErRHhX+eV1jpj/Dcrww6L9HBsXXpcKN6lubNe/CQS",
+	"SWMWX7I5hEi1R5BBcB4I2udA0OpDgFpzO55cbRCw4wkIbQlZbyFhoGYDNRuo2WdMzTpKcDlN25sMt6S+",
+	"pNhhSSHO00wJEVT/KIqSAY0/Z2UMS6BEHEGYhnRmu1HXIVrBjeR1lw+LeDBNM969dSWWnx7r8V2WJK9f",
+	"HZOXGIjJQEyeAE+AGLuToCD9KOhJqfL2YSmKm6iZply4lfSgKg6Fv5HSaKNoOuDugLtPlxHgQhuaJCwm",
+	"DieInGEqxXY8gUfZAomLnP2HxWGcpxmFL33VhieokhjQfEDzo6I5Iou3o7QW1nVRO6OM3MdTP7ZD8ies",
+	"fBwwfcD0T4jpHZVzOi8OuSfdXF6A5fCkIp+qmVp8yFczKOkGVP4MePOY3Rc1jMgYRtF2HpeXd06j1clu",
+	"tC6w8GETM4/mTt8FQXs51Q9IOiDpJ0fSJTXRgos56sHoss2zW8LPztleXNcNP3t0lTqOgyPOtcPJERv1",
+	"dHTEbr0TSLFbljwpfOza/jGB9a4vmEm6dsJSLN2nep/X1Oy72NelCpz9xsD6oQOJ7Jg3DDwmg9HXz/6j",
+	"bXMLzPG7zIyOkT/Z5T/fEmdRm7DWN6y6hFaI5JG0Gp2JZT/txkAxB4o5UMyBYjZQzIAkfMkNi4mrDtms",
+	"KWpFT/ejMXL02BfPOQ4lnjNz6mfcTo+/Z+bSL63rhr9LaN65NXg6W/IrBBH9xEjsUN2ifSJIB0EeApoL",
+	"XZSrCeRQuVeJNWVKc223hIXQFBWaQ2De2rRk7Aulubk1kcLnBTppTyPmzExzlD5oXjOP0pjfqCVWX2RH",
+	"xuoBO59QhtZNINiSphUqcefoU6rEnSOR/+4hDIhg2j6wUpFZQg1Ulmudq/Vge9tGd3LEv2PKl1WOH098",
+	"MAmuLhMeqbbSnVBkSQLFqhjUjHS/dKA5aVamOVXuwrgKyYdnLWCq7dTn0mBZ2665NXqlYe8rDvbPF9+L",
+	"QB5DnnQizxtXks8VNO7afSDKffTwZcjfJ2eTExI7Mhn7cosB+qMGUAgXVPMWhANyK+GvSIoZn2euYB67",
+	"t6NAec721AZJSg2ZOfu4ZEbx6OFp0Zs3sKiB6gxUZ6A6e8qnlVJl9HqiAsTHrmSks917A7NrlSoVenRc",
+	"ZXc3utRP4T0Qp4E4DcSpK3Halx54z6QreJwCGTm7KXJ204Klw+KdCUP57wAEDyc+xYlPi4m3075XsKR/",
+	"Qt+X0PXbYsk9c/C/Z0t5O/gVHarga3G1qCyJEgbFycdCQmnsk8erTV7aIRGLd0gq7dEUgX/aiB8WgQ9X",
+	"H6cfdlxIbfaEGzjMWxmDv1T717fo9/qVPpjGdkDBR6EgjeP9IiDUpALVgX8cd+AhGbN7GplkBSnr5YyE",
+	"tvcUvABDIpX7m8c67KLKlNpswdhWD9/Zx3wlwPKvoc1arXW5XNJTzWwjyxnYroUrI7dNUgpOfK7efz72",
+	"hnY72JL6/5eC1sQsVSyyk/lunwH18WRkqND3mdGFSmH2n6kSFh53lGN/5SCUS+F7dKvIvh8Cc70CRCTj",
+	"AmOIxcXnhAp9x5Qmd9wsCCWhW2VIcAf7pjd+i1Pvu3xYRcIc5eXTfN7d0QS5y8ZL38f7SvepDP9khfZB",
+	"fLbi8/oV76/CO7tlakXybrmnfxmffE6rZveHGnxpQqRSPM5BRVVfknYTpdoIqxsn3hmjBi+I45VmXyvt",
+	"+ijEwPvXNSihyRi4RMvp3nmF6gkRkpQC13xjkq1Vn9iORE5wrcOj4HN5d4ZHZ3h0Ohiza/BrM7iMjHNM",
+	"IzRJ5B2LTx7/NCGH/MQenm+h+PuAVV+8P32clxRvVYPc9njDtQaZrAMC2n7bkPBuwcyCqQZkJAzAsT2u",
+	"YfsGdHt00OdB9bZ9MfYi23wEL+wy+274JdQvHdDw4EVs/YH3L2S7V54T7x0Yy8w5k9I6nBxfvLusKVa7",
+	"HTHTrOkRPJyj+j4xasCmAZsOgU0BoeQ640lsGc7rREY3RM7KolxDfhIWT+VsD/jn9CMHrxWI324vhWZ/",
+	"+551f7j6ewlhzw8LJY1JWNy635HdoN5wcRlJxbrQA3f67UvewwV1rff/j/ZHJmiy+t0ShW4d/Gm17ufi",
+	"+N4BbMn2872adQjcFpyJDvo0ppZcUMNezEyHExioupX/M2H6k/SXvpTd3jQGIlteM2WJtK+1V9IYUPJb",
+	"xtQqIPKWKUKTxPt4kfH33yLP9NwSfBmvCNeERhFLzZoyASnlOhnPS/IdTgBpS6IH+jzQ54E+D/T5S6LP",
+	"bQkwsMvAkh/JJu9l2DnbKb06avc9w2LCgyH+S9XeVq5330b4qry5W8D0CDRnZh0x6rDl2IZ3nKQl6qDV",
+	"tXK8g8X9D2Zx39C31Fjb22OFs6ivI0bwpF+M4bkYnot95WXtZzrf9qgcxWy+ywHFYQ5aywfkGSzlx7WU",
+	"V/GutZXco5Wzkm9i1udhIU+zti/bRVZ92Y5pF8+70UwP9r/B/qcJFeuI28mU7rE3zeoexcOb0fuj3YBy",
+	"A8o9EZQLCGR6Y7F9TwWhBcuK7bgmEQwTPw4hQfWxpGnqwp6OI++5CXeKe2+wXR/VoMuW+mGVunf/4Kk8",
+	"jm3M6UUOujHkA2vN7EEDEO5XInUYAHk4GvT7u0VOj7cVLD6bcZbEZx/hH/1wPKSGCVuj9ne2tTvavsjd",
+	"ORVyedJumPDFk5MB1VkVPg6H70VmHcRRqLJbGDW60QAYoqAE3c0A0BE2rsvZc5bOvHgMb7tllhh+in80",
+	"EI43+Gsftzv0SLCY2/5txdne0PuXUkSZUkwYHKYDJtoZ47+zVSccRLCHig2X/PcuwkF5qba7y1zcfvb3",
+	"TJsP0tDkB270C/26g2PCy0i/4YIv+e/svcxEbBRP9VOldMd38+nnEzNIbjki9hfc3ACPp+WZ0ERbKk0T",
+	"oh0pIFxAche35rLznKXxb1/91+W7t7kXnU+GstuLblks+vB+dO2J70B5B8o7UN6B8j49ytueopZ527Pj",
+	"uMaVCewuxbQ7NK+wPBK7251e7oVMfzKyN+B3foOPV40fEM9LHhuH5bSqFqrDsVyPIAUDHRjowEAHer77",
+	"6wYvSLN3nGz3MNUpFzPZgOdQWPS1mMnjeGQN9uMesF3c0b50wpvVOTH1IxfdShlDrwmHpRWgDfUdjgrg",
+	"MOE2CL+EFXUF8aLrS7lME2bH9LrqlrdfDAEdY2ro40bo0/F7JbO0T8dutZeLfvYp7zOfs3NdsvmSCfMd",
+	"T9gl//0xI/0kEkljFrsRB0J1eEKFqLYvSmUxmwMZ8LYrpFRjZ4UKiNQBSZWMmNYB+fV2GRCzUIzG01TK",
+	"JCAzHRBLaQJyrRi9aZV+FskaUrENunbkOlpdCFzPWloDmRvI3EDmPimZK4zyDQSvI9HqQwJKJKRsiq8j",
+	"fa5k1/SJU0Jwrx2I4kAUB6L4RRLF5oph7L7U51PQzqB9txKV2qS7H12ZlqlUNdS2WnHinWBQgYFopm6Z",
+	"JtfSLEi4PtJDCLX2i+/dsOE5OnvnWeYrhVeYMAqz8RBsfyWw+kPoS1uHAQkl/N9x4/bjr7dL+0+JI4c/",
+	"FRU6lcrYP+zbAL2SbM4F9OJizrTBT8Dlh8GVCKc0ScITwg3RLGGR0W4lVgYwC6buuEa4IDzWkysxCp6G",
+	"Zg1qNcXvVM+HaNCzfUl6toJKOQomVek7B9CFS6Zt1E0N14d6vX7lobOZAD2c2fE/ifDbHsnspwHN/nBo",
+	"VotAa5hGxvaL0MJSuBlLeCi86sIM7MbAJ6pXR9wbJKxBwhro5ueuXS9RzCOITZ5AbiF3T1jdjnRv0C8N",
+	"1G+gfl+afunT0MHg8Yr6JvL55FX2ZWo6KO4HwjoQ1i+dsD4d9f0j6e++lf0PT1zNNqjYBhXbIxilT6dQ",
+	"S7k5eE7lVHJhTrk4NXzJ7L4by2hJzS5s49fCAnlndBriB/TZ+iE+Isd+wqh6KYVh9/iKtEpjudHrcam5",
+	"7G40oQRgCLyx+ZKRMUQWhTwOW5RAsUNMof+Ui6nt71wYf8uoUqszmTJBU+5p/+RXLUXplanC6D+gzzvs",
+	"4uq+DXBaD16RhQIsEAbJ0yI4xjN/vjpasCWFX+OY259ocqHscRtuxzEqY8HIrFI2Oh/J619ZZEb2Zufy",
+	"1H1pR5q8p3dvmNZ0bq8V4K3sAfBhwYi9rRcXr8mfJ88mf87LO3hy7a6dvLh4Pdnj48B1Pm8+I9Xkvy7f",
+	"vS2DLMLg6BeESMVmiunFcXJEucm2Z4Z6j41eJMlxK6wN2ZaOzyNBsgT9zoPBHpABYIfp+opWHVKXerx4",
+	"OEqe4I6IMWDFgBWPxYoeqOAejKU0DBxRjiMY44TbJGPHFL2Hhr3iKAf2qA17VL8G7KXP8PjdXXi5t8pL",
+	"NXBLeMOeLdIBuWErFpPrFaEJp3qyVwE6kmLG55li8fq8u0Vnz69jx2kp5lIxETN1pHQiONl6EoEtYu57",
+	"6HD56MQig7SbJ1V4dLB83Z20FnnfSpOXengkZthVWHF3Lc6e3HGzkJkhKhMCkk6bx1YGRbCdHjffxl5w",
+	"ZUCUAVE6IEpvTKh7Ss4+8vjhM3hPXsfDizIgSgVRjLRcVreHJfx4hSCkr0bnHyeTycNDCG/No96XPmmT",
+	"PFy/OkbBoD2h4IB/A/71wb8DYB28ZSjp6fwNO6jRzxVQxW2f4tRbMAjLaF5Cs+5lfzpaxIfKPXurnXpc",
+	"dPLFVgt0AoAhUq0j1k5McRVWcYDDVladM9MaD75npicSDEDdG6iLQ28L0ZUee9GG7QGk58yU4LkjmwX9",
+	"jsNeYaGs1ihxkbmz7leF8ShvAy7QuT38I2NqNSS97MD05Vf8RCrCXVrQBJxsQsamEoy1iJlmFcTMnhpi",
+	"DUg1INXTQCor+uDPVvS5GiVUzK9G51ejZaYNjRbsahRcjbTMVMSuRucoG3VDwA1R6OxjhCAGQtFjns2O",
+	"IP2U31q/xOHJHajDJ6EOdGaYIrY7T5xixOXiRf9qh7Nf1DvsgHlAuAHhnjDChTqSikHWKvduhwGZTCZ9",
+	"nuHj1TTcWlDrsncxwxeCJqvfLSy1deHDDt4Z70iVFVxlVvRik+1X+2rWxckwoVx0LAUFUBh3DAl9JaNb",
+	"mmSsY7fvlFw+4dpYR3bu/JEJzkQnTaHDq9Zd/nHgumCXkZJJ0nGSThVYOlWeu5Sqw2sKMkzH5t/eQziw",
+	"7tjNRRF3CDFkaskFNezFzHSgbRDP2b51Np8zjYWnu3Z6I2PWtU+3u8Q+H0BMO1BgpuVZbi7tY6q79cmL",
+	"83SjLRdUGU4Th2tMdyrV3b0WEc7zT6Y0l12ehd/eygvFLZdiwbBD1SLgtl7SaNH+mr+hJlqw+D2Ls4gd",
+	"u8zkI4pcPqJE08CLe9Dsz4hf7qe0kq/MVR8f08+v85ilalvw1ANDPTDUA0M9MNQDQz0w1ANDPTDUA0M9",
+	"MNTHZahbc8wljfSZhofw4E6yUcKoOsXJtibGYVTh2zz4lPfKiZOf3+edDuc7xZgmCC/eIKN9Nhz8esrj",
+	"MABvQsXFnEhFqCBUKbp6TrBgCJnBKFhOATu1yaLDqJo6tDiot+xObMCL7FWKvyN7C81fvxoekSM9Io/E",
+	"0OIROXaQRxHQLti9IdeWCSJyhsZVi6vO0WmtTL77kcfe0vpbBjiZo679rl3gR4GZh1T7tEPNAS8HvPzM",
+	"8LL8grpqYMVzSu64IPKWqQ0cbY+Xm8zl2cd8hocnyGi+fjWwmgOriTlaqoXvNtjPRraysGDEJOHaWETS",
+	"nyGv+frVEbjN4ZEaHqntj1TMUsUiwEEoalkxEha8ZDskKzGMPaD6OIFirdFzwM0BN79A3CwzjcdJZraW",
+	"8mKraf8xucu+eGNwD+PuUzXZdvVD8HBxoeSMd7jZ7gaxR5Dlx3l/DER9f4laPh1x96lZfGzhRjgiFTFR",
+	"mXsA3I+gB9i7v9axEvD1oe8DcR+I+0DcB+L+ByTu3al3Hct+8IRb/2PyP1tSdpdma8in+sUlwlrPpMCo",
+	"SjhTRLFbrrkUvtxJJcuQJi8uXp+0zZVV5lEOIoK2h+PvmRmAeD+Jr/plSKztuedEWIcE6Tkzn09S0vZ4",
+	"cZENeLGfUP09MUAHCtmvokYAiXr9X6WkoXtFmTRbQ5nsaYH6RTZkvP4jQDsZX/yEGhcPzetQ3hWWHdOO",
+	"dViPU3wNcoK6GbcXmoKXFhv2KTbVL9fLZ1OiqlcF3R9lRNtrVVywj4v4G6pndVQAOKzapy3OIw5Y4voU",
+	"0YJMqfnKAP2PY18ro3+eV/72q50UwJPmPhTgCCjSk8ggYn1YpewtXbIBsbog1o9sTqOVh4v94Rf6byUw",
+	"uis8X5eAeDd+rT2vhTJM0CU7vMejxzSXh741sqFmpbf41A8Thqzdn5rZ9Aq1WsDXZGyBVhOpyJ1nUTqU",
+	"Lz2W/mwvT8zwvgzYVf++tFIMHupdsnxfA3IuqYkWXMzRTwsQdZyjqWUQ5d2aJb7L6xWMFozGB0bWHFHZ",
+	"PddG78TXb6HZgLIDypbQ5wdG49y81ApZbY83XGsu5p0Q1fbbhqx3C2YWLl6mFmkJwnl7nMT2j1DZe1xB",
+	"sDq87/I6Zu/G6Yssf4P7pd12nV9C9uHOHh3vVNwhM8lx+NyBHPRX6z4xbS5CJbDQWRpTNF7X04aGlN7b",
+	"CcRRrBOPx+wBqwes/kNidV9MfghGZx9hqKPrjGDWNtqiJ5qw/7Mx4gzc+5NxKJOCWWReSsW6m1Ucch5N",
+	"vdUCQXsFJ/V8nzqaFb9oE2tfo+lQxXILAYGQewGYRdM04RGA+9mvWgr7nY4WbEnh1zjm9ieaXCiLFobj",
+	"OHVrwF72xmJ2f2kc+2xWKRudj+T1rywyo4cHoC/oLsTtbKMP4EVk2XU5I4xGC3zvA3LDViwm1/79F3TJ",
+	"Jp82dJMmnGqmA7KkaQp2YyriihH5UVTP0rrjaAmd0qSFZrAzzRto1+Dw8YUqIWmSlMoY+bA9wKWu+sfu",
+	"akegqj9yXSr2h4qJTWoaAsEMMX48H4Jwnds1vL+bk6wkwUJjZEyJPb0EW4HS5IBUyFU3a8F8oXR4NP6r",
+	"MuvPlJvvpHoRGX7LIB+sPphCY2Ba6tUZrfmVbXwJXifgkUsI3MSORFLM+DxDOKziyjj0z30YkNDzAfaz",
+	"Yw7Ck0mTOmX/u9CWvjVsAtd7R7VD7niyNyUNFX50bhZEpsgh5ozQGn/kDqY9icT1VjQ2Z1MY5Tg+dX7B",
+	"u+TBF7Ck4wU192R5YJm9axF0YucGxoW58+7g6ODaH1JiaSGauJZbPBkQAx/NuGxi9bE9+VrhN+qx+qH4",
+	"8Oz/0aJnHZrNlFw+DtGch1+Oa0/stbNsdDw8eQMWPt0nD6Xzgzx8R9DMtcJGVM0N7OeAi5+N814VK0EJ",
+	"RqTYVKe1x0znyLcfrrQlGB/b568VNbjI8G3u5+s3sKrHi46Ga9qfw81xed06Dx2H0U2OdtsROM3KMmX2",
+	"pHBpwKMBj46PR71wZ1Ofwp68RoUNCDboVB6pU8FyEWhzKVJln/RXtfzhGUg2sJDD0/fJWMg1bA7Il8ZT",
+	"Do/egFpPArUegVQVZvM6S27sans8nMd6B2MZ6VO7zgYU/SZLbmBBnVHzMW5B79lMMd0eurtm++5KAOwp",
+	"dCu+/5RL5F/wlCVcsE71yblCyWQgmh2IpoWb/gTT9n403btgylIzTZZZYniaMJIjuH6ee0I610c3k3Ne",
+	"kjPCDVvan6hBt0ghRSW+DChclSheu1UfjrloTbP65KkcyNZAtgay9aTJVpGW9OSAFKzCyUUyQ7/UgxcE",
+	"g5maisba34CyDZXA6oQ7Li4jqdjTqy7zj/ZHJmiy+r1DIgHXwZ9W634u5uYdAJhsP9+rWXvfBCY461BM",
+	"5gNTSy6oYS9mpsMJDBRbnwFleEQZZCBvn7bqY7a8ZspS7FhG2dL2LtKNUVcLnNc4RDy2LFjk9/7ocKOD",
+	"FxNr9zYMD8PwMAwPw/Aw/NEfhraUv8rog5o4ryP2KM1tC5yR0XHqe4PKBPY4bXo/MOtVH/vml6Qy+SdT",
+	"mkvRtX0nLUtnRcZAyABVAPkbaNlXuwnNKxkhkDvr01/bkD8xS3hk9hcYmhOxskvgczKjPNEYLfr1s7+S",
+	"uwUT5bbwA9RjoEtGeFyT1DMnjutEzsWKHlwh24K6DJRloCwDZTk0ZTkGNanwTLGMPgcr91YCBct5kRn5",
+	"Oj4qlXqXdkLwPyJRez27ZL+9lR3aXyhuscOKjYN16Yunt48in4D3VcYMyCMVhGZGLqnhEU2SFZkzYekF",
+	"iwmP21BKoDabhPLgFaoLeoczbC1P/YdmyI5DV47C9g1JGVunB3olo58VN2x7bqCCGFBNEJFiMg4VdDr3",
+	"37hURk43tp/lwchekdZhkUIaMrN9SssU0kzhuzAg1X0TvaApOwmIVKXcTbFkOBAwhFdiDHf/3l2F6zO5",
+	"Esfncosq7H7TbWjwMbLkAqmdM9NcPr0zkYVyrPF3nCXdMjt3NVm8ZzQxvEPat++ZOTQRf9IeSAMtf1q0",
+	"HOCxNYUESrh3gv09M4+k1vDvOZnRRLMwIPmmWtJodICa5rR+yu4jBhOHAdlCwPdioOlGjw+fv3cHNe6Z",
+	"sncgyANBHnKmPLFcwwVBba++fFRu4c/UsIue8Me26w56zUGvOeg1O1LZVzL6CWITgcx+NqYnqYhiaUKj",
+	"RgN3B4Xpp7VTHz/UcSCUA6EcCOUfmVD2tSa5HPLHSfk+Z+bUTbgzEe4bt7CjVaP4XGrk9Ms+MaT47Ewf",
+	"HATqT+u5nBd52EPdqxzbn3agiicXadaSXFxknlz0ElH7koyhLGiVgVXclUx5J5LVwMx0y4vjAPhzzYzz",
+	"Io41mYFymxjZhnL1rxtepmLZEyRCAwEaCNBAgJ48AepJdOrEpzOY+Owjzv9wPGkKJmwtU4Hx0d1zzyjf",
+	"nrU2yzN3rF36pctzg6zFqvDxhASuIhzUUZZ9CGEw1N5EsTavPszkPQ82y4N5IvbRrFLWN2K1x4pQf7sm",
+	"T8YsVSwCFdu5URkLnhhzB4sepMyByftSmby9OLSVecHtHm1uieDQRku9LE1dMBoDdn0c/UyVcHrqunld",
+	"y7NXjnpwKXwPmPfpC8OW9sbkL5N7kIgxL/Oj5eLPgZgOhHQgpAMhHQjpYQjpcyIYizUJOVKNqf15KuiS",
+	"/c0SxDAgVOg7plykMyVxsXFyhzs/2YumwGWPOUb6R0h3eYp/NJDiN/hr7zyQmKmqkweGm/INvX8pRZQp",
+	"xYTBYTpQOztj/He26iRfI40An5pL/nuHFVeWaru7kvZd4hW1+SANTX7gRr/QrzskrHoZ6Tdc8CX/nb23",
+	"2GQUT/VTfU2On/6tX6604fnKEbG/ptcN8Hi1SyY00eyWKZoQ7UgB4QIIu1vzc6D6UFDBUu2NBL3V7I27",
+	"MzUui7U//VyNHQn5QMUHKj5Q8YGKf55UvD3prmOszwxbpgnFbBiH47DLFPnUT7mdNH9wrY7Ja3cnsHuh",
+	"65+MTg4EIb9BD25PkjAQjzJHYvOmOVV42vzeY8nKQFMGmjLQlAMyHSVCUuE+Um4ebTA/LGlJJRfmlItT",
+	"w5fMbqqBrLxLmbiwbV+LD3zZ3Szzd8bSFwm/PYaLziN8bY6Tkn9IwNLexLEGeNutHADNkKmdQ9rRyfGd",
+	"hex6NaFrSxlTogVN9UKaqueQIzQn5IalxnIvJLxhLJ1SiyvhTvojUyamMNWUi6mdao0CKQzmPI7PoZts",
+	"u33XhZcet7zU4LV3fK89jFJ+52HgU/jtAaQxXW8KrBUXthvwPDZ9HhFSXdBxwMUBFz8ZLvZAwMojd0Tj",
+	"+VZry+XjrOZHq7/0OMn3CNWbvr1PE8pFRza8Vw61VzK6pUnGOnb7TsnlEzacHJnGdq221UPS+seBZbLL",
+	"SMkk6ThJt8rHXcySl1KZLyOBXs/KapeGdjDBXmbzOdMYwtS10xsZs659ut0l9vnA7s3B3FEtD3IDFQh1",
+	"tz658rQbbbmgynCaOFwDofyQBn6cp2smIMzp0yNRj3MBeEmjRftr/oaaaMHi9yzOInZsH4RHeEA8QoU+",
+	"KME9aPbXfV/mqu/jcuTe1LL/crefkw9VW35+YOYHZn5g5gdmfmDmB2Z+YOYHZn5g5gdm/rNg5ltz6zUa",
+	"9SN5zbZzbLvcj7vsF8++Hc2L5fBMVlfJwQPHhZIznhzSd3FwO/zkRPrxXoefili/ZyJmShNKlpk2li1Z",
+	"91UkVMREZS7nkPtR3jK1TVnTVjHzuXg9934WhjdheBOGN2F4E/6wb0L3h2CN+TcGMu0dLVGln3FnjspL",
+	"v7SuJP4LT9fzXULzszlQ1v++yT0H/zsgKw5uP2nySo9me0lUqUtbejQXefBE3RnUcmlJaC6yYxOaru0v",
+	"FNNM3TKoNtqFQfuyKdqXzwntJaYGELAgSfWxNDmxMJIg9gREMI1V6j9eYb2gq9H5x6uRyJbXTE3lbKoY",
+	"rElfjc6/engITyyJmSXUlLpMGlqHIL8qrHjlMhJ+hpnGsWiUiyZcCbrk0f7obpqV6W4t03b2UdAle3jC",
+	"vNtbumTxwMANDNzAwHVl4Cxqx0+UjWuj7YGpiiLH1UTjGlwSzj7y+MDUa0cFd0uqYCmdadRQj32ox/5H",
+	"i8/2lTYdyjQwk3nFXkTygFBNNHj4kTGdGabcD2QGW8W0qp+U1IaOHoWWynarpAlk1R0HZtf9NIQMhEM9",
+	"0LKBlv3RubcfGI1zEtGKptgeb7jWLmN+a7Ji+20jLXcLZhZMlYuYM0BTUO8vqCa0ID1tiA32LtGbHkxc",
+	"wZG1crF+/aqOfUMdQc6+HXEZB7VCA43FvTWQWZT4j1rR/UlTtR9pB/rcmf4zo1bvhK+b/WSK1B+ngPxQ",
+	"D/5wSlFEY+er25hgCD2lC+I9DmMZoZ4zxMZhgMUCslQzZYiE7npPus09VKXvyFAft4y9156WnkdXeWHj",
+	"5KV9RPHIyRhPmSbJyp07F3PCzUmbFxSJO944GFUc/d68fSFj9m+a/PDhwwWhcayY1mTsU8bZV+b87Oyr",
+	"P/1l8mzybPLV+V//9OwZLABfoTOAXLeY9dFfJpm2UhAXMwB1LgUyBJalXthBBF2y0fkowoaANNUh4Akl",
+	"SyronCFoRnDtAYlZwuy/c2aCvEJGkKuRAuKyapyU5vGKo6Z5qCVBqGtyPdw3NT0uuZgn7DS/uRcXr8sd",
+	"i3vZ7GpP/TpLbmyfUhf7Vd1E6BRhDy6SGQprrkcek7je5x8ZVWp1qlMW8RmPCBMx5NMqr/A3aFPT+aVc",
+	"pjQyAVlYonmqGI3pdcKIsf/XZGwFyYjijsunG1Fj2af/PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -16,8 +16,12 @@ import (
 // keys (index.*); Mappings is a typeless mapping object; Aliases maps alias
 // names to their definitions.
 type Template struct {
-	Name          string                     `json:"name"`
-	Legacy        bool                       `json:"legacy,omitempty"`
+	Name   string `json:"name"`
+	Legacy bool   `json:"legacy,omitempty"`
+	// Component marks a component template (`_component_template`): the
+	// settings, mappings and aliases composable templates are built from
+	// (composed_of); it has no index patterns of its own.
+	Component     bool                       `json:"component,omitempty"`
 	IndexPatterns []string                   `json:"index_patterns"`
 	Settings      map[string]any             `json:"settings,omitempty"`
 	Mappings      json.RawMessage            `json:"mappings,omitempty"`
@@ -60,7 +64,7 @@ func (s *State) Templates(legacy bool) []*Template {
 	defer s.mu.RUnlock()
 	var out []*Template
 	for _, t := range s.templates {
-		if t.Legacy == legacy {
+		if t.Legacy == legacy && !t.Component {
 			out = append(out, t)
 		}
 	}
@@ -68,32 +72,60 @@ func (s *State) Templates(legacy bool) []*Template {
 	return out
 }
 
-func templateKey(legacy bool, name string) string {
-	if legacy {
-		return "legacy/" + name
+// ComponentTemplates returns the component templates, sorted by name.
+func (s *State) ComponentTemplates() []*Template {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []*Template
+	for _, t := range s.templates {
+		if t.Component {
+			out = append(out, t)
+		}
 	}
-	return "index/" + name
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
+
+func (t *Template) key() string {
+	switch {
+	case t.Component:
+		return componentKey(t.Name)
+	case t.Legacy:
+		return "legacy/" + t.Name
+	}
+	return "index/" + t.Name
+}
+
+func componentKey(name string) string { return "component/" + name }
 
 // PutTemplate stores a template. With create, an existing one is an error.
 // Composable templates with overlapping patterns need distinct priorities.
 func (s *State) PutTemplate(t *Template, create bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(t.IndexPatterns) == 0 {
+	if len(t.IndexPatterns) == 0 && !t.Component {
 		return eserr.ValidationError("index patterns are missing")
 	}
-	key := templateKey(t.Legacy, t.Name)
+	key := t.key()
 	if _, ok := s.templates[key]; ok && create {
+		if t.Component {
+			return eserr.IllegalArgument("component template [%s] already exists", t.Name)
+		}
 		return eserr.IllegalArgument("index template [%s] already exists", t.Name)
 	}
-	if !t.Legacy {
-		if len(t.ComposedOf) > 0 {
-			return eserr.IllegalArgument("index template [%s] specifies component templates %s that do not exist", t.Name, "["+strings.Join(t.ComposedOf, ", ")+"]")
+	if !t.Legacy && !t.Component {
+		var missing []string
+		for _, c := range t.ComposedOf {
+			if _, ok := s.templates[componentKey(c)]; !ok {
+				missing = append(missing, c)
+			}
+		}
+		if len(missing) > 0 {
+			return eserr.IllegalArgument("index template [%s] specifies component templates %s that do not exist", t.Name, "["+strings.Join(missing, ", ")+"]")
 		}
 		var clash []string
 		for k, o := range s.templates {
-			if o.Legacy || k == key || o.priority() != t.priority() || !overlap(o.IndexPatterns, t.IndexPatterns) {
+			if o.Legacy || o.Component || k == key || o.priority() != t.priority() || !overlap(o.IndexPatterns, t.IndexPatterns) {
 				continue
 			}
 			clash = append(clash, o.Name+" => ["+strings.Join(o.IndexPatterns, ", ")+"]")
@@ -122,13 +154,61 @@ func (s *State) DeleteTemplates(legacy bool, names string) []string {
 	defer s.mu.Unlock()
 	var removed []string
 	for k, t := range s.templates {
-		if t.Legacy == legacy && NameMatches(names, t.Name) {
+		if t.Legacy == legacy && !t.Component && NameMatches(names, t.Name) {
 			delete(s.templates, k)
 			removed = append(removed, t.Name)
 		}
 	}
 	sort.Strings(removed)
 	return removed
+}
+
+// DeleteComponentTemplates removes the component templates matching a
+// comma-separated list of names or wildcards and returns their names.
+// Like Elasticsearch it removes nothing while a composable template still
+// uses one of them.
+func (s *State) DeleteComponentTemplates(names string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matched []string
+	for _, t := range s.templates {
+		if t.Component && NameMatches(names, t.Name) {
+			matched = append(matched, t.Name)
+		}
+	}
+	sort.Strings(matched)
+	inUse := map[string]bool{}
+	var users []string
+	for _, t := range s.templates {
+		if t.Legacy || t.Component {
+			continue
+		}
+		used := false
+		for _, c := range t.ComposedOf {
+			for _, m := range matched {
+				if c == m {
+					inUse[m], used = true, true
+				}
+			}
+		}
+		if used {
+			users = append(users, t.Name)
+		}
+	}
+	if len(users) > 0 {
+		var comps []string
+		for _, m := range matched {
+			if inUse[m] {
+				comps = append(comps, m)
+			}
+		}
+		sort.Strings(users)
+		return nil, eserr.IllegalArgument("component templates [%s] cannot be removed as they are still in use by index templates [%s]", strings.Join(comps, ", "), strings.Join(users, ", "))
+	}
+	for _, m := range matched {
+		delete(s.templates, componentKey(m))
+	}
+	return matched, nil
 }
 
 // NameMatches matches a name against a comma-separated list of names or
@@ -162,15 +242,16 @@ func overlap(a, b []string) bool {
 
 // TemplatesFor returns the templates that apply to a new index, in the
 // order they are applied (later ones override earlier ones): the one
-// best-priority composable template, or else the matching legacy templates
-// by ascending order.
+// best-priority composable template preceded by its component templates
+// in composed_of order, or else the matching legacy templates by
+// ascending order.
 func (s *State) TemplatesFor(index string) []*Template {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var best *Template
 	var legacy []*Template
 	for _, t := range s.templates {
-		if !t.Matches(index) {
+		if t.Component || !t.Matches(index) {
 			continue
 		}
 		if t.Legacy {
@@ -180,7 +261,13 @@ func (s *State) TemplatesFor(index string) []*Template {
 		}
 	}
 	if best != nil {
-		return []*Template{best}
+		out := make([]*Template, 0, len(best.ComposedOf)+1)
+		for _, c := range best.ComposedOf {
+			if ct, ok := s.templates[componentKey(c)]; ok {
+				out = append(out, ct)
+			}
+		}
+		return append(out, best)
 	}
 	sort.Slice(legacy, func(i, j int) bool {
 		if legacy[i].Order != legacy[j].Order {
