@@ -612,10 +612,11 @@ func (s *Server) catIndices(c echo.Context, expr string, p cluster.CatIndicesPar
 	stats := s.core.ShardStats(indices)
 	t := &catTable{cols: catIndicesCols}
 	for _, ix := range indices {
-		var docs, store, itot, dtot, rtot int64
+		var docs, deleted, store, itot, dtot, rtot int64
 		for _, st := range stats {
 			if st.Index == ix.Name() {
 				docs += st.Docs
+				deleted += st.Deleted
 				store += st.StoreBytes
 				itot += st.IndexTotal
 				dtot += st.DeleteTotal
@@ -637,7 +638,7 @@ func (s *Server) catIndices(c echo.Context, expr string, p cluster.CatIndicesPar
 		// A single node holds primaries only: both sizes are the primaries'.
 		t.rows = append(t.rows, []any{
 			health, "open", ix.Name(), ix.UUID(), int64(set.NumberOfShards), int64(set.NumberOfReplicas),
-			docs, nil, createdMs, createdStr, store, store, itot, dtot, rtot,
+			docs, deleted, createdMs, createdStr, store, store, itot, dtot, rtot,
 		})
 	}
 	return writeCat(c, t, newCatParams(p.Format, p.H, p.Help, p.S, p.V, (*string)(p.Bytes), (*string)(p.Time)))

@@ -59,7 +59,7 @@ func TestCatFormatter(t *testing.T) {
 		{"count", "/_cat/count/books?h=count", "", 200, "2\n"},
 		{"count all json", "/_cat/count?format=json&h=count", "", 200, `[{"count":"2"}]`},
 		{"indices docs bytes=b", "/_cat/indices?h=index,pri,rep,docs.count,docs.deleted,health&format=json&s=index", "", 200,
-			`[{"index":"books","pri":"1","rep":"1","docs.count":"2","docs.deleted":null,"health":"yellow"},{"index":"logs","pri":"2","rep":"0","docs.count":"0","docs.deleted":null,"health":"green"}]`},
+			`[{"index":"books","pri":"1","rep":"1","docs.count":"2","docs.deleted":"0","health":"yellow"},{"index":"logs","pri":"2","rep":"0","docs.count":"0","docs.deleted":"0","health":"green"}]`},
 		{"indices health filter", "/_cat/indices?health=green&h=i,uuid", "", 200, "logs " + logs.UUID() + "\n"},
 		{"indices by name", "/_cat/indices/bo*?h=i,uuid", "", 200, "books " + books.UUID() + "\n"},
 		{"indices missing", "/_cat/indices/nope", "", 404, ""},

@@ -149,7 +149,9 @@ func openTestNode(t testing.TB, dir string) *testNode {
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
-	srv := httptest.NewServer(e)
+	srv := httptest.NewUnstartedServer(e)
+	srv.Config.ConnState = e.Server.ConnState
+	srv.Start()
 	hc := &http.Client{Transport: &validatingTransport{t: t, base: http.DefaultTransport}}
 	client, err := clusterclient.NewClientWithResponses(srv.URL, clusterclient.WithHTTPClient(hc))
 	if err != nil {

@@ -210,8 +210,7 @@ func (s *Server) nodeInfoJSON(n core.Node, want map[string]bool, human, flat boo
 		o = append(o, kvPair{"jvm", runtimeInfoJSON()})
 	}
 	if want["thread_pool"] {
-		// Quarry schedules work on goroutines: it has no thread pools.
-		o = append(o, kvPair{"thread_pool", orderedJSON{}})
+		o = append(o, kvPair{"thread_pool", threadPoolInfoJSON()})
 	}
 	if want["transport"] {
 		// No transport layer yet (single node): nothing is bound.
@@ -431,7 +430,7 @@ func (s *Server) nodesStats(c echo.Context, nodeIDs, metric, indexMetric string,
 	nodes := core.ResolveNodes(s.core.Nodes(), s.core.LocalNode().ID, splitList(nodeIDs))
 	out := orderedJSON{}
 	for _, n := range nodes {
-		out = append(out, kvPair{n.ID, s.nodeStatsJSON(n, metrics, indexMetrics, level)})
+		out = append(out, kvPair{n.ID, s.nodeStatsJSON(n, metrics, indexMetrics, level, boolParam(p.Human, false))})
 	}
 	return writeJSON(c, http.StatusOK, orderedJSON{
 		{"_nodes", orderedJSON{{"total", len(nodes)}, {"successful", len(nodes)}, {"failed", 0}}},
@@ -440,7 +439,7 @@ func (s *Server) nodesStats(c echo.Context, nodeIDs, metric, indexMetric string,
 	})
 }
 
-func (s *Server) nodeStatsJSON(n core.Node, metrics, indexMetrics map[string]bool, level string) orderedJSON {
+func (s *Server) nodeStatsJSON(n core.Node, metrics, indexMetrics map[string]bool, level string, human bool) orderedJSON {
 	now := time.Now().UnixMilli()
 	o := orderedJSON{
 		{"timestamp", now},
@@ -489,30 +488,28 @@ func (s *Server) nodeStatsJSON(n core.Node, metrics, indexMetrics map[string]boo
 		o = append(o, kvPair{"jvm", runtimeStatsJSON(now)})
 	}
 	if metrics["thread_pool"] {
-		// Goroutines, no thread pools.
-		o = append(o, kvPair{"thread_pool", orderedJSON{}})
+		o = append(o, kvPair{"thread_pool", s.stats.threadPoolJSON()})
 	}
 	if metrics["fs"] {
 		o = append(o, kvPair{"fs", fsStatsJSON(now, s.core.DataPath())})
 	}
 	if metrics["http"] {
-		// Connections are not tracked yet: nothing measured to report.
-		o = append(o, kvPair{"http", orderedJSON{}})
+		o = append(o, kvPair{"http", s.stats.httpJSON()})
 	}
 	if metrics["breaker"] {
-		// Quarry has no circuit breakers.
-		o = append(o, kvPair{"breaker", orderedJSON{}})
+		o = append(o, kvPair{"breakers", s.stats.breakersJSON(human)})
 	}
 	return o
 }
 
 // indexSums are the measured index statistics of a set of shards.
 type indexSums struct {
-	docs, store, indexTotal, deleteTotal, refreshes int64
+	docs, deleted, store, indexTotal, deleteTotal, refreshes int64
 }
 
 func (a *indexSums) add(st searchcore.ShardStats) {
 	a.docs += st.Docs
+	a.deleted += st.Deleted
 	a.store += st.StoreBytes
 	a.indexTotal += st.IndexTotal
 	a.deleteTotal += st.DeleteTotal
@@ -522,7 +519,7 @@ func (a *indexSums) add(st searchcore.ShardStats) {
 func (a indexSums) json(want map[string]bool, search *searchcore.SearchContextStats) orderedJSON {
 	o := orderedJSON{}
 	if want["docs"] {
-		o = append(o, kvPair{"docs", orderedJSON{{"count", a.docs}}})
+		o = append(o, kvPair{"docs", orderedJSON{{"count", a.docs}, {"deleted", a.deleted}}})
 	}
 	if want["store"] {
 		o = append(o, kvPair{"store", orderedJSON{{"size_in_bytes", a.store}}})

@@ -22,16 +22,17 @@ func TestNodesStats(t *testing.T) {
 	id := n.Engine.LocalNode().ID
 	for _, req := range []struct{ method, path, body string }{
 		{"PUT", "/s1", `{"settings":{"number_of_shards":2}}`},
-		{"PUT", "/s1/_doc/1?refresh=true", `{"a":1}`},
-		{"PUT", "/s1/_doc/2?refresh=true", `{"a":2}`},
-		{"DELETE", "/s1/_doc/2?refresh=true", ``},
+		// One routing and one bulk: a single segment, in which the delete
+		// marks a document deleted (docs.deleted 1) with nothing to merge.
+		{"POST", "/s1/_bulk?refresh=true&routing=r", "{\"index\":{\"_id\":\"1\"}}\n{\"a\":1}\n{\"index\":{\"_id\":\"2\"}}\n{\"a\":2}\n"},
+		{"DELETE", "/s1/_doc/2?refresh=true&routing=r", ``},
 		{"PUT", "/s2/_doc/1?refresh=true", `{"a":1}`},
 	} {
 		ct := ""
 		if req.body != "" {
 			ct = "application/json"
 		}
-		if code, body := n.do(req.method, req.path, ct, req.body); code >= 300 {
+		if code, body := n.do(req.method, req.path, ct, req.body); code >= 300 || body["errors"] == true {
 			t.Fatalf("%s %s: %d %v", req.method, req.path, code, body)
 		}
 	}
@@ -41,7 +42,7 @@ func TestNodesStats(t *testing.T) {
 		check      string
 		want       string
 	}{
-		{"all metrics", "/_nodes/stats", 200, "nodes." + id, "breaker,fs,host,http,indices,ip,jvm,name,os,process,roles,thread_pool,timestamp,transport_address"},
+		{"all metrics", "/_nodes/stats", 200, "nodes." + id, "breakers,fs,host,http,indices,ip,jvm,name,os,process,roles,thread_pool,timestamp,transport_address"},
 		{"one metric", "/_nodes/stats/jvm", 200, "nodes." + id, "host,ip,jvm,name,roles,timestamp,transport_address"},
 		{"node and metric", "/_nodes/_local/stats/os,fs", 200, "nodes." + id, "fs,host,ip,name,os,roles,timestamp,transport_address"},
 		{"node only", "/_nodes/node-1/stats", 200, "nodes." + id + ".indices", "docs,indexing,refresh,search,store"},
@@ -68,11 +69,11 @@ func TestNodesStats(t *testing.T) {
 	_, body := n.do(http.MethodGet, "/_nodes/stats/indices?level=indices", "", "")
 	ix := jsonPath(body, "nodes."+id+".indices")
 	exact := []struct{ path, want string }{
-		{"docs", `{"count":2}`},
+		{"docs", `{"count":2,"deleted":1}`},
 		{"indexing", `{"delete_total":1,"index_total":3}`},
-		{"indices.s1.docs", `{"count":1}`},
+		{"indices.s1.docs", `{"count":1,"deleted":1}`},
 		{"indices.s1.indexing", `{"delete_total":1,"index_total":2}`},
-		{"indices.s2.docs", `{"count":1}`},
+		{"indices.s2.docs", `{"count":1,"deleted":0}`},
 		{"search.open_contexts", `0`},
 	}
 	for _, e := range exact {

@@ -133,7 +133,7 @@ func TestNodesInfoSections(t *testing.T) {
 		{"http.max_content_length", `"8mb"`},
 		{"http.max_content_length_in_bytes", `8388608`},
 		{"transport", `{"bound_address":[],"profiles":{}}`},
-		{"thread_pool", `{}`},
+		{"thread_pool", `{"get":{"type":"direct"},"management":{"type":"direct"},"search":{"type":"direct"},"write":{"type":"direct"}}`},
 	}
 	for _, tc := range cases {
 		if got := str(jsonPath(node, tc.path)); got != tc.want {

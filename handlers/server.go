@@ -35,6 +35,8 @@ type Server struct {
 	log  *slog.Logger
 	opts Options
 	spec []byte
+	// stats measures connections, request classes and breakers.
+	stats *requestStats
 }
 
 var _ cluster.ServerInterface = (*Server)(nil)
@@ -57,8 +59,11 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode cluster spec: %w", err)
 	}
-	s := &Server{core: core, log: opts.Logger, opts: opts, spec: specJSON}
+	s := &Server{core: core, log: opts.Logger, opts: opts, spec: specJSON, stats: newRequestStats()}
 	e := echo.New()
+	// Whoever serves e (the binary, tests) installs this hook to count
+	// HTTP connections for _nodes/stats.
+	e.Server.ConnState = s.stats.connState
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
@@ -67,6 +72,7 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	e.Pre(normalizeContentType)
 	e.Use(bodyLimit(opts.MaxContentLength))
 	e.Use(responseShaping)
+	e.Use(s.stats.track)
 	e.Use(newValidator(doc).middleware)
 	cluster.RegisterHandlers(e, s)
 	routingErrors(e)

@@ -128,6 +128,8 @@ type ShardStats struct {
 	Shard int
 	// Docs is the number of live documents visible to search.
 	Docs int64
+	// Deleted counts deleted documents not yet merged away.
+	Deleted int64
 	// StoreBytes is the size of the shard's bluge files on disk.
 	StoreBytes int64
 	// IndexTotal, DeleteTotal and Refreshes count operations since start.
@@ -154,6 +156,7 @@ func (e *Engine) ShardStats(indices []*Index) []ShardStats {
 				if n, err := rr.r.Count(); err == nil {
 					st.Docs = int64(n)
 				}
+				st.Deleted, _ = deletedDocs(rr.r)
 				rr.release()
 			}
 			out = append(out, st)

@@ -158,7 +158,7 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 	}
 	n := &node{
 		addr:     ln.Addr().String(),
-		http:     &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second},
+		http:     &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second, ConnState: e.Server.ConnState},
 		engine:   engine,
 		db:       db,
 		serveErr: make(chan error, 1),
