@@ -94,10 +94,60 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for KeyType.
+const (
+	KeyTypeAdmin   KeyType = "admin"
+	KeyTypePrivate KeyType = "private"
+	KeyTypeSearch  KeyType = "search"
+)
+
+// Valid indicates whether the value is a known member of the KeyType enum.
+func (e KeyType) Valid() bool {
+	switch e {
+	case KeyTypeAdmin:
+		return true
+	case KeyTypePrivate:
+		return true
+	case KeyTypeSearch:
+		return true
+	default:
+		return false
+	}
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// Document A stored document; values are strings, arrays of strings or null.
+type Document = json.RawMessage
+
+// DocumentDeleted defines model for DocumentDeleted.
+type DocumentDeleted struct {
+	Deleted bool   `json:"deleted"`
+	Id      string `json:"id"`
+}
+
+// DocumentList defines model for DocumentList.
+type DocumentList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Document `json:"results"`
+}
+
+// DocumentResult defines model for DocumentResult.
+type DocumentResult struct {
+	Errors []string `json:"errors"`
+
+	// Id The document id (generated `doc-…` when absent); null when the document has no usable id.
+	Id *string `json:"id"`
+}
+
+// DocumentResults defines model for DocumentResults.
+type DocumentResults = []DocumentResult
+
+// DocumentsBody An array of documents, or a single document object.
+type DocumentsBody = json.RawMessage
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -150,10 +200,55 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// IDList Document ids (numbers are accepted and stringified).
+type IDList = []interface{}
+
+// Key defines model for Key.
+type Key struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+	Id               string    `json:"id"`
+
+	// Key The secret (`search-…`, `private-…` or `admin-…` followed by 24 characters).
+	Key   string  `json:"key"`
+	Name  string  `json:"name"`
+	Read  *bool   `json:"read,omitempty"`
+	Type  KeyType `json:"type"`
+	Write *bool   `json:"write,omitempty"`
+}
+
+// KeyList defines model for KeyList.
+type KeyList struct {
+	Meta    ListMeta `json:"meta"`
+	Results []Key    `json:"results"`
+}
+
+// KeyRequest defines model for KeyRequest.
+type KeyRequest struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+
+	// Name Letters, digits, hyphens and underscores.
+	Name                 *string                `json:"name,omitempty"`
+	Read                 *bool                  `json:"read,omitempty"`
+	Type                 *string                `json:"type,omitempty"`
+	Write                *bool                  `json:"write,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// KeyType defines model for KeyType.
+type KeyType string
+
 // ListMeta defines model for ListMeta.
 type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
+
+// NameList defines model for NameList.
+type NameList = []string
+
+// NullableDocument A stored document, or null when the id is unknown.
+type NullableDocument = json.RawMessage
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -179,17 +274,35 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// Schema Field name to type.
+type Schema map[string]string
+
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
 
+// BadRequest defines model for BadRequest.
+type BadRequest = ErrorsResponse
+
 // EngineNotFound defines model for EngineNotFound.
 type EngineNotFound = ErrorsResponse
 
 // Error An App Search error; `errors` (request/resource errors) or `error` (authentication, rate limiting).
 type Error = ErrorResponse
+
+// NotFound defines model for NotFound.
+type NotFound = ErrorsResponse
+
+// TooLarge defines model for TooLarge.
+type TooLarge = ErrorsResponse
+
+// ListCredentialsParams defines parameters for ListCredentials.
+type ListCredentialsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
 
 // ListEnginesParams defines parameters for ListEngines.
 type ListEnginesParams struct {
@@ -203,11 +316,68 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// GetDocumentsParams defines parameters for GetDocuments.
+type GetDocumentsParams struct {
+	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
+	IDsBracketed *[]string `form:"ids[],omitempty" json:"ids[],omitempty"`
+
+	// Ids The ids as plain repeated query parameters.
+	Ids *[]string `form:"ids,omitempty" json:"ids,omitempty"`
+}
+
+// ListDocumentsParams defines parameters for ListDocuments.
+type ListDocumentsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListDocumentsPostParams defines parameters for ListDocumentsPost.
+type ListDocumentsPostParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
+type ListCredentialsJSONRequestBody = PagedRequest
+
+// CreateCredentialJSONRequestBody defines body for CreateCredential for application/json ContentType.
+type CreateCredentialJSONRequestBody = KeyRequest
+
+// UpdateCredentialJSONRequestBody defines body for UpdateCredential for application/json ContentType.
+type UpdateCredentialJSONRequestBody = KeyRequest
+
 // ListEnginesJSONRequestBody defines body for ListEngines for application/json ContentType.
 type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
+type DeleteDocumentsJSONRequestBody = IDList
+
+// GetDocumentsJSONRequestBody defines body for GetDocuments for application/json ContentType.
+type GetDocumentsJSONRequestBody = IDList
+
+// UpdateDocumentsJSONRequestBody defines body for UpdateDocuments for application/json ContentType.
+type UpdateDocumentsJSONRequestBody = DocumentsBody
+
+// IndexDocumentsJSONRequestBody defines body for IndexDocuments for application/json ContentType.
+type IndexDocumentsJSONRequestBody = DocumentsBody
+
+// ListDocumentsJSONRequestBody defines body for ListDocuments for application/json ContentType.
+type ListDocumentsJSONRequestBody = PagedRequest
+
+// ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
+type ListDocumentsPostJSONRequestBody = PagedRequest
+
+// UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
+type UpdateSchemaJSONRequestBody = Schema
+
+// DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
+type DeleteMetaEngineSourceJSONRequestBody = NameList
+
+// AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
+type AddMetaEngineSourceJSONRequestBody = NameList
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -322,6 +492,149 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for KeyRequest. Returns the specified
+// element and whether it was found
+func (a KeyRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for KeyRequest
+func (a *KeyRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a *KeyRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["access_all_engines"]; found {
+		err = json.Unmarshal(raw, &a.AccessAllEngines)
+		if err != nil {
+			return fmt.Errorf("error reading 'access_all_engines': %w", err)
+		}
+		delete(object, "access_all_engines")
+	}
+
+	if raw, found := object["engines"]; found {
+		err = json.Unmarshal(raw, &a.Engines)
+		if err != nil {
+			return fmt.Errorf("error reading 'engines': %w", err)
+		}
+		delete(object, "engines")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["read"]; found {
+		err = json.Unmarshal(raw, &a.Read)
+		if err != nil {
+			return fmt.Errorf("error reading 'read': %w", err)
+		}
+		delete(object, "read")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if raw, found := object["write"]; found {
+		err = json.Unmarshal(raw, &a.Write)
+		if err != nil {
+			return fmt.Errorf("error reading 'write': %w", err)
+		}
+		delete(object, "write")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a KeyRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AccessAllEngines != nil {
+		object["access_all_engines"], err = json.Marshal(a.AccessAllEngines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'access_all_engines': %w", err)
+		}
+	}
+
+	if a.Engines != nil {
+		object["engines"], err = json.Marshal(a.Engines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'engines': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Read != nil {
+		object["read"], err = json.Marshal(a.Read)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'read': %w", err)
+		}
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	if a.Write != nil {
+		object["write"], err = json.Marshal(a.Write)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'write': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for PagedRequest. Returns the specified
 // element and whether it was found
 func (a PagedRequest) Get(fieldName string) (value interface{}, found bool) {
@@ -392,6 +705,21 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListCredentials Lists the keys (admin key or superuser only).
+	// (GET /credentials)
+	ListCredentials(ctx echo.Context, params ListCredentialsParams) error
+	// CreateCredential Creates a key (`search`, `private` or `admin`).
+	// (POST /credentials)
+	CreateCredential(ctx echo.Context) error
+	// DeleteCredential Deletes a key.
+	// (DELETE /credentials/{key_name})
+	DeleteCredential(ctx echo.Context, keyName string) error
+	// GetCredential Returns a key.
+	// (GET /credentials/{key_name})
+	GetCredential(ctx echo.Context, keyName string) error
+	// UpdateCredential Replaces a key's definition (its secret value is kept).
+	// (PUT /credentials/{key_name})
+	UpdateCredential(ctx echo.Context, keyName string) error
 	// ListEngines Lists the engines the key may access, one page at a time.
 	// (GET /engines)
 	ListEngines(ctx echo.Context, params ListEnginesParams) error
@@ -404,6 +732,36 @@ type ServerInterface interface {
 	// GetEngine Returns an engine.
 	// (GET /engines/{engine_name})
 	GetEngine(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteDocuments Deletes documents by id.
+	// (DELETE /engines/{engine_name}/documents)
+	DeleteDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// GetDocuments Returns documents by id (null for unknown ids), in the order asked.
+	// (GET /engines/{engine_name}/documents)
+	GetDocuments(ctx echo.Context, engineName EngineNamePath, params GetDocumentsParams) error
+	// UpdateDocuments Partially updates up to 100 existing documents (existing fields only).
+	// (PATCH /engines/{engine_name}/documents)
+	UpdateDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// IndexDocuments Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	// (POST /engines/{engine_name}/documents)
+	IndexDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// ListDocuments Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	// (GET /engines/{engine_name}/documents/list)
+	ListDocuments(ctx echo.Context, engineName EngineNamePath, params ListDocumentsParams) error
+	// ListDocumentsPost Lists the documents one page at a time (POST form).
+	// (POST /engines/{engine_name}/documents/list)
+	ListDocumentsPost(ctx echo.Context, engineName EngineNamePath, params ListDocumentsPostParams) error
+	// GetSchema Returns the engine schema (field name to type).
+	// (GET /engines/{engine_name}/schema)
+	GetSchema(ctx echo.Context, engineName EngineNamePath) error
+	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	// (POST /engines/{engine_name}/schema)
+	UpdateSchema(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteMetaEngineSource Removes source engines from a meta engine.
+	// (DELETE /engines/{engine_name}/source_engines)
+	DeleteMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
+	// AddMetaEngineSource Adds source engines to a meta engine.
+	// (POST /engines/{engine_name}/source_engines)
+	AddMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	// (GET /openapi.json)
 	AppsearchOpenapi(ctx echo.Context) error
@@ -412,6 +770,81 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListCredentials converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCredentials(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCredentialsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCredentials(ctx, params)
+	return err
+}
+
+// CreateCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCredential(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCredential(ctx)
+	return err
+}
+
+// DeleteCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCredential(ctx, keyName)
+	return err
+}
+
+// GetCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCredential(ctx, keyName)
+	return err
+}
+
+// UpdateCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCredential(ctx, keyName)
+	return err
 }
 
 // ListEngines converts echo context to params.
@@ -482,6 +915,200 @@ func (w *ServerInterfaceWrapper) GetEngine(ctx echo.Context) error {
 	return err
 }
 
+// DeleteDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDocuments(ctx, engineName)
+	return err
+}
+
+// GetDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDocumentsParams
+	// ------------- Optional query parameter "ids[]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ids[]", ctx.QueryParams(), &params.IDsBracketed, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ids[]: %s", err))
+	}
+
+	// ------------- Optional query parameter "ids" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ids", ctx.QueryParams(), &params.Ids, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ids: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDocuments(ctx, engineName, params)
+	return err
+}
+
+// UpdateDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDocuments(ctx, engineName)
+	return err
+}
+
+// IndexDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) IndexDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndexDocuments(ctx, engineName)
+	return err
+}
+
+// ListDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDocumentsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDocuments(ctx, engineName, params)
+	return err
+}
+
+// ListDocumentsPost converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDocumentsPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDocumentsPostParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDocumentsPost(ctx, engineName, params)
+	return err
+}
+
+// GetSchema converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSchema(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSchema(ctx, engineName)
+	return err
+}
+
+// UpdateSchema converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSchema(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSchema(ctx, engineName)
+	return err
+}
+
+// DeleteMetaEngineSource converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteMetaEngineSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteMetaEngineSource(ctx, engineName)
+	return err
+}
+
+// AddMetaEngineSource converts echo context to params.
+func (w *ServerInterfaceWrapper) AddMetaEngineSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddMetaEngineSource(ctx, engineName)
+	return err
+}
+
 // AppsearchOpenapi converts echo context to params.
 func (w *ServerInterfaceWrapper) AppsearchOpenapi(ctx echo.Context) error {
 	var err error
@@ -542,6 +1169,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/engines", wrapper.CreateEngine, options.OperationMiddlewares["createEngine"]...)
 	router.DELETE(options.BaseURL+"/engines/:engine_name", wrapper.DeleteEngine, options.OperationMiddlewares["deleteEngine"]...)
 	router.GET(options.BaseURL+"/engines/:engine_name", wrapper.GetEngine, options.OperationMiddlewares["getEngine"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/source_engines", wrapper.DeleteMetaEngineSource, options.OperationMiddlewares["deleteMetaEngineSource"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/source_engines", wrapper.AddMetaEngineSource, options.OperationMiddlewares["addMetaEngineSource"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/documents", wrapper.DeleteDocuments, options.OperationMiddlewares["deleteDocuments"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/documents", wrapper.GetDocuments, options.OperationMiddlewares["getDocuments"]...)
+	router.PATCH(options.BaseURL+"/engines/:engine_name/documents", wrapper.UpdateDocuments, options.OperationMiddlewares["updateDocuments"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/documents", wrapper.IndexDocuments, options.OperationMiddlewares["indexDocuments"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/documents/list", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/documents/list", wrapper.ListDocumentsPost, options.OperationMiddlewares["listDocumentsPost"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/schema", wrapper.GetSchema, options.OperationMiddlewares["getSchema"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/schema", wrapper.UpdateSchema, options.OperationMiddlewares["updateSchema"]...)
+	router.GET(options.BaseURL+"/credentials", wrapper.ListCredentials, options.OperationMiddlewares["listCredentials"]...)
+	router.POST(options.BaseURL+"/credentials", wrapper.CreateCredential, options.OperationMiddlewares["createCredential"]...)
+	router.DELETE(options.BaseURL+"/credentials/:key_name", wrapper.DeleteCredential, options.OperationMiddlewares["deleteCredential"]...)
+	router.GET(options.BaseURL+"/credentials/:key_name", wrapper.GetCredential, options.OperationMiddlewares["getCredential"]...)
+	router.PUT(options.BaseURL+"/credentials/:key_name", wrapper.UpdateCredential, options.OperationMiddlewares["updateCredential"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.AppsearchOpenapi, options.OperationMiddlewares["appsearchOpenapi"]...)
 
 }
@@ -551,44 +1193,69 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"1Fndbhu59X+VA/7/QOViPJKd7BZVsBdO6mbTZhPXcdELy/BQM0cSY4qckBzbSjDAPs0+2D5JcUiONCON",
-	"7DQfBXpjSCR1vj9+5/gTy/Wy1AqVs2z8iZXc8CU6NP7bqZoLhW/4Es+4W9BJgTY3onRCKzZmFwsE9G9A",
-	"8SWmLGGCzkt6nTA6Y2MWXlz7bwkz+KESBgs2dqbChNl8gUtOtN2qpOfWGaHmrK4TdsbneEYS7bI+43Oh",
-	"5sAtTA3Pb9BhAR8qNCvYqACDrORzvMwrY1C5q5+OJtVodPyjP7TiI179dPxDdkBi430pdYGNUF4LT26j",
-	"Bv2KteX9f4MzNmb/N9yYcBhu7ZAkP8cPFVrH6oRZt5JEo0As307fY+68fgZtqZXFtrG1+6uuVEEnuVYO",
-	"laOPvCylyDkpP3xvyQKfPlOSU2O0seeRE6uJ714vFhotKO0A74V1oA24BcINrmDJV/6C5zlaC8LBIPs0",
-	"YeipT9j4csJe6EoW/tFMqCKSTCfsqiYb1wnzonxbxR7S60SBF29b0jRNr+osIe3WFxM2nrA0TSeszmCm",
-	"DfDKLVC5KBpwVYDhDkGKpXBCzUmjuokG77+/oKQoPEdbSa9aaXSJxong3iJctwJ9qrVErmIkNFlxuX55",
-	"lTQvdQyZJAZJD3WdV0tU7jrXVTDsTJsld2zMhHI/PmVrWkI5nKMhYkIVeH+dG+QOry060ste61s0RhSe",
-	"CS8KQfpzedZiF3KkK1vC7g/n+jAekifTc373C1pLaVMnTHI1r+jzY271Gr5uXtdN/u3Uh4RZXZkcr0Og",
-	"2f7yFN7EYLSgZ8BhiY434Ukly+HS9jKIB9wYvtp8/xz5L+jltmNjBfRUWgZJtr233/EvvK+awvKIg7oR",
-	"8vX27xr3tb5Dk3OLINFRtU2gEHPhrM+VxapcoLLpJu7+t9y2x/6vW0bcW0QbSz8DVUkJS+TKQqXELRrL",
-	"pe82qlr6TOfkfPQn9MeyhM2M140l7D3d3mjqQJIlrHT+z+GUHpiKLEtN9uOC4oU48anEreTc2CTKL2xP",
-	"aSLDPmYf+uUv9C60rUoGvLB2wuO23fXMVnp4MTbU92fBRfTn2ow441Rzk4YESm6dyC1yky9ahFrm6DSP",
-	"HW+eKDgpS3jnCYQu8gyy0EIyGJiQgEODTZz6mwPfUvznDAbdDpLstI+ELYVqZ+3Rdspi0y93xA/8Og54",
-	"JAt6Y7oLDXbi4ou4tD0aCfR5ch1PO1zLzyhSBK9CNG5x9D/u47f+xQ6/iA5b2rVaJKHE/hunHZfXxM8+",
-	"9KCVK9tPtkRv5OiS3qYTRdqnYqs19OLlgaqWU4LGhOemCBaVIxAdHGp9WO41z27FIxkhkEzAOm6cB+UO",
-	"jmAQsxKOPNE2OhDKtW27hyxdb6gc/+BhWWwIz4jHUls6T0ByM0cDt1xWaIEbBGcqlXOHRT/veo/1ii/q",
-	"rJ8bsOt5YJc9WQPzygi3eke/CISnyA2ak6pv9OpWKELogyzUu8Pff/0tg7KaSpGDXd8nkJVG3HKH8UH4",
-	"Aidnr8I1gV4FvFgKRQfecl58j1W9KJtuvnCuDJhbqJnu9+JpqMJtOcky3ImpRDg/fXfhmVs0t1jAdAX/",
-	"qLgxK6hUgQayIS/FkNvh7VEGg5kw1oG9IWis1biJg4N0oibqhVa3VGm1smP6/kegcTVEgkHJnbhFcNrP",
-	"Mp6bgSkBlzaLsb99qSGXgnJCWAjAuIA74RYTBZDxsgz2DG/SN3j3wn8aTLxBxsPh0fGf0lE6So/Gfz4e",
-	"jTb0J+wgSzwyIjaYLzQsuCokpWIQcy6sQ9Nmdx7Pfo4P/yXc4jm3+M/z1wNMYJHAhHU5pKT733EVaDa5",
-	"nVEEaSM++kY0hufel0Cz8JP8Blf+A2bdANoKl2QTGN7oZOL1mL1VSzj87d3bNzDVxQoGXFoNWsHL04uE",
-	"Lkl9PZuJXHAZbW2h0L517g7zZIcH5vnjnXn+aJQdPGs7eolmjham2i1gQOderDuhohqhB45he5j9/dff",
-	"/OTqq07s92EK7PZ8GPiydM+XpUR4OnoKWf8cnB0k3qudidNzeXjiPPSQIXLzIjcNG0L1sCCR3yJkfRUr",
-	"g0pZdDDAe2cIQofqz6XUd1gkUEouFMxRofGxbp2pcmcPnpGsjdpTXYhYWHWJCiylEndtMxsstXEEc2+U",
-	"vgtx4iN5B0eRDjT9iBwj6Ij7lZOS5ws8PE5HvnsK5zcmsSa0qJycvWIJIzAdSs0oPQo/Idl4KdiYPUlH",
-	"6RPqZFQGiMWwNWzM0dd3spC39KuCphlh3Wl8k3S2YJf9hX3zZLjZUtVXoaWjdc91sfpmq45Ob+rZdGyW",
-	"YZ3c8wnpnfDy9IIKrMVbNFzuJGBYz3S2Ucej0bfb1Gxmj741TWj3etYUdS9Mg+n3kF7LGtZAoYNWyyU3",
-	"q+jNUGqaAbK9xgorrAS0ikiDO+DgRFhgOj63HrvGaLiqE1Zq2xMzYRiPw81O0Dy4KfWlkLqtdGhUp0G1",
-	"/KclNcKNj/r3knGrsH+P+p2Csm8jUdf19w+kfTvMpl83K4I6YU+/JfNHF6mv1C2XoljXzUH2hi+RoASX",
-	"BnmxAsdvUFFvfdfdbwQIEGYB3wxauw6bJZCm6cHXp0XwlQ+8zRplN97rZF0vh59ay/t6s8bcTYaw/Vwn",
-	"w3cLge6W9eFt9h23EJepMRqefobhumv4r7V5kLdlc9/YuZQgPPAJiz+7r/L0NquX6L6/oR/OtU6O/fet",
-	"eo6uMurRSP5PO/nW/7tqojCMsCJtzNfrkpNmNHgbQchXeuabLd773UdS0uzlgdI6CqkHUwvqgq0vrjtx",
-	"oGXjy6s+37mFsGtB1iJw6ztg258fPASkwtSl2h2QL6+o0QU42teBW0r54Y+wIQ0mpLDSBf7Bws8XF2fA",
-	"i8KgtZvNQ+9k57txZSQbt0Ywj/+i1NvsI7iEwaYQUF+IAzqniTjXUmLuwb+ebUpDQHAcQnB4xp1/rFpW",
-	"J9vcAmo+tCXmYiZyQFWUWsQ6E38dzVpf1f8OAAD//w==",
+	"7Fzrcts4ln6VU9ytGmmLkWR3ZrZWrv7hXKYnm3TidTy1P2KXBZFHEtoUwAZAO0pKVfM082DzJFs4AClQ",
+	"pC5OLKez3X9SFgnicq7fuSCfo0TOcylQGB0NP0c5U2yOBhX9eimmXOBbNsczZmb2SYo6UTw3XIpoGF3M",
+	"EJDGgGBz7EVxxO3z3I6OI/ssGkZuxDX9iiOFvxZcYRoNjSowjnQywzmzc5tFbodro7iYRstlHJ2xKZ7Z",
+	"HTWXPmNTLqbANIwVS27QYAq/FqgWsDoCdEY5m+KHpFAKhbn68eiyGAyO/0IPNf+EVz8e/3nUtdvGj3km",
+	"Uyw3Raeg6VbHsF9F4X7/XeEkGkb/1l+RsO/e6r7d+Tn+WqA20TKOtFlkdo4UMX83/gUTQ+dTqHMpNBKx",
+	"n7G0/GJo2SIMCvqT5XnGE2YP3v9F29N/3nMXL5WSSp/7VaKlXbNOxlOYs2wi1RxTkAq4uGUZT0G5jUBn",
+	"9PkyQprlMhp+6PV6V0tLsGVcyoY0f5WFSB9xy4HQpRI1CGkAP3Jt7AHMDOEGFzBnC3rBkgS1Bt44ymX0",
+	"XBZZSoMmXKR+yt5ltDqhHfywB9vKCgG0vXaix/Z01YvLaHgZ9Xq9y2g5golUwAozQ2H81oCJFBQzCBmf",
+	"c8PF1J3oG3FLoZaFShr82iJdF1K+YWqKj75TJ/djmS6Aa5C36GTKWgtHzM27XpbGgdT5BWbWKJ2jLjLa",
+	"e65kjspwp+2pex3YvbGUGTLhDUNpJD9UI6/icqT0FiSOXsikmJe0SVNuj8Kys2AlZ8/WlV4bqTCF1H9+",
+	"ArcsK1ADUwjO/uoYmFJsoUFOykdWBEWRZdZg1rcSRx+fTOUT/9BypnfO7n5Gra3RDDb6YnXsvekRRzxt",
+	"9w8hmXgaxXvR6g3XLfyYo9kpQ/bLn+04Z7qLzPlMbnCud31bcWpZbY3o2zgHbWQ1/7aTbJItJ5y1ra3R",
+	"bn0PJYmbGlGKCPAUOlMUaM1KCqNUJk/+9Y9/juBuhgLYWKMw3RMSD/fIhB/PmNV7KDQbZwg8tRJkh9qf",
+	"pYzuwV5/sN00uT9fPC1bKFOO0M9kumgS6VQ4RbF6Up5Xk7VmoLmYZgEZ3HZ7u9XFOdcWLfEzXSeycFpv",
+	"fTcz0TDiwvzl6UoxuTA4RUWsFSl+vE4UMoPXGo31B/ramjbFU9xlOu6p6BkT04I5w73VHtMJ35SjlyXM",
+	"ahFV5zyunYPW7WLqHYwfY3nBwGpS6dYtMt1bF9zvffZ/YUeui6oHujRLQJB4nXttYuymfU68CtDgNgbV",
+	"JeTr6V8n7ht5hyphGiFDY0F1DCmfcqMJY8wW+QyFDhzC98W2DfR/ExBxI/gsKe2N3hyZ0FAIfotKM/KR",
+	"KIo5eXBGrome2H90FEcTRWeL4ugX+/ZGWouYRXGUG/rnydgOUIWlrI2lPs2svOywmdX+v4mL80brARxc",
+	"wCXrzkoy4oRZGx2XU2DGtOGJRqaSWTBRQI4a6G6z3ad5Du9pAoe+T2DkvMwIOh4N9iv86t50CYrT3yPo",
+	"1JF33IDdcTTnItTao7jNXbdK+P0deatM16HvA8CFNY5uccuvXpSyWKf8ixWs0NARxXxs43ULP23ElluI",
+	"Ye2L2wCfcEy7oTFo0f7XuGgezYV/1yzLQjvUBJjBy/tCpsawG1xsMHaYKLTxgxNYgk8xjHLFb5lBh6as",
+	"ZLF0zoX7OZFZJu8whfECjp9CMmOKJdYKd1tN7kYXqpBtgNb7GM3XuHAWM47uFDe4R9BCcK3uCC1d2kTk",
+	"NS6+jb2yEvMAxuo1Lr7IUx9UNjc487oLj0v/TbpWiBSVTqTCdn++W4Yan2yTljY6rlt8b9kt5UhHojgi",
+	"5Wi19ZUoNAQp3wMPnbEpOkFakwD6uI3vb9m8crT7M+at9+APFLnHZUy+Crp4CtwCkRsh78SWQGtfRF9R",
+	"pkFXn1cNzh1EHZp/wvY3RhqWXVu66m0DAnVeH7LGonIf9anX5/FbamNlmK3dlGmunNScLWBsrbkwwHSZ",
+	"GyGDvJE8TWdg9whuyhi0YcpQOtvAEXQ80IGj7nqoyF0CoaTthmkpWVXNcvxnyhB6M3Ji15hLbZ/HkDE1",
+	"RRVmf4wqRGJD/Pa1lxuol36RCdxXMatMetvy76v8X/vCLUpZp9tfOWYpFTDASLCDmwkuSu5hUihuFrSg",
+	"m3nMNE9Oi021kSQrtEEFushRFRoVdEYetI66MTDv3KUAvEW1qIFRkeaSC0oWECnIftrlVnubGZPb44yR",
+	"KVTt26hD3Btc1PEH5MU44wno6v06IvE/4PTslXstFTBRQyn0p33Zre+WtrW+3SVlJCaynWIvHXXCPVuZ",
+	"YIaPM4Tzl+8vaCMa1a1DRf9TMKUWznnBqM9y3me6f3s0gs6EK21A32CGRophqQHd3qW4FM+luLWwXQo9",
+	"tL//A86YmTkdUJgxw2+dOBBwU7eoYGyj4HCJIb39SUKSccKyGlyWJYU7bmaXAmDE8tzR1o3pvcW75/RX",
+	"55IIMuz3j47/szfoDXpHw/86HgxW819G3VFMrtkug8lMwoyJNCuRssIpt+IVLnfun/3ND/xfbmbPmMa/",
+	"n7/pYAyzGC6j+go9e/bXuPDJX2/VRlaapOKfKKoZwjPiJVwWg8EPyQ0u6A8cbQWz8UowiOiWxFVpbs2K",
+	"Mvjv9+/eurx7h2VaWqX46eVFbF/a48vJhCecZZ7WGlJJcVizAGjpsKUGeNyoAR4NRt2TkNFzVFPUMJZm",
+	"Bh37nLZ1x4U/hguohrBeUfrXP/5J5SOyt2UpgUox9QASOmSQP7J5niE8HTyFUXsxatSNiau1sg+tsr3s",
+	"88RVKtxqtOUy+vMpSA0Zslu0Wtw0mSMohLaBCn40isEcfXDmrFUMeca4gFUuWBtVJEZ3T+xegwoK9y5F",
+	"5ihAW1ViJiSzwlwqU0EVkhOS5EZQbs8QxVHGE/QRrK/JnuYsmeGT496AcAM3VGX1NiGY5fTsVRRHt6i0",
+	"MzWD3pH7xO6N5TwaRj/0Br0frA+3ZsAu0U8Uppa4LKPfUyTvZqlE1H6VWkTNtXkejItrFfQP7a5tNaS/",
+	"qnAvrxyoQW3KRPODFL5q3nm5bJSdjweDB1urDOVaC80ETeSE2Ew1vqdu5bYJqx32g6o4zelSQDs/c7Vb",
+	"8trFfM7UwvNKlxViDZ3KOlk7snLRUmTOkRk21QQvA/5eLeMol7pFElzOdiUL0WHYGUSbyzoOtgDrwMzd",
+	"VDYlXMBFkhWpRbHc6DLZQcjym3Db8cN6lhD0BD4qSLaMtvB7GdcsQf/zDS6ol2W5Kls2pcHVOdek4UCM",
+	"qVeaN7MI7pgGXyH1LHm6m7ZVz8DXMsRt0zNkm361Gtqf0DwONbeL+Teg2zmaQok96LbmedplYEufVinY",
+	"92rSuoqjvGjh19/z9PdsDoFNjG8dSWZMTL/YBj62rOUZS0ol/ZM1FxMuCCFCZ92s23jnBnOzw3gG+cuN",
+	"EOqlH/Pbh0/xxj7EWghDcQ1h2Z9eXtg4VdsIn2WNOMa1Ox1MSoN64FZQ5pnUe0CQVRZ1w5Y8l/OOQQqf",
+	"qmIGGBjubFIpQ6XE7AJbvuC4h+ULmlQpomQCWGZQiVqcH/BPZimqgEftLaHeWm61jocQyrYugQND+7K4",
+	"227xyrRHWbZf2bpHat571WhcfcvmZKFYppClCzDsBoWFf+/rPQcuk+K8BsXUQf+BHsXQ6/W6vYdDoyJo",
+	"bWjKe2Av+5+Dvuk9sGalDN8WZ3pN+yKoudZS/GCAs6Q55UdYllGAUvVqbbI8m2Do4Qm9XddqOvb4VK3g",
+	"6HZJvq8nX7tqsLzaqAr9inO7laLq3TsQ/PTtDa2ulbxJ1RrIUxK0h8Wn9+pwLFtvmyXvxubfCWraLjID",
+	"OSpq/Rx5bR7BhGUayVKWiTueehhzKHx7IMNQCZIFaK4ptRTklYxtMwWheO3EIDzVO6+r8FR/uPqRuRS1",
+	"+zEedU8oQYXWeIVSZZHKnndXaKoaUtm/Yk01QD/Pqxf6Wbn/aBlvOaZLEivMHTBYP+v++/6iXR8KeN1T",
+	"3x9FvxsdBXsqOApjWUL6vWrcVljv3K5f2fietLx0VGtaDh066rr9ioG79gmpLPJn+ga3GISv9G1UZUhm",
+	"m7Imh/Za9Y729qtIlSDnTNloPuxtR5bMXHBrgZQznI+XeFnv9N/tv1bNMlwAF3lhHJcfWZqfHv2w+7Pq",
+	"4tPXiv+Z41u2gIKESkOR20D3aDBwuszFNNCNTvVswjFLdbMMsqYBrXH5K5Hix9+U+AYnlIryDmu3Mbrf",
+	"q/RCx1eTbQQbDuz+v5brMpKmErvPVq4ku2L3ibNSU6SbCnvdXqLw0Fo0X3PeIPt7BCb9zPcFbkx4bkGO",
+	"v6uKce1S3tYMZRCvfz8YZJUNXdmhZu5z1atHnXtHg0FcdekdDQYncDSIB6Fwg7LCbUFf95AYpdXE16T3",
+	"zA75Q4L/kODO2bv3FxZUz7v3t5srQm8KtH2P5wHZ6FfYkHNzo755zm1VVvE7gs6k0bxaY4A//AHtgQtZ",
+	"AgY9vDqHvHk8pLZdIu5mMqu48KjF3geWrdM01RXmV/4A/gnJk/ZCpiFhQkgDYyxT+75t0oskt36JLhtj",
+	"CkyDQEzrQXQljVtsQcut0W0Z3p/RMEcRV9c5kAhWlz32SP0ExUb9uMHF9sJBUNj6riX2HOfyFvX65eGJ",
+	"kvPm9eEDVCY2WcLTNP1DGn930kj2c00UjdxHEK0R9P3HvZKyrQDotLxD8M53K38l0x7sv3to56zd5enZ",
+	"K6CO6iDdMiEO17uyv7iy7u/iRMMPV+1IietqI9UWmCblCNnxK/WKW27UZ/1cu1Xz4WoZ1277fLiydsA1",
+	"srcVfIJT0rWRnJkZSJdhFjLFP2n428XFGbA0Vaj1KgJsvRNCkK5QWTQMLm+QJfLHWF/e91NBZ1X75hqY",
+	"v+ZD/wlLIrMME+rsqqXJKK/LPLKhhWv/jZtuKfu8WEUGk3pd2H+6CgOaH78M8WyJNRzwCFf30tv8vn67",
+	"ab2tm64blK3d4Xxhn1pzUneD4InOMeETnlS3sXQwg5ec5dXy/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
