@@ -19,6 +19,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for EngineCreateRequestRevision.
+const (
+	EngineCreateRequestRevisionEarlier EngineCreateRequestRevision = "earlier"
+	EngineCreateRequestRevisionLater   EngineCreateRequestRevision = "later"
+)
+
+// Valid indicates whether the value is a known member of the EngineCreateRequestRevision enum.
+func (e EngineCreateRequestRevision) Valid() bool {
+	switch e {
+	case EngineCreateRequestRevisionEarlier:
+		return true
+	case EngineCreateRequestRevisionLater:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngineLanguage.
 const (
 	EngineLanguageDa   EngineLanguage = "da"
@@ -171,11 +189,23 @@ type EngineCreateRequest struct {
 	// Name Lowercase letters, digits and hyphens.
 	Name *string `json:"name,omitempty"`
 
+	// Revision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+	// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+	// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+	// "POINT (lon lat)", geolocation sorting.
+	Revision *EngineCreateRequestRevision `json:"revision,omitempty"`
+
 	// SourceEngines The source engines of a meta engine.
 	SourceEngines        *[]string              `json:"source_engines,omitempty"`
 	Type                 *EngineType            `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// EngineCreateRequestRevision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+// "POINT (lon lat)", geolocation sorting.
+type EngineCreateRequestRevision string
 
 // EngineLanguage The engine language; null means universal.
 type EngineLanguage string
@@ -420,6 +450,14 @@ func (a *EngineCreateRequest) UnmarshalJSON(b []byte) error {
 		delete(object, "name")
 	}
 
+	if raw, found := object["revision"]; found {
+		err = json.Unmarshal(raw, &a.Revision)
+		if err != nil {
+			return fmt.Errorf("error reading 'revision': %w", err)
+		}
+		delete(object, "revision")
+	}
+
 	if raw, found := object["source_engines"]; found {
 		err = json.Unmarshal(raw, &a.SourceEngines)
 		if err != nil {
@@ -466,6 +504,13 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		object["name"], err = json.Marshal(a.Name)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Revision != nil {
+		object["revision"], err = json.Marshal(a.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revision': %w", err)
 		}
 	}
 
@@ -1193,69 +1238,72 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fzrcts4ln6VU9ytGmmLkWR3ZrZWrv7hXKYnm3TidTy1P2KXBZFHEtoUwAZAO0pKVfM082DzJFs4AClQ",
-	"pC5OLKez3X9SFgnicq7fuSCfo0TOcylQGB0NP0c5U2yOBhX9eimmXOBbNsczZmb2SYo6UTw3XIpoGF3M",
-	"EJDGgGBz7EVxxO3z3I6OI/ssGkZuxDX9iiOFvxZcYRoNjSowjnQywzmzc5tFbodro7iYRstlHJ2xKZ7Z",
-	"HTWXPmNTLqbANIwVS27QYAq/FqgWsDoCdEY5m+KHpFAKhbn68eiyGAyO/0IPNf+EVz8e/3nUtdvGj3km",
-	"Uyw3Raeg6VbHsF9F4X7/XeEkGkb/1l+RsO/e6r7d+Tn+WqA20TKOtFlkdo4UMX83/gUTQ+dTqHMpNBKx",
-	"n7G0/GJo2SIMCvqT5XnGE2YP3v9F29N/3nMXL5WSSp/7VaKlXbNOxlOYs2wi1RxTkAq4uGUZT0G5jUBn",
-	"9PkyQprlMhp+6PV6V0tLsGVcyoY0f5WFSB9xy4HQpRI1CGkAP3Jt7AHMDOEGFzBnC3rBkgS1Bt44ymX0",
-	"XBZZSoMmXKR+yt5ltDqhHfywB9vKCgG0vXaix/Z01YvLaHgZ9Xq9y2g5golUwAozQ2H81oCJFBQzCBmf",
-	"c8PF1J3oG3FLoZaFShr82iJdF1K+YWqKj75TJ/djmS6Aa5C36GTKWgtHzM27XpbGgdT5BWbWKJ2jLjLa",
-	"e65kjspwp+2pex3YvbGUGTLhDUNpJD9UI6/icqT0FiSOXsikmJe0SVNuj8Kys2AlZ8/WlV4bqTCF1H9+",
-	"ArcsK1ADUwjO/uoYmFJsoUFOykdWBEWRZdZg1rcSRx+fTOUT/9BypnfO7n5Gra3RDDb6YnXsvekRRzxt",
-	"9w8hmXgaxXvR6g3XLfyYo9kpQ/bLn+04Z7qLzPlMbnCud31bcWpZbY3o2zgHbWQ1/7aTbJItJ5y1ra3R",
-	"bn0PJYmbGlGKCPAUOlMUaM1KCqNUJk/+9Y9/juBuhgLYWKMw3RMSD/fIhB/PmNV7KDQbZwg8tRJkh9qf",
-	"pYzuwV5/sN00uT9fPC1bKFOO0M9kumgS6VQ4RbF6Up5Xk7VmoLmYZgEZ3HZ7u9XFOdcWLfEzXSeycFpv",
-	"fTcz0TDiwvzl6UoxuTA4RUWsFSl+vE4UMoPXGo31B/ramjbFU9xlOu6p6BkT04I5w73VHtMJ35SjlyXM",
-	"ahFV5zyunYPW7WLqHYwfY3nBwGpS6dYtMt1bF9zvffZ/YUeui6oHujRLQJB4nXttYuymfU68CtDgNgbV",
-	"JeTr6V8n7ht5hyphGiFDY0F1DCmfcqMJY8wW+QyFDhzC98W2DfR/ExBxI/gsKe2N3hyZ0FAIfotKM/KR",
-	"KIo5eXBGrome2H90FEcTRWeL4ugX+/ZGWouYRXGUG/rnydgOUIWlrI2lPs2svOywmdX+v4mL80brARxc",
-	"wCXrzkoy4oRZGx2XU2DGtOGJRqaSWTBRQI4a6G6z3ad5Du9pAoe+T2DkvMwIOh4N9iv86t50CYrT3yPo",
-	"1JF33IDdcTTnItTao7jNXbdK+P0deatM16HvA8CFNY5uccuvXpSyWKf8ixWs0NARxXxs43ULP23ElluI",
-	"Ye2L2wCfcEy7oTFo0f7XuGgezYV/1yzLQjvUBJjBy/tCpsawG1xsMHaYKLTxgxNYgk8xjHLFb5lBh6as",
-	"ZLF0zoX7OZFZJu8whfECjp9CMmOKJdYKd1tN7kYXqpBtgNb7GM3XuHAWM47uFDe4R9BCcK3uCC1d2kTk",
-	"NS6+jb2yEvMAxuo1Lr7IUx9UNjc487oLj0v/TbpWiBSVTqTCdn++W4Yan2yTljY6rlt8b9kt5UhHojgi",
-	"5Wi19ZUoNAQp3wMPnbEpOkFakwD6uI3vb9m8crT7M+at9+APFLnHZUy+Crp4CtwCkRsh78SWQGtfRF9R",
-	"pkFXn1cNzh1EHZp/wvY3RhqWXVu66m0DAnVeH7LGonIf9anX5/FbamNlmK3dlGmunNScLWBsrbkwwHSZ",
-	"GyGDvJE8TWdg9whuyhi0YcpQOtvAEXQ80IGj7nqoyF0CoaTthmkpWVXNcvxnyhB6M3Ji15hLbZ/HkDE1",
-	"RRVmf4wqRGJD/Pa1lxuol36RCdxXMatMetvy76v8X/vCLUpZp9tfOWYpFTDASLCDmwkuSu5hUihuFrSg",
-	"m3nMNE9Oi021kSQrtEEFushRFRoVdEYetI66MTDv3KUAvEW1qIFRkeaSC0oWECnIftrlVnubGZPb44yR",
-	"KVTt26hD3Btc1PEH5MU44wno6v06IvE/4PTslXstFTBRQyn0p33Zre+WtrW+3SVlJCaynWIvHXXCPVuZ",
-	"YIaPM4Tzl+8vaCMa1a1DRf9TMKUWznnBqM9y3me6f3s0gs6EK21A32CGRophqQHd3qW4FM+luLWwXQo9",
-	"tL//A86YmTkdUJgxw2+dOBBwU7eoYGyj4HCJIb39SUKSccKyGlyWJYU7bmaXAmDE8tzR1o3pvcW75/RX",
-	"55IIMuz3j47/szfoDXpHw/86HgxW819G3VFMrtkug8lMwoyJNCuRssIpt+IVLnfun/3ND/xfbmbPmMa/",
-	"n7/pYAyzGC6j+go9e/bXuPDJX2/VRlaapOKfKKoZwjPiJVwWg8EPyQ0u6A8cbQWz8UowiOiWxFVpbs2K",
-	"Mvjv9+/eurx7h2VaWqX46eVFbF/a48vJhCecZZ7WGlJJcVizAGjpsKUGeNyoAR4NRt2TkNFzVFPUMJZm",
-	"Bh37nLZ1x4U/hguohrBeUfrXP/5J5SOyt2UpgUox9QASOmSQP7J5niE8HTyFUXsxatSNiau1sg+tsr3s",
-	"88RVKtxqtOUy+vMpSA0Zslu0Wtw0mSMohLaBCn40isEcfXDmrFUMeca4gFUuWBtVJEZ3T+xegwoK9y5F",
-	"5ihAW1ViJiSzwlwqU0EVkhOS5EZQbs8QxVHGE/QRrK/JnuYsmeGT496AcAM3VGX1NiGY5fTsVRRHt6i0",
-	"MzWD3pH7xO6N5TwaRj/0Br0frA+3ZsAu0U8Uppa4LKPfUyTvZqlE1H6VWkTNtXkejItrFfQP7a5tNaS/",
-	"qnAvrxyoQW3KRPODFL5q3nm5bJSdjweDB1urDOVaC80ETeSE2Ew1vqdu5bYJqx32g6o4zelSQDs/c7Vb",
-	"8trFfM7UwvNKlxViDZ3KOlk7snLRUmTOkRk21QQvA/5eLeMol7pFElzOdiUL0WHYGUSbyzoOtgDrwMzd",
-	"VDYlXMBFkhWpRbHc6DLZQcjym3Db8cN6lhD0BD4qSLaMtvB7GdcsQf/zDS6ol2W5Kls2pcHVOdek4UCM",
-	"qVeaN7MI7pgGXyH1LHm6m7ZVz8DXMsRt0zNkm361Gtqf0DwONbeL+Teg2zmaQok96LbmedplYEufVinY",
-	"92rSuoqjvGjh19/z9PdsDoFNjG8dSWZMTL/YBj62rOUZS0ol/ZM1FxMuCCFCZ92s23jnBnOzw3gG+cuN",
-	"EOqlH/Pbh0/xxj7EWghDcQ1h2Z9eXtg4VdsIn2WNOMa1Ox1MSoN64FZQ5pnUe0CQVRZ1w5Y8l/OOQQqf",
-	"qmIGGBjubFIpQ6XE7AJbvuC4h+ULmlQpomQCWGZQiVqcH/BPZimqgEftLaHeWm61jocQyrYugQND+7K4",
-	"227xyrRHWbZf2bpHat571WhcfcvmZKFYppClCzDsBoWFf+/rPQcuk+K8BsXUQf+BHsXQ6/W6vYdDoyJo",
-	"bWjKe2Av+5+Dvuk9sGalDN8WZ3pN+yKoudZS/GCAs6Q55UdYllGAUvVqbbI8m2Do4Qm9XddqOvb4VK3g",
-	"6HZJvq8nX7tqsLzaqAr9inO7laLq3TsQ/PTtDa2ulbxJ1RrIUxK0h8Wn9+pwLFtvmyXvxubfCWraLjID",
-	"OSpq/Rx5bR7BhGUayVKWiTueehhzKHx7IMNQCZIFaK4ptRTklYxtMwWheO3EIDzVO6+r8FR/uPqRuRS1",
-	"+zEedU8oQYXWeIVSZZHKnndXaKoaUtm/Yk01QD/Pqxf6Wbn/aBlvOaZLEivMHTBYP+v++/6iXR8KeN1T",
-	"3x9FvxsdBXsqOApjWUL6vWrcVljv3K5f2fietLx0VGtaDh066rr9ioG79gmpLPJn+ga3GISv9G1UZUhm",
-	"m7Imh/Za9Y729qtIlSDnTNloPuxtR5bMXHBrgZQznI+XeFnv9N/tv1bNMlwAF3lhHJcfWZqfHv2w+7Pq",
-	"4tPXiv+Z41u2gIKESkOR20D3aDBwuszFNNCNTvVswjFLdbMMsqYBrXH5K5Hix9+U+AYnlIryDmu3Mbrf",
-	"q/RCx1eTbQQbDuz+v5brMpKmErvPVq4ku2L3ibNSU6SbCnvdXqLw0Fo0X3PeIPt7BCb9zPcFbkx4bkGO",
-	"v6uKce1S3tYMZRCvfz8YZJUNXdmhZu5z1atHnXtHg0FcdekdDQYncDSIB6Fwg7LCbUFf95AYpdXE16T3",
-	"zA75Q4L/kODO2bv3FxZUz7v3t5srQm8KtH2P5wHZ6FfYkHNzo755zm1VVvE7gs6k0bxaY4A//AHtgQtZ",
-	"AgY9vDqHvHk8pLZdIu5mMqu48KjF3geWrdM01RXmV/4A/gnJk/ZCpiFhQkgDYyxT+75t0oskt36JLhtj",
-	"CkyDQEzrQXQljVtsQcut0W0Z3p/RMEcRV9c5kAhWlz32SP0ExUb9uMHF9sJBUNj6riX2HOfyFvX65eGJ",
-	"kvPm9eEDVCY2WcLTNP1DGn930kj2c00UjdxHEK0R9P3HvZKyrQDotLxD8M53K38l0x7sv3to56zd5enZ",
-	"K6CO6iDdMiEO17uyv7iy7u/iRMMPV+1IietqI9UWmCblCNnxK/WKW27UZ/1cu1Xz4WoZ1277fLiydsA1",
-	"srcVfIJT0rWRnJkZSJdhFjLFP2n428XFGbA0Vaj1KgJsvRNCkK5QWTQMLm+QJfLHWF/e91NBZ1X75hqY",
-	"v+ZD/wlLIrMME+rsqqXJKK/LPLKhhWv/jZtuKfu8WEUGk3pd2H+6CgOaH78M8WyJNRzwCFf30tv8vn67",
-	"ab2tm64blK3d4Xxhn1pzUneD4InOMeETnlS3sXQwg5ec5dXy/wIAAP//",
+	"7Fzrcts4ln6VU9ytammLkWQnM1srV/9wLtPjTTrxOp7aH5YrgsgjCW0IYAOgbXVKVfM082DzJFu4kARF",
+	"6uLEcibb/ScVkSAu5/qdC/w5SsQiExy5VtHwc5QRSRaoUdpfb/iMcnxPFnhO9Nw8SVElkmaaCh4No8s5",
+	"AtoxwMkCe1EcUfM8M6PjyDyLhpEb8cn+iiOJv+ZUYhoNtcwxjlQyxwUxc+tlZoYrLSmfRatVHJ2TGZ6b",
+	"HTWXPiczymdAFEwkSW5QYwq/5iiXUB0BOuOMzPAqyaVErq9/PBrlg8Hxn+1DRX/D6x+P/zTumm3jfcZE",
+	"isWm7CnsdNUxzFdRuN9/lziNhtG/9SsS9t1b1Tc7v8Bfc1Q6WsWR0ktm5kgRsw+TXzDR9nwSVSa4Qkvs",
+	"lyQtvhgatnCN3P6XZBmjCTEH7/+izOk/77mLN1IKqS78KtHKrFkn4yksCJsKucAUhATKbwmjKUi3EeiM",
+	"P48itLOMouFVr9e7XhmCreJCNoT+i8h5+oRbDoQuFaiACw14T5U2B9BzhBtcwoIs7QuSJKgU0MZRRtEr",
+	"kbPUDppSnvope6OoOqEZ/LgH28oKDnZ77USPzenKF6NoOIp6vd4oWo1hKiSQXM+Ra781IDwFSTQCowuq",
+	"KZ+5E30jbklUIpdJg19bpOtSiHdEzvDJd+rkfiLSJVAF4hadTBlr4Yi5ederwjhYdX6NzBilC1Q5s3vP",
+	"pMhQauq0PXWvA7s3EYIh4d4wFEbyqhx5HRcjhbcgcfRaJPmioE2aUnMUws6DlZw9W1d6pYXEFFL/+Qnc",
+	"EpajAiIRnP1VMRApyVKBmBaPjAjynDFjMOtbiaP7ZzPxzD80nOldkLufUSljNIONvq6OvTc94oim7f4h",
+	"JBNNo3gvWr2jqoUfC9Q7Zch8+bMZ50x3zpzPpBoXate3JadW5dYsfRvnsBup5t92kk2y5YSztrU12q3v",
+	"oSBxUyMKEQGaQmeGHI1ZSWGciuTZP//+jzHczZEDmSjkuntixcM90uHHc2L0HnJFJgyBpkaCzFDzs5DR",
+	"PdjrD7abJg/ni6dlC2WKEeqlSJdNIp1ypyhGT4rzKmutCSjKZywgg9tub7e6OOfaoiV+pk+JyJ3WG99N",
+	"dDSMKNd/flEpJuUaZygta3mK958SiUTjJ4Xa+AP1yZg2SVPcZToeqOiM8FlOnOHeao/tCd8Vo1cFzGoR",
+	"Vec8PjkHrdrF1DsYP8bwgoDRpMKtG2S6ty643/vs/9KMXBdVD3TtLAFB4nXutYmxm/aV5VWABrcxqC4h",
+	"X0//OnHfiTuUCVEIDLUB1TGkdEa1shhjvszmyFXgECqqSrylijof3WTY6fkZFCOsrfCQbioYE3cKOilO",
+	"Sc700LlflLcof1BAskwhkcm8V37sJToGqhWy6Yj7L014oAUwolF2e4BEMopyCDxfTExwYHxdKvIJQxXD",
+	"DAUTDlgoGEWM6BiY4KMohg8XQLmNLSiqEzffcMTDaZ4fP5tQDVMmiFbQYQa5yMKnKk2WoPFed1uX8avM",
+	"UMyJmsdwxQSPzSrXIOSIj6LzD2fvL6HDBDdPu35wMQ0oIc1ReyNuDCTPF0YE/WGt+GmUgah9X2q1QT/e",
+	"BUK+MTgoNME7pQUSriDn9BalIhbDFNRKiYUO9on5R0VxNJX2bFEc/WLe3gjjsVgUR5m2/zybmAEyN5Jv",
+	"Yt3f5obIO3xauf9vAkG8U3kEABJwycCNgoxO76K4mAIZUZomTmFbZbAeFLX51tMsg492AhcdncDYoYAx",
+	"dDxa75fxhXvTtaGS/f8YOvXIKG6ERXG0oDy0qkdxG5xqlfCHA61Wma6HJo8A59Y4ugU2nb0uZLFO+dcV",
+	"7FPQCW2diagzAwGN/XcboFOKaTc0Bi3a/xaXzaO58PwTYSy0Q80AIHj5UEjbGHaDyw3GDhOJJr5zAmvh",
+	"bQzjTNJbotGhXSNZJF1Q7n46b4UpTJZw/AKSOZEkMV6y2+oSN0IciWRD6LOP0XyLS2cx4+hOUo17BJUW",
+	"TteBiqFLm4i8xeW3sVdGYh7BWL3F5RchqYPK5gawVYdYcYGvrK7lPEWpEiFxE97aJUONT7ZJSxsd1y2+",
+	"t+yGclZHojiyytFq60tRaAhStgdePSczdIK0JgH24za+vyeL0tHuz5j33oM/UmYlLnImVVBMU6AGiNxw",
+	"cce3BML7RlwlZRp09Xnv4NxBVKjob9j+RgtN2CdDV7VtQKDO60PWWFTsoz71+jx+S22sDLPpmyoBpZNa",
+	"kCVMjDXnGogqclfWIG8kT9MZmD36UCE2EN6CbCAajsrQBI6666E8dQmegrYbprXJxHKW4z/ZDK43Iydm",
+	"jYVQ5rkJA8JIwrhfLXOeEO39bWPt1QbqpV9kAvdVzLLS0bb8xzI/275wi1LW6fYXiiy1BSYTz5nBzQSk",
+	"Tb5ikkuql3ZBN/OEKJqc5ptqVwnLlUYJKs9Q5goldMYetI67MRDv3AUHvEW5rIFRnmaCcpvMsaSw9tMs",
+	"V+1trnVmjjNBIlG2b6MOcW9wWccfkOUTRhNQ5ft1ROJ/2IDavhYSCK+hFPtf87Jb363d1vp2VzZjNBXt",
+	"FHvjqBPu2cgE0XTCEC7efLy0G7HxukVF/5MTKZfOecG4TzLaJ6p/ezSGzpRKpUHdIEMt+LDQgG5vxEf8",
+	"leC3BrYLrobm93/AOdFzpwMSGdH01olDmR2ACVFYW8LlDn4SkDBqsawClwVL4Y7q+YgDjMuEghvTe493",
+	"r+z/OiNLkGG/f3T8n71Bb9A7Gv7X8WBQzT+KuuPYumabv0jmAuaEp6xAyhJn1IhXuNyFf/ZXP/B/qZ6/",
+	"JAr/dvGugzHMYxhF9RV65uxvcemT896qjY00CUl/s1HNEF5aXsIoHwyeJze4tP/B8VYwG1eCYYluSFyW",
+	"TtesKIH//vjhvauLdAhTwijFT28uY/PSHF9MpzShhHlaK0iFjcOaBVpDhy012uNGjfZoMO6ehIxeoJyh",
+	"gonQc+iY53Zbd5T7Y7iAagjrFb9//v0ftrxn7W1R6rGlsnoACR1rkO/JImMILwYvYNxeLBx3Y8vVWlnO",
+	"rrK9LPfMVZLcanbLRfTnU8QKGJJbNFrcNJljyLkygQrea0lggT44c9YqhowRyqHK1Sst80Sr7onZa1Dh",
+	"ot6liAw5KKNKRIdklpgJqUuoYuXESnIjKFcu+8Rogj6C9TXz04wkc3x23BtY3EC1rYJ7mxDMcnp+FsXR",
+	"LUqXMIwGvSP3idkbyWg0jJ73Br3nxocbM2CW6CcSU0NcwuzvGVrvZqhkqX2WGkRNlX4VjItrHQ5X7a6t",
+	"GtKvOhBW1w7UoNJFIeBRCpM177xaNdoCjgeDR1urCOVaGwEsNBFTy2Zbg33hVm6bsNxhP+hasHO6FNDO",
+	"z1xt3XrtfLEgcul5pYoKvoJOaZ2MHalctODMOTJNZsrCy4C/16s4yoRqkQSXU69kIToMO4Noc1XHwQZg",
+	"HZi5m8raFhdQnrA8NSiWalUkOyyy/CbcdvwwniUEPYGPCpIt4y38XsU1S9D/fINL22u0qsrKTWlwdeg1",
+	"aTgQY+qdAJtZBHdEga9ge5a82E3bsqfjaxnitukZsk2/Wg3tT6ifhprbxfwb0O0CdS75HnRb8zztMrCl",
+	"j64Q7Ac10V3HUZa38OtvWfp7NodAptq39iRzwmdfbAOfWtYyRpJCSX8w5mJKuUWI0Fk36ybeucFM7zCe",
+	"Qf5yI4R648f868OneGOfaC2EsXGNxbI/vbk0caoyET5hjTjGtaMdTEqDeuBWUOaZ1HtEkFUUdcOWSZfz",
+	"jkFwn6oiGgho6mxSIUOFxOwCW77guIflC5qIbURJOBCmUfJanB/wT7AUZcCj9pZdby23WsdDCGVbF8eB",
+	"oX1R3G23eEXaoyjbV7buiZorzxqNxe/JwloowiSSdAma3CA38O9jvefAZVKc17AxddB/oMYx9Hq9bu/x",
+	"0CgPWhua8h7Yy/7noK99D6xZKsO3xZle074Iaq61fD8a4CxobvMjhDEboJS9dJsszyYYenhCb9e1mo49",
+	"PVVLOLpdkh/qydeugqyuN6pCv+TcbqUoeysPBD99e0Ora7XepGzdpKkVtMfFpw/qQC1ao5sl78bmP3Db",
+	"VJ8zDRlK25o79to8hilhCq2lLBJ3NPUw5lD49kCGoRQkA9Bc03AhyJWMbTMFoXjtxCA0VTuvE9FUXV3/",
+	"SFyK2v2YjLsnNkGFxniFUmWQyp53i+xUNaSyf8Xa1gD9PGev1cti/9Eq3nJMlySWmDlgsH7W/ff9Rbs+",
+	"FPB6oL4/iX43Ogr2VHDk2rDE6nfVWC+x3llfv1LzPWl54ajWtBw69qjr9isG6tonhDTIn6gb3GIQvtK3",
+	"2SpDMt+UNTm016rfOGi/KlYKckakiebDuwdIkrkLbg2Qcobz6RIv6zcxdvuvqlmGcqA8y7Xj8hNL84uj",
+	"57s/Ky+mfa34nzu+sSXkVqgU5JkJdI8GA6fLlM8C3eiUz6YUWaqaZZA1DWiNy894ivf/UuIbnFBIm3dY",
+	"uy3T/V6lFzq+mmwi2HBg9/+1XBeRtC2x+2xlJdklu0+clZqhvUmy1+0yGx4ai+Zrzhtkf4/ApM98X+DG",
+	"hOcW5Pi7qhjXLk1uzVAG8fr3g0GqbGhlh5q5z6pXz3buHQ0GcdmldzQYnMDRIB6Ewg3SCLcBfd1DYpRW",
+	"E1+T3nMz5A8J/kOCO+cfPl4aUL3oPtxuVoTeFGj7Hs8DstGvsCHn5kZ985xbcI/R7Qg600bzao0B/vAH",
+	"tAcuZAkY9PjqHPLm6ZDadom4mwtWcuFJi72PLFunaapKzC/9AfwTK0/KC5mChHAuNEywSO37tkkvktT4",
+	"JXsZHFMgCjhiWg+iS2ncYgtabo1uy/D+jJo4iri6zoFEsLzssUfqJyg2qqcNLrYXDoLC1nctsRe4ELeo",
+	"1i8PT6VYNK8PH6AysckSnqbpH9L4u5NGaz/XRFGLfQTRGEHff9wrKNsKgE6LOwQffLfyVzLt0f4cRztn",
+	"zS5Pz8/AdlQH6Zap5XC9K/uLK+v+Lk40vLpuR0pUlRspt0CUVY6QHb/aXnHDjfqsn2u3aq6uV3Htts/V",
+	"tbEDrpG9reATnNJeG8mInoP/SxRcpPiDgr9eXp4DSVOJqvpzFNB6J8RCulyyaBhc3rCWyB9jfXnfTwWd",
+	"qvZNFRB/zcf+kZxEMIaJ7eyqpclsXpd4ZGMXrv2ZPdVS9nldRQbTel3Yf1qFAc2P34R4tsAaDniEq3vp",
+	"bX5fv9203tZtrxsUrd3hfGGfWnNSd4PgmcowoVOalLexVDCDl5zV9er/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
