@@ -8,7 +8,6 @@ import (
 	"github.com/quarry-search/quarry/clients/appsearchclient"
 )
 
-
 func TestAppSearchEngines(t *testing.T) {
 	n := newASNode(t, asOptions{})
 	ctx := context.Background()

@@ -84,7 +84,17 @@ func splitBracketKey(key string) ([]string, error) {
 func assignPath(m map[string]any, path []string, val string) error {
 	head, rest := path[0], path[1:]
 	if len(rest) == 0 {
-		m[head] = val
+		// A repeated plain key (ids=a&ids=b) becomes an array.
+		switch cur := m[head].(type) {
+		case string:
+			m[head] = []any{cur, val}
+		case []any:
+			m[head] = append(cur, val)
+		case nil:
+			m[head] = val
+		default:
+			return fmt.Errorf("parameter %q mixes an object and a value", head)
+		}
 		return nil
 	}
 	if rest[0] == "" {
@@ -177,9 +187,7 @@ func mergeASRequest(q map[string]any, body []byte) (*asRequest, error) {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		for k, x := range t {
-			r.Params[k] = x
-		}
+		deepMerge(r.Params, t)
 	case []any:
 		if err := json.Unmarshal(body, &r.Array); err != nil {
 			return nil, decodingError()
@@ -320,4 +328,18 @@ func sortedAnyKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// deepMerge copies src into dst; objects present in both are merged, and
+// src wins everywhere else (the JSON body over the query string).
+func deepMerge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				deepMerge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
 }
