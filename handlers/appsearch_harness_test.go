@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
@@ -78,23 +77,7 @@ func (v *asValidatingTransport) RoundTrip(req *http.Request) (*http.Response, er
 		vreq.URL.Path = "/openapi.json"
 	}
 	vreq.URL.RawPath = ""
-	route, pathParams, err := router.FindRoute(vreq)
-	if err != nil {
-		return res, nil // unknown routes: nothing to check
-	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request: vreq, PathParams: pathParams, Route: route,
-			Options: &openapi3filter.Options{ExcludeRequestBody: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		},
-		Status:  res.StatusCode,
-		Header:  res.Header,
-		Body:    io.NopCloser(bytes.NewReader(body)),
-		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		v.t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, err, truncate(body, 600))
-	}
+	validateResponse(v.t, router, req, vreq, res, body)
 	return res, nil
 }
 
