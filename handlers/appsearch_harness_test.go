@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,9 +19,7 @@ import (
 	"github.com/quarry-search/quarry/clients/appsearchclient"
 	asgen "github.com/quarry-search/quarry/gen/appsearch"
 	"github.com/quarry-search/quarry/handlers"
-	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
-	"github.com/quarry-search/quarry/store"
 )
 
 var (
@@ -128,15 +124,7 @@ func newASNode(t testing.TB, o asOptions) *asNode {
 
 func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	eng, err := searchcore.Open(context.Background(), searchcore.Config{DataPath: dir, Storage: db, ClusterName: "test-cluster", NodeName: "node-1", AutoCreateIndex: true})
-	if err != nil {
-		db.Close()
-		t.Fatalf("open engine: %v", err)
-	}
+	db, eng := openCore(t, dir)
 	clock := &fakeClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
 	if o.RateLimits.Default == 0 {
 		o.RateLimits.Default = -1
@@ -158,20 +146,7 @@ func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
-	srv := httptest.NewServer(e)
-	var once sync.Once
-	closeAll := func() {
-		once.Do(func() {
-			srv.Close()
-			if err := eng.Close(); err != nil {
-				t.Errorf("close engine: %v", err)
-			}
-			if err := db.Close(); err != nil {
-				t.Errorf("close store: %v", err)
-			}
-		})
-	}
-	t.Cleanup(closeAll)
+	srv, closeAll := serveNode(t, e, eng, db)
 	hc := &http.Client{Transport: &asValidatingTransport{t: t, base: &http.Transport{DisableCompression: true}}}
 	return &asNode{t: t, URL: srv.URL, HTTP: hc, Svc: svc, Clock: clock, dir: dir, close: closeAll}
 }
