@@ -16,6 +16,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for EngineCreateRequestRevision.
+const (
+	EngineCreateRequestRevisionEarlier EngineCreateRequestRevision = "earlier"
+	EngineCreateRequestRevisionLater   EngineCreateRequestRevision = "later"
+)
+
+// Valid indicates whether the value is a known member of the EngineCreateRequestRevision enum.
+func (e EngineCreateRequestRevision) Valid() bool {
+	switch e {
+	case EngineCreateRequestRevisionEarlier:
+		return true
+	case EngineCreateRequestRevisionLater:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngineLanguage.
 const (
 	EngineLanguageDa   EngineLanguage = "da"
@@ -91,10 +109,60 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for KeyType.
+const (
+	KeyTypeAdmin   KeyType = "admin"
+	KeyTypePrivate KeyType = "private"
+	KeyTypeSearch  KeyType = "search"
+)
+
+// Valid indicates whether the value is a known member of the KeyType enum.
+func (e KeyType) Valid() bool {
+	switch e {
+	case KeyTypeAdmin:
+		return true
+	case KeyTypePrivate:
+		return true
+	case KeyTypeSearch:
+		return true
+	default:
+		return false
+	}
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// Document A stored document; values are strings, arrays of strings or null.
+type Document = json.RawMessage
+
+// DocumentDeleted defines model for DocumentDeleted.
+type DocumentDeleted struct {
+	Deleted bool   `json:"deleted"`
+	Id      string `json:"id"`
+}
+
+// DocumentList defines model for DocumentList.
+type DocumentList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Document `json:"results"`
+}
+
+// DocumentResult defines model for DocumentResult.
+type DocumentResult struct {
+	Errors []string `json:"errors"`
+
+	// Id The document id (generated `doc-…` when absent); null when the document has no usable id.
+	Id *string `json:"id"`
+}
+
+// DocumentResults defines model for DocumentResults.
+type DocumentResults = []DocumentResult
+
+// DocumentsBody An array of documents, or a single document object.
+type DocumentsBody = json.RawMessage
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -118,11 +186,23 @@ type EngineCreateRequest struct {
 	// Name Lowercase letters, digits and hyphens.
 	Name *string `json:"name,omitempty"`
 
+	// Revision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+	// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+	// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+	// "POINT (lon lat)", geolocation sorting.
+	Revision *EngineCreateRequestRevision `json:"revision,omitempty"`
+
 	// SourceEngines The source engines of a meta engine.
 	SourceEngines        *[]string              `json:"source_engines,omitempty"`
 	Type                 *EngineType            `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// EngineCreateRequestRevision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+// "POINT (lon lat)", geolocation sorting.
+type EngineCreateRequestRevision string
 
 // EngineLanguage The engine language; null means universal.
 type EngineLanguage string
@@ -147,10 +227,55 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// IDList Document ids (numbers are accepted and stringified).
+type IDList = []interface{}
+
+// Key defines model for Key.
+type Key struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+	Id               string    `json:"id"`
+
+	// Key The secret (`search-…`, `private-…` or `admin-…` followed by 24 characters).
+	Key   string  `json:"key"`
+	Name  string  `json:"name"`
+	Read  *bool   `json:"read,omitempty"`
+	Type  KeyType `json:"type"`
+	Write *bool   `json:"write,omitempty"`
+}
+
+// KeyList defines model for KeyList.
+type KeyList struct {
+	Meta    ListMeta `json:"meta"`
+	Results []Key    `json:"results"`
+}
+
+// KeyRequest defines model for KeyRequest.
+type KeyRequest struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+
+	// Name Letters, digits, hyphens and underscores.
+	Name                 *string                `json:"name,omitempty"`
+	Read                 *bool                  `json:"read,omitempty"`
+	Type                 *string                `json:"type,omitempty"`
+	Write                *bool                  `json:"write,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// KeyType defines model for KeyType.
+type KeyType string
+
 // ListMeta defines model for ListMeta.
 type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
+
+// NameList defines model for NameList.
+type NameList = []string
+
+// NullableDocument A stored document, or null when the id is unknown.
+type NullableDocument = json.RawMessage
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -176,17 +301,35 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// Schema Field name to type.
+type Schema map[string]string
+
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
 
+// BadRequest defines model for BadRequest.
+type BadRequest = ErrorsResponse
+
 // EngineNotFound defines model for EngineNotFound.
 type EngineNotFound = ErrorsResponse
 
 // Error An App Search error; `errors` (request/resource errors) or `error` (authentication, rate limiting).
 type Error = ErrorResponse
+
+// NotFound defines model for NotFound.
+type NotFound = ErrorsResponse
+
+// TooLarge defines model for TooLarge.
+type TooLarge = ErrorsResponse
+
+// ListCredentialsParams defines parameters for ListCredentials.
+type ListCredentialsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
 
 // ListEnginesParams defines parameters for ListEngines.
 type ListEnginesParams struct {
@@ -200,11 +343,68 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// GetDocumentsParams defines parameters for GetDocuments.
+type GetDocumentsParams struct {
+	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
+	IDsBracketed *[]string `form:"ids[],omitempty" json:"ids[],omitempty"`
+
+	// Ids The ids as plain repeated query parameters.
+	Ids *[]string `form:"ids,omitempty" json:"ids,omitempty"`
+}
+
+// ListDocumentsParams defines parameters for ListDocuments.
+type ListDocumentsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListDocumentsPostParams defines parameters for ListDocumentsPost.
+type ListDocumentsPostParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
+type ListCredentialsJSONRequestBody = PagedRequest
+
+// CreateCredentialJSONRequestBody defines body for CreateCredential for application/json ContentType.
+type CreateCredentialJSONRequestBody = KeyRequest
+
+// UpdateCredentialJSONRequestBody defines body for UpdateCredential for application/json ContentType.
+type UpdateCredentialJSONRequestBody = KeyRequest
+
 // ListEnginesJSONRequestBody defines body for ListEngines for application/json ContentType.
 type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
+type DeleteDocumentsJSONRequestBody = IDList
+
+// GetDocumentsJSONRequestBody defines body for GetDocuments for application/json ContentType.
+type GetDocumentsJSONRequestBody = IDList
+
+// UpdateDocumentsJSONRequestBody defines body for UpdateDocuments for application/json ContentType.
+type UpdateDocumentsJSONRequestBody = DocumentsBody
+
+// IndexDocumentsJSONRequestBody defines body for IndexDocuments for application/json ContentType.
+type IndexDocumentsJSONRequestBody = DocumentsBody
+
+// ListDocumentsJSONRequestBody defines body for ListDocuments for application/json ContentType.
+type ListDocumentsJSONRequestBody = PagedRequest
+
+// ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
+type ListDocumentsPostJSONRequestBody = PagedRequest
+
+// UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
+type UpdateSchemaJSONRequestBody = Schema
+
+// DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
+type DeleteMetaEngineSourceJSONRequestBody = NameList
+
+// AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
+type AddMetaEngineSourceJSONRequestBody = NameList
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -245,6 +445,14 @@ func (a *EngineCreateRequest) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("error reading 'name': %w", err)
 		}
 		delete(object, "name")
+	}
+
+	if raw, found := object["revision"]; found {
+		err = json.Unmarshal(raw, &a.Revision)
+		if err != nil {
+			return fmt.Errorf("error reading 'revision': %w", err)
+		}
+		delete(object, "revision")
 	}
 
 	if raw, found := object["source_engines"]; found {
@@ -296,6 +504,13 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if a.Revision != nil {
+		object["revision"], err = json.Marshal(a.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revision': %w", err)
+		}
+	}
+
 	if a.SourceEngines != nil {
 		object["source_engines"], err = json.Marshal(a.SourceEngines)
 		if err != nil {
@@ -307,6 +522,149 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		object["type"], err = json.Marshal(a.Type)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for KeyRequest. Returns the specified
+// element and whether it was found
+func (a KeyRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for KeyRequest
+func (a *KeyRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a *KeyRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["access_all_engines"]; found {
+		err = json.Unmarshal(raw, &a.AccessAllEngines)
+		if err != nil {
+			return fmt.Errorf("error reading 'access_all_engines': %w", err)
+		}
+		delete(object, "access_all_engines")
+	}
+
+	if raw, found := object["engines"]; found {
+		err = json.Unmarshal(raw, &a.Engines)
+		if err != nil {
+			return fmt.Errorf("error reading 'engines': %w", err)
+		}
+		delete(object, "engines")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["read"]; found {
+		err = json.Unmarshal(raw, &a.Read)
+		if err != nil {
+			return fmt.Errorf("error reading 'read': %w", err)
+		}
+		delete(object, "read")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if raw, found := object["write"]; found {
+		err = json.Unmarshal(raw, &a.Write)
+		if err != nil {
+			return fmt.Errorf("error reading 'write': %w", err)
+		}
+		delete(object, "write")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a KeyRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AccessAllEngines != nil {
+		object["access_all_engines"], err = json.Marshal(a.AccessAllEngines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'access_all_engines': %w", err)
+		}
+	}
+
+	if a.Engines != nil {
+		object["engines"], err = json.Marshal(a.Engines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'engines': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Read != nil {
+		object["read"], err = json.Marshal(a.Read)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'read': %w", err)
+		}
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	if a.Write != nil {
+		object["write"], err = json.Marshal(a.Write)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'write': %w", err)
 		}
 	}
 
@@ -461,6 +819,58 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// ListCredentialsWithBody Lists the keys (admin key or superuser only).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /credentials (the `ListCredentials` operationId).
+	ListCredentialsWithBody(ctx context.Context, params *ListCredentialsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCredentials Lists the keys (admin key or superuser only).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /credentials (the `ListCredentials` operationId).
+	ListCredentials(ctx context.Context, params *ListCredentialsParams, body ListCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredentialWithBody Creates a key (`search`, `private` or `admin`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /credentials (the `CreateCredential` operationId).
+	CreateCredentialWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredential Creates a key (`search`, `private` or `admin`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /credentials (the `CreateCredential` operationId).
+	CreateCredential(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCredential Deletes a key.
+	//
+	// Corresponds with DELETE /credentials/{key_name} (the `DeleteCredential` operationId).
+	DeleteCredential(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCredential Returns a key.
+	//
+	// Corresponds with GET /credentials/{key_name} (the `GetCredential` operationId).
+	GetCredential(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCredentialWithBody Replaces a key's definition (its secret value is kept).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+	UpdateCredentialWithBody(ctx context.Context, keyName string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCredential Replaces a key's definition (its secret value is kept).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+	UpdateCredential(ctx context.Context, keyName string, body UpdateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEnginesWithBody Lists the engines the key may access, one page at a time.
 	//
 	// Takes any type of body and a specified content type.
@@ -499,10 +909,273 @@ type ClientInterface interface {
 	// Corresponds with GET /engines/{engine_name} (the `GetEngine` operationId).
 	GetEngine(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteDocumentsWithBody Deletes documents by id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+	DeleteDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteDocuments Deletes documents by id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+	DeleteDocuments(ctx context.Context, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDocumentsWithBody Returns documents by id (null for unknown ids), in the order asked.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+	GetDocumentsWithBody(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDocuments Returns documents by id (null for unknown ids), in the order asked.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+	GetDocuments(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, body GetDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateDocumentsWithBody Partially updates up to 100 existing documents (existing fields only).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+	UpdateDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateDocuments Partially updates up to 100 existing documents (existing fields only).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+	UpdateDocuments(ctx context.Context, engineName EngineNamePath, body UpdateDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndexDocumentsWithBody Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+	IndexDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndexDocuments Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+	IndexDocuments(ctx context.Context, engineName EngineNamePath, body IndexDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDocumentsWithBody Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+	ListDocumentsWithBody(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDocuments Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+	ListDocuments(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, body ListDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDocumentsPostWithBody Lists the documents one page at a time (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+	ListDocumentsPostWithBody(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDocumentsPost Lists the documents one page at a time (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+	ListDocumentsPost(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSchema Returns the engine schema (field name to type).
+	//
+	// Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
+	GetSchema(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSchemaWithBody Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+	UpdateSchemaWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+	UpdateSchema(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteMetaEngineSourceWithBody Removes source engines from a meta engine.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+	DeleteMetaEngineSourceWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteMetaEngineSource Removes source engines from a meta engine.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+	DeleteMetaEngineSource(ctx context.Context, engineName EngineNamePath, body DeleteMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddMetaEngineSourceWithBody Adds source engines to a meta engine.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+	AddMetaEngineSourceWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddMetaEngineSource Adds source engines to a meta engine.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+	AddMetaEngineSource(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	//
 	// Corresponds with GET /openapi.json (the `AppsearchOpenapi` operationId).
 	AppsearchOpenapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListCredentialsWithBody Lists the keys (admin key or superuser only).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /credentials (the `ListCredentials` operationId).
+func (c *Client) ListCredentialsWithBody(ctx context.Context, params *ListCredentialsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCredentialsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCredentials Lists the keys (admin key or superuser only).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /credentials (the `ListCredentials` operationId).
+func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsParams, body ListCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCredentialsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredentialWithBody Creates a key (`search`, `private` or `admin`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /credentials (the `CreateCredential` operationId).
+func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredential Creates a key (`search`, `private` or `admin`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /credentials (the `CreateCredential` operationId).
+func (c *Client) CreateCredential(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCredential Deletes a key.
+//
+// Corresponds with DELETE /credentials/{key_name} (the `DeleteCredential` operationId).
+func (c *Client) DeleteCredential(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCredentialRequest(c.Server, keyName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCredential Returns a key.
+//
+// Corresponds with GET /credentials/{key_name} (the `GetCredential` operationId).
+func (c *Client) GetCredential(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCredentialRequest(c.Server, keyName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCredentialWithBody Replaces a key's definition (its secret value is kept).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+func (c *Client) UpdateCredentialWithBody(ctx context.Context, keyName string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCredentialRequestWithBody(c.Server, keyName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCredential Replaces a key's definition (its secret value is kept).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+func (c *Client) UpdateCredential(ctx context.Context, keyName string, body UpdateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCredentialRequest(c.Server, keyName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListEnginesWithBody Lists the engines the key may access, one page at a time.
@@ -603,6 +1276,327 @@ func (c *Client) GetEngine(ctx context.Context, engineName EngineNamePath, reqEd
 	return c.Client.Do(req)
 }
 
+// DeleteDocumentsWithBody Deletes documents by id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+func (c *Client) DeleteDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteDocumentsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteDocuments Deletes documents by id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+func (c *Client) DeleteDocuments(ctx context.Context, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteDocumentsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDocumentsWithBody Returns documents by id (null for unknown ids), in the order asked.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+func (c *Client) GetDocumentsWithBody(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocumentsRequestWithBody(c.Server, engineName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDocuments Returns documents by id (null for unknown ids), in the order asked.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+func (c *Client) GetDocuments(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, body GetDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocumentsRequest(c.Server, engineName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateDocumentsWithBody Partially updates up to 100 existing documents (existing fields only).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+func (c *Client) UpdateDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateDocumentsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateDocuments Partially updates up to 100 existing documents (existing fields only).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+func (c *Client) UpdateDocuments(ctx context.Context, engineName EngineNamePath, body UpdateDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateDocumentsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndexDocumentsWithBody Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+func (c *Client) IndexDocumentsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndexDocumentsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndexDocuments Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+func (c *Client) IndexDocuments(ctx context.Context, engineName EngineNamePath, body IndexDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndexDocumentsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDocumentsWithBody Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+func (c *Client) ListDocumentsWithBody(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDocumentsRequestWithBody(c.Server, engineName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDocuments Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+func (c *Client) ListDocuments(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, body ListDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDocumentsRequest(c.Server, engineName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDocumentsPostWithBody Lists the documents one page at a time (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+func (c *Client) ListDocumentsPostWithBody(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDocumentsPostRequestWithBody(c.Server, engineName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDocumentsPost Lists the documents one page at a time (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+func (c *Client) ListDocumentsPost(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDocumentsPostRequest(c.Server, engineName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSchema Returns the engine schema (field name to type).
+//
+// Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
+func (c *Client) GetSchema(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSchemaRequest(c.Server, engineName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSchemaWithBody Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+func (c *Client) UpdateSchemaWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSchemaRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+func (c *Client) UpdateSchema(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSchemaRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteMetaEngineSourceWithBody Removes source engines from a meta engine.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+func (c *Client) DeleteMetaEngineSourceWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteMetaEngineSourceRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteMetaEngineSource Removes source engines from a meta engine.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+func (c *Client) DeleteMetaEngineSource(ctx context.Context, engineName EngineNamePath, body DeleteMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteMetaEngineSourceRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddMetaEngineSourceWithBody Adds source engines to a meta engine.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+func (c *Client) AddMetaEngineSourceWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddMetaEngineSourceRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddMetaEngineSource Adds source engines to a meta engine.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+func (c *Client) AddMetaEngineSource(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddMetaEngineSourceRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AppsearchOpenapi Returns this OpenAPI document as JSON.
 //
 // Corresponds with GET /openapi.json (the `AppsearchOpenapi` operationId).
@@ -616,6 +1610,228 @@ func (c *Client) AppsearchOpenapi(ctx context.Context, reqEditors ...RequestEdit
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListCredentialsRequest calls the generic ListCredentials builder with application/json body
+func NewListCredentialsRequest(server string, params *ListCredentialsParams, body ListCredentialsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewListCredentialsRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewListCredentialsRequestWithBody constructs an http.Request for the ListCredentials method, with any body, and a specified content type
+func NewListCredentialsRequestWithBody(server string, params *ListCredentialsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/credentials")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateCredentialRequest calls the generic CreateCredential builder with application/json body
+func NewCreateCredentialRequest(server string, body CreateCredentialJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCredentialRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCredentialRequestWithBody constructs an http.Request for the CreateCredential method, with any body, and a specified content type
+func NewCreateCredentialRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/credentials")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCredentialRequest constructs an http.Request for the DeleteCredential method
+func NewDeleteCredentialRequest(server string, keyName string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key_name", keyName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/credentials/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCredentialRequest constructs an http.Request for the GetCredential method
+func NewGetCredentialRequest(server string, keyName string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key_name", keyName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/credentials/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCredentialRequest calls the generic UpdateCredential builder with application/json body
+func NewUpdateCredentialRequest(server string, keyName string, body UpdateCredentialJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCredentialRequestWithBody(server, keyName, "application/json", bodyReader)
+}
+
+// NewUpdateCredentialRequestWithBody constructs an http.Request for the UpdateCredential method, with any body, and a specified content type
+func NewUpdateCredentialRequestWithBody(server string, keyName string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key_name", keyName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/credentials/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewListEnginesRequest calls the generic ListEngines builder with application/json body
@@ -820,6 +2036,556 @@ func NewGetEngineRequest(server string, engineName EngineNamePath) (*http.Reques
 	return req, nil
 }
 
+// NewDeleteDocumentsRequest calls the generic DeleteDocuments builder with application/json body
+func NewDeleteDocumentsRequest(server string, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteDocumentsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewDeleteDocumentsRequestWithBody constructs an http.Request for the DeleteDocuments method, with any body, and a specified content type
+func NewDeleteDocumentsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetDocumentsRequest calls the generic GetDocuments builder with application/json body
+func NewGetDocumentsRequest(server string, engineName EngineNamePath, params *GetDocumentsParams, body GetDocumentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetDocumentsRequestWithBody(server, engineName, params, "application/json", bodyReader)
+}
+
+// NewGetDocumentsRequestWithBody constructs an http.Request for the GetDocuments method, with any body, and a specified content type
+func NewGetDocumentsRequestWithBody(server string, engineName EngineNamePath, params *GetDocumentsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IDsBracketed != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids[]", *params.IDsBracketed, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Ids != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", *params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewUpdateDocumentsRequest calls the generic UpdateDocuments builder with application/json body
+func NewUpdateDocumentsRequest(server string, engineName EngineNamePath, body UpdateDocumentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateDocumentsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewUpdateDocumentsRequestWithBody constructs an http.Request for the UpdateDocuments method, with any body, and a specified content type
+func NewUpdateDocumentsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIndexDocumentsRequest calls the generic IndexDocuments builder with application/json body
+func NewIndexDocumentsRequest(server string, engineName EngineNamePath, body IndexDocumentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIndexDocumentsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewIndexDocumentsRequestWithBody constructs an http.Request for the IndexDocuments method, with any body, and a specified content type
+func NewIndexDocumentsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListDocumentsRequest calls the generic ListDocuments builder with application/json body
+func NewListDocumentsRequest(server string, engineName EngineNamePath, params *ListDocumentsParams, body ListDocumentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewListDocumentsRequestWithBody(server, engineName, params, "application/json", bodyReader)
+}
+
+// NewListDocumentsRequestWithBody constructs an http.Request for the ListDocuments method, with any body, and a specified content type
+func NewListDocumentsRequestWithBody(server string, engineName EngineNamePath, params *ListDocumentsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents/list", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListDocumentsPostRequest calls the generic ListDocumentsPost builder with application/json body
+func NewListDocumentsPostRequest(server string, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewListDocumentsPostRequestWithBody(server, engineName, params, "application/json", bodyReader)
+}
+
+// NewListDocumentsPostRequestWithBody constructs an http.Request for the ListDocumentsPost method, with any body, and a specified content type
+func NewListDocumentsPostRequestWithBody(server string, engineName EngineNamePath, params *ListDocumentsPostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/documents/list", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetSchemaRequest constructs an http.Request for the GetSchema method
+func NewGetSchemaRequest(server string, engineName EngineNamePath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/schema", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateSchemaRequest calls the generic UpdateSchema builder with application/json body
+func NewUpdateSchemaRequest(server string, engineName EngineNamePath, body UpdateSchemaJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateSchemaRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewUpdateSchemaRequestWithBody constructs an http.Request for the UpdateSchema method, with any body, and a specified content type
+func NewUpdateSchemaRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/schema", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteMetaEngineSourceRequest calls the generic DeleteMetaEngineSource builder with application/json body
+func NewDeleteMetaEngineSourceRequest(server string, engineName EngineNamePath, body DeleteMetaEngineSourceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteMetaEngineSourceRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewDeleteMetaEngineSourceRequestWithBody constructs an http.Request for the DeleteMetaEngineSource method, with any body, and a specified content type
+func NewDeleteMetaEngineSourceRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/source_engines", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAddMetaEngineSourceRequest calls the generic AddMetaEngineSource builder with application/json body
+func NewAddMetaEngineSourceRequest(server string, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddMetaEngineSourceRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewAddMetaEngineSourceRequestWithBody constructs an http.Request for the AddMetaEngineSource method, with any body, and a specified content type
+func NewAddMetaEngineSourceRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/source_engines", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewAppsearchOpenapiRequest constructs an http.Request for the AppsearchOpenapi method
 func NewAppsearchOpenapiRequest(server string) (*http.Request, error) {
 	var err error
@@ -891,6 +2657,62 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListCredentialsWithBodyWithResponse Lists the keys (admin key or superuser only).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /credentials (the `ListCredentials` operationId).
+	ListCredentialsWithBodyWithResponse(ctx context.Context, params *ListCredentialsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error)
+
+	// ListCredentialsWithResponse Lists the keys (admin key or superuser only).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /credentials (the `ListCredentials` operationId).
+	ListCredentialsWithResponse(ctx context.Context, params *ListCredentialsParams, body ListCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error)
+
+	// CreateCredentialWithBodyWithResponse Creates a key (`search`, `private` or `admin`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /credentials (the `CreateCredential` operationId).
+	CreateCredentialWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
+
+	// CreateCredentialWithResponse Creates a key (`search`, `private` or `admin`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /credentials (the `CreateCredential` operationId).
+	CreateCredentialWithResponse(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
+
+	// DeleteCredentialWithResponse Deletes a key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /credentials/{key_name} (the `DeleteCredential` operationId).
+	DeleteCredentialWithResponse(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*DeleteCredentialResponse, error)
+
+	// GetCredentialWithResponse Returns a key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /credentials/{key_name} (the `GetCredential` operationId).
+	GetCredentialWithResponse(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
+
+	// UpdateCredentialWithBodyWithResponse Replaces a key's definition (its secret value is kept).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+	UpdateCredentialWithBodyWithResponse(ctx context.Context, keyName string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error)
+
+	// UpdateCredentialWithResponse Replaces a key's definition (its secret value is kept).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+	UpdateCredentialWithResponse(ctx context.Context, keyName string, body UpdateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error)
+
 	// ListEnginesWithBodyWithResponse Lists the engines the key may access, one page at a time.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -933,12 +2755,427 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /engines/{engine_name} (the `GetEngine` operationId).
 	GetEngineWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetEngineResponse, error)
 
+	// DeleteDocumentsWithBodyWithResponse Deletes documents by id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+	DeleteDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteDocumentsResponse, error)
+
+	// DeleteDocumentsWithResponse Deletes documents by id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+	DeleteDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteDocumentsResponse, error)
+
+	// GetDocumentsWithBodyWithResponse Returns documents by id (null for unknown ids), in the order asked.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+	GetDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetDocumentsResponse, error)
+
+	// GetDocumentsWithResponse Returns documents by id (null for unknown ids), in the order asked.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+	GetDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, body GetDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetDocumentsResponse, error)
+
+	// UpdateDocumentsWithBodyWithResponse Partially updates up to 100 existing documents (existing fields only).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+	UpdateDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateDocumentsResponse, error)
+
+	// UpdateDocumentsWithResponse Partially updates up to 100 existing documents (existing fields only).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+	UpdateDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateDocumentsResponse, error)
+
+	// IndexDocumentsWithBodyWithResponse Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+	IndexDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IndexDocumentsResponse, error)
+
+	// IndexDocumentsWithResponse Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+	IndexDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body IndexDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*IndexDocumentsResponse, error)
+
+	// ListDocumentsWithBodyWithResponse Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+	ListDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
+
+	// ListDocumentsWithResponse Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+	ListDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, body ListDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
+
+	// ListDocumentsPostWithBodyWithResponse Lists the documents one page at a time (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+	ListDocumentsPostWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error)
+
+	// ListDocumentsPostWithResponse Lists the documents one page at a time (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+	ListDocumentsPostWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error)
+
+	// GetSchemaWithResponse Returns the engine schema (field name to type).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
+	GetSchemaWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetSchemaResponse, error)
+
+	// UpdateSchemaWithBodyWithResponse Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+	UpdateSchemaWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error)
+
+	// UpdateSchemaWithResponse Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+	UpdateSchemaWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error)
+
+	// DeleteMetaEngineSourceWithBodyWithResponse Removes source engines from a meta engine.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+	DeleteMetaEngineSourceWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteMetaEngineSourceResponse, error)
+
+	// DeleteMetaEngineSourceWithResponse Removes source engines from a meta engine.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+	DeleteMetaEngineSourceWithResponse(ctx context.Context, engineName EngineNamePath, body DeleteMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteMetaEngineSourceResponse, error)
+
+	// AddMetaEngineSourceWithBodyWithResponse Adds source engines to a meta engine.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+	AddMetaEngineSourceWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddMetaEngineSourceResponse, error)
+
+	// AddMetaEngineSourceWithResponse Adds source engines to a meta engine.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+	AddMetaEngineSourceWithResponse(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*AddMetaEngineSourceResponse, error)
+
 	// AppsearchOpenapiWithResponse Returns this OpenAPI document as JSON.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.json (the `AppsearchOpenapi` operationId).
 	AppsearchOpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AppsearchOpenapiResponse, error)
+}
+
+type ListCredentialsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *KeyList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCredentialsResponse) GetJSON200() *KeyList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCredentialsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListCredentialsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCredentialsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCredentialsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCredentialsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCredentialsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCredentialResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Key
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateCredentialResponse) GetJSON200() *Key {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCredentialResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateCredentialResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCredentialResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCredentialResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCredentialResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCredentialResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteCredentialResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteCredentialResponse) GetJSON200() *DeletedResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCredentialResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteCredentialResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCredentialResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCredentialResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCredentialResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCredentialResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCredentialResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Key
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCredentialResponse) GetJSON200() *Key {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCredentialResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetCredentialResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCredentialResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCredentialResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCredentialResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCredentialResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateCredentialResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Key
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCredentialResponse) GetJSON200() *Key {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCredentialResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCredentialResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateCredentialResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCredentialResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCredentialResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCredentialResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCredentialResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type ListEnginesResponse struct {
@@ -1154,6 +3391,633 @@ func (r GetEngineResponse) ContentType() string {
 	return ""
 }
 
+type DeleteDocumentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]DocumentDeleted
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteDocumentsResponse) GetJSON200() *[]DocumentDeleted {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteDocumentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteDocumentsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteDocumentsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteDocumentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteDocumentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteDocumentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteDocumentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetDocumentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]*NullableDocument
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDocumentsResponse) GetJSON200() *[]*NullableDocument {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDocumentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDocumentsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetDocumentsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDocumentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDocumentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDocumentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDocumentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateDocumentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DocumentResults
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateDocumentsResponse) GetJSON200() *DocumentResults {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateDocumentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateDocumentsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateDocumentsResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateDocumentsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateDocumentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateDocumentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateDocumentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateDocumentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type IndexDocumentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DocumentResults
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndexDocumentsResponse) GetJSON200() *DocumentResults {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r IndexDocumentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndexDocumentsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r IndexDocumentsResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndexDocumentsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndexDocumentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndexDocumentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndexDocumentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndexDocumentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListDocumentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DocumentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDocumentsResponse) GetJSON200() *DocumentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDocumentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListDocumentsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListDocumentsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDocumentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDocumentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDocumentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDocumentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListDocumentsPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DocumentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDocumentsPostResponse) GetJSON200() *DocumentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDocumentsPostResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListDocumentsPostResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListDocumentsPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDocumentsPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDocumentsPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDocumentsPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDocumentsPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSchemaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Schema
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSchemaResponse) GetJSON200() *Schema {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSchemaResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSchemaResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSchemaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSchemaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSchemaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateSchemaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Schema
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateSchemaResponse) GetJSON200() *Schema {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateSchemaResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateSchemaResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateSchemaResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateSchemaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateSchemaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateSchemaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateSchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteMetaEngineSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Engine
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteMetaEngineSourceResponse) GetJSON200() *Engine {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteMetaEngineSourceResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteMetaEngineSourceResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteMetaEngineSourceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteMetaEngineSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteMetaEngineSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteMetaEngineSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteMetaEngineSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AddMetaEngineSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Engine
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AddMetaEngineSourceResponse) GetJSON200() *Engine {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddMetaEngineSourceResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddMetaEngineSourceResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AddMetaEngineSourceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AddMetaEngineSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddMetaEngineSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddMetaEngineSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddMetaEngineSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AppsearchOpenapiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1200,6 +4064,110 @@ func (r AppsearchOpenapiResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// ListCredentialsWithBodyWithResponse Lists the keys (admin key or superuser only).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /credentials (the `ListCredentials` operationId).
+func (c *ClientWithResponses) ListCredentialsWithBodyWithResponse(ctx context.Context, params *ListCredentialsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error) {
+	rsp, err := c.ListCredentialsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCredentialsResponse(rsp)
+}
+
+// ListCredentialsWithResponse Lists the keys (admin key or superuser only).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /credentials (the `ListCredentials` operationId).
+func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, params *ListCredentialsParams, body ListCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error) {
+	rsp, err := c.ListCredentials(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCredentialsResponse(rsp)
+}
+
+// CreateCredentialWithBodyWithResponse Creates a key (`search`, `private` or `admin`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /credentials (the `CreateCredential` operationId).
+func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error) {
+	rsp, err := c.CreateCredentialWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialResponse(rsp)
+}
+
+// CreateCredentialWithResponse Creates a key (`search`, `private` or `admin`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /credentials (the `CreateCredential` operationId).
+func (c *ClientWithResponses) CreateCredentialWithResponse(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error) {
+	rsp, err := c.CreateCredential(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialResponse(rsp)
+}
+
+// DeleteCredentialWithResponse Deletes a key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /credentials/{key_name} (the `DeleteCredential` operationId).
+func (c *ClientWithResponses) DeleteCredentialWithResponse(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*DeleteCredentialResponse, error) {
+	rsp, err := c.DeleteCredential(ctx, keyName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCredentialResponse(rsp)
+}
+
+// GetCredentialWithResponse Returns a key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /credentials/{key_name} (the `GetCredential` operationId).
+func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, keyName string, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error) {
+	rsp, err := c.GetCredential(ctx, keyName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCredentialResponse(rsp)
+}
+
+// UpdateCredentialWithBodyWithResponse Replaces a key's definition (its secret value is kept).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.Context, keyName string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error) {
+	rsp, err := c.UpdateCredentialWithBody(ctx, keyName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCredentialResponse(rsp)
+}
+
+// UpdateCredentialWithResponse Replaces a key's definition (its secret value is kept).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /credentials/{key_name} (the `UpdateCredential` operationId).
+func (c *ClientWithResponses) UpdateCredentialWithResponse(ctx context.Context, keyName string, body UpdateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error) {
+	rsp, err := c.UpdateCredential(ctx, keyName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCredentialResponse(rsp)
 }
 
 // ListEnginesWithBodyWithResponse Lists the engines the key may access, one page at a time.
@@ -1280,6 +4248,253 @@ func (c *ClientWithResponses) GetEngineWithResponse(ctx context.Context, engineN
 	return ParseGetEngineResponse(rsp)
 }
 
+// DeleteDocumentsWithBodyWithResponse Deletes documents by id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+func (c *ClientWithResponses) DeleteDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteDocumentsResponse, error) {
+	rsp, err := c.DeleteDocumentsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteDocumentsResponse(rsp)
+}
+
+// DeleteDocumentsWithResponse Deletes documents by id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/documents (the `DeleteDocuments` operationId).
+func (c *ClientWithResponses) DeleteDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteDocumentsResponse, error) {
+	rsp, err := c.DeleteDocuments(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteDocumentsResponse(rsp)
+}
+
+// GetDocumentsWithBodyWithResponse Returns documents by id (null for unknown ids), in the order asked.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+func (c *ClientWithResponses) GetDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetDocumentsResponse, error) {
+	rsp, err := c.GetDocumentsWithBody(ctx, engineName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocumentsResponse(rsp)
+}
+
+// GetDocumentsWithResponse Returns documents by id (null for unknown ids), in the order asked.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/documents (the `GetDocuments` operationId).
+func (c *ClientWithResponses) GetDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, params *GetDocumentsParams, body GetDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetDocumentsResponse, error) {
+	rsp, err := c.GetDocuments(ctx, engineName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocumentsResponse(rsp)
+}
+
+// UpdateDocumentsWithBodyWithResponse Partially updates up to 100 existing documents (existing fields only).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+func (c *ClientWithResponses) UpdateDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateDocumentsResponse, error) {
+	rsp, err := c.UpdateDocumentsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateDocumentsResponse(rsp)
+}
+
+// UpdateDocumentsWithResponse Partially updates up to 100 existing documents (existing fields only).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /engines/{engine_name}/documents (the `UpdateDocuments` operationId).
+func (c *ClientWithResponses) UpdateDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateDocumentsResponse, error) {
+	rsp, err := c.UpdateDocuments(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateDocumentsResponse(rsp)
+}
+
+// IndexDocumentsWithBodyWithResponse Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+func (c *ClientWithResponses) IndexDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IndexDocumentsResponse, error) {
+	rsp, err := c.IndexDocumentsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndexDocumentsResponse(rsp)
+}
+
+// IndexDocumentsWithResponse Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/documents (the `IndexDocuments` operationId).
+func (c *ClientWithResponses) IndexDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, body IndexDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*IndexDocumentsResponse, error) {
+	rsp, err := c.IndexDocuments(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndexDocumentsResponse(rsp)
+}
+
+// ListDocumentsWithBodyWithResponse Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+func (c *ClientWithResponses) ListDocumentsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error) {
+	rsp, err := c.ListDocumentsWithBody(ctx, engineName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDocumentsResponse(rsp)
+}
+
+// ListDocumentsWithResponse Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/documents/list (the `ListDocuments` operationId).
+func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsParams, body ListDocumentsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error) {
+	rsp, err := c.ListDocuments(ctx, engineName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDocumentsResponse(rsp)
+}
+
+// ListDocumentsPostWithBodyWithResponse Lists the documents one page at a time (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+func (c *ClientWithResponses) ListDocumentsPostWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error) {
+	rsp, err := c.ListDocumentsPostWithBody(ctx, engineName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDocumentsPostResponse(rsp)
+}
+
+// ListDocumentsPostWithResponse Lists the documents one page at a time (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
+func (c *ClientWithResponses) ListDocumentsPostWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error) {
+	rsp, err := c.ListDocumentsPost(ctx, engineName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDocumentsPostResponse(rsp)
+}
+
+// GetSchemaWithResponse Returns the engine schema (field name to type).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
+func (c *ClientWithResponses) GetSchemaWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetSchemaResponse, error) {
+	rsp, err := c.GetSchema(ctx, engineName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSchemaResponse(rsp)
+}
+
+// UpdateSchemaWithBodyWithResponse Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+func (c *ClientWithResponses) UpdateSchemaWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error) {
+	rsp, err := c.UpdateSchemaWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSchemaResponse(rsp)
+}
+
+// UpdateSchemaWithResponse Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
+func (c *ClientWithResponses) UpdateSchemaWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error) {
+	rsp, err := c.UpdateSchema(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSchemaResponse(rsp)
+}
+
+// DeleteMetaEngineSourceWithBodyWithResponse Removes source engines from a meta engine.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+func (c *ClientWithResponses) DeleteMetaEngineSourceWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteMetaEngineSourceResponse, error) {
+	rsp, err := c.DeleteMetaEngineSourceWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteMetaEngineSourceResponse(rsp)
+}
+
+// DeleteMetaEngineSourceWithResponse Removes source engines from a meta engine.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/source_engines (the `DeleteMetaEngineSource` operationId).
+func (c *ClientWithResponses) DeleteMetaEngineSourceWithResponse(ctx context.Context, engineName EngineNamePath, body DeleteMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteMetaEngineSourceResponse, error) {
+	rsp, err := c.DeleteMetaEngineSource(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteMetaEngineSourceResponse(rsp)
+}
+
+// AddMetaEngineSourceWithBodyWithResponse Adds source engines to a meta engine.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+func (c *ClientWithResponses) AddMetaEngineSourceWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddMetaEngineSourceResponse, error) {
+	rsp, err := c.AddMetaEngineSourceWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddMetaEngineSourceResponse(rsp)
+}
+
+// AddMetaEngineSourceWithResponse Adds source engines to a meta engine.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
+func (c *ClientWithResponses) AddMetaEngineSourceWithResponse(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*AddMetaEngineSourceResponse, error) {
+	rsp, err := c.AddMetaEngineSource(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddMetaEngineSourceResponse(rsp)
+}
+
 // AppsearchOpenapiWithResponse Returns this OpenAPI document as JSON.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -1291,6 +4506,213 @@ func (c *ClientWithResponses) AppsearchOpenapiWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseAppsearchOpenapiResponse(rsp)
+}
+
+// ParseListCredentialsResponse parses an HTTP response from a ListCredentialsWithResponse call
+func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCredentialsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest KeyList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCredentialResponse parses an HTTP response from a CreateCredentialWithResponse call
+func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCredentialResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Key
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCredentialResponse parses an HTTP response from a DeleteCredentialWithResponse call
+func ParseDeleteCredentialResponse(rsp *http.Response) (*DeleteCredentialResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCredentialResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCredentialResponse parses an HTTP response from a GetCredentialWithResponse call
+func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCredentialResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Key
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCredentialResponse parses an HTTP response from a UpdateCredentialWithResponse call
+func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCredentialResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Key
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseListEnginesResponse parses an HTTP response from a ListEnginesWithResponse call
@@ -1426,6 +4848,483 @@ func ParseGetEngineResponse(rsp *http.Response) (*GetEngineResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteDocumentsResponse parses an HTTP response from a DeleteDocumentsWithResponse call
+func ParseDeleteDocumentsResponse(rsp *http.Response) (*DeleteDocumentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteDocumentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []DocumentDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetDocumentsResponse parses an HTTP response from a GetDocumentsWithResponse call
+func ParseGetDocumentsResponse(rsp *http.Response) (*GetDocumentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDocumentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []*NullableDocument
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateDocumentsResponse parses an HTTP response from a UpdateDocumentsWithResponse call
+func ParseUpdateDocumentsResponse(rsp *http.Response) (*UpdateDocumentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateDocumentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DocumentResults
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseIndexDocumentsResponse parses an HTTP response from a IndexDocumentsWithResponse call
+func ParseIndexDocumentsResponse(rsp *http.Response) (*IndexDocumentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndexDocumentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DocumentResults
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListDocumentsResponse parses an HTTP response from a ListDocumentsWithResponse call
+func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDocumentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DocumentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListDocumentsPostResponse parses an HTTP response from a ListDocumentsPostWithResponse call
+func ParseListDocumentsPostResponse(rsp *http.Response) (*ListDocumentsPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDocumentsPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DocumentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSchemaResponse parses an HTTP response from a GetSchemaWithResponse call
+func ParseGetSchemaResponse(rsp *http.Response) (*GetSchemaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSchemaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Schema
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateSchemaResponse parses an HTTP response from a UpdateSchemaWithResponse call
+func ParseUpdateSchemaResponse(rsp *http.Response) (*UpdateSchemaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateSchemaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Schema
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteMetaEngineSourceResponse parses an HTTP response from a DeleteMetaEngineSourceWithResponse call
+func ParseDeleteMetaEngineSourceResponse(rsp *http.Response) (*DeleteMetaEngineSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteMetaEngineSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Engine
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAddMetaEngineSourceResponse parses an HTTP response from a AddMetaEngineSourceWithResponse call
+func ParseAddMetaEngineSourceResponse(rsp *http.Response) (*AddMetaEngineSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddMetaEngineSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Engine
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest EngineNotFound

@@ -19,6 +19,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for EngineCreateRequestRevision.
+const (
+	EngineCreateRequestRevisionEarlier EngineCreateRequestRevision = "earlier"
+	EngineCreateRequestRevisionLater   EngineCreateRequestRevision = "later"
+)
+
+// Valid indicates whether the value is a known member of the EngineCreateRequestRevision enum.
+func (e EngineCreateRequestRevision) Valid() bool {
+	switch e {
+	case EngineCreateRequestRevisionEarlier:
+		return true
+	case EngineCreateRequestRevisionLater:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngineLanguage.
 const (
 	EngineLanguageDa   EngineLanguage = "da"
@@ -94,10 +112,60 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for KeyType.
+const (
+	KeyTypeAdmin   KeyType = "admin"
+	KeyTypePrivate KeyType = "private"
+	KeyTypeSearch  KeyType = "search"
+)
+
+// Valid indicates whether the value is a known member of the KeyType enum.
+func (e KeyType) Valid() bool {
+	switch e {
+	case KeyTypeAdmin:
+		return true
+	case KeyTypePrivate:
+		return true
+	case KeyTypeSearch:
+		return true
+	default:
+		return false
+	}
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// Document A stored document; values are strings, arrays of strings or null.
+type Document = json.RawMessage
+
+// DocumentDeleted defines model for DocumentDeleted.
+type DocumentDeleted struct {
+	Deleted bool   `json:"deleted"`
+	Id      string `json:"id"`
+}
+
+// DocumentList defines model for DocumentList.
+type DocumentList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Document `json:"results"`
+}
+
+// DocumentResult defines model for DocumentResult.
+type DocumentResult struct {
+	Errors []string `json:"errors"`
+
+	// Id The document id (generated `doc-…` when absent); null when the document has no usable id.
+	Id *string `json:"id"`
+}
+
+// DocumentResults defines model for DocumentResults.
+type DocumentResults = []DocumentResult
+
+// DocumentsBody An array of documents, or a single document object.
+type DocumentsBody = json.RawMessage
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -121,11 +189,23 @@ type EngineCreateRequest struct {
 	// Name Lowercase letters, digits and hyphens.
 	Name *string `json:"name,omitempty"`
 
+	// Revision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+	// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+	// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+	// "POINT (lon lat)", geolocation sorting.
+	Revision *EngineCreateRequestRevision `json:"revision,omitempty"`
+
 	// SourceEngines The source engines of a meta engine.
 	SourceEngines        *[]string              `json:"source_engines,omitempty"`
 	Type                 *EngineType            `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// EngineCreateRequestRevision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+// "POINT (lon lat)", geolocation sorting.
+type EngineCreateRequestRevision string
 
 // EngineLanguage The engine language; null means universal.
 type EngineLanguage string
@@ -150,10 +230,55 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// IDList Document ids (numbers are accepted and stringified).
+type IDList = []interface{}
+
+// Key defines model for Key.
+type Key struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+	Id               string    `json:"id"`
+
+	// Key The secret (`search-…`, `private-…` or `admin-…` followed by 24 characters).
+	Key   string  `json:"key"`
+	Name  string  `json:"name"`
+	Read  *bool   `json:"read,omitempty"`
+	Type  KeyType `json:"type"`
+	Write *bool   `json:"write,omitempty"`
+}
+
+// KeyList defines model for KeyList.
+type KeyList struct {
+	Meta    ListMeta `json:"meta"`
+	Results []Key    `json:"results"`
+}
+
+// KeyRequest defines model for KeyRequest.
+type KeyRequest struct {
+	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
+	Engines          *[]string `json:"engines,omitempty"`
+
+	// Name Letters, digits, hyphens and underscores.
+	Name                 *string                `json:"name,omitempty"`
+	Read                 *bool                  `json:"read,omitempty"`
+	Type                 *string                `json:"type,omitempty"`
+	Write                *bool                  `json:"write,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// KeyType defines model for KeyType.
+type KeyType string
+
 // ListMeta defines model for ListMeta.
 type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
+
+// NameList defines model for NameList.
+type NameList = []string
+
+// NullableDocument A stored document, or null when the id is unknown.
+type NullableDocument = json.RawMessage
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -179,17 +304,35 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// Schema Field name to type.
+type Schema map[string]string
+
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
 
+// BadRequest defines model for BadRequest.
+type BadRequest = ErrorsResponse
+
 // EngineNotFound defines model for EngineNotFound.
 type EngineNotFound = ErrorsResponse
 
 // Error An App Search error; `errors` (request/resource errors) or `error` (authentication, rate limiting).
 type Error = ErrorResponse
+
+// NotFound defines model for NotFound.
+type NotFound = ErrorsResponse
+
+// TooLarge defines model for TooLarge.
+type TooLarge = ErrorsResponse
+
+// ListCredentialsParams defines parameters for ListCredentials.
+type ListCredentialsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
 
 // ListEnginesParams defines parameters for ListEngines.
 type ListEnginesParams struct {
@@ -203,11 +346,68 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// GetDocumentsParams defines parameters for GetDocuments.
+type GetDocumentsParams struct {
+	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
+	IDsBracketed *[]string `form:"ids[],omitempty" json:"ids[],omitempty"`
+
+	// Ids The ids as plain repeated query parameters.
+	Ids *[]string `form:"ids,omitempty" json:"ids,omitempty"`
+}
+
+// ListDocumentsParams defines parameters for ListDocuments.
+type ListDocumentsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListDocumentsPostParams defines parameters for ListDocumentsPost.
+type ListDocumentsPostParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
+type ListCredentialsJSONRequestBody = PagedRequest
+
+// CreateCredentialJSONRequestBody defines body for CreateCredential for application/json ContentType.
+type CreateCredentialJSONRequestBody = KeyRequest
+
+// UpdateCredentialJSONRequestBody defines body for UpdateCredential for application/json ContentType.
+type UpdateCredentialJSONRequestBody = KeyRequest
+
 // ListEnginesJSONRequestBody defines body for ListEngines for application/json ContentType.
 type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
+type DeleteDocumentsJSONRequestBody = IDList
+
+// GetDocumentsJSONRequestBody defines body for GetDocuments for application/json ContentType.
+type GetDocumentsJSONRequestBody = IDList
+
+// UpdateDocumentsJSONRequestBody defines body for UpdateDocuments for application/json ContentType.
+type UpdateDocumentsJSONRequestBody = DocumentsBody
+
+// IndexDocumentsJSONRequestBody defines body for IndexDocuments for application/json ContentType.
+type IndexDocumentsJSONRequestBody = DocumentsBody
+
+// ListDocumentsJSONRequestBody defines body for ListDocuments for application/json ContentType.
+type ListDocumentsJSONRequestBody = PagedRequest
+
+// ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
+type ListDocumentsPostJSONRequestBody = PagedRequest
+
+// UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
+type UpdateSchemaJSONRequestBody = Schema
+
+// DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
+type DeleteMetaEngineSourceJSONRequestBody = NameList
+
+// AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
+type AddMetaEngineSourceJSONRequestBody = NameList
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -248,6 +448,14 @@ func (a *EngineCreateRequest) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("error reading 'name': %w", err)
 		}
 		delete(object, "name")
+	}
+
+	if raw, found := object["revision"]; found {
+		err = json.Unmarshal(raw, &a.Revision)
+		if err != nil {
+			return fmt.Errorf("error reading 'revision': %w", err)
+		}
+		delete(object, "revision")
 	}
 
 	if raw, found := object["source_engines"]; found {
@@ -299,6 +507,13 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if a.Revision != nil {
+		object["revision"], err = json.Marshal(a.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revision': %w", err)
+		}
+	}
+
 	if a.SourceEngines != nil {
 		object["source_engines"], err = json.Marshal(a.SourceEngines)
 		if err != nil {
@@ -310,6 +525,149 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		object["type"], err = json.Marshal(a.Type)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for KeyRequest. Returns the specified
+// element and whether it was found
+func (a KeyRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for KeyRequest
+func (a *KeyRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a *KeyRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["access_all_engines"]; found {
+		err = json.Unmarshal(raw, &a.AccessAllEngines)
+		if err != nil {
+			return fmt.Errorf("error reading 'access_all_engines': %w", err)
+		}
+		delete(object, "access_all_engines")
+	}
+
+	if raw, found := object["engines"]; found {
+		err = json.Unmarshal(raw, &a.Engines)
+		if err != nil {
+			return fmt.Errorf("error reading 'engines': %w", err)
+		}
+		delete(object, "engines")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["read"]; found {
+		err = json.Unmarshal(raw, &a.Read)
+		if err != nil {
+			return fmt.Errorf("error reading 'read': %w", err)
+		}
+		delete(object, "read")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if raw, found := object["write"]; found {
+		err = json.Unmarshal(raw, &a.Write)
+		if err != nil {
+			return fmt.Errorf("error reading 'write': %w", err)
+		}
+		delete(object, "write")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for KeyRequest to handle AdditionalProperties
+func (a KeyRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AccessAllEngines != nil {
+		object["access_all_engines"], err = json.Marshal(a.AccessAllEngines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'access_all_engines': %w", err)
+		}
+	}
+
+	if a.Engines != nil {
+		object["engines"], err = json.Marshal(a.Engines)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'engines': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Read != nil {
+		object["read"], err = json.Marshal(a.Read)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'read': %w", err)
+		}
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	if a.Write != nil {
+		object["write"], err = json.Marshal(a.Write)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'write': %w", err)
 		}
 	}
 
@@ -392,6 +750,21 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListCredentials Lists the keys (admin key or superuser only).
+	// (GET /credentials)
+	ListCredentials(ctx echo.Context, params ListCredentialsParams) error
+	// CreateCredential Creates a key (`search`, `private` or `admin`).
+	// (POST /credentials)
+	CreateCredential(ctx echo.Context) error
+	// DeleteCredential Deletes a key.
+	// (DELETE /credentials/{key_name})
+	DeleteCredential(ctx echo.Context, keyName string) error
+	// GetCredential Returns a key.
+	// (GET /credentials/{key_name})
+	GetCredential(ctx echo.Context, keyName string) error
+	// UpdateCredential Replaces a key's definition (its secret value is kept).
+	// (PUT /credentials/{key_name})
+	UpdateCredential(ctx echo.Context, keyName string) error
 	// ListEngines Lists the engines the key may access, one page at a time.
 	// (GET /engines)
 	ListEngines(ctx echo.Context, params ListEnginesParams) error
@@ -404,6 +777,36 @@ type ServerInterface interface {
 	// GetEngine Returns an engine.
 	// (GET /engines/{engine_name})
 	GetEngine(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteDocuments Deletes documents by id.
+	// (DELETE /engines/{engine_name}/documents)
+	DeleteDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// GetDocuments Returns documents by id (null for unknown ids), in the order asked.
+	// (GET /engines/{engine_name}/documents)
+	GetDocuments(ctx echo.Context, engineName EngineNamePath, params GetDocumentsParams) error
+	// UpdateDocuments Partially updates up to 100 existing documents (existing fields only).
+	// (PATCH /engines/{engine_name}/documents)
+	UpdateDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// IndexDocuments Creates or replaces up to 100 documents; each gets an id (generated `doc-…` when absent) and its errors.
+	// (POST /engines/{engine_name}/documents)
+	IndexDocuments(ctx echo.Context, engineName EngineNamePath) error
+	// ListDocuments Lists the documents one page at a time (default size 100, at most 100; 10,000 documents reachable).
+	// (GET /engines/{engine_name}/documents/list)
+	ListDocuments(ctx echo.Context, engineName EngineNamePath, params ListDocumentsParams) error
+	// ListDocumentsPost Lists the documents one page at a time (POST form).
+	// (POST /engines/{engine_name}/documents/list)
+	ListDocumentsPost(ctx echo.Context, engineName EngineNamePath, params ListDocumentsPostParams) error
+	// GetSchema Returns the engine schema (field name to type).
+	// (GET /engines/{engine_name}/schema)
+	GetSchema(ctx echo.Context, engineName EngineNamePath) error
+	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
+	// (POST /engines/{engine_name}/schema)
+	UpdateSchema(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteMetaEngineSource Removes source engines from a meta engine.
+	// (DELETE /engines/{engine_name}/source_engines)
+	DeleteMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
+	// AddMetaEngineSource Adds source engines to a meta engine.
+	// (POST /engines/{engine_name}/source_engines)
+	AddMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	// (GET /openapi.json)
 	AppsearchOpenapi(ctx echo.Context) error
@@ -412,6 +815,81 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListCredentials converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCredentials(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCredentialsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCredentials(ctx, params)
+	return err
+}
+
+// CreateCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCredential(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCredential(ctx)
+	return err
+}
+
+// DeleteCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCredential(ctx, keyName)
+	return err
+}
+
+// GetCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCredential(ctx, keyName)
+	return err
+}
+
+// UpdateCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_name" -------------
+	var keyName string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_name", ctx.Param("key_name"), &keyName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCredential(ctx, keyName)
+	return err
 }
 
 // ListEngines converts echo context to params.
@@ -482,6 +960,200 @@ func (w *ServerInterfaceWrapper) GetEngine(ctx echo.Context) error {
 	return err
 }
 
+// DeleteDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDocuments(ctx, engineName)
+	return err
+}
+
+// GetDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDocumentsParams
+	// ------------- Optional query parameter "ids[]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ids[]", ctx.QueryParams(), &params.IDsBracketed, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ids[]: %s", err))
+	}
+
+	// ------------- Optional query parameter "ids" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ids", ctx.QueryParams(), &params.Ids, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ids: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDocuments(ctx, engineName, params)
+	return err
+}
+
+// UpdateDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDocuments(ctx, engineName)
+	return err
+}
+
+// IndexDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) IndexDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndexDocuments(ctx, engineName)
+	return err
+}
+
+// ListDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDocumentsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDocuments(ctx, engineName, params)
+	return err
+}
+
+// ListDocumentsPost converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDocumentsPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDocumentsPostParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDocumentsPost(ctx, engineName, params)
+	return err
+}
+
+// GetSchema converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSchema(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSchema(ctx, engineName)
+	return err
+}
+
+// UpdateSchema converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSchema(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSchema(ctx, engineName)
+	return err
+}
+
+// DeleteMetaEngineSource converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteMetaEngineSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteMetaEngineSource(ctx, engineName)
+	return err
+}
+
+// AddMetaEngineSource converts echo context to params.
+func (w *ServerInterfaceWrapper) AddMetaEngineSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddMetaEngineSource(ctx, engineName)
+	return err
+}
+
 // AppsearchOpenapi converts echo context to params.
 func (w *ServerInterfaceWrapper) AppsearchOpenapi(ctx echo.Context) error {
 	var err error
@@ -542,6 +1214,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/engines", wrapper.CreateEngine, options.OperationMiddlewares["createEngine"]...)
 	router.DELETE(options.BaseURL+"/engines/:engine_name", wrapper.DeleteEngine, options.OperationMiddlewares["deleteEngine"]...)
 	router.GET(options.BaseURL+"/engines/:engine_name", wrapper.GetEngine, options.OperationMiddlewares["getEngine"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/source_engines", wrapper.DeleteMetaEngineSource, options.OperationMiddlewares["deleteMetaEngineSource"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/source_engines", wrapper.AddMetaEngineSource, options.OperationMiddlewares["addMetaEngineSource"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/documents", wrapper.DeleteDocuments, options.OperationMiddlewares["deleteDocuments"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/documents", wrapper.GetDocuments, options.OperationMiddlewares["getDocuments"]...)
+	router.PATCH(options.BaseURL+"/engines/:engine_name/documents", wrapper.UpdateDocuments, options.OperationMiddlewares["updateDocuments"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/documents", wrapper.IndexDocuments, options.OperationMiddlewares["indexDocuments"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/documents/list", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/documents/list", wrapper.ListDocumentsPost, options.OperationMiddlewares["listDocumentsPost"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/schema", wrapper.GetSchema, options.OperationMiddlewares["getSchema"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/schema", wrapper.UpdateSchema, options.OperationMiddlewares["updateSchema"]...)
+	router.GET(options.BaseURL+"/credentials", wrapper.ListCredentials, options.OperationMiddlewares["listCredentials"]...)
+	router.POST(options.BaseURL+"/credentials", wrapper.CreateCredential, options.OperationMiddlewares["createCredential"]...)
+	router.DELETE(options.BaseURL+"/credentials/:key_name", wrapper.DeleteCredential, options.OperationMiddlewares["deleteCredential"]...)
+	router.GET(options.BaseURL+"/credentials/:key_name", wrapper.GetCredential, options.OperationMiddlewares["getCredential"]...)
+	router.PUT(options.BaseURL+"/credentials/:key_name", wrapper.UpdateCredential, options.OperationMiddlewares["updateCredential"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.AppsearchOpenapi, options.OperationMiddlewares["appsearchOpenapi"]...)
 
 }
@@ -551,44 +1238,72 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"1Fndbhu59X+VA/7/QOViPJKd7BZVsBdO6mbTZhPXcdELy/BQM0cSY4qckBzbSjDAPs0+2D5JcUiONCON",
-	"7DQfBXpjSCR1vj9+5/gTy/Wy1AqVs2z8iZXc8CU6NP7bqZoLhW/4Es+4W9BJgTY3onRCKzZmFwsE9G9A",
-	"8SWmLGGCzkt6nTA6Y2MWXlz7bwkz+KESBgs2dqbChNl8gUtOtN2qpOfWGaHmrK4TdsbneEYS7bI+43Oh",
-	"5sAtTA3Pb9BhAR8qNCvYqACDrORzvMwrY1C5q5+OJtVodPyjP7TiI179dPxDdkBi430pdYGNUF4LT26j",
-	"Bv2KteX9f4MzNmb/N9yYcBhu7ZAkP8cPFVrH6oRZt5JEo0As307fY+68fgZtqZXFtrG1+6uuVEEnuVYO",
-	"laOPvCylyDkpP3xvyQKfPlOSU2O0seeRE6uJ714vFhotKO0A74V1oA24BcINrmDJV/6C5zlaC8LBIPs0",
-	"YeipT9j4csJe6EoW/tFMqCKSTCfsqiYb1wnzonxbxR7S60SBF29b0jRNr+osIe3WFxM2nrA0TSeszmCm",
-	"DfDKLVC5KBpwVYDhDkGKpXBCzUmjuokG77+/oKQoPEdbSa9aaXSJxong3iJctwJ9qrVErmIkNFlxuX55",
-	"lTQvdQyZJAZJD3WdV0tU7jrXVTDsTJsld2zMhHI/PmVrWkI5nKMhYkIVeH+dG+QOry060ste61s0RhSe",
-	"CS8KQfpzedZiF3KkK1vC7g/n+jAekifTc373C1pLaVMnTHI1r+jzY271Gr5uXtdN/u3Uh4RZXZkcr0Og",
-	"2f7yFN7EYLSgZ8BhiY434Ukly+HS9jKIB9wYvtp8/xz5L+jltmNjBfRUWgZJtr233/EvvK+awvKIg7oR",
-	"8vX27xr3tb5Dk3OLINFRtU2gEHPhrM+VxapcoLLpJu7+t9y2x/6vW0bcW0QbSz8DVUkJS+TKQqXELRrL",
-	"pe82qlr6TOfkfPQn9MeyhM2M140l7D3d3mjqQJIlrHT+z+GUHpiKLEtN9uOC4oU48anEreTc2CTKL2xP",
-	"aSLDPmYf+uUv9C60rUoGvLB2wuO23fXMVnp4MTbU92fBRfTn2ow441Rzk4YESm6dyC1yky9ahFrm6DSP",
-	"HW+eKDgpS3jnCYQu8gyy0EIyGJiQgEODTZz6mwPfUvznDAbdDpLstI+ELYVqZ+3Rdspi0y93xA/8Og54",
-	"JAt6Y7oLDXbi4ou4tD0aCfR5ch1PO1zLzyhSBK9CNG5x9D/u47f+xQ6/iA5b2rVaJKHE/hunHZfXxM8+",
-	"9KCVK9tPtkRv5OiS3qYTRdqnYqs19OLlgaqWU4LGhOemCBaVIxAdHGp9WO41z27FIxkhkEzAOm6cB+UO",
-	"jmAQsxKOPNE2OhDKtW27hyxdb6gc/+BhWWwIz4jHUls6T0ByM0cDt1xWaIEbBGcqlXOHRT/veo/1ii/q",
-	"rJ8bsOt5YJc9WQPzygi3eke/CISnyA2ak6pv9OpWKELogyzUu8Pff/0tg7KaSpGDXd8nkJVG3HKH8UH4",
-	"Aidnr8I1gV4FvFgKRQfecl58j1W9KJtuvnCuDJhbqJnu9+JpqMJtOcky3ImpRDg/fXfhmVs0t1jAdAX/",
-	"qLgxK6hUgQayIS/FkNvh7VEGg5kw1oG9IWis1biJg4N0oibqhVa3VGm1smP6/kegcTVEgkHJnbhFcNrP",
-	"Mp6bgSkBlzaLsb99qSGXgnJCWAjAuIA74RYTBZDxsgz2DG/SN3j3wn8aTLxBxsPh0fGf0lE6So/Gfz4e",
-	"jTb0J+wgSzwyIjaYLzQsuCokpWIQcy6sQ9Nmdx7Pfo4P/yXc4jm3+M/z1wNMYJHAhHU5pKT733EVaDa5",
-	"nVEEaSM++kY0hufel0Cz8JP8Blf+A2bdANoKl2QTGN7oZOL1mL1VSzj87d3bNzDVxQoGXFoNWsHL04uE",
-	"Lkl9PZuJXHAZbW2h0L517g7zZIcH5vnjnXn+aJQdPGs7eolmjham2i1gQOderDuhohqhB45he5j9/dff",
-	"/OTqq07s92EK7PZ8GPiydM+XpUR4OnoKWf8cnB0k3qudidNzeXjiPPSQIXLzIjcNG0L1sCCR3yJkfRUr",
-	"g0pZdDDAe2cIQofqz6XUd1gkUEouFMxRofGxbp2pcmcPnpGsjdpTXYhYWHWJCiylEndtMxsstXEEc2+U",
-	"vgtx4iN5B0eRDjT9iBwj6Ij7lZOS5ws8PE5HvnsK5zcmsSa0qJycvWIJIzAdSs0oPQo/Idl4KdiYPUlH",
-	"6RPqZFQGiMWwNWzM0dd3spC39KuCphlh3Wl8k3S2YJf9hX3zZLjZUtVXoaWjdc91sfpmq45Ob+rZdGyW",
-	"YZ3c8wnpnfDy9IIKrMVbNFzuJGBYz3S2Ucej0bfb1Gxmj741TWj3etYUdS9Mg+n3kF7LGtZAoYNWyyU3",
-	"q+jNUGqaAbK9xgorrAS0ikiDO+DgRFhgOj63HrvGaLiqE1Zq2xMzYRiPw81O0Dy4KfWlkLqtdGhUp0G1",
-	"/KclNcKNj/r3knGrsH+P+p2Csm8jUdf19w+kfTvMpl83K4I6YU+/JfNHF6mv1C2XoljXzUH2hi+RoASX",
-	"BnmxAsdvUFFvfdfdbwQIEGYB3wxauw6bJZCm6cHXp0XwlQ+8zRplN97rZF0vh59ay/t6s8bcTYaw/Vwn",
-	"w3cLge6W9eFt9h23EJepMRqefobhumv4r7V5kLdlc9/YuZQgPPAJiz+7r/L0NquX6L6/oR/OtU6O/fet",
-	"eo6uMurRSP5PO/nW/7tqojCMsCJtzNfrkpNmNHgbQchXeuabLd773UdS0uzlgdI6CqkHUwvqgq0vrjtx",
-	"oGXjy6s+37mFsGtB1iJw6ztg258fPASkwtSl2h2QL6+o0QU42teBW0r54Y+wIQ0mpLDSBf7Bws8XF2fA",
-	"i8KgtZvNQ+9k57txZSQbt0Ywj/+i1NvsI7iEwaYQUF+IAzqniTjXUmLuwb+ebUpDQHAcQnB4xp1/rFpW",
-	"J9vcAmo+tCXmYiZyQFWUWsQ6E38dzVpf1f8OAAD//w==",
+	"7Fzrcts4ln6VU9ytammLkWQnM1srV/9wLtPjTTrxOp7aH5YrgsgjCW0IYAOgbXVKVfM082DzJFu4kARF",
+	"6uLEcibb/ScVkSAu5/qdC/w5SsQiExy5VtHwc5QRSRaoUdpfb/iMcnxPFnhO9Nw8SVElkmaaCh4No8s5",
+	"AtoxwMkCe1EcUfM8M6PjyDyLhpEb8cn+iiOJv+ZUYhoNtcwxjlQyxwUxc+tlZoYrLSmfRatVHJ2TGZ6b",
+	"HTWXPiczymdAFEwkSW5QYwq/5iiXUB0BOuOMzPAqyaVErq9/PBrlg8Hxn+1DRX/D6x+P/zTumm3jfcZE",
+	"isWm7CnsdNUxzFdRuN9/lziNhtG/9SsS9t1b1Tc7v8Bfc1Q6WsWR0ktm5kgRsw+TXzDR9nwSVSa4Qkvs",
+	"lyQtvhgatnCN3P6XZBmjCTEH7/+izOk/77mLN1IKqS78KtHKrFkn4yksCJsKucAUhATKbwmjKUi3EeiM",
+	"P48itLOMouFVr9e7XhmCreJCNoT+i8h5+oRbDoQuFaiACw14T5U2B9BzhBtcwoIs7QuSJKgU0MZRRtEr",
+	"kbPUDppSnvope6OoOqEZ/LgH28oKDnZ77USPzenKF6NoOIp6vd4oWo1hKiSQXM+Ra781IDwFSTQCowuq",
+	"KZ+5E30jbklUIpdJg19bpOtSiHdEzvDJd+rkfiLSJVAF4hadTBlr4Yi5ederwjhYdX6NzBilC1Q5s3vP",
+	"pMhQauq0PXWvA7s3EYIh4d4wFEbyqhx5HRcjhbcgcfRaJPmioE2aUnMUws6DlZw9W1d6pYXEFFL/+Qnc",
+	"EpajAiIRnP1VMRApyVKBmBaPjAjynDFjMOtbiaP7ZzPxzD80nOldkLufUSljNIONvq6OvTc94oim7f4h",
+	"JBNNo3gvWr2jqoUfC9Q7Zch8+bMZ50x3zpzPpBoXate3JadW5dYsfRvnsBup5t92kk2y5YSztrU12q3v",
+	"oSBxUyMKEQGaQmeGHI1ZSWGciuTZP//+jzHczZEDmSjkuntixcM90uHHc2L0HnJFJgyBpkaCzFDzs5DR",
+	"PdjrD7abJg/ni6dlC2WKEeqlSJdNIp1ypyhGT4rzKmutCSjKZywgg9tub7e6OOfaoiV+pk+JyJ3WG99N",
+	"dDSMKNd/flEpJuUaZygta3mK958SiUTjJ4Xa+AP1yZg2SVPcZToeqOiM8FlOnOHeao/tCd8Vo1cFzGoR",
+	"Vec8PjkHrdrF1DsYP8bwgoDRpMKtG2S6ty643/vs/9KMXBdVD3TtLAFB4nXutYmxm/aV5VWABrcxqC4h",
+	"X0//OnHfiTuUCVEIDLUB1TGkdEa1shhjvszmyFXgECqqSrylijof3WTY6fkZFCOsrfCQbioYE3cKOilO",
+	"Sc700LlflLcof1BAskwhkcm8V37sJToGqhWy6Yj7L014oAUwolF2e4BEMopyCDxfTExwYHxdKvIJQxXD",
+	"DAUTDlgoGEWM6BiY4KMohg8XQLmNLSiqEzffcMTDaZ4fP5tQDVMmiFbQYQa5yMKnKk2WoPFed1uX8avM",
+	"UMyJmsdwxQSPzSrXIOSIj6LzD2fvL6HDBDdPu35wMQ0oIc1ReyNuDCTPF0YE/WGt+GmUgah9X2q1QT/e",
+	"BUK+MTgoNME7pQUSriDn9BalIhbDFNRKiYUO9on5R0VxNJX2bFEc/WLe3gjjsVgUR5m2/zybmAEyN5Jv",
+	"Yt3f5obIO3xauf9vAkG8U3kEABJwycCNgoxO76K4mAIZUZomTmFbZbAeFLX51tMsg492AhcdncDYoYAx",
+	"dDxa75fxhXvTtaGS/f8YOvXIKG6ERXG0oDy0qkdxG5xqlfCHA61Wma6HJo8A59Y4ugU2nb0uZLFO+dcV",
+	"7FPQCW2diagzAwGN/XcboFOKaTc0Bi3a/xaXzaO58PwTYSy0Q80AIHj5UEjbGHaDyw3GDhOJJr5zAmvh",
+	"bQzjTNJbotGhXSNZJF1Q7n46b4UpTJZw/AKSOZEkMV6y2+oSN0IciWRD6LOP0XyLS2cx4+hOUo17BJUW",
+	"TteBiqFLm4i8xeW3sVdGYh7BWL3F5RchqYPK5gawVYdYcYGvrK7lPEWpEiFxE97aJUONT7ZJSxsd1y2+",
+	"t+yGclZHojiyytFq60tRaAhStgdePSczdIK0JgH24za+vyeL0tHuz5j33oM/UmYlLnImVVBMU6AGiNxw",
+	"cce3BML7RlwlZRp09Xnv4NxBVKjob9j+RgtN2CdDV7VtQKDO60PWWFTsoz71+jx+S22sDLPpmyoBpZNa",
+	"kCVMjDXnGogqclfWIG8kT9MZmD36UCE2EN6CbCAajsrQBI6666E8dQmegrYbprXJxHKW4z/ZDK43Iydm",
+	"jYVQ5rkJA8JIwrhfLXOeEO39bWPt1QbqpV9kAvdVzLLS0bb8xzI/275wi1LW6fYXiiy1BSYTz5nBzQSk",
+	"Tb5ikkuql3ZBN/OEKJqc5ptqVwnLlUYJKs9Q5goldMYetI67MRDv3AUHvEW5rIFRnmaCcpvMsaSw9tMs",
+	"V+1trnVmjjNBIlG2b6MOcW9wWccfkOUTRhNQ5ft1ROJ/2IDavhYSCK+hFPtf87Jb363d1vp2VzZjNBXt",
+	"FHvjqBPu2cgE0XTCEC7efLy0G7HxukVF/5MTKZfOecG4TzLaJ6p/ezSGzpRKpUHdIEMt+LDQgG5vxEf8",
+	"leC3BrYLrobm93/AOdFzpwMSGdH01olDmR2ACVFYW8LlDn4SkDBqsawClwVL4Y7q+YgDjMuEghvTe493",
+	"r+z/OiNLkGG/f3T8n71Bb9A7Gv7X8WBQzT+KuuPYumabv0jmAuaEp6xAyhJn1IhXuNyFf/ZXP/B/qZ6/",
+	"JAr/dvGugzHMYxhF9RV65uxvcemT896qjY00CUl/s1HNEF5aXsIoHwyeJze4tP/B8VYwG1eCYYluSFyW",
+	"TtesKIH//vjhvauLdAhTwijFT28uY/PSHF9MpzShhHlaK0iFjcOaBVpDhy012uNGjfZoMO6ehIxeoJyh",
+	"gonQc+iY53Zbd5T7Y7iAagjrFb9//v0ftrxn7W1R6rGlsnoACR1rkO/JImMILwYvYNxeLBx3Y8vVWlnO",
+	"rrK9LPfMVZLcanbLRfTnU8QKGJJbNFrcNJljyLkygQrea0lggT44c9YqhowRyqHK1Sst80Sr7onZa1Dh",
+	"ot6liAw5KKNKRIdklpgJqUuoYuXESnIjKFcu+8Rogj6C9TXz04wkc3x23BtY3EC1rYJ7mxDMcnp+FsXR",
+	"LUqXMIwGvSP3idkbyWg0jJ73Br3nxocbM2CW6CcSU0NcwuzvGVrvZqhkqX2WGkRNlX4VjItrHQ5X7a6t",
+	"GtKvOhBW1w7UoNJFIeBRCpM177xaNdoCjgeDR1urCOVaGwEsNBFTy2Zbg33hVm6bsNxhP+hasHO6FNDO",
+	"z1xt3XrtfLEgcul5pYoKvoJOaZ2MHalctODMOTJNZsrCy4C/16s4yoRqkQSXU69kIToMO4Noc1XHwQZg",
+	"HZi5m8raFhdQnrA8NSiWalUkOyyy/CbcdvwwniUEPYGPCpIt4y38XsU1S9D/fINL22u0qsrKTWlwdeg1",
+	"aTgQY+qdAJtZBHdEga9ge5a82E3bsqfjaxnitukZsk2/Wg3tT6ifhprbxfwb0O0CdS75HnRb8zztMrCl",
+	"j64Q7Ac10V3HUZa38OtvWfp7NodAptq39iRzwmdfbAOfWtYyRpJCSX8w5mJKuUWI0Fk36ybeucFM7zCe",
+	"Qf5yI4R648f868OneGOfaC2EsXGNxbI/vbk0caoyET5hjTjGtaMdTEqDeuBWUOaZ1HtEkFUUdcOWSZfz",
+	"jkFwn6oiGgho6mxSIUOFxOwCW77guIflC5qIbURJOBCmUfJanB/wT7AUZcCj9pZdby23WsdDCGVbF8eB",
+	"oX1R3G23eEXaoyjbV7buiZorzxqNxe/JwloowiSSdAma3CA38O9jvefAZVKc17AxddB/oMYx9Hq9bu/x",
+	"0CgPWhua8h7Yy/7noK99D6xZKsO3xZle074Iaq61fD8a4CxobvMjhDEboJS9dJsszyYYenhCb9e1mo49",
+	"PVVLOLpdkh/qydeugqyuN6pCv+TcbqUoeysPBD99e0Ora7XepGzdpKkVtMfFpw/qQC1ao5sl78bmP3Db",
+	"VJ8zDRlK25o79to8hilhCq2lLBJ3NPUw5lD49kCGoRQkA9Bc03AhyJWMbTMFoXjtxCA0VTuvE9FUXV3/",
+	"SFyK2v2YjLsnNkGFxniFUmWQyp53i+xUNaSyf8Xa1gD9PGev1cti/9Eq3nJMlySWmDlgsH7W/ff9Rbs+",
+	"FPB6oL4/iX43Ogr2VHDk2rDE6nfVWC+x3llfv1LzPWl54ajWtBw69qjr9isG6tonhDTIn6gb3GIQvtK3",
+	"2SpDMt+UNTm016rfOGi/KlYKckakiebDuwdIkrkLbg2Qcobz6RIv6zcxdvuvqlmGcqA8y7Xj8hNL84uj",
+	"57s/Ky+mfa34nzu+sSXkVqgU5JkJdI8GA6fLlM8C3eiUz6YUWaqaZZA1DWiNy894ivf/UuIbnFBIm3dY",
+	"uy3T/V6lFzq+mmwi2HBg9/+1XBeRtC2x+2xlJdklu0+clZqhvUmy1+0yGx4ai+Zrzhtkf4/ApM98X+DG",
+	"hOcW5Pi7qhjXLk1uzVAG8fr3g0GqbGhlh5q5z6pXz3buHQ0GcdmldzQYnMDRIB6Ewg3SCLcBfd1DYpRW",
+	"E1+T3nMz5A8J/kOCO+cfPl4aUL3oPtxuVoTeFGj7Hs8DstGvsCHn5kZ985xbcI/R7Qg600bzao0B/vAH",
+	"tAcuZAkY9PjqHPLm6ZDadom4mwtWcuFJi72PLFunaapKzC/9AfwTK0/KC5mChHAuNEywSO37tkkvktT4",
+	"JXsZHFMgCjhiWg+iS2ncYgtabo1uy/D+jJo4iri6zoFEsLzssUfqJyg2qqcNLrYXDoLC1nctsRe4ELeo",
+	"1i8PT6VYNK8PH6AysckSnqbpH9L4u5NGaz/XRFGLfQTRGEHff9wrKNsKgE6LOwQffLfyVzLt0f4cRztn",
+	"zS5Pz8/AdlQH6Zap5XC9K/uLK+v+Lk40vLpuR0pUlRspt0CUVY6QHb/aXnHDjfqsn2u3aq6uV3Htts/V",
+	"tbEDrpG9reATnNJeG8mInoP/SxRcpPiDgr9eXp4DSVOJqvpzFNB6J8RCulyyaBhc3rCWyB9jfXnfTwWd",
+	"qvZNFRB/zcf+kZxEMIaJ7eyqpclsXpd4ZGMXrv2ZPdVS9nldRQbTel3Yf1qFAc2P34R4tsAaDniEq3vp",
+	"bX5fv9203tZtrxsUrd3hfGGfWnNSd4PgmcowoVOalLexVDCDl5zV9er/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,90 @@
+package appsearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/store"
+)
+
+// openService opens a core and a service on dir.
+func openService(t *testing.T, dir string, cfg appsearch.Config) *appsearch.Service {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := searchcore.Open(context.Background(), searchcore.Config{DataPath: dir, Storage: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { core.Close(); db.Close() })
+	cfg.Core, cfg.Store = core, db
+	svc, err := appsearch.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func raws(docs ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(docs))
+	for i, d := range docs {
+		out[i] = json.RawMessage(d)
+	}
+	return out
+}
+
+func TestEngineDocumentsSchemaDurable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	svc := openService(t, dir, appsearch.Config{})
+	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.IndexDocuments(ctx, "movies", raws(`{"id":"1","title":"Heat","year":1995,"loc":"40.1,-70.2"}`, `{"id":2,"title":"Alien","year":"1979","tags":["a","b"]}`, `{"Bad":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustJSON(res); got != `[{"id":"1","errors":[]},{"id":"2","errors":[]},{"id":null,"errors":["Fields can only contain lowercase letters, numbers, and underscores: Bad."]}]` {
+		t.Errorf("index = %s", got)
+	}
+	sc, err := svc.UpdateSchema(ctx, "movies", map[string]string{"year": "number", "loc": "geolocation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustJSON(sc); got != `{"loc":"geolocation","tags":"text","title":"text","year":"number"}` {
+		t.Errorf("schema = %s", got)
+	}
+	docs, meta, err := svc.ListDocuments(ctx, "movies", appsearch.Page{Current: 1, Size: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustJSON(docs); got != `[{"title":"Heat","year":"1995","loc":"40.1,-70.2","id":"1"},{"title":"Alien","year":"1979","tags":["a","b"],"id":"2"}]` {
+		t.Errorf("list = %s", got)
+	}
+	if meta.TotalResults != 2 || meta.TotalPages != 1 {
+		t.Errorf("meta = %+v", meta)
+	}
+	e, _ := svc.Engine("movies")
+	if e.Index != ".as-engine-movies.1" {
+		t.Errorf("index = %s", e.Index)
+	}
+	// The typed field works in the core: a range on year.
+	idx, _ := svc.CoreIndex(e)
+	n, _, _, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"year":{"gte":1990}}}`), 0)
+	if err != nil || n != 1 {
+		t.Errorf("count = %d, %v", n, err)
+	}
+	_ = time.Second
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
