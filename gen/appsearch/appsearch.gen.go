@@ -94,6 +94,24 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for FacetResultType.
+const (
+	FacetResultTypeRange FacetResultType = "range"
+	FacetResultTypeValue FacetResultType = "value"
+)
+
+// Valid indicates whether the value is a known member of the FacetResultType enum.
+func (e FacetResultType) Valid() bool {
+	switch e {
+	case FacetResultTypeRange:
+		return true
+	case FacetResultTypeValue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyType.
 const (
 	KeyTypeAdmin   KeyType = "admin"
@@ -113,6 +131,86 @@ func (e KeyType) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AnalyticsCounts defines model for AnalyticsCounts.
+type AnalyticsCounts struct {
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		From    string `json:"from"`
+		Queries int64  `json:"queries"`
+		To      string `json:"to"`
+	} `json:"results"`
+}
+
+// AnalyticsPage defines model for AnalyticsPage.
+type AnalyticsPage struct {
+	Page struct {
+		Current int `json:"current"`
+		Size    int `json:"size"`
+	} `json:"page"`
+}
+
+// AnalyticsRequest defines model for AnalyticsRequest.
+type AnalyticsRequest struct {
+	// Filters `{date: {from, to}}`, `{tag: t | [tags]}`, or `{all: [...]}` of those.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Interval Counts report only: day (default) or hour.
+	Interval *string                `json:"interval,omitempty"`
+	Page     *AnalyticsRequest_Page `json:"page,omitempty"`
+
+	// Query Clicks report only: the query whose clicks are counted.
+	Query                *string                `json:"query,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// AnalyticsRequest_Page defines model for AnalyticsRequest.Page.
+type AnalyticsRequest_Page struct {
+	// Size How many rows (1..100, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClickRequest defines model for ClickRequest.
+type ClickRequest struct {
+	DocumentId           *string                `json:"document_id,omitempty"`
+	Query                *string                `json:"query,omitempty"`
+	RequestId            *string                `json:"request_id,omitempty"`
+	Tags                 *[]string              `json:"tags,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClickResponse Empty on success; `{"errors":[...]}` for a missing required parameter.
+type ClickResponse struct {
+	Errors *[]string `json:"errors,omitempty"`
+}
+
+// Curation defines model for Curation.
+type Curation struct {
+	Hidden   []string `json:"hidden"`
+	Id       string   `json:"id"`
+	Promoted []string `json:"promoted"`
+	Queries  []string `json:"queries"`
+}
+
+// CurationID defines model for CurationID.
+type CurationID struct {
+	Id string `json:"id"`
+}
+
+// CurationList defines model for CurationList.
+type CurationList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Curation `json:"results"`
+}
+
+// CurationRequest defines model for CurationRequest.
+type CurationRequest struct {
+	Hidden               *[]string              `json:"hidden,omitempty"`
+	Promoted             *[]string              `json:"promoted,omitempty"`
+	Queries              *[]string              `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // DeletedResult defines model for DeletedResult.
@@ -200,6 +298,25 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// FacetResult defines model for FacetResult.
+type FacetResult struct {
+	Data []FacetValue    `json:"data"`
+	Name *string         `json:"name,omitempty"`
+	Type FacetResultType `json:"type"`
+}
+
+// FacetResultType defines model for FacetResult.Type.
+type FacetResultType string
+
+// FacetValue defines model for FacetValue.
+type FacetValue struct {
+	Count int64       `json:"count"`
+	From  interface{} `json:"from,omitempty"`
+	Name  *string     `json:"name,omitempty"`
+	To    interface{} `json:"to,omitempty"`
+	Value interface{} `json:"value,omitempty"`
+}
+
 // IDList Document ids (numbers are accepted and stringified).
 type IDList = []interface{}
 
@@ -244,6 +361,19 @@ type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
 
+// MultiSearchErrors defines model for MultiSearchErrors.
+type MultiSearchErrors = []ErrorsResponse
+
+// MultiSearchRequest defines model for MultiSearchRequest.
+type MultiSearchRequest struct {
+	// Queries The searches (at most 10).
+	Queries              *[]SearchRequest       `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// MultiSearchResults defines model for MultiSearchResults.
+type MultiSearchResults = []SearchResults
+
 // NameList defines model for NameList.
 type NameList = []string
 
@@ -274,14 +404,194 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// QuerySuggestionRequest defines model for QuerySuggestionRequest.
+type QuerySuggestionRequest struct {
+	// Query The partial query.
+	Query interface{} `json:"query,omitempty"`
+
+	// Size How many suggestions (1..20, default 10).
+	Size interface{} `json:"size,omitempty"`
+
+	// Types `{documents: {fields: [text fields]}}` (default: every text field).
+	Types                *map[string]interface{} `json:"types,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// QuerySuggestions defines model for QuerySuggestions.
+type QuerySuggestions struct {
+	Meta struct {
+		RequestId *string `json:"request_id,omitempty"`
+	} `json:"meta"`
+	Results struct {
+		Documents []struct {
+			Suggestion string `json:"suggestion"`
+		} `json:"documents"`
+	} `json:"results"`
+}
+
+// ResultMeta defines model for ResultMeta.
+type ResultMeta struct {
+	Engine string   `json:"engine"`
+	Id     string   `json:"id"`
+	Score  *float32 `json:"score"`
+}
+
 // Schema Field name to type.
 type Schema map[string]string
+
+// SearchMeta defines model for SearchMeta.
+type SearchMeta struct {
+	Alerts []interface{} `json:"alerts"`
+	Engine struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"engine"`
+	Page      SearchPageMeta `json:"page"`
+	Precision *int           `json:"precision,omitempty"`
+	RequestId *string        `json:"request_id,omitempty"`
+	Warnings  []interface{}  `json:"warnings"`
+}
+
+// SearchPageMeta defines model for SearchPageMeta.
+type SearchPageMeta struct {
+	Current      int   `json:"current"`
+	Size         int   `json:"size"`
+	TotalPages   int   `json:"total_pages"`
+	TotalResults int64 `json:"total_results"`
+}
+
+// SearchRequest A search (also each element of a multi search). Numbers may be sent as strings; unknown options are
+// answered `Options contains invalid key: X`. Limits: query ≤ 128 characters, page.size 0..1000,
+// page.current 1..100 (10,000 results reachable), 32 filters, 1024 values per filter array, filter nesting
+// ≤ 5 levels, 32 boosts, 10 sort fields, group size ≤ 10, facet size ≤ 250, 16 analytics tags of ≤ 64 characters.
+type SearchRequest struct {
+	// Analytics `{tags: [...]}`.
+	Analytics *map[string]interface{} `json:"analytics,omitempty"`
+
+	// Boosts `{field: boost | [boosts]}`: value, functional, proximity or recency boosts.
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Facets `{field: {type: value, size?, sort?} | {type: range, ranges: [{from?,to?,name?}], center?, unit?} | [...]}`.
+	Facets *map[string]interface{} `json:"facets,omitempty"`
+
+	// Filters `{field: value | [values] | {from,to} | {center,distance,unit} | {center,unit,from,to}}`, nested with `all`/`any`/`none`.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Group `{field, size?, collapse?, sort?}`.
+	Group *map[string]interface{} `json:"group,omitempty"`
+	Page  *SearchRequest_Page     `json:"page,omitempty"`
+
+	// Precision Precision tuning, 1..11 (default 2).
+	Precision interface{} `json:"precision,omitempty"`
+
+	// Query The query string ("" matches every document); double-quoted phrases, `+`, `-`, `AND`, `NOT`, and `OR` in the earlier revision.
+	Query interface{} `json:"query,omitempty"`
+
+	// RecordAnalytics Whether the query is counted by analytics (default true).
+	RecordAnalytics interface{} `json:"record_analytics,omitempty"`
+
+	// ResultFields `{field: {raw?: {size?}, snippet?: {size?, fallback?}}}`.
+	ResultFields *map[string]interface{} `json:"result_fields,omitempty"`
+
+	// SearchFields `{text field: {weight?}}`.
+	SearchFields *map[string]interface{} `json:"search_fields,omitempty"`
+
+	// Sort `{field: asc|desc}` or a list of such objects; `_score`; geolocation `{field: {center, order, mode?}}` (later revision).
+	Sort                 interface{}            `json:"sort,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchRequest_Page defines model for SearchRequest.Page.
+type SearchRequest_Page struct {
+	// Current The page (1..100, default 1).
+	Current interface{} `json:"current,omitempty"`
+
+	// Size The page size (0..1000, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchResult One result: `{field: {raw?, snippet?}, ..., _meta, _group?, _group_key?}`; arrays stay arrays inside `raw`.
+type SearchResult = map[string]any
+
+// SearchResults defines model for SearchResults.
+type SearchResults struct {
+	// Facets The requested facets, always an array per field.
+	Facets  *map[string][]FacetResult `json:"facets,omitempty"`
+	Meta    SearchMeta                `json:"meta"`
+	Results []SearchResult            `json:"results"`
+}
+
+// SearchSettings defines model for SearchSettings.
+type SearchSettings struct {
+	Boosts           map[string]interface{}            `json:"boosts"`
+	Precision        *int                              `json:"precision,omitempty"`
+	PrecisionEnabled *bool                             `json:"precision_enabled,omitempty"`
+	ResultFields     map[string]map[string]interface{} `json:"result_fields"`
+	SearchFields     map[string]struct {
+		Weight *float32 `json:"weight,omitempty"`
+	} `json:"search_fields"`
+}
+
+// SearchSettingsUpdate defines model for SearchSettingsUpdate.
+type SearchSettingsUpdate struct {
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Precision Precision tuning, 1..11.
+	Precision            interface{}             `json:"precision,omitempty"`
+	ResultFields         *map[string]interface{} `json:"result_fields,omitempty"`
+	SearchFields         *map[string]interface{} `json:"search_fields,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// SynonymSet defines model for SynonymSet.
+type SynonymSet struct {
+	Id       string   `json:"id"`
+	Synonyms []string `json:"synonyms"`
+}
+
+// SynonymSetList defines model for SynonymSetList.
+type SynonymSetList struct {
+	Meta    ListMeta     `json:"meta"`
+	Results []SynonymSet `json:"results"`
+}
+
+// SynonymSetRequest defines model for SynonymSetRequest.
+type SynonymSetRequest struct {
+	Synonyms             *[]string              `json:"synonyms,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// TopClicks defines model for TopClicks.
+type TopClicks struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks     int64  `json:"clicks"`
+		DocumentId string `json:"document_id"`
+	} `json:"results"`
+}
+
+// TopQueries defines model for TopQueries.
+type TopQueries struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		Queries int64  `json:"queries"`
+		Term    string `json:"term"`
+	} `json:"results"`
+}
+
+// CurationIDPath defines model for CurationIDPath.
+type CurationIDPath = string
 
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
+
+// SynonymSetIDPath defines model for SynonymSetIDPath.
+type SynonymSetIDPath = string
 
 // BadRequest defines model for BadRequest.
 type BadRequest = ErrorsResponse
@@ -316,6 +626,22 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// ListCurationsParams defines parameters for ListCurations.
+type ListCurationsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateCuration200JSONResponseBody defines parameters for CreateCuration.
+type CreateCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutCuration200JSONResponseBody defines parameters for PutCuration.
+type PutCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetDocumentsParams defines parameters for GetDocuments.
 type GetDocumentsParams struct {
 	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
@@ -337,6 +663,62 @@ type ListDocumentsPostParams struct {
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// MultiSearchGet200JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearchGet400JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch200JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch400JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestionGet200JSONResponseBody defines parameters for QuerySuggestionGet.
+type QuerySuggestionGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestion200JSONResponseBody defines parameters for QuerySuggestion.
+type QuerySuggestion200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// SearchGet200JSONResponseBody defines parameters for SearchGet.
+type SearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Search200JSONResponseBody defines parameters for Search.
+type Search200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// ListSynonymSetsParams defines parameters for ListSynonymSets.
+type ListSynonymSetsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateSynonymSet200JSONResponseBody defines parameters for CreateSynonymSet.
+type CreateSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutSynonymSet200JSONResponseBody defines parameters for PutSynonymSet.
+type PutSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
 type ListCredentialsJSONRequestBody = PagedRequest
 
@@ -351,6 +733,36 @@ type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// GetTopClicksAnalyticsJSONRequestBody defines body for GetTopClicksAnalytics for application/json ContentType.
+type GetTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopClicksAnalyticsJSONRequestBody defines body for PostTopClicksAnalytics for application/json ContentType.
+type PostTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetCountAnalyticsJSONRequestBody defines body for GetCountAnalytics for application/json ContentType.
+type GetCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostCountAnalyticsJSONRequestBody defines body for PostCountAnalytics for application/json ContentType.
+type PostCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetTopQueriesAnalyticsJSONRequestBody defines body for GetTopQueriesAnalytics for application/json ContentType.
+type GetTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopQueriesAnalyticsJSONRequestBody defines body for PostTopQueriesAnalytics for application/json ContentType.
+type PostTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// LogClickthroughJSONRequestBody defines body for LogClickthrough for application/json ContentType.
+type LogClickthroughJSONRequestBody = ClickRequest
+
+// ListCurationsJSONRequestBody defines body for ListCurations for application/json ContentType.
+type ListCurationsJSONRequestBody = PagedRequest
+
+// CreateCurationJSONRequestBody defines body for CreateCuration for application/json ContentType.
+type CreateCurationJSONRequestBody = CurationRequest
+
+// PutCurationJSONRequestBody defines body for PutCuration for application/json ContentType.
+type PutCurationJSONRequestBody = CurationRequest
 
 // DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
 type DeleteDocumentsJSONRequestBody = IDList
@@ -370,14 +782,434 @@ type ListDocumentsJSONRequestBody = PagedRequest
 // ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
 type ListDocumentsPostJSONRequestBody = PagedRequest
 
+// MultiSearchGetJSONRequestBody defines body for MultiSearchGet for application/json ContentType.
+type MultiSearchGetJSONRequestBody = MultiSearchRequest
+
+// MultiSearchJSONRequestBody defines body for MultiSearch for application/json ContentType.
+type MultiSearchJSONRequestBody = MultiSearchRequest
+
+// QuerySuggestionGetJSONRequestBody defines body for QuerySuggestionGet for application/json ContentType.
+type QuerySuggestionGetJSONRequestBody = QuerySuggestionRequest
+
+// QuerySuggestionJSONRequestBody defines body for QuerySuggestion for application/json ContentType.
+type QuerySuggestionJSONRequestBody = QuerySuggestionRequest
+
 // UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
 type UpdateSchemaJSONRequestBody = Schema
+
+// SearchGetJSONRequestBody defines body for SearchGet for application/json ContentType.
+type SearchGetJSONRequestBody = SearchRequest
+
+// SearchJSONRequestBody defines body for Search for application/json ContentType.
+type SearchJSONRequestBody = SearchRequest
+
+// PutSearchSettingsJSONRequestBody defines body for PutSearchSettings for application/json ContentType.
+type PutSearchSettingsJSONRequestBody = SearchSettingsUpdate
 
 // DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
 type DeleteMetaEngineSourceJSONRequestBody = NameList
 
 // AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
 type AddMetaEngineSourceJSONRequestBody = NameList
+
+// ListSynonymSetsJSONRequestBody defines body for ListSynonymSets for application/json ContentType.
+type ListSynonymSetsJSONRequestBody = PagedRequest
+
+// CreateSynonymSetJSONRequestBody defines body for CreateSynonymSet for application/json ContentType.
+type CreateSynonymSetJSONRequestBody = SynonymSetRequest
+
+// PutSynonymSetJSONRequestBody defines body for PutSynonymSet for application/json ContentType.
+type PutSynonymSetJSONRequestBody = SynonymSetRequest
+
+// Getter for additional properties for AnalyticsRequest. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest
+func (a *AnalyticsRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a *AnalyticsRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["interval"]; found {
+		err = json.Unmarshal(raw, &a.Interval)
+		if err != nil {
+			return fmt.Errorf("error reading 'interval': %w", err)
+		}
+		delete(object, "interval")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a AnalyticsRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Interval != nil {
+		object["interval"], err = json.Marshal(a.Interval)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interval': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for AnalyticsRequest_Page. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest_Page
+func (a *AnalyticsRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a *AnalyticsRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a AnalyticsRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClickRequest. Returns the specified
+// element and whether it was found
+func (a ClickRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClickRequest
+func (a *ClickRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a *ClickRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["document_id"]; found {
+		err = json.Unmarshal(raw, &a.DocumentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'document_id': %w", err)
+		}
+		delete(object, "document_id")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["request_id"]; found {
+		err = json.Unmarshal(raw, &a.RequestId)
+		if err != nil {
+			return fmt.Errorf("error reading 'request_id': %w", err)
+		}
+		delete(object, "request_id")
+	}
+
+	if raw, found := object["tags"]; found {
+		err = json.Unmarshal(raw, &a.Tags)
+		if err != nil {
+			return fmt.Errorf("error reading 'tags': %w", err)
+		}
+		delete(object, "tags")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a ClickRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.DocumentId != nil {
+		object["document_id"], err = json.Marshal(a.DocumentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'document_id': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	if a.RequestId != nil {
+		object["request_id"], err = json.Marshal(a.RequestId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'request_id': %w", err)
+		}
+	}
+
+	if a.Tags != nil {
+		object["tags"], err = json.Marshal(a.Tags)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CurationRequest. Returns the specified
+// element and whether it was found
+func (a CurationRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CurationRequest
+func (a *CurationRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a *CurationRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["hidden"]; found {
+		err = json.Unmarshal(raw, &a.Hidden)
+		if err != nil {
+			return fmt.Errorf("error reading 'hidden': %w", err)
+		}
+		delete(object, "hidden")
+	}
+
+	if raw, found := object["promoted"]; found {
+		err = json.Unmarshal(raw, &a.Promoted)
+		if err != nil {
+			return fmt.Errorf("error reading 'promoted': %w", err)
+		}
+		delete(object, "promoted")
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a CurationRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Hidden != nil {
+		object["hidden"], err = json.Marshal(a.Hidden)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hidden': %w", err)
+		}
+	}
+
+	if a.Promoted != nil {
+		object["promoted"], err = json.Marshal(a.Promoted)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'promoted': %w", err)
+		}
+	}
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -635,6 +1467,74 @@ func (a KeyRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for MultiSearchRequest. Returns the specified
+// element and whether it was found
+func (a MultiSearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for MultiSearchRequest
+func (a *MultiSearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a *MultiSearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a MultiSearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for PagedRequest. Returns the specified
 // element and whether it was found
 func (a PagedRequest) Get(fieldName string) (value interface{}, found bool) {
@@ -703,6 +1603,1327 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for QuerySuggestionRequest. Returns the specified
+// element and whether it was found
+func (a QuerySuggestionRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for QuerySuggestionRequest
+func (a *QuerySuggestionRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a *QuerySuggestionRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if raw, found := object["types"]; found {
+		err = json.Unmarshal(raw, &a.Types)
+		if err != nil {
+			return fmt.Errorf("error reading 'types': %w", err)
+		}
+		delete(object, "types")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a QuerySuggestionRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	if a.Types != nil {
+		object["types"], err = json.Marshal(a.Types)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'types': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest. Returns the specified
+// element and whether it was found
+func (a SearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest
+func (a *SearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a *SearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["analytics"]; found {
+		err = json.Unmarshal(raw, &a.Analytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'analytics': %w", err)
+		}
+		delete(object, "analytics")
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["facets"]; found {
+		err = json.Unmarshal(raw, &a.Facets)
+		if err != nil {
+			return fmt.Errorf("error reading 'facets': %w", err)
+		}
+		delete(object, "facets")
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["group"]; found {
+		err = json.Unmarshal(raw, &a.Group)
+		if err != nil {
+			return fmt.Errorf("error reading 'group': %w", err)
+		}
+		delete(object, "group")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["record_analytics"]; found {
+		err = json.Unmarshal(raw, &a.RecordAnalytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'record_analytics': %w", err)
+		}
+		delete(object, "record_analytics")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if raw, found := object["sort"]; found {
+		err = json.Unmarshal(raw, &a.Sort)
+		if err != nil {
+			return fmt.Errorf("error reading 'sort': %w", err)
+		}
+		delete(object, "sort")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a SearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Analytics != nil {
+		object["analytics"], err = json.Marshal(a.Analytics)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'analytics': %w", err)
+		}
+	}
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	if a.Facets != nil {
+		object["facets"], err = json.Marshal(a.Facets)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'facets': %w", err)
+		}
+	}
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Group != nil {
+		object["group"], err = json.Marshal(a.Group)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'group': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["record_analytics"], err = json.Marshal(a.RecordAnalytics)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'record_analytics': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	object["sort"], err = json.Marshal(a.Sort)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'sort': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest_Page. Returns the specified
+// element and whether it was found
+func (a SearchRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest_Page
+func (a *SearchRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a *SearchRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["current"]; found {
+		err = json.Unmarshal(raw, &a.Current)
+		if err != nil {
+			return fmt.Errorf("error reading 'current': %w", err)
+		}
+		delete(object, "current")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a SearchRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["current"], err = json.Marshal(a.Current)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'current': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchSettingsUpdate. Returns the specified
+// element and whether it was found
+func (a SearchSettingsUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchSettingsUpdate
+func (a *SearchSettingsUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a *SearchSettingsUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a SearchSettingsUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SynonymSetRequest. Returns the specified
+// element and whether it was found
+func (a SynonymSetRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SynonymSetRequest
+func (a *SynonymSetRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a *SynonymSetRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["synonyms"]; found {
+		err = json.Unmarshal(raw, &a.Synonyms)
+		if err != nil {
+			return fmt.Errorf("error reading 'synonyms': %w", err)
+		}
+		delete(object, "synonyms")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a SynonymSetRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Synonyms != nil {
+		object["synonyms"], err = json.Marshal(a.Synonyms)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'synonyms': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsCurationID returns the union data inside the CreateCuration200JSONResponseBody as a CurationID
+func (t CreateCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the CreateCuration200JSONResponseBody as the provided CurationID
+func (t *CreateCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided CurationID
+func (t *CreateCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateCuration200JSONResponseBody as a ErrorsResponse
+func (t CreateCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCurationID returns the union data inside the PutCuration200JSONResponseBody as a CurationID
+func (t PutCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the PutCuration200JSONResponseBody as the provided CurationID
+func (t *PutCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided CurationID
+func (t *PutCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutCuration200JSONResponseBody as a ErrorsResponse
+func (t PutCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearchGet200JSONResponseBody as a MultiSearchResults
+func (t MultiSearchGet200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearchGet200JSONResponseBody as a ErrorsResponse
+func (t MultiSearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearchGet400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearchGet400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorsResponse
+func (t MultiSearchGet400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearchGet400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearchGet400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchResults
+func (t MultiSearch200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearch200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearch200JSONResponseBody as a ErrorsResponse
+func (t MultiSearch200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearch200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearch400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearch400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearch400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorsResponse
+func (t MultiSearch400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearch400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearch400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestionGet200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestionGet200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestionGet200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestionGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestionGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestionGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestion200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestion200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestion200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestion200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestion200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestion200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the SearchGet200JSONResponseBody as a SearchResults
+func (t SearchGet200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the SearchGet200JSONResponseBody as the provided SearchResults
+func (t *SearchGet200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided SearchResults
+func (t *SearchGet200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SearchGet200JSONResponseBody as a ErrorsResponse
+func (t SearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the Search200JSONResponseBody as a SearchResults
+func (t Search200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the Search200JSONResponseBody as the provided SearchResults
+func (t *Search200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the Search200JSONResponseBody, using the provided SearchResults
+func (t *Search200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the Search200JSONResponseBody as a ErrorsResponse
+func (t Search200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the Search200JSONResponseBody as the provided ErrorsResponse
+func (t *Search200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the Search200JSONResponseBody, using the provided ErrorsResponse
+func (t *Search200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Search200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Search200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the CreateSynonymSet200JSONResponseBody as a SynonymSet
+func (t CreateSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t CreateSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the PutSynonymSet200JSONResponseBody as a SynonymSet
+func (t PutSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t PutSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListCredentials Lists the keys (admin key or superuser only).
@@ -732,6 +2953,42 @@ type ServerInterface interface {
 	// GetEngine Returns an engine.
 	// (GET /engines/{engine_name})
 	GetEngine(ctx echo.Context, engineName EngineNamePath) error
+	// GetTopClicksAnalytics The most clicked documents, optionally for one query.
+	// (GET /engines/{engine_name}/analytics/clicks)
+	GetTopClicksAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostTopClicksAnalytics The most clicked documents, optionally for one query.
+	// (POST /engines/{engine_name}/analytics/clicks)
+	PostTopClicksAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// GetCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	// (GET /engines/{engine_name}/analytics/counts)
+	GetCountAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	// (POST /engines/{engine_name}/analytics/counts)
+	PostCountAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// GetTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	// (GET /engines/{engine_name}/analytics/queries)
+	GetTopQueriesAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	// (POST /engines/{engine_name}/analytics/queries)
+	PostTopQueriesAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// LogClickthrough Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	// (POST /engines/{engine_name}/click)
+	LogClickthrough(ctx echo.Context, engineName EngineNamePath) error
+	// ListCurations Lists the curations, one page at a time (default size 25).
+	// (GET /engines/{engine_name}/curations)
+	ListCurations(ctx echo.Context, engineName EngineNamePath, params ListCurationsParams) error
+	// CreateCuration Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	// (POST /engines/{engine_name}/curations)
+	CreateCuration(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteCuration Deletes a curation.
+	// (DELETE /engines/{engine_name}/curations/{curation_id})
+	DeleteCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
+	// GetCuration Returns a curation.
+	// (GET /engines/{engine_name}/curations/{curation_id})
+	GetCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
+	// PutCuration Replaces a curation.
+	// (PUT /engines/{engine_name}/curations/{curation_id})
+	PutCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
 	// DeleteDocuments Deletes documents by id.
 	// (DELETE /engines/{engine_name}/documents)
 	DeleteDocuments(ctx echo.Context, engineName EngineNamePath) error
@@ -750,18 +3007,60 @@ type ServerInterface interface {
 	// ListDocumentsPost Lists the documents one page at a time (POST form).
 	// (POST /engines/{engine_name}/documents/list)
 	ListDocumentsPost(ctx echo.Context, engineName EngineNamePath, params ListDocumentsPostParams) error
+	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// (GET /engines/{engine_name}/multi_search)
+	MultiSearchGet(ctx echo.Context, engineName EngineNamePath) error
+	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// (POST /engines/{engine_name}/multi_search)
+	MultiSearch(ctx echo.Context, engineName EngineNamePath) error
+	// QuerySuggestionGet Completes a partial query from the indexed text of the engine's text fields.
+	// (GET /engines/{engine_name}/query_suggestion)
+	QuerySuggestionGet(ctx echo.Context, engineName EngineNamePath) error
+	// QuerySuggestion Completes a partial query from the indexed text of the engine's text fields.
+	// (POST /engines/{engine_name}/query_suggestion)
+	QuerySuggestion(ctx echo.Context, engineName EngineNamePath) error
 	// GetSchema Returns the engine schema (field name to type).
 	// (GET /engines/{engine_name}/schema)
 	GetSchema(ctx echo.Context, engineName EngineNamePath) error
 	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
 	// (POST /engines/{engine_name}/schema)
 	UpdateSchema(ctx echo.Context, engineName EngineNamePath) error
+	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// (GET /engines/{engine_name}/search)
+	SearchGet(ctx echo.Context, engineName EngineNamePath) error
+	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// (POST /engines/{engine_name}/search)
+	Search(ctx echo.Context, engineName EngineNamePath) error
+	// GetSearchSettings Returns the engine's search settings (the defaults of searches).
+	// (GET /engines/{engine_name}/search_settings)
+	GetSearchSettings(ctx echo.Context, engineName EngineNamePath) error
+	// PutSearchSettings Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	// (PUT /engines/{engine_name}/search_settings)
+	PutSearchSettings(ctx echo.Context, engineName EngineNamePath) error
+	// ResetSearchSettings Restores the default search settings.
+	// (POST /engines/{engine_name}/search_settings/reset)
+	ResetSearchSettings(ctx echo.Context, engineName EngineNamePath) error
 	// DeleteMetaEngineSource Removes source engines from a meta engine.
 	// (DELETE /engines/{engine_name}/source_engines)
 	DeleteMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
 	// AddMetaEngineSource Adds source engines to a meta engine.
 	// (POST /engines/{engine_name}/source_engines)
 	AddMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
+	// ListSynonymSets Lists the synonym sets, one page at a time (default size 25).
+	// (GET /engines/{engine_name}/synonyms)
+	ListSynonymSets(ctx echo.Context, engineName EngineNamePath, params ListSynonymSetsParams) error
+	// CreateSynonymSet Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	// (POST /engines/{engine_name}/synonyms)
+	CreateSynonymSet(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteSynonymSet Deletes a synonym set.
+	// (DELETE /engines/{engine_name}/synonyms/{synonym_set_id})
+	DeleteSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
+	// GetSynonymSet Returns a synonym set.
+	// (GET /engines/{engine_name}/synonyms/{synonym_set_id})
+	GetSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
+	// PutSynonymSet Replaces a synonym set.
+	// (PUT /engines/{engine_name}/synonyms/{synonym_set_id})
+	PutSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	// (GET /openapi.json)
 	AppsearchOpenapi(ctx echo.Context) error
@@ -915,6 +3214,231 @@ func (w *ServerInterfaceWrapper) GetEngine(ctx echo.Context) error {
 	return err
 }
 
+// GetTopClicksAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTopClicksAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTopClicksAnalytics(ctx, engineName)
+	return err
+}
+
+// PostTopClicksAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostTopClicksAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostTopClicksAnalytics(ctx, engineName)
+	return err
+}
+
+// GetCountAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCountAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCountAnalytics(ctx, engineName)
+	return err
+}
+
+// PostCountAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostCountAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostCountAnalytics(ctx, engineName)
+	return err
+}
+
+// GetTopQueriesAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTopQueriesAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTopQueriesAnalytics(ctx, engineName)
+	return err
+}
+
+// PostTopQueriesAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostTopQueriesAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostTopQueriesAnalytics(ctx, engineName)
+	return err
+}
+
+// LogClickthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) LogClickthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LogClickthrough(ctx, engineName)
+	return err
+}
+
+// ListCurations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCurations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCurationsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCurations(ctx, engineName, params)
+	return err
+}
+
+// CreateCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCuration(ctx, engineName)
+	return err
+}
+
+// DeleteCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCuration(ctx, engineName, curationId)
+	return err
+}
+
+// GetCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCuration(ctx, engineName, curationId)
+	return err
+}
+
+// PutCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) PutCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutCuration(ctx, engineName, curationId)
+	return err
+}
+
 // DeleteDocuments converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteDocuments(ctx echo.Context) error {
 	var err error
@@ -1045,6 +3569,70 @@ func (w *ServerInterfaceWrapper) ListDocumentsPost(ctx echo.Context) error {
 	return err
 }
 
+// MultiSearchGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MultiSearchGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MultiSearchGet(ctx, engineName)
+	return err
+}
+
+// MultiSearch converts echo context to params.
+func (w *ServerInterfaceWrapper) MultiSearch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MultiSearch(ctx, engineName)
+	return err
+}
+
+// QuerySuggestionGet converts echo context to params.
+func (w *ServerInterfaceWrapper) QuerySuggestionGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.QuerySuggestionGet(ctx, engineName)
+	return err
+}
+
+// QuerySuggestion converts echo context to params.
+func (w *ServerInterfaceWrapper) QuerySuggestion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.QuerySuggestion(ctx, engineName)
+	return err
+}
+
 // GetSchema converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSchema(ctx echo.Context) error {
 	var err error
@@ -1077,6 +3665,86 @@ func (w *ServerInterfaceWrapper) UpdateSchema(ctx echo.Context) error {
 	return err
 }
 
+// SearchGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchGet(ctx, engineName)
+	return err
+}
+
+// Search converts echo context to params.
+func (w *ServerInterfaceWrapper) Search(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Search(ctx, engineName)
+	return err
+}
+
+// GetSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSearchSettings(ctx, engineName)
+	return err
+}
+
+// PutSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSearchSettings(ctx, engineName)
+	return err
+}
+
+// ResetSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetSearchSettings(ctx, engineName)
+	return err
+}
+
 // DeleteMetaEngineSource converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteMetaEngineSource(ctx echo.Context) error {
 	var err error
@@ -1106,6 +3774,119 @@ func (w *ServerInterfaceWrapper) AddMetaEngineSource(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AddMetaEngineSource(ctx, engineName)
+	return err
+}
+
+// ListSynonymSets converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSynonymSets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSynonymSetsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSynonymSets(ctx, engineName, params)
+	return err
+}
+
+// CreateSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSynonymSet(ctx, engineName)
+	return err
+}
+
+// DeleteSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSynonymSet(ctx, engineName, synonymSetId)
+	return err
+}
+
+// GetSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSynonymSet(ctx, engineName, synonymSetId)
+	return err
+}
+
+// PutSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSynonymSet(ctx, engineName, synonymSetId)
 	return err
 }
 
@@ -1184,6 +3965,32 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/credentials/:key_name", wrapper.DeleteCredential, options.OperationMiddlewares["deleteCredential"]...)
 	router.GET(options.BaseURL+"/credentials/:key_name", wrapper.GetCredential, options.OperationMiddlewares["getCredential"]...)
 	router.PUT(options.BaseURL+"/credentials/:key_name", wrapper.UpdateCredential, options.OperationMiddlewares["updateCredential"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/search", wrapper.SearchGet, options.OperationMiddlewares["searchGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/search", wrapper.Search, options.OperationMiddlewares["search"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/multi_search", wrapper.MultiSearchGet, options.OperationMiddlewares["multiSearchGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/multi_search", wrapper.MultiSearch, options.OperationMiddlewares["multiSearch"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/query_suggestion", wrapper.QuerySuggestionGet, options.OperationMiddlewares["querySuggestionGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/query_suggestion", wrapper.QuerySuggestion, options.OperationMiddlewares["querySuggestion"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/click", wrapper.LogClickthrough, options.OperationMiddlewares["logClickthrough"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/search_settings", wrapper.GetSearchSettings, options.OperationMiddlewares["getSearchSettings"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/search_settings", wrapper.PutSearchSettings, options.OperationMiddlewares["putSearchSettings"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/search_settings/reset", wrapper.ResetSearchSettings, options.OperationMiddlewares["resetSearchSettings"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/synonyms", wrapper.ListSynonymSets, options.OperationMiddlewares["listSynonymSets"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/synonyms", wrapper.CreateSynonymSet, options.OperationMiddlewares["createSynonymSet"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.DeleteSynonymSet, options.OperationMiddlewares["deleteSynonymSet"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.GetSynonymSet, options.OperationMiddlewares["getSynonymSet"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.PutSynonymSet, options.OperationMiddlewares["putSynonymSet"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/curations", wrapper.ListCurations, options.OperationMiddlewares["listCurations"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/curations", wrapper.CreateCuration, options.OperationMiddlewares["createCuration"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.DeleteCuration, options.OperationMiddlewares["deleteCuration"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.GetCuration, options.OperationMiddlewares["getCuration"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.PutCuration, options.OperationMiddlewares["putCuration"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/queries", wrapper.GetTopQueriesAnalytics, options.OperationMiddlewares["getTopQueriesAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/queries", wrapper.PostTopQueriesAnalytics, options.OperationMiddlewares["postTopQueriesAnalytics"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/clicks", wrapper.GetTopClicksAnalytics, options.OperationMiddlewares["getTopClicksAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/clicks", wrapper.PostTopClicksAnalytics, options.OperationMiddlewares["postTopClicksAnalytics"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/counts", wrapper.GetCountAnalytics, options.OperationMiddlewares["getCountAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/counts", wrapper.PostCountAnalytics, options.OperationMiddlewares["postCountAnalytics"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.AppsearchOpenapi, options.OperationMiddlewares["appsearchOpenapi"]...)
 
 }
@@ -1193,69 +4000,120 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fzrcts4ln6VU9ytGmmLkWR3ZrZWrv7hXKYnm3TidTy1P2KXBZFHEtoUwAZAO0pKVfM082DzJFs4AClQ",
-	"pC5OLKez3X9SFgnicq7fuSCfo0TOcylQGB0NP0c5U2yOBhX9eimmXOBbNsczZmb2SYo6UTw3XIpoGF3M",
-	"EJDGgGBz7EVxxO3z3I6OI/ssGkZuxDX9iiOFvxZcYRoNjSowjnQywzmzc5tFbodro7iYRstlHJ2xKZ7Z",
-	"HTWXPmNTLqbANIwVS27QYAq/FqgWsDoCdEY5m+KHpFAKhbn68eiyGAyO/0IPNf+EVz8e/3nUtdvGj3km",
-	"Uyw3Raeg6VbHsF9F4X7/XeEkGkb/1l+RsO/e6r7d+Tn+WqA20TKOtFlkdo4UMX83/gUTQ+dTqHMpNBKx",
-	"n7G0/GJo2SIMCvqT5XnGE2YP3v9F29N/3nMXL5WSSp/7VaKlXbNOxlOYs2wi1RxTkAq4uGUZT0G5jUBn",
-	"9PkyQprlMhp+6PV6V0tLsGVcyoY0f5WFSB9xy4HQpRI1CGkAP3Jt7AHMDOEGFzBnC3rBkgS1Bt44ymX0",
-	"XBZZSoMmXKR+yt5ltDqhHfywB9vKCgG0vXaix/Z01YvLaHgZ9Xq9y2g5golUwAozQ2H81oCJFBQzCBmf",
-	"c8PF1J3oG3FLoZaFShr82iJdF1K+YWqKj75TJ/djmS6Aa5C36GTKWgtHzM27XpbGgdT5BWbWKJ2jLjLa",
-	"e65kjspwp+2pex3YvbGUGTLhDUNpJD9UI6/icqT0FiSOXsikmJe0SVNuj8Kys2AlZ8/WlV4bqTCF1H9+",
-	"ArcsK1ADUwjO/uoYmFJsoUFOykdWBEWRZdZg1rcSRx+fTOUT/9BypnfO7n5Gra3RDDb6YnXsvekRRzxt",
-	"9w8hmXgaxXvR6g3XLfyYo9kpQ/bLn+04Z7qLzPlMbnCud31bcWpZbY3o2zgHbWQ1/7aTbJItJ5y1ra3R",
-	"bn0PJYmbGlGKCPAUOlMUaM1KCqNUJk/+9Y9/juBuhgLYWKMw3RMSD/fIhB/PmNV7KDQbZwg8tRJkh9qf",
-	"pYzuwV5/sN00uT9fPC1bKFOO0M9kumgS6VQ4RbF6Up5Xk7VmoLmYZgEZ3HZ7u9XFOdcWLfEzXSeycFpv",
-	"fTcz0TDiwvzl6UoxuTA4RUWsFSl+vE4UMoPXGo31B/ramjbFU9xlOu6p6BkT04I5w73VHtMJ35SjlyXM",
-	"ahFV5zyunYPW7WLqHYwfY3nBwGpS6dYtMt1bF9zvffZ/YUeui6oHujRLQJB4nXttYuymfU68CtDgNgbV",
-	"JeTr6V8n7ht5hyphGiFDY0F1DCmfcqMJY8wW+QyFDhzC98W2DfR/ExBxI/gsKe2N3hyZ0FAIfotKM/KR",
-	"KIo5eXBGrome2H90FEcTRWeL4ugX+/ZGWouYRXGUG/rnydgOUIWlrI2lPs2svOywmdX+v4mL80brARxc",
-	"wCXrzkoy4oRZGx2XU2DGtOGJRqaSWTBRQI4a6G6z3ad5Du9pAoe+T2DkvMwIOh4N9iv86t50CYrT3yPo",
-	"1JF33IDdcTTnItTao7jNXbdK+P0deatM16HvA8CFNY5uccuvXpSyWKf8ixWs0NARxXxs43ULP23ElluI",
-	"Ye2L2wCfcEy7oTFo0f7XuGgezYV/1yzLQjvUBJjBy/tCpsawG1xsMHaYKLTxgxNYgk8xjHLFb5lBh6as",
-	"ZLF0zoX7OZFZJu8whfECjp9CMmOKJdYKd1tN7kYXqpBtgNb7GM3XuHAWM47uFDe4R9BCcK3uCC1d2kTk",
-	"NS6+jb2yEvMAxuo1Lr7IUx9UNjc487oLj0v/TbpWiBSVTqTCdn++W4Yan2yTljY6rlt8b9kt5UhHojgi",
-	"5Wi19ZUoNAQp3wMPnbEpOkFakwD6uI3vb9m8crT7M+at9+APFLnHZUy+Crp4CtwCkRsh78SWQGtfRF9R",
-	"pkFXn1cNzh1EHZp/wvY3RhqWXVu66m0DAnVeH7LGonIf9anX5/FbamNlmK3dlGmunNScLWBsrbkwwHSZ",
-	"GyGDvJE8TWdg9whuyhi0YcpQOtvAEXQ80IGj7nqoyF0CoaTthmkpWVXNcvxnyhB6M3Ji15hLbZ/HkDE1",
-	"RRVmf4wqRGJD/Pa1lxuol36RCdxXMatMetvy76v8X/vCLUpZp9tfOWYpFTDASLCDmwkuSu5hUihuFrSg",
-	"m3nMNE9Oi021kSQrtEEFushRFRoVdEYetI66MTDv3KUAvEW1qIFRkeaSC0oWECnIftrlVnubGZPb44yR",
-	"KVTt26hD3Btc1PEH5MU44wno6v06IvE/4PTslXstFTBRQyn0p33Zre+WtrW+3SVlJCaynWIvHXXCPVuZ",
-	"YIaPM4Tzl+8vaCMa1a1DRf9TMKUWznnBqM9y3me6f3s0gs6EK21A32CGRophqQHd3qW4FM+luLWwXQo9",
-	"tL//A86YmTkdUJgxw2+dOBBwU7eoYGyj4HCJIb39SUKSccKyGlyWJYU7bmaXAmDE8tzR1o3pvcW75/RX",
-	"55IIMuz3j47/szfoDXpHw/86HgxW819G3VFMrtkug8lMwoyJNCuRssIpt+IVLnfun/3ND/xfbmbPmMa/",
-	"n7/pYAyzGC6j+go9e/bXuPDJX2/VRlaapOKfKKoZwjPiJVwWg8EPyQ0u6A8cbQWz8UowiOiWxFVpbs2K",
-	"Mvjv9+/eurx7h2VaWqX46eVFbF/a48vJhCecZZ7WGlJJcVizAGjpsKUGeNyoAR4NRt2TkNFzVFPUMJZm",
-	"Bh37nLZ1x4U/hguohrBeUfrXP/5J5SOyt2UpgUox9QASOmSQP7J5niE8HTyFUXsxatSNiau1sg+tsr3s",
-	"88RVKtxqtOUy+vMpSA0Zslu0Wtw0mSMohLaBCn40isEcfXDmrFUMeca4gFUuWBtVJEZ3T+xegwoK9y5F",
-	"5ihAW1ViJiSzwlwqU0EVkhOS5EZQbs8QxVHGE/QRrK/JnuYsmeGT496AcAM3VGX1NiGY5fTsVRRHt6i0",
-	"MzWD3pH7xO6N5TwaRj/0Br0frA+3ZsAu0U8Uppa4LKPfUyTvZqlE1H6VWkTNtXkejItrFfQP7a5tNaS/",
-	"qnAvrxyoQW3KRPODFL5q3nm5bJSdjweDB1urDOVaC80ETeSE2Ew1vqdu5bYJqx32g6o4zelSQDs/c7Vb",
-	"8trFfM7UwvNKlxViDZ3KOlk7snLRUmTOkRk21QQvA/5eLeMol7pFElzOdiUL0WHYGUSbyzoOtgDrwMzd",
-	"VDYlXMBFkhWpRbHc6DLZQcjym3Db8cN6lhD0BD4qSLaMtvB7GdcsQf/zDS6ol2W5Kls2pcHVOdek4UCM",
-	"qVeaN7MI7pgGXyH1LHm6m7ZVz8DXMsRt0zNkm361Gtqf0DwONbeL+Teg2zmaQok96LbmedplYEufVinY",
-	"92rSuoqjvGjh19/z9PdsDoFNjG8dSWZMTL/YBj62rOUZS0ol/ZM1FxMuCCFCZ92s23jnBnOzw3gG+cuN",
-	"EOqlH/Pbh0/xxj7EWghDcQ1h2Z9eXtg4VdsIn2WNOMa1Ox1MSoN64FZQ5pnUe0CQVRZ1w5Y8l/OOQQqf",
-	"qmIGGBjubFIpQ6XE7AJbvuC4h+ULmlQpomQCWGZQiVqcH/BPZimqgEftLaHeWm61jocQyrYugQND+7K4",
-	"227xyrRHWbZf2bpHat571WhcfcvmZKFYppClCzDsBoWFf+/rPQcuk+K8BsXUQf+BHsXQ6/W6vYdDoyJo",
-	"bWjKe2Av+5+Dvuk9sGalDN8WZ3pN+yKoudZS/GCAs6Q55UdYllGAUvVqbbI8m2Do4Qm9XddqOvb4VK3g",
-	"6HZJvq8nX7tqsLzaqAr9inO7laLq3TsQ/PTtDa2ulbxJ1RrIUxK0h8Wn9+pwLFtvmyXvxubfCWraLjID",
-	"OSpq/Rx5bR7BhGUayVKWiTueehhzKHx7IMNQCZIFaK4ptRTklYxtMwWheO3EIDzVO6+r8FR/uPqRuRS1",
-	"+zEedU8oQYXWeIVSZZHKnndXaKoaUtm/Yk01QD/Pqxf6Wbn/aBlvOaZLEivMHTBYP+v++/6iXR8KeN1T",
-	"3x9FvxsdBXsqOApjWUL6vWrcVljv3K5f2fietLx0VGtaDh066rr9ioG79gmpLPJn+ga3GISv9G1UZUhm",
-	"m7Imh/Za9Y729qtIlSDnTNloPuxtR5bMXHBrgZQznI+XeFnv9N/tv1bNMlwAF3lhHJcfWZqfHv2w+7Pq",
-	"4tPXiv+Z41u2gIKESkOR20D3aDBwuszFNNCNTvVswjFLdbMMsqYBrXH5K5Hix9+U+AYnlIryDmu3Mbrf",
-	"q/RCx1eTbQQbDuz+v5brMpKmErvPVq4ku2L3ibNSU6SbCnvdXqLw0Fo0X3PeIPt7BCb9zPcFbkx4bkGO",
-	"v6uKce1S3tYMZRCvfz8YZJUNXdmhZu5z1atHnXtHg0FcdekdDQYncDSIB6Fwg7LCbUFf95AYpdXE16T3",
-	"zA75Q4L/kODO2bv3FxZUz7v3t5srQm8KtH2P5wHZ6FfYkHNzo755zm1VVvE7gs6k0bxaY4A//AHtgQtZ",
-	"AgY9vDqHvHk8pLZdIu5mMqu48KjF3geWrdM01RXmV/4A/gnJk/ZCpiFhQkgDYyxT+75t0oskt36JLhtj",
-	"CkyDQEzrQXQljVtsQcut0W0Z3p/RMEcRV9c5kAhWlz32SP0ExUb9uMHF9sJBUNj6riX2HOfyFvX65eGJ",
-	"kvPm9eEDVCY2WcLTNP1DGn930kj2c00UjdxHEK0R9P3HvZKyrQDotLxD8M53K38l0x7sv3to56zd5enZ",
-	"K6CO6iDdMiEO17uyv7iy7u/iRMMPV+1IietqI9UWmCblCNnxK/WKW27UZ/1cu1Xz4WoZ1277fLiydsA1",
-	"srcVfIJT0rWRnJkZSJdhFjLFP2n428XFGbA0Vaj1KgJsvRNCkK5QWTQMLm+QJfLHWF/e91NBZ1X75hqY",
-	"v+ZD/wlLIrMME+rsqqXJKK/LPLKhhWv/jZtuKfu8WEUGk3pd2H+6CgOaH78M8WyJNRzwCFf30tv8vn67",
-	"ab2tm64blK3d4Xxhn1pzUneD4InOMeETnlS3sXQwg5ec5dXy/wIAAP//",
+	"7D3tcts4kq/Sxbuqke4YWfYks3dybaU8SXY2N5nEm2Rvryp2WTDZkrimAA4A2tF6VLV/7z2u9sH2Sa7w",
+	"RYLihyTHcuLEfxKLH2Cju9HdaPTHdRCxecYoUimC0XWQEU7mKJHrX89yTmTC6Mvnx0TO1JUYRcSTTF0M",
+	"RsH7GUJkn4Ekht44yvmjf/79H+P+IAiDRD2TqTfDgJI5BqPAPX2WxEEYcPw1TzjGwUjyHMNARDOcE/Ud",
+	"ucjU40LyhE6D5TIMXtBpQvE1mWM7LKifAfWtlu+bJ870r+2+f0ymeKywU//0MZkmdApEwDkn0QVKjOHX",
+	"HPkCSnRCb5yRKX6Ics6RytPf75/kw+HBD/qiSP6Gp78/eGLQhh+zlMXogNKz0MOV01BvBT68/8pxEoyC",
+	"f9krybln7oo9Bflb/DVHIYNlGAi5SNUYMWL25vyvGOmr7xaU0cX8HcouYgvzFAiUht5iQTvpbV84Eyi3",
+	"JflSPSwyRgVqZvyRxG4WI8W2VCLVf5IsS5NIs9XeX4WC9XpDzLzgnHHx1n7FfLM66SOYk3TC+BxjYBwS",
+	"eknSJAZuAIHe+PokQD3KSTD6MBgMTpcKFyW/MvkHltP4DkH2FkLMUABlEvBjIqSagJwhXOAC5mShb5Ao",
+	"QiEgqU3lJHjG8jTWD00SGtshBydBOUP18O1OrJMUFDR4zUgP1eyKGyfB6CQYDAYnwXIME8aB5HKGVFrQ",
+	"gNAYOJEIaTJPZEKnZkafiVocBct5VKNXB3e9Z+wV4VO8c0gN35+zeAGJAHaJhqeUBDPIbId66Va7Xs5H",
+	"lKQLmUTiGcud8uEsQy4Ts945ijw1NxKJ84YnojSJLvRfaoUSGYyChMofHgehEyYJlThFrjA24WzeIGZC",
+	"LVrtgBsMI1mzeijl2gfzKf1oOXrooD0tRmWF8LUXCOdkURvN4aHpxQKJSsbXEZQ1XrUqyJuHNz9FyKY7",
+	"K0C5MewLddhWnteQdM7Ak+0kjhPFdCQ99gA3+qI6lUmSOlul66UqI4+vYyJxBNeKTiFItlTiY3wtyXQE",
+	"En6DD5JMRSlTSJqOwPIxsAnIGRPavqhNRmGLX5K0rjwNkwPHjHEJjKaLEcRkAb0YJyRPZV99asZy7o1b",
+	"sqij4+aIcWSsQvFHdgVzQhfA2ZWA3v5gsD8chmBhgP2hXaa1iRnzoz4rzdLVWSlpYIyfK4UnMGwPhCNE",
+	"CgkYN0yx6Zt68BtxRcyifI5UWxxtK37ReMfKt7YXFV9U5FH9idWV3DYtK2drKH0xz+QCGAWRa9V8CE3i",
+	"1Og0mCdCKMvTrbTS3lQ4pnmakvMUm5Fkhvzk2Vh7vi5lZkkcI91m/DBoQXvG2ZxJjLcbzJPrW8zQF1ra",
+	"YC0FeAFG6CZ32oGRl8/rOGmcX/2jXcO+SsxqqA48R7lWw6s3f1HPGcO6plu73i3IvA5lGpCwU2e5sW60",
+	"tG/CVXfJPrXZPsdU7QffaoTUCReb297g54ylSGgNs+7JJpQ+twJvOz14BEIyJTWcvDyES5LmaIS1maQI",
+	"QU9OKMVnLylVpWRLXQWGwcdHU/bIXlQG6OAtufoFhVAKzAP0eTntjfERbrp8wo1w9XkWUkGpW1hIbqw2",
+	"3tpewjsU1w1/xyJ61z9Fimr3FMM4ZpHe/8PVDCmQc4FU9g81e5hL0n95RtT2BnKh1BIkcZOW2oC8dmLr",
+	"cbI9XSwuGzDjnhA/srjBFDqiZqGodeLmK7QBSUDp6NRDgwF3sH65GB9CwypxBo62qDbcuSQ0xo9nEUci",
+	"8UygVNtecaZ2cDyJ15qXWy70lNBpbq3Wzm2nnuEr9/TSOY4aWNXskc+MH0K0+KfMPto+o2hBQK0k570I",
+	"wi3Wgvm9Cfzv1ZOrrGp9jHoUDyHhKvWa2NgM+0zT6kZ68tPxX0XuK3aFPCICIUWptlwhxMk0kUK7UmaL",
+	"bIZUNO5d7gPZWvD/ykNiq4/NYdoKvTkSKiCnySVyQbSORJrPtQYnWjXpK+ofZVNOuJ5bEAZ/VXcvmJKI",
+	"qTI2pf7n0bl6gOcKs7MgDP42U/yyRmYW8H8WFWeF1i0oOI9KSp05NJrdahC6ITAlQiaRQMKjmTeQh46K",
+	"b7FJdh9lGbzTAxgn4yGMjZYZQ89uCvcKN525o7fs5qkx9KoOxrDmXQyDeUL9VbvfuCFr5PDb2aqtePhu",
+	"wVxYoWiHWv4DibDVTomJYciNuEuP9N/KTG1a+63KQ64wkTZ0FfsRWnFMtZgdVohrSFvnZ6Cqu9u20NHW",
+	"Sdk5E2YeuLRfq3nmWpXKy+dOIFTZ/3lp2wno0Xx+jtzsAUgUYabsPCXkDQjJJMG470vkBjL8jIs6HsxR",
+	"wxlJU18Z1K187+Ynew4ucNGicTDiKKE3NlJD27AhjDOeXBKJxqRVy5vE88SccMGEpSm7whjOF3DwGKIZ",
+	"4SRSqrDfqPdaCciRtOxvNtFcP+PCqK0wuOKJxA12jtpmrlojCi9NLPIzLj6P0lAccwsa42dc3Mhc2ilv",
+	"tlhUVTsqdEaUXms5jZGLiHFsNqrW81DtlS5uacLjqtq16lVhTq+RIAz04mhUuAUrtB5JrDuwNoy06SnC",
+	"L3kqE6O/X9TV2DbnXnXyeWPfiLc8R1KTHFLjooAekTBnwjrhw82Ar0K1kRVQmc12a7T6VgOmXpN5YXNu",
+	"vjxeW2P2lpxYoXNPlf6HJIZE2eQXlF3RDp/Dppvbgj9v52hN6XRJ0jPF3aLrAU+obnw85w+9Ok7r4Z2Z",
+	"osftjfEuhakwJws4V7xMJRDh3ISajVvRU18KCkYwQ4YgJOFSB9VI2C9OyWC/v+o1SYwvrfm8qxhWH08X",
+	"oxw80ecnVpgfglt6B09CSAmfIvcdoZLnNCLSWj21by9bsBffSFhsKh6LNd/0+T/lyBfv8ukUxY0d7S0n",
+	"fgajXCYkNad8g3bsF6eNogDFHDoe1M4czSS2P8d1jrYRXE8STGMxgg8SP0owv06Xy3FB9hHgJfIFlPf7",
+	"DYe4G+BTtJtHqxEMHaeJTR/yFnizw68rGqLE8novuffs1vEIJSxrT/1LQaMR1PQpo06apSkW7s+aEmmx",
+	"97XJpO60SHgjXlq8yuZrbpAmYN8VoTTNXNoAUZVl/6DYTscngmSgHm6MIzCathkpJEVe5YMGnYotjuO1",
+	"++NutvE3EU342UR6mbmVJp4SPBglosq3nu5bcyZ/RThV6qYTIyvzsDj0Xg5dSKXF3GkrVb4A5b/WkXDb",
+	"1sBW1m/NPjNutR5JBQMk0QwwRXMOov28yiC1D/UH8LrTpjh0VhywzOgTwvGEEiquUBmB4zf2csSoJAkV",
+	"RcTmBS5G8D/jAbxK5olSGCZG5Z//+3+wf/Af3m4+1BbDQFsMQx0gMwxPqL5m8QgmbgZ6+8NwOByCRSBw",
+	"NTkldPohfH8ANjYphP3hwWNnUGTI7Q1zXBS6X1SJYzo9oQqiJ5DiJaZCj3POmJB6GBCMO9UWwpSzPDOW",
+	"jZ7FMIQJiVCWlw6eDEPY/wGIi7ECSabava7u/uD7MAYntGatFa9tq5bVV4qIqUYBZ+a07bh65iODEPgN",
+	"PphRTpfjkUFvCJOcRma0EDLOPipaL9SGgGOENFpYZDbCpJF3U5iu1XAFGIoCT0NNrqdL+M3d1c7G0Pyn",
+	"EKQD0J6Gkj0NlWR9ujwNIUIqkT8NIaeJebkLjzeMf7NAa2jVFwxznipIdUycZBpqA0sYJ0ISGmGoQPJv",
+	"qN+he2E5DjUTYwxXiZzBmKTpeG9M6GK8N6aMYvMMNBffCP4CzRFLU5KJEuPNX9o+iG79dqUeQtcfbLwd",
+	"cdJlg/i7iopc2Yy5WyBzpctCLZ68PdOBAanDoDei0IhY6J0EJwHMidRuCWMyO5Ovfwgxy89TfPRrzhSl",
+	"sxknAkUI438fhzB+pP45ev1c/ff6zftxqJ1Z4zdvx5CYrTgSniao1uOlBnpgNHzEeHxWkTdVKP8yQzmz",
+	"ocYG2kS4cEI4X3gSrpi2Imh/UFrVZ0Zu3nR9c3L1dATXmuWWIQiaZBnK4pKSvWl6TqKLp8tlCwMaHXdD",
+	"OMpdywiurzCZzuTT1g8x3sC0xVyIiH5Tt5ZjE56Q6tyACYg8mtnYBHEI4zNtB48PYYosZTZwvkSIlQHA",
+	"eKz+m7MYn+rtVkqkR+A2jvadSV0G9cqOilzVrXs1Y0OODsu/a9tVxdMbilalj6BK/5LsyxAGg0EIZ2pf",
+	"E8KZlmJP3R9nF7h4uhwfutApIcnC/Z1QkcQIY06uxnUHyVkhDrf2yDW51kpwjFF8tokb39uRrRqSZ83b",
+	"uKpXZE6yDwbbp4QuVmndQNR1inebk8F2XLQmM2Bs7CYRAkmvFI2Ii+Ux1hqmceMy2wSZ3k7uBqci3fTd",
+	"/njEjPfOxv7UKbGZWdatner7l+L2GVK1MltOLjYU01vCdlMpvIoaI3I9yD1XwrqPrjpfKhCsTrwwjtcT",
+	"8M9ZTOSWNs1tkHgjA2R71ftpCnMDP16Z47hhaHbo8hc/OYq8GOe0E67Pc/jq4eU2hEwx2o0czzfEeA2M",
+	"9yx7VuSHbY/PamZVC1I/IR2tO0elxeVqUmhvmki2Ae3es+xP5XHll4e1LXP1kM/XI1c/dRuJemvxq0Va",
+	"lPNELrQn2UpkIpLoKG/Nr09zoQxqkWfIc4EcemMb8TbuK5PFBKUwavdqfiQbjTOWUB1prCmkNa76XImu",
+	"mZSZ9sgg4cibwajGx13goho3A1l+niaRc/Rd4GI1ksb+gKPjl+a22nfQSnSN/lPd7Feh1WCtgrvU4cwT",
+	"1oyxFwY7PsyKVYlMzlOEty/evdeACOSXZvf4p5xwvjBBFzDeI1myR8Te5f4YepOECwniAlOUjI7cmWF/",
+	"cEJP6DNGL5Fqh+NI/f43OCZyZk4NOaZEJpfGz68P+vklcjgnAiufMAlzPzGI0kTHYAkwIdrGjXJCAcYk",
+	"ywxuzTOD13j1TP/VO9EIGe3t7R/8bjAcDAf7o/88GA7L8U+Cvt2F6913NGMwIzROXYQXx2mi2Mv/3Ft7",
+	"7Y/2wb8kcvYjEfjnt696GMIshJOg+oWBmvvPuLCZI9ZnO1bcxHjyN711HMGPmpZwkg+H30cXuNB/4Lgz",
+	"CCssGUMjXaG4KKmw4iMm8F/v3rw2ucnG28wo/PTifahuqumzySSJEpJaXAuImQ7irBduUHjoqN1wUKvd",
+	"sD8c9w99Qs+RT1HAOZMz6KnrGqyrhNppmLiTEaxm3f/z7//QKfb6hNqlW+t09Wr0KfT0EfZHMs9ShMfD",
+	"xzBuTtgf90NN1UpqvP5Kd2r8I5PNbb6mQXZBMs5HACmSS1SruK7bx5BTgRJ6+FFyAnO0QYVGWoWQpSSh",
+	"UCaSCMnzSIr+oYLVyzJP7CE8y5CCUEuJSB/NJvW0CO7QfGL8j6sRvdbFnSYR2vBXW6LiKCPRDB8dDIZa",
+	"widSV8ewMsEb5ej4ZRAGl8iNGRwMB/vmFQUbyZJgFHw/GA6+12dJcqZl+17EMVbIJan+PTWmp8KSSRKM",
+	"g5EOlnrmPRdWqrB8aNa45SN7ZWWS5WlxXOayVG6lOEAlnmFZL81xMBze2rdcCGJjMQ7tPWUTTWa9wXhs",
+	"vtw0YAHhnlc5RI9p4sfXvmbqW2itnc/nhC8srYSroiGgV0gnJUdKFc1oahSZyRj+EPh8cKr2U0w0cIJJ",
+	"+Ch5IdgNOb0oyWXViLHutF0St620hLYLEhqleZzQKSRSuCBdfTrxWaht6KE0i2/0eDrKCxIed9B7GVYk",
+	"wd71BS50DaJlmfNY5waTJLnCDTsiTDVNtZ1EcEUE2PRKS5LH63Fb1FX5VIIYMC1ButZXo6D9CeXdYLOb",
+	"zT8D3t6izDndAG8rmqeZBzrqaznG3qrS02kYZHkDvYx/65sVh0Am0p55RTNCpzeWgXfNa1lKIrdIv1Pi",
+	"YpJQbSFCb1Wsq/3OBWZyjfD04u5bTagX9pkv33wKW+vHVbYwel+jbdmfXrxX+1Shdvgkre1jimPO3XCp",
+	"l0zYaZRZIg1u0chyGaF+2TKTqxECo/Y0nUggIBMjkxwPOY5ZZ2y9cFF/ayWfV1xQ7ygJBZJK5LSyz/fo",
+	"x9IYuUej5lJ+Vlp2SsddMGVTivGOTXuXGdos8Zzbw+X8lrLujgqcvawV93tN5lpCkZQjiRcgyQVSZf69",
+	"qyYsG0+KrcGj9tRe8rIY67Pi/uD2rFHq5UXX+d2Tl3vXXr3LDWzNYjF8XjvTrrQbmZorZRdvzeB0ONf+",
+	"EZKmeoNShEK3SZ42M3T3iO5ea5U1dvdYLczRbk7eVpOvlIhdnrYuhb0iYGivPH9oI1ZxklScbuzIEK3V",
+	"wtuxPC6PyFrLPWaMy52anbfMWQpqncujyeqlhSmDITNeynShZbSyH2wKS8l8rojAp/Nem9lxzMQDR32L",
+	"HLWRMCpqobY6MNQTXxvbrNaC/WqYxx6ma6PBFsLMkOvKn7beZ1lCNyYSTWx4GcSaEiHhd+p50b97MfXA",
+	"aw+8tqUA8wI0OswpC+pXqP1c9MzXp/4mmkJUgiWx8UzJGSbcsJuJxxdfivB6YLMHNlsnt/SAq21PbpEP",
+	"X7GpNofljLN8OtsR/1UKZe+Y96rVq9s8eZpOV0SAyezBGHqo61qfs3jRr7Zq2K6q9f3h6Ld66gKIRQej",
+	"QGxeCfTG13qfEIIX2RlCmen8NNSpmk+X4/4hFNmteikQCiUut+V3W3p5TSxK8dS3HYlSKbndefJR4PU+",
+	"MWh5ylKA33SoUgpanbV48OSOdbmNiXEFyHckQldqkt8CZzGKbyatmFj98MvnwTLc7gDjtEX6UrwqKPqd",
+	"ACVYNpO3BXVMWmDR2Csl0YW+b+uo6+2ErsMOFhv3ie3LmJ5igr3CpVPO0R7nSZaZCrdmvgphiRTOOClL",
+	"Bz0Zln6h/k2l8t611x5tk9Agf1F8zgObApP1I5svPFihDChyc2iRbq3+uDugQdl9oRv99yU+xMUirUH5",
+	"pymUcO0bK90NW8OQjnP5oH42Vj9fk+rZRUxUJ9O3K4lKBbButVB0KtgRt9o6wo0WsQ5/KRohJLE+Gb/d",
+	"gLqt+jm4RiP13K2OvH/tN9XtLa0uG8OEpAI107pMgyS2cVf3xO5xmq60dc4XtgWHY0OvsluHxvPZa23Q",
+	"VKJ2wGv6oiax+HD6e2JyasyPc7XvZRwE0tgFxRmucrveDZqk6qEqoVWbFyXVBQ3sOC+fix8d/FpMtk7T",
+	"ZLVwzEwk0+pcN4f7RlDvas+95Xq/k/VdKxq74QJHKvnCru+yTQ3Hap+aah/O++V1MsbVyiqHnp7qqvwK",
+	"XVkeXcQFiLjADoHw6Rt8IqNZW5j3rrVWtX9Pc3/ZgpFdiVPvrF9XrtMeOLUBNILz7iLFV/sarddfZT3k",
+	"hEJCs1waKt8xNz/e/379a0U3209l/2NDt3QBuWYqAXmmtvL7w6FZy8qYLNdGr7hmakzU87ZWVkCjh+ol",
+	"jfHjF8W+3gxtWMpK76n+feVe6Nn0V8Kx8mD/q+Zr57TSOcF2K1FydkHuQyOlpqj7Mm3Uq017t5REs0my",
+	"Lby/wcZkL7XFS1oPFjosx2/qYKHSgrDzYMELML6PBwulHFp7rqCrKJY9EIaHYKurlmOU9VV3aaM0H+T6",
+	"3HusHnng4AcO7h2/efdeGdXz/vZyU9c9PrOenzap6XXr+AnljkyLhgYnd+aAbGhHchuOSGVN2HI0bhLa",
+	"WrCn7rcRf7A7RNgONreBB5fS5IJpeuMP9XmHULl2ujwd922FnqSWEtWAtv7nyyPJaWkHFb10Dq2BQ3WV",
+	"WDcFqhYwz22DJbW2TVyFzu+Cx8NhaT6Pr80Ul2MXt6IYo4LJOz4E97jjQQg8CIEHIfAFC4F2la8Z76za",
+	"p6VR7a80nNmd6m/pFHRnK7/WWee2TiG9lkPfRrjhMzbPXChDpUETTDibmzZoNMaPGJsGSGziJdh/J7yu",
+	"SOJuVdsKCzww+gOjf1ZGbxffJc3bjkZtf6gdbrztF9qYQd/97GndJb4tRNCb1BpfVZWnmdYOxYw5ZPII",
+	"dPsyxqfN3fnWuzniasbSggp3Wk/olnnrKI5FcUrD7QTsFc1PwjKZgIhQyiScowtFtJU5LUsmAjg6EUEE",
+	"UMS4euxZcGOHLOj22+zaZfOZNmq3v0cz2Up6vG9Dfb1zDX89juzZHWlGphiWfcNcVwrXAKxSDj+ESm19",
+	"2w7MdEAKy344IRSV+/sDOCqQWDTRKZJLDoZDcFueu7UAd+rXeFgpDyvlrlfKOrVxJrwOLK22ZLVXyy4t",
+	"iOqX2mxL40lzoN/HoKjKPmBlPqZIt/2M7pHoPEm7c/W2BJs3UH5XcnGlk8yOTw1vxGj32mot4r4V+K4I",
+	"+jS5RAq9biHlRFkplGwV+JKVJ3maeuvxUwSRmobtirMbHf9Wjf+libQiAOE+izYhGbcM1jqf7VhD1zY8",
+	"80qudqcb/IKSmFmZqog7EliKyTaNQ/ZKdYq7jXTrLrvnlYW852Jtzi5RgKiWwdQOOOLPckd1/dqkzFEc",
+	"P3DjN8eN2jW0woqSbcKIHULQ60LWGs9Ydjr71iMaVzrYdUaEWdQq9XRPg8L8GXy5JRO8rn472kLUGv3d",
+	"nXvF71h4SwdpJVG/kYO0ohCCN3XoHSjZ+f0BXOnqNYy7Ht9lrYODJz9o1t82/MHJ1L1r+5fafmxW6WCF",
+	"lz9nrQMfWfe43IE3jS0rHtwNLfwVvpYQ963wwXrk77r2QYneDaofPGiSr0yT7KKuwTqeVnrBdsobOGI1",
+	"ipgj1+3yje2r94l8sHnT6GofezXS4C25+gWF0N1sm6mtoDw6fgm695+XZ2fCTqr9A2/cA8J2jQ1GH06b",
+	"HduJKAApQCBCb0R9avyquxoGhnO9Ua8r/V8/nKql4PWl/XCqxINpudiU6e/NUjc4zYicATOpxZTF+J2A",
+	"P75/fwwkjjkKr3ZjY/dSbVfkPA1GXptRLaDsNFY/bz4dgk6psN6v0B7cVOKjVhxjoWNaEfo10GzxXN3o",
+	"wZ0ODcr0fMvR9UIAtgER9MpmETqs1LxAzlOEiKUpRrq0SSVN01T2s3Eafe9jbq9a/9rzMjNlUm2kYF8t",
+	"01DaQLXfc5ETJozC/7pdRPX3q+2AV/sg6j2S64Xoj+c3dqoPalpuPhIZRskkiYr2xT7yLQMvT5f/HwAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
