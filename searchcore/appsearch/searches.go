@@ -46,13 +46,13 @@ type SynonymSet struct {
 
 const metaSearchPrefix = "appsearch/search/"
 
-// NewSearches builds the search side over svc; store is the metadata
-// store svc uses and now the clock (nil means time.Now).
-func NewSearches(svc *Service, store searchcore.MetaStore, now func() time.Time) *Searches {
+// NewSearches builds the search side over svc (sharing its metadata
+// store); now is the clock (nil means the service's).
+func NewSearches(svc *Service, now func() time.Time) *Searches {
 	if now == nil {
-		now = time.Now
+		now = svc.now
 	}
-	return &Searches{svc: svc, store: store, now: now, engines: map[string]*engineSearch{}}
+	return &Searches{svc: svc, store: svc.store, now: now, engines: map[string]*engineSearch{}}
 }
 
 // state returns the loaded search state of an engine, loading it (and

@@ -11,7 +11,7 @@ import (
 const (
 	numberProximityScale = 10.0
 	geoProximityScale    = "10km"
-	recencyScale         = "30d"
+	recencyScale         = "365d"
 	// geoSortScale exceeds every distance on Earth, so that the linear
 	// decay used for geolocation sorting is strictly monotonic.
 	geoSortScale = "20100km"
