@@ -15,6 +15,7 @@ import (
 
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
 )
 
 // Version is the Elasticsearch version this node reports.
@@ -27,6 +28,15 @@ type Options struct {
 	// MaxContentLength bounds request bodies (http.max_content_length);
 	// 0 means 100mb.
 	MaxContentLength int64
+	// AppSearch serves the App Search API under /api/as/v1 (nil: not served).
+	AppSearch *appsearch.Service
+	// SuperuserAuth checks a Basic Authorization header for the cluster
+	// superuser, who may call every App Search endpoint (nil: Basic auth is
+	// refused there).
+	SuperuserAuth SuperuserAuthFunc
+	// AppSearchOnly serves only the App Search API (the appsearch.port
+	// listener).
+	AppSearchOnly bool
 }
 
 // Server implements the cluster API over the search core.
@@ -68,8 +78,16 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	e.Use(bodyLimit(opts.MaxContentLength))
 	e.Use(responseShaping)
 	e.Use(newValidator(doc).middleware)
-	cluster.RegisterHandlers(e, s)
+	if !opts.AppSearchOnly {
+		cluster.RegisterHandlers(e, s)
+	}
+	if opts.AppSearch != nil {
+		if err := registerAppSearch(e, opts, s.log); err != nil {
+			return nil, err
+		}
+	}
 	routingErrors(e)
+	appSearchErrors(e, s.log)
 	return e, nil
 }
 
@@ -93,6 +111,19 @@ func routingErrors(e *echo.Echo) {
 					c.Request().RequestURI, c.Request().Method, strings.Join(methods, ", ")),
 				allow: strings.Join(methods, ","),
 			}
+		}
+		prev(err, c)
+	}
+}
+
+// appSearchErrors renders the errors raised before the App Search routes
+// (body limits, unknown paths) the App Search way on its paths.
+func appSearchErrors(e *echo.Echo, log *slog.Logger) {
+	prev := e.HTTPErrorHandler
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if isAppSearchPath(c.Request().URL.Path) && !c.Response().Committed {
+			writeAppSearchError(c, err, log)
+			return
 		}
 		prev(err, c)
 	}

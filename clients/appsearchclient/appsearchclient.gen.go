@@ -16,6 +16,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for EngineCreateRequestRevision.
+const (
+	EngineCreateRequestRevisionEarlier EngineCreateRequestRevision = "earlier"
+	EngineCreateRequestRevisionLater   EngineCreateRequestRevision = "later"
+)
+
+// Valid indicates whether the value is a known member of the EngineCreateRequestRevision enum.
+func (e EngineCreateRequestRevision) Valid() bool {
+	switch e {
+	case EngineCreateRequestRevisionEarlier:
+		return true
+	case EngineCreateRequestRevisionLater:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngineLanguage.
 const (
 	EngineLanguageDa   EngineLanguage = "da"
@@ -266,11 +284,23 @@ type EngineCreateRequest struct {
 	// Name Lowercase letters, digits and hyphens.
 	Name *string `json:"name,omitempty"`
 
+	// Revision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+	// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+	// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+	// "POINT (lon lat)", geolocation sorting.
+	Revision *EngineCreateRequestRevision `json:"revision,omitempty"`
+
 	// SourceEngines The source engines of a meta engine.
 	SourceEngines        *[]string              `json:"source_engines,omitempty"`
 	Type                 *EngineType            `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// EngineCreateRequestRevision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+// "POINT (lon lat)", geolocation sorting.
+type EngineCreateRequestRevision string
 
 // EngineLanguage The engine language; null means universal.
 type EngineLanguage string
@@ -1249,6 +1279,14 @@ func (a *EngineCreateRequest) UnmarshalJSON(b []byte) error {
 		delete(object, "name")
 	}
 
+	if raw, found := object["revision"]; found {
+		err = json.Unmarshal(raw, &a.Revision)
+		if err != nil {
+			return fmt.Errorf("error reading 'revision': %w", err)
+		}
+		delete(object, "revision")
+	}
+
 	if raw, found := object["source_engines"]; found {
 		err = json.Unmarshal(raw, &a.SourceEngines)
 		if err != nil {
@@ -1295,6 +1333,13 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		object["name"], err = json.Marshal(a.Name)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Revision != nil {
+		object["revision"], err = json.Marshal(a.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revision': %w", err)
 		}
 	}
 

@@ -25,28 +25,49 @@ type settingSpec struct {
 // nodeSettings lists every setting the node accepts. Anything else fails
 // start-up with a clear message (like Elasticsearch).
 var nodeSettings = map[string]settingSpec{
-	"cluster.name":                         {def: "quarry", doc: "cluster name reported by the APIs"},
-	"node.name":                            {def: "", doc: "node name (default: host name)"},
-	"path.data":                            {def: "./data", doc: "data folder (badger + bluge)"},
-	"path.logs":                            {def: "", doc: "log folder (default: standard error)"},
-	"path.scripts":                         {def: "./config/scripts", doc: "folder of .mustache search templates"},
-	"network.host":                         {def: "127.0.0.1", doc: "bind address for HTTP"},
-	"http.host":                            {def: "", doc: "bind address for HTTP (overrides network.host)"},
-	"http.port":                            {def: "9200", check: checkPort, doc: "HTTP port"},
-	"http.max_content_length":              {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
-	"action.auto_create_index":             {def: "true", check: checkBool, doc: "create missing indices on write"},
-	"log.level":                            {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
-	"log.format":                           {def: "text", check: oneOf("text", "json"), doc: "log format"},
-	"ext.security.enabled":                 {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
-	"node.processors":                      {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
-	"search.max_open_scroll_context":       {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
-	"indices.query.bool.max_clause_count":  {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},
-	"shutdown.timeout":                     {def: "30s", check: checkDuration, doc: "graceful shutdown timeout"},
-	"script.allowed_types":                 {def: "", check: searchcore.CheckScriptAllowedTypes, doc: "script types allowed (inline, stored, none; empty: all)"},
-	"script.allowed_contexts":              {def: "", check: searchcore.CheckScriptAllowedContexts, doc: "script contexts allowed (template, score, ..., none; empty: all)"},
-	"node.roles":                           {def: "", check: checkRoles, doc: "node roles (default: data, ingest, master, remote_cluster_client)"},
-	"node.local_storage":                   {def: "", check: checkOptionalBool, doc: "deprecated, no effect: every node needs local storage"},
-	"ext.watcher.use_ilm_index_management": {def: "", check: checkOptionalBool, doc: "accepted, no effect (no watcher)"},
+	"cluster.name":                          {def: "quarry", doc: "cluster name reported by the APIs"},
+	"node.name":                             {def: "", doc: "node name (default: host name)"},
+	"path.data":                             {def: "./data", doc: "data folder (badger + bluge)"},
+	"path.logs":                             {def: "", doc: "log folder (default: standard error)"},
+	"path.scripts":                          {def: "./config/scripts", doc: "folder of .mustache search templates"},
+	"network.host":                          {def: "127.0.0.1", doc: "bind address for HTTP"},
+	"http.host":                             {def: "", doc: "bind address for HTTP (overrides network.host)"},
+	"http.port":                             {def: "9200", check: checkPort, doc: "HTTP port"},
+	"http.max_content_length":               {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
+	"action.auto_create_index":              {def: "true", check: checkBool, doc: "create missing indices on write"},
+	"log.level":                             {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
+	"log.format":                            {def: "text", check: oneOf("text", "json"), doc: "log format"},
+	"ext.security.enabled":                  {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
+	"node.processors":                       {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
+	"search.max_open_scroll_context":        {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
+	"indices.query.bool.max_clause_count":   {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},
+	"shutdown.timeout":                      {def: "30s", check: checkDuration, doc: "graceful shutdown timeout"},
+	"script.allowed_types":                  {def: "", check: searchcore.CheckScriptAllowedTypes, doc: "script types allowed (inline, stored, none; empty: all)"},
+	"script.allowed_contexts":               {def: "", check: searchcore.CheckScriptAllowedContexts, doc: "script contexts allowed (template, score, ..., none; empty: all)"},
+	"node.roles":                            {def: "", check: checkRoles, doc: "node roles (default: data, ingest, master, remote_cluster_client)"},
+	"node.local_storage":                    {def: "", check: checkOptionalBool, doc: "deprecated, no effect: every node needs local storage"},
+	"ext.watcher.use_ilm_index_management":  {def: "", check: checkOptionalBool, doc: "accepted, no effect (no watcher)"},
+	"appsearch.port":                        {def: "", check: checkOptionalPort, doc: "second listener serving only the App Search API (empty: none)"},
+	"appsearch.revision":                    {def: "later", check: oneOf("earlier", "later"), doc: "App Search revision of engines created without one"},
+	"appsearch.rate_limit":                  {def: "10000", check: checkRateLimit, doc: "App Search requests per key, endpoint and hour (-1: unlimited)"},
+	"appsearch.rate_limit.search":           {def: "12000", check: checkRateLimit, doc: "App Search searches per key and hour (-1: unlimited)"},
+	"appsearch.rate_limit.query_suggestion": {def: "2400", check: checkRateLimit, doc: "App Search query suggestions per key and hour (-1: unlimited)"},
+}
+
+// checkOptionalPort accepts "" or a port number.
+func checkOptionalPort(v string) error {
+	if v == "" {
+		return nil
+	}
+	return checkPort(v)
+}
+
+// checkRateLimit accepts a positive budget or -1 (unlimited).
+func checkRateLimit(v string) error {
+	if n, err := strconv.Atoi(v); err != nil || n == 0 || n < -1 {
+		return fmt.Errorf("must be a positive integer or -1")
+	}
+	return nil
 }
 
 // deprecatedSettings are accepted with a deprecation warning and no effect.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/quarry-search/quarry/handlers"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
 	"github.com/quarry-search/quarry/store"
 )
 
@@ -98,8 +99,11 @@ func serve(args []string, stderr io.Writer) error {
 
 // node is a running server with everything it owns.
 type node struct {
-	addr     string
-	http     *http.Server
+	addr string
+	http *http.Server
+	// asAddr and asHTTP are the appsearch.port listener (nil when unset).
+	asAddr   string
+	asHTTP   *http.Server
 	engine   *searchcore.Engine
 	db       *store.DB
 	serveErr chan error
@@ -137,10 +141,30 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 		_ = db.Close()
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
-	e, err := handlers.NewServer(engine, handlers.Options{
+	as, err := appsearch.New(ctx, appsearch.Config{
+		Core:            engine,
+		Store:           db,
+		DefaultRevision: appsearch.Revision(settings.Get("appsearch.revision")),
+		RateLimits: appsearch.RateLimits{
+			Default: settings.Int("appsearch.rate_limit"),
+			Endpoints: map[string]int{
+				"search":           settings.Int("appsearch.rate_limit.search"),
+				"query_suggestion": settings.Int("appsearch.rate_limit.query_suggestion"),
+			},
+		},
+	})
+	if err != nil {
+		_ = engine.Close()
+		_ = db.Close()
+		return nil, fmt.Errorf("open app search: %w", err)
+	}
+	opts := handlers.Options{
 		Logger:           log,
 		MaxContentLength: settings.Bytes("http.max_content_length"),
-	})
+		AppSearch:        as,
+		SuperuserAuth:    superuserAuth(settings.Bool("ext.security.enabled")),
+	}
+	e, err := handlers.NewServer(engine, opts)
 	if err != nil {
 		_ = engine.Close()
 		_ = db.Close()
@@ -169,7 +193,39 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 			n.serveErr <- err
 		}
 	}()
+	if port := settings.Get("appsearch.port"); port != "" {
+		opts.AppSearchOnly = true
+		ase, err := handlers.NewServer(engine, opts)
+		if err == nil {
+			var asln net.Listener
+			if asln, err = net.Listen("tcp", net.JoinHostPort(host, port)); err == nil {
+				n.asAddr = asln.Addr().String()
+				n.asHTTP = &http.Server{Handler: ase, ReadHeaderTimeout: 30 * time.Second}
+				go func() {
+					if err := n.asHTTP.Serve(asln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+						n.serveErr <- err
+					}
+				}()
+			}
+		}
+		if err != nil {
+			_ = n.close(time.Second)
+			return nil, fmt.Errorf("app search listener: %w", err)
+		}
+		log.Info("app search listening", "address", n.asAddr)
+	}
 	return n, nil
+}
+
+// superuserAuth decides who is the cluster superuser on the App Search API.
+// With security disabled the cluster authenticates nobody and every caller
+// is the superuser, so any Basic credentials are accepted (a fresh node can
+// create its first keys); with security enabled the security realm's check
+// is wired here (until then Basic auth is refused).
+func superuserAuth(securityEnabled bool) handlers.SuperuserAuthFunc {
+	return func(_ context.Context, header string) (bool, error) {
+		return !securityEnabled && strings.HasPrefix(header, "Basic "), nil
+	}
 }
 
 // close stops accepting requests, finishes in-flight ones and flushes
@@ -178,6 +234,11 @@ func (n *node) close(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := n.http.Shutdown(ctx)
+	if n.asHTTP != nil {
+		if aerr := n.asHTTP.Shutdown(ctx); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
 	if cerr := n.engine.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

@@ -19,6 +19,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for EngineCreateRequestRevision.
+const (
+	EngineCreateRequestRevisionEarlier EngineCreateRequestRevision = "earlier"
+	EngineCreateRequestRevisionLater   EngineCreateRequestRevision = "later"
+)
+
+// Valid indicates whether the value is a known member of the EngineCreateRequestRevision enum.
+func (e EngineCreateRequestRevision) Valid() bool {
+	switch e {
+	case EngineCreateRequestRevisionEarlier:
+		return true
+	case EngineCreateRequestRevisionLater:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngineLanguage.
 const (
 	EngineLanguageDa   EngineLanguage = "da"
@@ -269,11 +287,23 @@ type EngineCreateRequest struct {
 	// Name Lowercase letters, digits and hyphens.
 	Name *string `json:"name,omitempty"`
 
+	// Revision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+	// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+	// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+	// "POINT (lon lat)", geolocation sorting.
+	Revision *EngineCreateRequestRevision `json:"revision,omitempty"`
+
 	// SourceEngines The source engines of a meta engine.
 	SourceEngines        *[]string              `json:"source_engines,omitempty"`
 	Type                 *EngineType            `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// EngineCreateRequestRevision The API revision the engine follows (default: the server's appsearch.revision setting, itself
+// defaulting to later). earlier: numbers are doubles, geolocations "lat, lon", OR in queries; later:
+// numbers are 32-bit floats (larger values stay text), geolocations "lat,lon", geohash, [lon, lat] or
+// "POINT (lon lat)", geolocation sorting.
+type EngineCreateRequestRevision string
 
 // EngineLanguage The engine language; null means universal.
 type EngineLanguage string
@@ -1252,6 +1282,14 @@ func (a *EngineCreateRequest) UnmarshalJSON(b []byte) error {
 		delete(object, "name")
 	}
 
+	if raw, found := object["revision"]; found {
+		err = json.Unmarshal(raw, &a.Revision)
+		if err != nil {
+			return fmt.Errorf("error reading 'revision': %w", err)
+		}
+		delete(object, "revision")
+	}
+
 	if raw, found := object["source_engines"]; found {
 		err = json.Unmarshal(raw, &a.SourceEngines)
 		if err != nil {
@@ -1298,6 +1336,13 @@ func (a EngineCreateRequest) MarshalJSON() ([]byte, error) {
 		object["name"], err = json.Marshal(a.Name)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Revision != nil {
+		object["revision"], err = json.Marshal(a.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revision': %w", err)
 		}
 	}
 
@@ -4000,120 +4045,122 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7D3tcts4kq/Sxbuqke4YWfYks3dybaU8SXY2N5nEm2Rvryp2WTDZkrimAA4A2tF6VLV/7z2u9sH2Sa7w",
-	"RYLihyTHcuLEfxKLH2Cju9HdaPTHdRCxecYoUimC0XWQEU7mKJHrX89yTmTC6Mvnx0TO1JUYRcSTTF0M",
-	"RsH7GUJkn4Ekht44yvmjf/79H+P+IAiDRD2TqTfDgJI5BqPAPX2WxEEYcPw1TzjGwUjyHMNARDOcE/Ud",
-	"ucjU40LyhE6D5TIMXtBpQvE1mWM7LKifAfWtlu+bJ870r+2+f0ymeKywU//0MZkmdApEwDkn0QVKjOHX",
-	"HPkCSnRCb5yRKX6Ics6RytPf75/kw+HBD/qiSP6Gp78/eGLQhh+zlMXogNKz0MOV01BvBT68/8pxEoyC",
-	"f9krybln7oo9Bflb/DVHIYNlGAi5SNUYMWL25vyvGOmr7xaU0cX8HcouYgvzFAiUht5iQTvpbV84Eyi3",
-	"JflSPSwyRgVqZvyRxG4WI8W2VCLVf5IsS5NIs9XeX4WC9XpDzLzgnHHx1n7FfLM66SOYk3TC+BxjYBwS",
-	"eknSJAZuAIHe+PokQD3KSTD6MBgMTpcKFyW/MvkHltP4DkH2FkLMUABlEvBjIqSagJwhXOAC5mShb5Ao",
-	"QiEgqU3lJHjG8jTWD00SGtshBydBOUP18O1OrJMUFDR4zUgP1eyKGyfB6CQYDAYnwXIME8aB5HKGVFrQ",
-	"gNAYOJEIaTJPZEKnZkafiVocBct5VKNXB3e9Z+wV4VO8c0gN35+zeAGJAHaJhqeUBDPIbId66Va7Xs5H",
-	"lKQLmUTiGcud8uEsQy4Ts945ijw1NxKJ84YnojSJLvRfaoUSGYyChMofHgehEyYJlThFrjA24WzeIGZC",
-	"LVrtgBsMI1mzeijl2gfzKf1oOXrooD0tRmWF8LUXCOdkURvN4aHpxQKJSsbXEZQ1XrUqyJuHNz9FyKY7",
-	"K0C5MewLddhWnteQdM7Ak+0kjhPFdCQ99gA3+qI6lUmSOlul66UqI4+vYyJxBNeKTiFItlTiY3wtyXQE",
-	"En6DD5JMRSlTSJqOwPIxsAnIGRPavqhNRmGLX5K0rjwNkwPHjHEJjKaLEcRkAb0YJyRPZV99asZy7o1b",
-	"sqij4+aIcWSsQvFHdgVzQhfA2ZWA3v5gsD8chmBhgP2hXaa1iRnzoz4rzdLVWSlpYIyfK4UnMGwPhCNE",
-	"CgkYN0yx6Zt68BtxRcyifI5UWxxtK37ReMfKt7YXFV9U5FH9idWV3DYtK2drKH0xz+QCGAWRa9V8CE3i",
-	"1Og0mCdCKMvTrbTS3lQ4pnmakvMUm5Fkhvzk2Vh7vi5lZkkcI91m/DBoQXvG2ZxJjLcbzJPrW8zQF1ra",
-	"YC0FeAFG6CZ32oGRl8/rOGmcX/2jXcO+SsxqqA48R7lWw6s3f1HPGcO6plu73i3IvA5lGpCwU2e5sW60",
-	"tG/CVXfJPrXZPsdU7QffaoTUCReb297g54ylSGgNs+7JJpQ+twJvOz14BEIyJTWcvDyES5LmaIS1maQI",
-	"QU9OKMVnLylVpWRLXQWGwcdHU/bIXlQG6OAtufoFhVAKzAP0eTntjfERbrp8wo1w9XkWUkGpW1hIbqw2",
-	"3tpewjsU1w1/xyJ61z9Fimr3FMM4ZpHe/8PVDCmQc4FU9g81e5hL0n95RtT2BnKh1BIkcZOW2oC8dmLr",
-	"cbI9XSwuGzDjnhA/srjBFDqiZqGodeLmK7QBSUDp6NRDgwF3sH65GB9CwypxBo62qDbcuSQ0xo9nEUci",
-	"8UygVNtecaZ2cDyJ15qXWy70lNBpbq3Wzm2nnuEr9/TSOY4aWNXskc+MH0K0+KfMPto+o2hBQK0k570I",
-	"wi3Wgvm9Cfzv1ZOrrGp9jHoUDyHhKvWa2NgM+0zT6kZ68tPxX0XuK3aFPCICIUWptlwhxMk0kUK7UmaL",
-	"bIZUNO5d7gPZWvD/ykNiq4/NYdoKvTkSKiCnySVyQbSORJrPtQYnWjXpK+ofZVNOuJ5bEAZ/VXcvmJKI",
-	"qTI2pf7n0bl6gOcKs7MgDP42U/yyRmYW8H8WFWeF1i0oOI9KSp05NJrdahC6ITAlQiaRQMKjmTeQh46K",
-	"b7FJdh9lGbzTAxgn4yGMjZYZQ89uCvcKN525o7fs5qkx9KoOxrDmXQyDeUL9VbvfuCFr5PDb2aqtePhu",
-	"wVxYoWiHWv4DibDVTomJYciNuEuP9N/KTG1a+63KQ64wkTZ0FfsRWnFMtZgdVohrSFvnZ6Cqu9u20NHW",
-	"Sdk5E2YeuLRfq3nmWpXKy+dOIFTZ/3lp2wno0Xx+jtzsAUgUYabsPCXkDQjJJMG470vkBjL8jIs6HsxR",
-	"wxlJU18Z1K187+Ynew4ucNGicTDiKKE3NlJD27AhjDOeXBKJxqRVy5vE88SccMGEpSm7whjOF3DwGKIZ",
-	"4SRSqrDfqPdaCciRtOxvNtFcP+PCqK0wuOKJxA12jtpmrlojCi9NLPIzLj6P0lAccwsa42dc3Mhc2ilv",
-	"tlhUVTsqdEaUXms5jZGLiHFsNqrW81DtlS5uacLjqtq16lVhTq+RIAz04mhUuAUrtB5JrDuwNoy06SnC",
-	"L3kqE6O/X9TV2DbnXnXyeWPfiLc8R1KTHFLjooAekTBnwjrhw82Ar0K1kRVQmc12a7T6VgOmXpN5YXNu",
-	"vjxeW2P2lpxYoXNPlf6HJIZE2eQXlF3RDp/Dppvbgj9v52hN6XRJ0jPF3aLrAU+obnw85w+9Ok7r4Z2Z",
-	"osftjfEuhakwJws4V7xMJRDh3ISajVvRU18KCkYwQ4YgJOFSB9VI2C9OyWC/v+o1SYwvrfm8qxhWH08X",
-	"oxw80ecnVpgfglt6B09CSAmfIvcdoZLnNCLSWj21by9bsBffSFhsKh6LNd/0+T/lyBfv8ukUxY0d7S0n",
-	"fgajXCYkNad8g3bsF6eNogDFHDoe1M4czSS2P8d1jrYRXE8STGMxgg8SP0owv06Xy3FB9hHgJfIFlPf7",
-	"DYe4G+BTtJtHqxEMHaeJTR/yFnizw68rGqLE8novuffs1vEIJSxrT/1LQaMR1PQpo06apSkW7s+aEmmx",
-	"97XJpO60SHgjXlq8yuZrbpAmYN8VoTTNXNoAUZVl/6DYTscngmSgHm6MIzCathkpJEVe5YMGnYotjuO1",
-	"++NutvE3EU342UR6mbmVJp4SPBglosq3nu5bcyZ/RThV6qYTIyvzsDj0Xg5dSKXF3GkrVb4A5b/WkXDb",
-	"1sBW1m/NPjNutR5JBQMk0QwwRXMOov28yiC1D/UH8LrTpjh0VhywzOgTwvGEEiquUBmB4zf2csSoJAkV",
-	"RcTmBS5G8D/jAbxK5olSGCZG5Z//+3+wf/Af3m4+1BbDQFsMQx0gMwxPqL5m8QgmbgZ6+8NwOByCRSBw",
-	"NTkldPohfH8ANjYphP3hwWNnUGTI7Q1zXBS6X1SJYzo9oQqiJ5DiJaZCj3POmJB6GBCMO9UWwpSzPDOW",
-	"jZ7FMIQJiVCWlw6eDEPY/wGIi7ECSabava7u/uD7MAYntGatFa9tq5bVV4qIqUYBZ+a07bh65iODEPgN",
-	"PphRTpfjkUFvCJOcRma0EDLOPipaL9SGgGOENFpYZDbCpJF3U5iu1XAFGIoCT0NNrqdL+M3d1c7G0Pyn",
-	"EKQD0J6Gkj0NlWR9ujwNIUIqkT8NIaeJebkLjzeMf7NAa2jVFwxznipIdUycZBpqA0sYJ0ISGmGoQPJv",
-	"qN+he2E5DjUTYwxXiZzBmKTpeG9M6GK8N6aMYvMMNBffCP4CzRFLU5KJEuPNX9o+iG79dqUeQtcfbLwd",
-	"cdJlg/i7iopc2Yy5WyBzpctCLZ68PdOBAanDoDei0IhY6J0EJwHMidRuCWMyO5Ovfwgxy89TfPRrzhSl",
-	"sxknAkUI438fhzB+pP45ev1c/ff6zftxqJ1Z4zdvx5CYrTgSniao1uOlBnpgNHzEeHxWkTdVKP8yQzmz",
-	"ocYG2kS4cEI4X3gSrpi2Imh/UFrVZ0Zu3nR9c3L1dATXmuWWIQiaZBnK4pKSvWl6TqKLp8tlCwMaHXdD",
-	"OMpdywiurzCZzuTT1g8x3sC0xVyIiH5Tt5ZjE56Q6tyACYg8mtnYBHEI4zNtB48PYYosZTZwvkSIlQHA",
-	"eKz+m7MYn+rtVkqkR+A2jvadSV0G9cqOilzVrXs1Y0OODsu/a9tVxdMbilalj6BK/5LsyxAGg0EIZ2pf",
-	"E8KZlmJP3R9nF7h4uhwfutApIcnC/Z1QkcQIY06uxnUHyVkhDrf2yDW51kpwjFF8tokb39uRrRqSZ83b",
-	"uKpXZE6yDwbbp4QuVmndQNR1inebk8F2XLQmM2Bs7CYRAkmvFI2Ii+Ux1hqmceMy2wSZ3k7uBqci3fTd",
-	"/njEjPfOxv7UKbGZWdatner7l+L2GVK1MltOLjYU01vCdlMpvIoaI3I9yD1XwrqPrjpfKhCsTrwwjtcT",
-	"8M9ZTOSWNs1tkHgjA2R71ftpCnMDP16Z47hhaHbo8hc/OYq8GOe0E67Pc/jq4eU2hEwx2o0czzfEeA2M",
-	"9yx7VuSHbY/PamZVC1I/IR2tO0elxeVqUmhvmki2Ae3es+xP5XHll4e1LXP1kM/XI1c/dRuJemvxq0Va",
-	"lPNELrQn2UpkIpLoKG/Nr09zoQxqkWfIc4EcemMb8TbuK5PFBKUwavdqfiQbjTOWUB1prCmkNa76XImu",
-	"mZSZ9sgg4cibwajGx13goho3A1l+niaRc/Rd4GI1ksb+gKPjl+a22nfQSnSN/lPd7Feh1WCtgrvU4cwT",
-	"1oyxFwY7PsyKVYlMzlOEty/evdeACOSXZvf4p5xwvjBBFzDeI1myR8Te5f4YepOECwniAlOUjI7cmWF/",
-	"cEJP6DNGL5Fqh+NI/f43OCZyZk4NOaZEJpfGz68P+vklcjgnAiufMAlzPzGI0kTHYAkwIdrGjXJCAcYk",
-	"ywxuzTOD13j1TP/VO9EIGe3t7R/8bjAcDAf7o/88GA7L8U+Cvt2F6913NGMwIzROXYQXx2mi2Mv/3Ft7",
-	"7Y/2wb8kcvYjEfjnt696GMIshJOg+oWBmvvPuLCZI9ZnO1bcxHjyN711HMGPmpZwkg+H30cXuNB/4Lgz",
-	"CCssGUMjXaG4KKmw4iMm8F/v3rw2ucnG28wo/PTifahuqumzySSJEpJaXAuImQ7irBduUHjoqN1wUKvd",
-	"sD8c9w99Qs+RT1HAOZMz6KnrGqyrhNppmLiTEaxm3f/z7//QKfb6hNqlW+t09Wr0KfT0EfZHMs9ShMfD",
-	"xzBuTtgf90NN1UpqvP5Kd2r8I5PNbb6mQXZBMs5HACmSS1SruK7bx5BTgRJ6+FFyAnO0QYVGWoWQpSSh",
-	"UCaSCMnzSIr+oYLVyzJP7CE8y5CCUEuJSB/NJvW0CO7QfGL8j6sRvdbFnSYR2vBXW6LiKCPRDB8dDIZa",
-	"widSV8ewMsEb5ej4ZRAGl8iNGRwMB/vmFQUbyZJgFHw/GA6+12dJcqZl+17EMVbIJan+PTWmp8KSSRKM",
-	"g5EOlnrmPRdWqrB8aNa45SN7ZWWS5WlxXOayVG6lOEAlnmFZL81xMBze2rdcCGJjMQ7tPWUTTWa9wXhs",
-	"vtw0YAHhnlc5RI9p4sfXvmbqW2itnc/nhC8srYSroiGgV0gnJUdKFc1oahSZyRj+EPh8cKr2U0w0cIJJ",
-	"+Ch5IdgNOb0oyWXViLHutF0St620hLYLEhqleZzQKSRSuCBdfTrxWaht6KE0i2/0eDrKCxIed9B7GVYk",
-	"wd71BS50DaJlmfNY5waTJLnCDTsiTDVNtZ1EcEUE2PRKS5LH63Fb1FX5VIIYMC1ButZXo6D9CeXdYLOb",
-	"zT8D3t6izDndAG8rmqeZBzrqaznG3qrS02kYZHkDvYx/65sVh0Am0p55RTNCpzeWgXfNa1lKIrdIv1Pi",
-	"YpJQbSFCb1Wsq/3OBWZyjfD04u5bTagX9pkv33wKW+vHVbYwel+jbdmfXrxX+1Shdvgkre1jimPO3XCp",
-	"l0zYaZRZIg1u0chyGaF+2TKTqxECo/Y0nUggIBMjkxwPOY5ZZ2y9cFF/ayWfV1xQ7ygJBZJK5LSyz/fo",
-	"x9IYuUej5lJ+Vlp2SsddMGVTivGOTXuXGdos8Zzbw+X8lrLujgqcvawV93tN5lpCkZQjiRcgyQVSZf69",
-	"qyYsG0+KrcGj9tRe8rIY67Pi/uD2rFHq5UXX+d2Tl3vXXr3LDWzNYjF8XjvTrrQbmZorZRdvzeB0ONf+",
-	"EZKmeoNShEK3SZ42M3T3iO5ea5U1dvdYLczRbk7eVpOvlIhdnrYuhb0iYGivPH9oI1ZxklScbuzIEK3V",
-	"wtuxPC6PyFrLPWaMy52anbfMWQpqncujyeqlhSmDITNeynShZbSyH2wKS8l8rojAp/Nem9lxzMQDR32L",
-	"HLWRMCpqobY6MNQTXxvbrNaC/WqYxx6ma6PBFsLMkOvKn7beZ1lCNyYSTWx4GcSaEiHhd+p50b97MfXA",
-	"aw+8tqUA8wI0OswpC+pXqP1c9MzXp/4mmkJUgiWx8UzJGSbcsJuJxxdfivB6YLMHNlsnt/SAq21PbpEP",
-	"X7GpNofljLN8OtsR/1UKZe+Y96rVq9s8eZpOV0SAyezBGHqo61qfs3jRr7Zq2K6q9f3h6Ld66gKIRQej",
-	"QGxeCfTG13qfEIIX2RlCmen8NNSpmk+X4/4hFNmteikQCiUut+V3W3p5TSxK8dS3HYlSKbndefJR4PU+",
-	"MWh5ylKA33SoUgpanbV48OSOdbmNiXEFyHckQldqkt8CZzGKbyatmFj98MvnwTLc7gDjtEX6UrwqKPqd",
-	"ACVYNpO3BXVMWmDR2Csl0YW+b+uo6+2ErsMOFhv3ie3LmJ5igr3CpVPO0R7nSZaZCrdmvgphiRTOOClL",
-	"Bz0Zln6h/k2l8t611x5tk9Agf1F8zgObApP1I5svPFihDChyc2iRbq3+uDugQdl9oRv99yU+xMUirUH5",
-	"pymUcO0bK90NW8OQjnP5oH42Vj9fk+rZRUxUJ9O3K4lKBbButVB0KtgRt9o6wo0WsQ5/KRohJLE+Gb/d",
-	"gLqt+jm4RiP13K2OvH/tN9XtLa0uG8OEpAI107pMgyS2cVf3xO5xmq60dc4XtgWHY0OvsluHxvPZa23Q",
-	"VKJ2wGv6oiax+HD6e2JyasyPc7XvZRwE0tgFxRmucrveDZqk6qEqoVWbFyXVBQ3sOC+fix8d/FpMtk7T",
-	"ZLVwzEwk0+pcN4f7RlDvas+95Xq/k/VdKxq74QJHKvnCru+yTQ3Hap+aah/O++V1MsbVyiqHnp7qqvwK",
-	"XVkeXcQFiLjADoHw6Rt8IqNZW5j3rrVWtX9Pc3/ZgpFdiVPvrF9XrtMeOLUBNILz7iLFV/sarddfZT3k",
-	"hEJCs1waKt8xNz/e/379a0U3209l/2NDt3QBuWYqAXmmtvL7w6FZy8qYLNdGr7hmakzU87ZWVkCjh+ol",
-	"jfHjF8W+3gxtWMpK76n+feVe6Nn0V8Kx8mD/q+Zr57TSOcF2K1FydkHuQyOlpqj7Mm3Uq017t5REs0my",
-	"Lby/wcZkL7XFS1oPFjosx2/qYKHSgrDzYMELML6PBwulHFp7rqCrKJY9EIaHYKurlmOU9VV3aaM0H+T6",
-	"3HusHnng4AcO7h2/efdeGdXz/vZyU9c9PrOenzap6XXr+AnljkyLhgYnd+aAbGhHchuOSGVN2HI0bhLa",
-	"WrCn7rcRf7A7RNgONreBB5fS5IJpeuMP9XmHULl2ujwd922FnqSWEtWAtv7nyyPJaWkHFb10Dq2BQ3WV",
-	"WDcFqhYwz22DJbW2TVyFzu+Cx8NhaT6Pr80Ul2MXt6IYo4LJOz4E97jjQQg8CIEHIfAFC4F2la8Z76za",
-	"p6VR7a80nNmd6m/pFHRnK7/WWee2TiG9lkPfRrjhMzbPXChDpUETTDibmzZoNMaPGJsGSGziJdh/J7yu",
-	"SOJuVdsKCzww+gOjf1ZGbxffJc3bjkZtf6gdbrztF9qYQd/97GndJb4tRNCb1BpfVZWnmdYOxYw5ZPII",
-	"dPsyxqfN3fnWuzniasbSggp3Wk/olnnrKI5FcUrD7QTsFc1PwjKZgIhQyiScowtFtJU5LUsmAjg6EUEE",
-	"UMS4euxZcGOHLOj22+zaZfOZNmq3v0cz2Up6vG9Dfb1zDX89juzZHWlGphiWfcNcVwrXAKxSDj+ESm19",
-	"2w7MdEAKy344IRSV+/sDOCqQWDTRKZJLDoZDcFueu7UAd+rXeFgpDyvlrlfKOrVxJrwOLK22ZLVXyy4t",
-	"iOqX2mxL40lzoN/HoKjKPmBlPqZIt/2M7pHoPEm7c/W2BJs3UH5XcnGlk8yOTw1vxGj32mot4r4V+K4I",
-	"+jS5RAq9biHlRFkplGwV+JKVJ3maeuvxUwSRmobtirMbHf9Wjf+libQiAOE+izYhGbcM1jqf7VhD1zY8",
-	"80qudqcb/IKSmFmZqog7EliKyTaNQ/ZKdYq7jXTrLrvnlYW852Jtzi5RgKiWwdQOOOLPckd1/dqkzFEc",
-	"P3DjN8eN2jW0woqSbcKIHULQ60LWGs9Ydjr71iMaVzrYdUaEWdQq9XRPg8L8GXy5JRO8rn472kLUGv3d",
-	"nXvF71h4SwdpJVG/kYO0ohCCN3XoHSjZ+f0BXOnqNYy7Ht9lrYODJz9o1t82/MHJ1L1r+5fafmxW6WCF",
-	"lz9nrQMfWfe43IE3jS0rHtwNLfwVvpYQ963wwXrk77r2QYneDaofPGiSr0yT7KKuwTqeVnrBdsobOGI1",
-	"ipgj1+3yje2r94l8sHnT6GofezXS4C25+gWF0N1sm6mtoDw6fgm695+XZ2fCTqr9A2/cA8J2jQ1GH06b",
-	"HduJKAApQCBCb0R9avyquxoGhnO9Ua8r/V8/nKql4PWl/XCqxINpudiU6e/NUjc4zYicATOpxZTF+J2A",
-	"P75/fwwkjjkKr3ZjY/dSbVfkPA1GXptRLaDsNFY/bz4dgk6psN6v0B7cVOKjVhxjoWNaEfo10GzxXN3o",
-	"wZ0ODcr0fMvR9UIAtgER9MpmETqs1LxAzlOEiKUpRrq0SSVN01T2s3Eafe9jbq9a/9rzMjNlUm2kYF8t",
-	"01DaQLXfc5ETJozC/7pdRPX3q+2AV/sg6j2S64Xoj+c3dqoPalpuPhIZRskkiYr2xT7yLQMvT5f/HwAA",
-	"//8=",
+	"7H3bcttIsuCvZGA3osldmKLUds8uFRMOte3p8bbb1tienRMhKcQSkCQxAqvQVQXJHDUj5vX8x4n5sPmS",
+	"E3UDCsSFpCzKVlsvtggU6pKZlbfKyrwJIjbPGEUqRTC6CTLCyRwlcv3rRc6JTBh9/fKYyJl6EqOIeJKp",
+	"h8Eo+DhDiGwbSGLojaOcP/n3P/817g+CMEhUm0x9GQaUzDEYBa71eRIHYcDx1zzhGAcjyXMMAxHNcE7U",
+	"OHKRqeZC8oROg+UyDF7RaULxLZlj+1xQtwE1Vsv4psW5/rXd+MdkiscKOvWhj8k0oVMgAi44iS5RYgy/",
+	"5sgXUIITeuOMTPEkyjlHKs/+uH+aD4cHP+iHIvkHnv3x4JkBG37KUhajm5Rehe6uXIb6KvDn+z85ToJR",
+	"8D/2SnTumbdiT838Pf6ao5DBMgyEXKSqjxgxe3fxd4z00w8Lyuhi/gFlF7KFaQUCpcG3WNBOfNsPzgXK",
+	"bVG+VI1FxqhATYw/ktitYqTIlkqk+k+SZWkSabLa+7tQc73ZEDKvOGdcvLejmDGriz6COUknjM8xBsYh",
+	"oVckTWLgZiLQG9+cBqh7OQ1GJ4PB4GypYFHSK5N/YjmN73HK3kaIGQqgTAJ+SoRUC5AzhEtcwJws9AsS",
+	"RSgEJLWlnAYvWJ7GutEkobHtcnAalCtUje92YZ2ooKCn1wz0UK2ueHEajE6DwWBwGizHMGEcSC5nSKWd",
+	"GhAaAycSIU3miUzo1KzoC2GLo2A5j2r46qCuj4y9IXyK9z5TQ/cXLF5AIoBdoaEpxcEMMNtnvXS7XW/n",
+	"I0rShUwi8YLlTvhwliGXidnvHEWemheJxHlDiyhNokv9l9qhRAajIKHyh6dB6JhJQiVOkSuITTibN7CZ",
+	"ULNW2+EG3UjWLB5KvnZihtJNy95DN9uzoldWMF/7gHBOFrXeHByaPiyAqHh8HUBZ41Mrgrx1eOtTiGx6",
+	"szIp14f9oD63lfZ6Jp0r8Hg7ieNEER1Jj72JG3lRXcokSZ2u0vVRlZDHNzGROIIbhacQJFsq9jG+kWQ6",
+	"Agm/wYkkU1HyFJKmI7B0DGwCcsaE1i9qi1HQ4lckrQtPQ+TAMWNcAqPpYgQxWUAvxgnJU9lXQ81Yzr1+",
+	"SxJ1eNwcMA6N1Vn8mV3DnNAFcHYtoLc/GOwPhyHYOcD+0G7T2sKM+lFflSbp6qoUNzDKz7WCExiyB8IR",
+	"IgUEjBuW2DSm7vxWVBGzKJ8j1RpH245fNL6x/K3tQ0UXFX5Ub7G6k9uWZflsDaSv5plcAKMgci2aD6GJ",
+	"nRqZBvNECKV5up1W6psKxjRPU3KRYjOQTJefvRqrz9e5zCyJY6Tb9B8GLWDPOJszifF2nXl8fYsV+kxL",
+	"K6wlAy+mEbrFnXVA5PXLOkwa11cftKvbN4nZDdWO5yjXSnj15S+qnVGsa7K169sCzetApicSdsos19et",
+	"tvZtqOo+yae22peYKnvwvQZIHXGxee11fsFYioTWIOtaNoH0pWV428nBIxCSKa7h+OUhXJE0R8OszSJF",
+	"CHpxQgk++0iJKsVb6iIwDD49mbIn9qFSQAfvyfUvKIQSYN5EX5bL3hge4abbJ9wIVl9mIxWYuoON5Ppq",
+	"o63tObwDcV3xdySirf4pUlTWUwzjmEXa/ofrGVIgFwKp7B9q8jCPpP/xjCjzBnKhxBIkcZOU2gC9dmHr",
+	"YbI9XiwsGyDjWogfWdygCh1Rs1HUPnHrFVqBJKBkdOqBwUx3sH67GB9Cwy5xCo7WqDa0XBIa46fziCOR",
+	"eC5QKrNXnCsLjifxWvVyy42eEjrNrdbaaXbqFb5xrZfOcdRAqsZGPjd+CNHinzJ2tG2jcEFA7STnvQjC",
+	"LfaC+b3J/D+qlqukan2MuhcPIOEq9prI2HT7QuPqVnLy8+FfBe4bdo08IgIhRalMrhDiZJpIoV0ps0U2",
+	"QyoabReOV4mwGmIdYUfHr8G10LzCeq4mLE21jWJtE2NXCORXyL8TQLJMIOHRbFB8bCk6hEQKTCen1H6p",
+	"9GPJICUSeX8ASHiaIB8BzecXyI2si1l+kaIIYYosZcZ/IuA0SIkMIWX0NAjh3XtIKFit4ND0Nzqlfjff",
+	"Hzy5SCRMUkakgF5K+BS5k6lCkgVI/CT7jcPYUabIZkTMQjhJGQ3VKGfA+Ck9DY7fvX77EXopo+pp3zZ2",
+	"3YBgXC11cEoVg6T5XJGgXawmP4ncI7WHta1a9scbj8hbfaBuJ1ihNEdCBeQ0uUIuiNZhHLRiolUH/UT9",
+	"o3T+CddrC8Lg7+rtJVMSK1XGgNT/PLlQDXiuKH8WhME/ZgrIa2RaMf8vooJYoXIHCoiHJaVuODCafReE",
+	"rgtMiZBJZDZsIw1Wfb9NsvUoy+CD7sA4gQ9hbLSAMfSs0b5XuFHNG+1SMa3G0Ks6gMOa9zcM5gn1uep+",
+	"o8HcSOF3Y0qveGDvQJ1bwWiH2vQnEmGrHhkTQ5AbUZfu6f8rlte091uFu1whIs00FfkRWnEctqiFVsjq",
+	"mbauz8yq7g7dQoeyTuTOlTDT4MqOVvOctgr91y8dQ6iS/8tS9xbQ8wUOiSLMlB6uhLCZQjJJMO77HLkB",
+	"DT/jog4HcxR0TtLUFwZ1K8x7+dmenUtctEgcjDhK6I0N19A2RgjjjCdXRKIxOdT2JvE8MSeQVmXAGC4W",
+	"cPAUohnhJFKqSr9RL2lFIEfSYn9uIrl+xoURW2FwzROJG1j22qapaosKLk0k8jMuvozQUBRzBxLjZ1zc",
+	"Sp3dKW22aLxVPTd0Sq7eazmNkYuIcWxTetfRUO2TLmppguOq2LXiVUFO75EgDPTmaBS4BSm0HhmtCygw",
+	"hLTpKc8vShE38vtVXYxtcy5ZR5/X961oy3P0NfEh1S8K6BEJcybsIUm42eSrs9pIC6isZrs9Wv2qAVJv",
+	"ybzQOTffHm+tMntHTsbQuQ9L/1ASQ6J08kvKrmmHT2hT50NBn3dz9KlkuiTpuaJu0dXAY6obH5/6Xa/2",
+	"03q4apboUXtjPFKhKszJAi4ULVMJRDg3ribjVvDUt4Kao7WaQ2XNansTiIT9wkqH/f6qVysxvs7m88ii",
+	"Wx0+UPRy8Eyfb1lmfghu6x08Uxaxb1QrJUjynEZEWq2nNvayBXrxrZjFpuyx2PNNw/8lR774kE+nKG59",
+	"ENJyImsgymVCUnMKO2iHfnEaLIqpmEPhg9qZsFnE9ufszhE6gptJgmksRnAi8ZME8+tsuRx7Lh68Qm58",
+	"JOZ9v+GQfQN4inb1aDXCpOO0t2kgb4M3O2S7olVKKK8/xfDabh0vUs5lbVRGyWg0gJqGMuKkmZti4Z6u",
+	"CZEWfV+rTOpNC4c37KXF629Gc500TfZDEerUTKUNM6qS7J8U2en4UZAMVOPGOA8jaZuBQlLkVTpokKnY",
+	"4thfax93k41vRDTBZxPuZdZWqniK8WBUuHDrsm9NzMQ14VSJm06IrKzDwtD7OHQhrxZyZ61Y+QqE/1pH",
+	"wl1rA1tpvzX9zLjVeiQVDJBEM8AUzTmV9vMqhdQ26g/gbadOcei0OGCZkSeE4yklVFyjUgLH7+zjiFFJ",
+	"EiqKiNpLXIzgP8YDeJPMEyUwTAzRv//zv2D/4P941nyoNYaB1hiGOoBpGJ5S/czCEUxcE/T2h+FwOAQL",
+	"QOBqcYrp9EP4/gBs7FgI+8ODp06hyJDbF+Y4L3S/qGLHdHpK1YyeQYpXmArdzwVjQuputBPeirYQppzl",
+	"mdFs9CqGIUxIhLJ8dPBsGML+D0BcDBxIMtXudfX2B9+HYfz6K5zGfbatWFajFBFtjQzOrGnbfvXKRwYg",
+	"8BucmF7OluORAW8Ik5xGprcQMs4+KVwvlEHAMUIaLSwwG+ekgXfbOd2o7oppKAw8DzW6ni/hN/dWOxtD",
+	"858CkA4QfB5K9jxUnPX58iyECKlE/jyEnCbm4y443jI+0U5az1aNYIjzTM1UxyxKpmdt5hLGiZCERhiq",
+	"Kfkv1O/QfbAch5qIMYbrRM5gTNJ0vDcmdDHeG1NGsXkFmopvNf8CzBFLU5KJEuLNI20f5LjeXKmHOPYH",
+	"G5sjjrtsEB9ZEZErxph7BTKn+oBSzcmzmQ7MlDoUesMKDYuF3mlwGsCcSO2WMCqzU/n6h/Yo88mvOVOY",
+	"zmacCBQhjP/3OITxE/XP0duX6r+37z6OQ+3MGr97P4bEHr+aE8PiTHZgJHzEeHxe4TfVWf5thnJmQ8HN",
+	"bBPhwj3hYuFxuGLZCqH9QalVnxu+edv9zcn18xHcaJJbhiBokmUoi0eK96bpBYkuny+XLQRoZNwt51Fa",
+	"LSO4ucZkOpPPWwdivIFoi7UQEf2mXi3HJnwk1Xc3JiDyaGZjR8QhjM+1Hjw+rBwDlwCxPAAYj9V/cxbj",
+	"c21u6aPgAsFtFO07k7oU6hWLilzXtXu1YoOODs2/y+yqwukdRSvSR1DFf4n2ZQiDwSCEc2XXhHCuudhz",
+	"98f5JS6eL8eHLrRNH83bvxMqkhhhzMn1uO4gOS/Y4dYeuSbXWjkdoxSfb+LG9yyyVUXyvNmMq3pF5iQ7",
+	"MdA+I3SxiusGpK4TvNucDLbDovWyCcZGbxIhkPRa4Yi4WCujrWEaN26zTYDpWXK3OBXpxu/2xyOmvw82",
+	"NquOic3Usm7pVLdfitfnSNXObDm52JBNbzm323LhVdAYluvN3HMlrBt01flSmcHqwgvleD0C/5rFRG6p",
+	"09wFijdSQLYXvZ8nMDfw45V3UDcMnQ/d/dLPjvIv+jnrnNeXOXz14HIXTKbo7VaO51tCvDaNjyx7Udzf",
+	"2x6e1ZtvLUD9jOuC3XeIWlyu5orzbS/6bYC7jyz7S3lc+fVBbcu7lMjn64GrW93FRcq18NUsLcp5Ihfa",
+	"k2w5MhFJdJS35j9Ic6EUapFnyHOBHHpjG/E27iuVxQSlMGptNT+SjcYZS6iOBNcY0hJXDVeCayZlpj0y",
+	"SDjy5mlU4+MucVGNm4Esv0iTyDn6LnGxGkljf+hoXP1a2R20El2j/1Qv+9XZ6mmtTnepw80nrBlirwx0",
+	"/DkrUiUyuUgR3r/68FFPRAf7auvxLznhfGGCLmC8R7Jkj4i9q/0x9CYJFxLEJaYoGR25M8P+4JSe0heM",
+	"XiHVDseR+v2/4JjImTk15JgSmVwZP38RWgwXRGBlCBN4/BODKE10DJYAE0Jv3CinFGBcRCObNoO3eP1C",
+	"/9U71QAZ7e3tH/xhMBwMB/uj/3swHJb9nwZ9a4Vr6zuaMZgRGqcuwovjNFHk5Q/33j77s234t0TOfiQC",
+	"//r+TQ9DmIVwGlRHGKi1/4wLe7PH+mzHipoYT/6hTccR/KhxCaf5cPh9dIkL/QeOO4OwwpIwNNAViIuU",
+	"Fys+YgL/78O7t+buuPE2Mwo/vfoYqpdq+WwySaKEpBbWAmKmgzjriTUUHDpyaxzUcmvsD8f9Qx/Rc+RT",
+	"FHDB5Ax66rme1nVC7TJM3MkIVrMi/Puf/9IpEPQJtbsOr9MJVKNPoaePsD+ReZYiPB0+hXFzQoVxP9RY",
+	"raQu0KN0py54Ym7bm9H0lF2QjPMRQIrkCtUursv2MeRUoIQefpKcwBxtUKHhViFkKUkolBd9hOR5JEX/",
+	"UM3VywKQ2EN4liEFobYSkT6YzdXgIrhD04nxP65G9FoXd5pEaMNfbQqRo4xEM3xyMBhqDp9Inb3E8gSv",
+	"l6Pj10EYXCE3anAwHOybT9TcSJYEo+D7wXDwvT5LkjPN2/cijrECLkn176lRPRWUzCXOOBjpYKkXXruw",
+	"kiXnpFnilk32yswxy7PiuMzdIrqT5A2VeIZlPXXKwXB4Z2O5EMTGZCnae8omGs3awHhqRm7qsJjhnpfZ",
+	"Rfdp4sfXfmbyj2ipnc/nhC8sroTLciKgV3AnxUdKEc1oagSZudF9Evh0cKbsKSYaKMFcyClpIdgNOr0o",
+	"yWVVibHutF0ity31h9YLEhqleZzQKSRSuCBdfTrxRbBt8KEki6/0eDLKCxIed+B7GVY4wd7NJS50jqhl",
+	"eSe1Tg3mEusKNewIMdVrxO0ogmsiwF5/tSh5uh62Rd6bz0WImaZFSNf+amS0P6G8H2h2k/kXgNt7lDmn",
+	"G8BtRfI000BH/jNH2Ftl4joLgyxvwJfxb32z7BDIRNozr2hG6PTWPPC+aS1LSeQ26XeKXUwSqjVE6K2y",
+	"dWXvXGIm1zBPL+6+VYV6Zdt8/epT2Jrfr2LCaLtG67I/vfqo7FShLHyS1uyY4phzN1TqXSbsVMoskgZ3",
+	"qGS5G6F+WjlzVyMERu1pOpFAQCaGJzkachSzTtl65aL+1nI+L/mjtigJBZJK5LRi53v4Y2mM3MNRc6pF",
+	"yy07ueMuiLLpCviOVXt3M7SZ4zm3h7vzW/K6e0pA97qWfPEtmWsORVKOJF6AJJdIlfr3oXph2XhSbI4k",
+	"ZVN7l5fFWJ8V9wd3p41S7150nd49frl34+Uj3UDXLDbDl9Uz7U67laq5khbzzhROB3PtHyFpqg2UIhS6",
+	"jfO0qaG7B3T3XqvssfuHaqGOdlPytpJ8JYXv8qx1K+wVAUN75flDG7KKk6TidGNHimgtV+GO+XF5RNaa",
+	"jjNjXO5U7bxjylKz1nd5NFq9a2FKYciMlzJdaB6t9Ad7haUkPpdE4PNpr03tOGbikaK+RYraiBkVuWpb",
+	"HRiqxe+NbFZz9f5uiMcepmulwSYqzZDrzKw2H2uZ4jgmEk1seBnEmhIh4Q+qvejfP5t6pLVHWtuSgXkB",
+	"Gh3qlJ3q71D6ueiZ35/4m2gMUelSlBnPlJxhwg25mXh88bUwr0cyeySzdXxLd7haluYO6fANm2p1WM44",
+	"y6ezHdFfJZH5jmmvml28zZOn8XRNBJibPRhDD3Xe8QsWL/rVUhrbZR1/OBT9Xi9dALHgYBSIvVcCvfGN",
+	"thNC8CI7QyhvOj8P9VXN58tx/xCK2616KxAKJSy3pXebGntNLErR6tuORKmkRO88+Sjg+pAItDxlKabf",
+	"dKhSMlp9a/Hg2T3LchsT4xLE74iFruSMvwPKYhTfTVohsTrw65fBMtzuAOOshftSvC4w+p0AxVg247cF",
+	"dsy1wKLwWkqiS/3e5rnX5oTOkw8WGg+J7MuYnmKBvcKlU67RHudJlpkMxGa9CmCJFGWaXpc66Nmw9Av1",
+	"b8uV92688nWbhAb5m+JLHtgUkKwf2XzlwQplQJFbQwt3a/XH3QMOyuoY3eB/KPEhLhZpDcg/T6CEa79Y",
+	"qT7ZGoZ0nMtH8bOx+Pk9iZ5dxER1En27kKhkAOsWC0UliR1Rq80j3KgR6/CXolBFEuuT8bsNqNuq3oYr",
+	"BFO/u9Vx71/7TXX5USvLxjAhqUBNtO6mQRLbuKsHovc4SVfqOhcLWyLFkaGX2a1D4vnktTZoKlEW8Jq6",
+	"tUksTs7+SMydGvPjQtm9jINAGrugOENVzurdoIit7qoSWrV5UlKd0MD28/ql+NHNX7PJ1mWaWy0cMxPJ",
+	"tLrWzed9q1nvyubecr/fy/6uJY3dcIMjlXxh93dZRohjtY5QtU7qw/I6GeVqZZdDTy91lX+FLi2PTuIC",
+	"RFxiB0P4fAOfyGjWFua9a6lVra/UXP+3IGSX4tQ769eZ67QHThmAhnHeX6T4at2p9fKrzIecUEholkuD",
+	"5Xum5qf736//rKg2/Lnkf2zwli4g10QlIM+UKb8/HJq9rJTJcm/0imcmx0T93tbKDmj0UL2mMX76qsjX",
+	"W6ENS1mpDdZ/qNQLPXv9lXCsNOz/runaOa30nWBrSpSUXaD70HCpKeq6WRvV0tPeLcXR7CXZFtrfwDDZ",
+	"S23yktaDhQ7N8Zs6WKiUiOw8WPACjB/iwULJh9aeK+gsimUNhOEh2OyqZR9lftVd6ijNB7k+9R6rJo8U",
+	"/EjBveN3Hz4qpXre355v6rzH59bz08Y1vWodP6HckWrRUODk3hyQDeVI7sIRqbQJm47GLUJrC/bU/S7i",
+	"D3YHCFvB5i7g4K40uWCa3vikvu4QKs/Olmfjvs3Qk9SuRDWArf/l7pHktNSDilo6h1bBoTpLrFsCVRuY",
+	"57bAktrbJq5C3++Cp8NhqT6Pb8wSl2MXt6IIowLJez4E96jjkQk8MoFHJvAVM4F2ka8J77xap6VR7K8U",
+	"nNmd6G+pFHRvO79WWeeuTiG9kkPfRrjhCzbPXChDpUATTDibmzJoNMZPGJsCSGziXbD/TnhVkcT9irYV",
+	"Engk9EdC/6KE3s6+S5y3HY3a+lA7NLztCG3EoN9+8WvdXp19MyPoTWqFr6rC0yxrh2zGHDJ5CLp7HuPj",
+	"5v58690UcT1jaYGFe80ndMe0dRTHojil4XYB9ommJ2GJTEBEKGUSLtCFItrMnJYkEwEcHYsgAihiXD32",
+	"LKixgxd0+2127bL5Qoba3dto5raS7u/bEF8fXMFfjyJ71iLNyBTDsm6Yq0rhCoBV0uGHUMmtb8uBmQpI",
+	"YVkPJ4Qic39/AEcFEIsiOsXlkoPhEJzJc78a4E79Go875XGn3PdOWSc2zoVXgaVVl6zWatmlBlEdqU23",
+	"NJ40N/WHGBRVsQNW1mOSdNthdI1E50nanau3Jdi8AfO74osrlWR2fGp4K0J70FprEfetpu+SoE+TK6TQ",
+	"62ZSjpWVTMlmgS9JeZKnqbcfP4cRqWXYqji7kfHvVf9fG0srAhAeMmsTknFLYK3r2Y40dG7Dcy/lavd1",
+	"g19QErMqkxVxRwxLEdmmccheqk5xv5Fu3Wn3vLSQD5ytzdkVChDVNJjaAUf8Ve4or18blzmK40dq/Oao",
+	"UbuGVkhRsk0IsYMJelXIWuMZy0pn33pE40oFu86IMAtaJZ4eaFCYv4KvN2WCV9VvRyZErdDf/blX/IqF",
+	"d3SQViL1GzlIKxIheEuH3oHind8fwLXOXsO4q/Fd5jo4ePaDJv1twx8cT927sX8p82OzTAcrtPwlcx34",
+	"wHrA6Q68ZWyZ8eB+cOHv8LWIeGiJD9YDf9e5D0rwbpD94FGS/M4kyS7yGqyjaSUXbKW8gUNWI4s5ctUu",
+	"39m6ep9JB5sXja7WsVc9Dd6T619QCF3NthnbapZHx69B1/7z7tmZsJNq/cBb14CwVWOD0clZs2M7EcVE",
+	"iikQoQ1RHxu/6qqGgaFcr9ebSv3XkzO1Fby6tCdnij2YkotNN/29VeoCpxmRM2DmajFlMX4n4M8fPx4D",
+	"iWOOwsvd2Fi9VOsVOU+DkVdmVDMou4zV4c3QIegrFdb7FdqDm0p81IpjLHREK0I/B5pNnqsLPbjToUF5",
+	"Pd9SdD0RgC1ABL2yWIQOKzUfkIsUIWJpipFObVK5pmky+9k4jb43mLNV66O9LG+mTKqFFOyn5TWUtqna",
+	"8VzkhAmj8Ee3m6j+fbUc8GodRG0juVqIfn9+Yad6p6bk5hORYZRMkqgoX+wD3xLw8mz53wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

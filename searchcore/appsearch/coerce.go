@@ -178,55 +178,67 @@ func idFromValue(v json.RawMessage) (string, bool) {
 }
 
 // TypedValue converts a stored App Search value (a string, an array of
-// strings or null) to the value the core indexes for a field of type t: the
-// coerced value, or the stored value unchanged when it cannot be coerced
-// (the typed core field ignores it).
-func TypedValue(t FieldType, rev Revision, stored json.RawMessage) json.RawMessage {
+// strings or null) to the value the core indexes for a field of type t.
+// Values that cannot be coerced are left out (ok false, or dropped from
+// arrays): the typed core field must not interpret them itself (the core
+// would read a WKT point the earlier revision refuses); such values stay in
+// the stored document only.
+func TypedValue(t FieldType, rev Revision, stored json.RawMessage) (json.RawMessage, bool) {
 	stored = bytes.TrimSpace(stored)
-	if len(stored) == 0 || stored[0] == 'n' || t == Text {
-		return stored
+	if len(stored) == 0 {
+		return nil, false
+	}
+	if stored[0] == 'n' || t == Text {
+		return stored, true
 	}
 	if stored[0] == '[' {
 		var elems []string
 		if json.Unmarshal(stored, &elems) != nil {
-			return stored
+			return nil, false
 		}
 		if t == Geolocation && rev == RevisionLater && len(elems) == 2 {
 			if p, ok := parseLonLatPair(elems[0], elems[1]); ok {
-				return jsonString(p)
+				return jsonString(p), true
 			}
 		}
-		out := make([]json.RawMessage, len(elems))
-		for i, e := range elems {
-			out[i] = coerceString(t, rev, e)
+		out := make([]json.RawMessage, 0, len(elems))
+		for _, e := range elems {
+			if v, ok := coerceString(t, rev, e); ok {
+				out = append(out, v)
+			}
+		}
+		if len(out) == 0 {
+			return nil, false
 		}
 		b, _ := json.Marshal(out)
-		return b
+		return b, true
 	}
 	var s string
 	if json.Unmarshal(stored, &s) != nil {
-		return stored
+		return nil, false
 	}
 	return coerceString(t, rev, s)
 }
 
 // coerceString coerces one stored string.
-func coerceString(t FieldType, rev Revision, s string) json.RawMessage {
+func coerceString(t FieldType, rev Revision, s string) (json.RawMessage, bool) {
 	switch t {
 	case Number:
 		if n, ok := ParseNumber(s, rev); ok {
-			return json.RawMessage(n)
+			return json.RawMessage(n), true
 		}
 	case Date:
 		if d, ok := ParseDate(s); ok {
-			return jsonString(d.Format(DateLayout))
+			return jsonString(d.Format(DateLayout)), true
 		}
 	case Geolocation:
 		if p, ok := ParseGeolocation(s, rev); ok {
-			return jsonString(p)
+			return jsonString(p), true
 		}
+	case Text:
+		return jsonString(s), true
 	}
-	return jsonString(s)
+	return nil, false
 }
 
 // ParseNumber parses a number value: a finite double in the earlier

@@ -16,8 +16,8 @@
 //
 // Top-level members hold the values coerced to the schema type (numbers as
 // JSON numbers, dates as RFC 3339 strings in UTC, geolocations as "lat,lon";
-// a value that cannot be coerced is kept as given and ignored by the typed
-// core field: ignore_malformed). "_as" (not indexed) is the document as the
+// a value that cannot be coerced, like a later-revision number beyond the
+// 32-bit float range, is left out of the top level and kept in "_as"). "_as" (not indexed) is the document as the
 // documents API returns it (scalars as strings, arrays of strings, null), the
 // source of every reindex. The mapping of a field (see FieldMapping):
 //

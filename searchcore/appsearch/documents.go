@@ -116,8 +116,10 @@ func coreSource(d *appDoc, sc Schema, rev Revision) []byte {
 	b.WriteString(`{"id":`)
 	b.Write(jsonString(d.id))
 	for _, f := range d.fields {
-		b.WriteByte(',')
-		writeMember(&b, f.name, TypedValue(sc.Type(f.name), rev, f.value))
+		if v, ok := TypedValue(sc.Type(f.name), rev, f.value); ok {
+			b.WriteByte(',')
+			writeMember(&b, f.name, v)
+		}
 	}
 	b.WriteByte(',')
 	writeMember(&b, SourceKey, d.marshal())

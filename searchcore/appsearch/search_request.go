@@ -124,7 +124,7 @@ func decodeBody(raw []byte) (*jvalue, error) {
 
 // DecodingError is the 400 for a body or parameters that cannot be decoded.
 func DecodingError() error {
-	return RequestErrors("There was a decoding error, ensure your request is valid")
+	return RequestErrors(MsgDecoding)
 }
 
 func parseSearchValue(v *jvalue, rev Revision) (*SearchRequest, error) {

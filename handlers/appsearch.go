@@ -1,0 +1,250 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	asgen "github.com/quarry-search/quarry/gen/appsearch"
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/searchcore/eserr"
+)
+
+// AppSearchBase is the path prefix of the App Search API.
+const AppSearchBase = "/api/as/v1"
+
+// SuperuserAuthFunc reports whether an Authorization header (Basic) names
+// the cluster superuser; an error is an internal failure.
+type SuperuserAuthFunc func(ctx context.Context, authorizationHeader string) (bool, error)
+
+// appSearchServer implements the App Search API over appsearch.Service.
+type appSearchServer struct {
+	svc       *appsearch.Service
+	search    *appsearch.Searches
+	superuser SuperuserAuthFunc
+	log       *slog.Logger
+	spec      []byte
+}
+
+var _ asgen.ServerInterface = (*appSearchServer)(nil)
+
+// principalKey is the echo context key of the authenticated caller.
+const principalKey = "appsearch.principal"
+
+// asPrincipal returns the caller authenticated by the App Search middleware.
+func asPrincipal(c echo.Context) *appsearch.Principal {
+	p, _ := c.Get(principalKey).(*appsearch.Principal)
+	return p
+}
+
+// registerAppSearch adds the App Search API under /api/as/v1: CORS and the
+// .json suffix (Pre), then gzip, App Search error rendering, authentication
+// and rate limiting around the generated routes.
+func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
+	doc, err := asgen.GetSwagger()
+	if err != nil {
+		return fmt.Errorf("load app search spec: %w", err)
+	}
+	specJSON, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode app search spec: %w", err)
+	}
+	h := &appSearchServer{
+		svc: opts.AppSearch, search: appsearch.NewSearches(opts.AppSearch, nil),
+		superuser: opts.SuperuserAuth, log: log, spec: specJSON,
+	}
+	e.Pre(appSearchPre)
+	g := e.Group(AppSearchBase, middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 0}), h.renderErrors, h.authenticate)
+	asgen.RegisterHandlers(g, h)
+	return nil
+}
+
+// isAppSearchPath reports whether a request path is under /api/as/v1.
+func isAppSearchPath(p string) bool {
+	return p == AppSearchBase || strings.HasPrefix(p, AppSearchBase+"/")
+}
+
+// corsAllowHeaders are the request headers browser clients send.
+const corsAllowHeaders = "Authorization, Content-Type, X-Swiftype-Client, X-Swiftype-Client-Version, X-Swiftype-Integration, X-Swiftype-Integration-Version, x-elastic-client-meta"
+
+// appSearchPre strips the .json suffix the browser clients add, answers
+// CORS preflights and adds the CORS headers (the origin is echoed and
+// credentials are allowed, as fetch(..., {credentials: "include"}) needs).
+func appSearchPre(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !isAppSearchPath(strings.TrimSuffix(r.URL.Path, ".json")) {
+			return next(c)
+		}
+		if p := strings.TrimSuffix(r.URL.Path, "/"); strings.HasSuffix(p, ".json") && p != AppSearchBase+"/openapi.json" {
+			r.URL.Path = strings.TrimSuffix(p, ".json")
+			r.URL.RawPath = ""
+		}
+		h := c.Response().Header()
+		h.Add(echo.HeaderVary, "Origin")
+		if origin := r.Header.Get(echo.HeaderOrigin); origin != "" {
+			h.Set(echo.HeaderAccessControlAllowOrigin, origin)
+			h.Set(echo.HeaderAccessControlAllowCredentials, "true")
+			h.Set(echo.HeaderAccessControlExposeHeaders, "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After")
+		}
+		if r.Method == http.MethodOptions && r.Header.Get(echo.HeaderAccessControlRequestMethod) != "" {
+			h.Set(echo.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE, OPTIONS")
+			h.Set(echo.HeaderAccessControlAllowHeaders, corsAllowHeaders)
+			h.Set(echo.HeaderAccessControlMaxAge, "86400")
+			return c.NoContent(http.StatusNoContent)
+		}
+		return next(c)
+	}
+}
+
+// endpointAccess classifies a route: what it needs and its rate-limit
+// class. Search endpoints (search, multi_search, query_suggestion, click)
+// accept search keys; credentials need an admin key; other reads need a
+// private key with read, other changes one with write.
+func endpointAccess(method, route string) (appsearch.Access, string) {
+	rel := strings.TrimPrefix(route, AppSearchBase)
+	segs := strings.Split(strings.Trim(rel, "/"), "/")
+	class := segs[0]
+	if class == "credentials" {
+		return appsearch.AccessAdmin, class
+	}
+	if class == "engines" && len(segs) >= 3 {
+		class = segs[2]
+	}
+	switch class {
+	case "search", "multi_search", "query_suggestion", "click":
+		return appsearch.AccessSearch, class
+	}
+	if method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(rel, "/documents/list") || class == "analytics" {
+		return appsearch.AccessRead, class
+	}
+	return appsearch.AccessWrite, class
+}
+
+// authenticate resolves the caller (Bearer key, or the superuser with
+// Basic auth), checks the endpoint's access and engine scope, and counts
+// the request against the caller's hourly budget.
+func (h *appSearchServer) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		route := c.Path()
+		if route == AppSearchBase+"/openapi.json" {
+			return next(c)
+		}
+		p, err := h.principal(c)
+		if err != nil {
+			return err
+		}
+		access, class := endpointAccess(c.Request().Method, route)
+		if err := p.Authorize(access, c.Param("engine_name")); err != nil {
+			return err
+		}
+		d := h.svc.RateLimiter().Allow(p.ID(), class)
+		if d.Limited {
+			hdr := c.Response().Header()
+			hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+			hdr.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+			if !d.Allowed {
+				hdr.Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+				return &eserr.Error{Code: eserr.TooManyRequests, Type: appsearch.TypeRateLimit, Reason: appsearch.MsgRateLimited}
+			}
+		}
+		c.Set(principalKey, p)
+		return next(c)
+	}
+}
+
+// principal authenticates the Authorization header.
+func (h *appSearchServer) principal(c echo.Context) (*appsearch.Principal, error) {
+	auth := c.Request().Header.Get(echo.HeaderAuthorization)
+	scheme, cred, _ := strings.Cut(auth, " ")
+	switch {
+	case auth == "":
+		return nil, &eserr.Error{Code: eserr.Unauthorized, Type: appsearch.TypeAuth, Reason: "You need to sign in or sign up before continuing."}
+	case strings.EqualFold(scheme, "Bearer"):
+		return h.svc.Authenticate(strings.TrimSpace(cred))
+	case strings.EqualFold(scheme, "Basic") && h.superuser != nil:
+		ok, err := h.superuser(c.Request().Context(), auth)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return appsearch.SuperuserPrincipal(), nil
+		}
+	}
+	return nil, appsearch.AuthError(appsearch.MsgInvalidToken)
+}
+
+// renderErrors renders every error of the App Search routes.
+func (h *appSearchServer) renderErrors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || c.Response().Committed {
+			return err
+		}
+		writeAppSearchError(c, err, h.log)
+		return nil
+	}
+}
+
+// writeAppSearchError renders an error the App Search way: {"error": "..."}
+// for authentication and rate limiting, {"errors": [...]} otherwise.
+func writeAppSearchError(c echo.Context, err error, log *slog.Logger) {
+	status, body := appSearchErrorBody(err)
+	if status >= 500 {
+		log.Error("app search request failed", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
+	} else {
+		log.Debug("app search request failed", "status", status, "err", err)
+	}
+	if werr := writeJSON(c, status, body); werr != nil {
+		log.Warn("writing error response", "err", werr)
+	}
+}
+
+// appSearchErrorBody maps an error to its status and body.
+func appSearchErrorBody(err error) (int, any) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) && !isDomain(he.Internal) {
+		switch he.Code {
+		case http.StatusNotFound, http.StatusMethodNotAllowed:
+			return http.StatusNotFound, map[string]any{"errors": []string{"Routing Error. The path you have requested is invalid."}}
+		case http.StatusRequestEntityTooLarge:
+			return he.Code, map[string]any{"errors": []string{"Request body is too large"}}
+		case http.StatusBadRequest:
+			return he.Code, map[string]any{"errors": []string{appsearch.MsgDecoding}}
+		}
+	}
+	e, status := toDomainError(err)
+	switch e.Type {
+	case appsearch.TypeAuth, appsearch.TypeRateLimit:
+		return status, map[string]any{"error": e.Reason}
+	case appsearch.TypeErrors:
+		if s := appsearch.HTTPStatus(err); s != 0 {
+			// SPEC.md: endpoint-specific errors are answered 200 {errors}.
+			status = s
+		}
+		return status, map[string]any{"errors": appsearch.Messages(e)}
+	}
+	if status >= 500 {
+		return status, map[string]any{"errors": []string{"Internal server error"}}
+	}
+	return status, map[string]any{"errors": []string{e.Reason}}
+}
+
+func isDomain(err error) bool {
+	_, ok := searchcore.AsError(err)
+	return ok
+}
+
+// AppsearchOpenapi serves the App Search OpenAPI document.
+func (h *appSearchServer) AppsearchOpenapi(c echo.Context) error {
+	return writeRaw(c, http.StatusOK, h.spec)
+}

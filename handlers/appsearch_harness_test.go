@@ -1,0 +1,274 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/quarry-search/quarry/clients/appsearchclient"
+	asgen "github.com/quarry-search/quarry/gen/appsearch"
+	"github.com/quarry-search/quarry/handlers"
+	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/store"
+)
+
+var (
+	asSpecOnce   sync.Once
+	asSpecRouter routers.Router
+	asSpecErr    error
+)
+
+func loadASSpec() (routers.Router, error) {
+	asSpecOnce.Do(func() {
+		var doc *openapi3.T
+		doc, asSpecErr = asgen.GetSwagger()
+		if asSpecErr != nil {
+			return
+		}
+		doc.Servers = nil
+		asSpecRouter, asSpecErr = gorillamux.NewRouter(doc)
+	})
+	return asSpecRouter, asSpecErr
+}
+
+// asValidatingTransport fails the test when an App Search response does not
+// match openapi/appsearch.yaml (paths are matched without /api/as/v1).
+type asValidatingTransport struct {
+	t    testing.TB
+	base http.RoundTripper
+}
+
+func (v *asValidatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := v.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if res.Header.Get("Content-Encoding") == "gzip" || req.Method == http.MethodOptions {
+		return res, nil
+	}
+	router, err := loadASSpec()
+	if err != nil {
+		v.t.Fatalf("load spec: %v", err)
+	}
+	vreq := req.Clone(context.Background())
+	vreq.URL.Path = strings.TrimPrefix(vreq.URL.Path, handlers.AppSearchBase)
+	vreq.URL.Path = strings.TrimSuffix(strings.TrimSuffix(vreq.URL.Path, "/"), ".json")
+	if strings.HasSuffix(req.URL.Path, "openapi.json") {
+		vreq.URL.Path = "/openapi.json"
+	}
+	vreq.URL.RawPath = ""
+	route, pathParams, err := router.FindRoute(vreq)
+	if err != nil {
+		return res, nil // unknown routes: nothing to check
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: vreq, PathParams: pathParams, Route: route,
+			Options: &openapi3filter.Options{ExcludeRequestBody: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status:  res.StatusCode,
+		Header:  res.Header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		v.t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, err, truncate(body, 600))
+	}
+	return res, nil
+}
+
+// fakeClock is an adjustable clock for rate limits.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (f *fakeClock) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeClock) Advance(d time.Duration) {
+	f.mu.Lock()
+	f.t = f.t.Add(d)
+	f.mu.Unlock()
+}
+
+// asNode is a node serving the App Search API with a superuser
+// (elastic:changeme through the fake SuperuserAuth hook).
+type asNode struct {
+	t     testing.TB
+	URL   string // server root
+	HTTP  *http.Client
+	Svc   *appsearch.Service
+	Clock *fakeClock
+	dir   string
+	close func()
+}
+
+// asOptions tune an asNode.
+type asOptions struct {
+	Revision   appsearch.Revision
+	RateLimits appsearch.RateLimits
+	Limits     appsearch.Limits
+	NoHook     bool
+}
+
+const superuserBasic = "Basic ZWxhc3RpYzpjaGFuZ2VtZQ==" // elastic:changeme
+
+func newASNode(t testing.TB, o asOptions) *asNode {
+	t.Helper()
+	return openASNode(t, t.TempDir(), o)
+}
+
+func openASNode(t testing.TB, dir string, o asOptions) *asNode {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	eng, err := searchcore.Open(context.Background(), searchcore.Config{DataPath: dir, Storage: db, ClusterName: "test-cluster", NodeName: "node-1", AutoCreateIndex: true})
+	if err != nil {
+		db.Close()
+		t.Fatalf("open engine: %v", err)
+	}
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	if o.RateLimits.Default == 0 {
+		o.RateLimits.Default = -1
+		o.RateLimits.Endpoints = map[string]int{}
+	}
+	svc, err := appsearch.New(context.Background(), appsearch.Config{Core: eng, Store: db, DefaultRevision: o.Revision, RateLimits: o.RateLimits, Limits: o.Limits, Now: clock.Now})
+	if err != nil {
+		t.Fatalf("app search: %v", err)
+	}
+	hook := func(_ context.Context, h string) (bool, error) {
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
+		return err == nil && string(raw) == "elastic:changeme", nil
+	}
+	opts := handlers.Options{MaxContentLength: 32 << 20, AppSearch: svc, SuperuserAuth: hook}
+	if o.NoHook {
+		opts.SuperuserAuth = nil
+	}
+	e, err := handlers.NewServer(eng, opts)
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	srv := httptest.NewServer(e)
+	var once sync.Once
+	closeAll := func() {
+		once.Do(func() {
+			srv.Close()
+			if err := eng.Close(); err != nil {
+				t.Errorf("close engine: %v", err)
+			}
+			if err := db.Close(); err != nil {
+				t.Errorf("close store: %v", err)
+			}
+		})
+	}
+	t.Cleanup(closeAll)
+	hc := &http.Client{Transport: &asValidatingTransport{t: t, base: &http.Transport{DisableCompression: true}}}
+	return &asNode{t: t, URL: srv.URL, HTTP: hc, Svc: svc, Clock: clock, dir: dir, close: closeAll}
+}
+
+// client returns the generated client authenticating with auth (a full
+// Authorization header value; "" sends none).
+func (n *asNode) client(auth string) *appsearchclient.ClientWithResponses {
+	n.t.Helper()
+	c, err := appsearchclient.NewClientWithResponses(n.URL+handlers.AppSearchBase, appsearchclient.WithHTTPClient(n.HTTP),
+		appsearchclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			if auth != "" {
+				r.Header.Set("Authorization", auth)
+			}
+			return nil
+		}))
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return c
+}
+
+// req sends a raw request under /api/as/v1 and returns status, headers and body.
+func (n *asNode) req(method, path, auth, contentType, body string, hdrs ...string) (int, http.Header, string) {
+	n.t.Helper()
+	r, err := http.NewRequest(method, n.URL+handlers.AppSearchBase+path, strings.NewReader(body))
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if auth != "" {
+		r.Header.Set("Authorization", auth)
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(hdrs); i += 2 {
+		r.Header.Set(hdrs[i], hdrs[i+1])
+	}
+	res, err := n.HTTP.Do(r)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(b)
+}
+
+// su sends a JSON request as the superuser.
+func (n *asNode) su(method, path, body string) (int, string) {
+	n.t.Helper()
+	ct := ""
+	if body != "" {
+		ct = "application/json"
+	}
+	code, _, b := n.req(method, path, superuserBasic, ct, body)
+	return code, b
+}
+
+// key creates a key as the superuser and returns its Bearer header.
+func (n *asNode) key(spec string) string {
+	n.t.Helper()
+	code, body := n.su("POST", "/credentials", spec)
+	if code != 200 {
+		n.t.Fatalf("create key %s: %d %s", spec, code, body)
+	}
+	var k struct{ Key string }
+	if err := json.Unmarshal([]byte(body), &k); err != nil {
+		n.t.Fatal(err)
+	}
+	return "Bearer " + k.Key
+}
+
+// canon re-encodes JSON compactly with sorted keys for exact comparisons.
+func canon(t testing.TB, s string) string {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("invalid JSON %q: %v", s, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
