@@ -196,11 +196,6 @@ type ClickRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
-// ClickResponse Empty on success; `{"errors":[...]}` for a missing required parameter.
-type ClickResponse struct {
-	Errors *[]string `json:"errors,omitempty"`
-}
-
 // Curation defines model for Curation.
 type Curation struct {
 	Hidden   []string `json:"hidden"`
@@ -2434,22 +2429,22 @@ func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearch
 	return err
 }
 
-// AsErrorsResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorsResponse
-func (t MultiSearchGet400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
-	var body ErrorsResponse
+// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
+func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromErrorsResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorsResponse
-func (t *MultiSearchGet400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorsResponse
-func (t *MultiSearchGet400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -2558,22 +2553,22 @@ func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErr
 	return err
 }
 
-// AsErrorsResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorsResponse
-func (t MultiSearch400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
-	var body ErrorsResponse
+// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
+func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromErrorsResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorsResponse
-func (t *MultiSearch400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeErrorsResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorsResponse
-func (t *MultiSearch400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -8260,7 +8255,7 @@ type GetTopClicksAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TopClicks
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8273,7 +8268,7 @@ func (r GetTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetTopClicksAnalyticsResponse) GetJSON400() *BadRequest {
+func (r GetTopClicksAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8322,7 +8317,7 @@ type PostTopClicksAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TopClicks
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8335,7 +8330,7 @@ func (r PostTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PostTopClicksAnalyticsResponse) GetJSON400() *BadRequest {
+func (r PostTopClicksAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8384,7 +8379,7 @@ type GetCountAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AnalyticsCounts
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8397,7 +8392,7 @@ func (r GetCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetCountAnalyticsResponse) GetJSON400() *BadRequest {
+func (r GetCountAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8446,7 +8441,7 @@ type PostCountAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AnalyticsCounts
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8459,7 +8454,7 @@ func (r PostCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PostCountAnalyticsResponse) GetJSON400() *BadRequest {
+func (r PostCountAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8508,7 +8503,7 @@ type GetTopQueriesAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TopQueries
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8521,7 +8516,7 @@ func (r GetTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetTopQueriesAnalyticsResponse) GetJSON400() *BadRequest {
+func (r GetTopQueriesAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8570,7 +8565,7 @@ type PostTopQueriesAnalyticsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TopQueries
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8583,7 +8578,7 @@ func (r PostTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PostTopQueriesAnalyticsResponse) GetJSON400() *BadRequest {
+func (r PostTopQueriesAnalyticsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8629,23 +8624,16 @@ func (r PostTopQueriesAnalyticsResponse) ContentType() string {
 type LogClickthroughResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *ClickResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r LogClickthroughResponse) GetJSON200() *ClickResponse {
-	return r.JSON200
-}
-
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r LogClickthroughResponse) GetJSON400() *BadRequest {
+func (r LogClickthroughResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8694,7 +8682,7 @@ type ListCurationsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CurationList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8707,7 +8695,7 @@ func (r ListCurationsResponse) GetJSON200() *CurationList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListCurationsResponse) GetJSON400() *BadRequest {
+func (r ListCurationsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8756,7 +8744,7 @@ type CreateCurationResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CreateCuration200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8769,7 +8757,7 @@ func (r CreateCurationResponse) GetJSON200() *CreateCuration200JSONResponseBody 
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r CreateCurationResponse) GetJSON400() *BadRequest {
+func (r CreateCurationResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8818,7 +8806,7 @@ type DeleteCurationResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DeletedResult
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8831,7 +8819,7 @@ func (r DeleteCurationResponse) GetJSON200() *DeletedResult {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r DeleteCurationResponse) GetJSON400() *BadRequest {
+func (r DeleteCurationResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8880,7 +8868,7 @@ type GetCurationResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Curation
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8893,7 +8881,7 @@ func (r GetCurationResponse) GetJSON200() *Curation {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetCurationResponse) GetJSON400() *BadRequest {
+func (r GetCurationResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8942,7 +8930,7 @@ type PutCurationResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PutCuration200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8955,7 +8943,7 @@ func (r PutCurationResponse) GetJSON200() *PutCuration200JSONResponseBody {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PutCurationResponse) GetJSON400() *BadRequest {
+func (r PutCurationResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9514,7 +9502,7 @@ type QuerySuggestionGetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *QuerySuggestionGet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9527,7 +9515,7 @@ func (r QuerySuggestionGetResponse) GetJSON200() *QuerySuggestionGet200JSONRespo
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r QuerySuggestionGetResponse) GetJSON400() *BadRequest {
+func (r QuerySuggestionGetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9576,7 +9564,7 @@ type QuerySuggestionResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *QuerySuggestion200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9589,7 +9577,7 @@ func (r QuerySuggestionResponse) GetJSON200() *QuerySuggestion200JSONResponseBod
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r QuerySuggestionResponse) GetJSON400() *BadRequest {
+func (r QuerySuggestionResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9755,7 +9743,7 @@ type SearchGetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SearchGet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9768,7 +9756,7 @@ func (r SearchGetResponse) GetJSON200() *SearchGet200JSONResponseBody {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r SearchGetResponse) GetJSON400() *BadRequest {
+func (r SearchGetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9817,7 +9805,7 @@ type SearchResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Search200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9830,7 +9818,7 @@ func (r SearchResponse) GetJSON200() *Search200JSONResponseBody {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r SearchResponse) GetJSON400() *BadRequest {
+func (r SearchResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9879,7 +9867,7 @@ type GetSearchSettingsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SearchSettings
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9892,7 +9880,7 @@ func (r GetSearchSettingsResponse) GetJSON200() *SearchSettings {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetSearchSettingsResponse) GetJSON400() *BadRequest {
+func (r GetSearchSettingsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9941,7 +9929,7 @@ type PutSearchSettingsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SearchSettings
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9954,7 +9942,7 @@ func (r PutSearchSettingsResponse) GetJSON200() *SearchSettings {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PutSearchSettingsResponse) GetJSON400() *BadRequest {
+func (r PutSearchSettingsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10003,7 +9991,7 @@ type ResetSearchSettingsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SearchSettings
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10016,7 +10004,7 @@ func (r ResetSearchSettingsResponse) GetJSON200() *SearchSettings {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ResetSearchSettingsResponse) GetJSON400() *BadRequest {
+func (r ResetSearchSettingsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10189,7 +10177,7 @@ type ListSynonymSetsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SynonymSetList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10202,7 +10190,7 @@ func (r ListSynonymSetsResponse) GetJSON200() *SynonymSetList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListSynonymSetsResponse) GetJSON400() *BadRequest {
+func (r ListSynonymSetsResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10251,7 +10239,7 @@ type CreateSynonymSetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CreateSynonymSet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10264,7 +10252,7 @@ func (r CreateSynonymSetResponse) GetJSON200() *CreateSynonymSet200JSONResponseB
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r CreateSynonymSetResponse) GetJSON400() *BadRequest {
+func (r CreateSynonymSetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10313,7 +10301,7 @@ type DeleteSynonymSetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DeletedResult
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10326,7 +10314,7 @@ func (r DeleteSynonymSetResponse) GetJSON200() *DeletedResult {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r DeleteSynonymSetResponse) GetJSON400() *BadRequest {
+func (r DeleteSynonymSetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10375,7 +10363,7 @@ type GetSynonymSetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SynonymSet
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10388,7 +10376,7 @@ func (r GetSynonymSetResponse) GetJSON200() *SynonymSet {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetSynonymSetResponse) GetJSON400() *BadRequest {
+func (r GetSynonymSetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -10437,7 +10425,7 @@ type PutSynonymSetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PutSynonymSet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *BadRequest
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10450,7 +10438,7 @@ func (r PutSynonymSetResponse) GetJSON200() *PutSynonymSet200JSONResponseBody {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r PutSynonymSetResponse) GetJSON400() *BadRequest {
+func (r PutSynonymSetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -11963,7 +11951,7 @@ func ParseGetTopClicksAnalyticsResponse(rsp *http.Response) (*GetTopClicksAnalyt
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12010,7 +11998,7 @@ func ParsePostTopClicksAnalyticsResponse(rsp *http.Response) (*PostTopClicksAnal
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12057,7 +12045,7 @@ func ParseGetCountAnalyticsResponse(rsp *http.Response) (*GetCountAnalyticsRespo
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12104,7 +12092,7 @@ func ParsePostCountAnalyticsResponse(rsp *http.Response) (*PostCountAnalyticsRes
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12151,7 +12139,7 @@ func ParseGetTopQueriesAnalyticsResponse(rsp *http.Response) (*GetTopQueriesAnal
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12198,7 +12186,7 @@ func ParsePostTopQueriesAnalyticsResponse(rsp *http.Response) (*PostTopQueriesAn
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12237,15 +12225,11 @@ func ParseLogClickthroughResponse(rsp *http.Response) (*LogClickthroughResponse,
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest ClickResponse
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12292,7 +12276,7 @@ func ParseListCurationsResponse(rsp *http.Response) (*ListCurationsResponse, err
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12339,7 +12323,7 @@ func ParseCreateCurationResponse(rsp *http.Response) (*CreateCurationResponse, e
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12386,7 +12370,7 @@ func ParseDeleteCurationResponse(rsp *http.Response) (*DeleteCurationResponse, e
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12433,7 +12417,7 @@ func ParseGetCurationResponse(rsp *http.Response) (*GetCurationResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12480,7 +12464,7 @@ func ParsePutCurationResponse(rsp *http.Response) (*PutCurationResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12917,7 +12901,7 @@ func ParseQuerySuggestionGetResponse(rsp *http.Response) (*QuerySuggestionGetRes
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12964,7 +12948,7 @@ func ParseQuerySuggestionResponse(rsp *http.Response) (*QuerySuggestionResponse,
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13098,7 +13082,7 @@ func ParseSearchGetResponse(rsp *http.Response) (*SearchGetResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13145,7 +13129,7 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13192,7 +13176,7 @@ func ParseGetSearchSettingsResponse(rsp *http.Response) (*GetSearchSettingsRespo
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13239,7 +13223,7 @@ func ParsePutSearchSettingsResponse(rsp *http.Response) (*PutSearchSettingsRespo
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13286,7 +13270,7 @@ func ParseResetSearchSettingsResponse(rsp *http.Response) (*ResetSearchSettingsR
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13427,7 +13411,7 @@ func ParseListSynonymSetsResponse(rsp *http.Response) (*ListSynonymSetsResponse,
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13474,7 +13458,7 @@ func ParseCreateSynonymSetResponse(rsp *http.Response) (*CreateSynonymSetRespons
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13521,7 +13505,7 @@ func ParseDeleteSynonymSetResponse(rsp *http.Response) (*DeleteSynonymSetRespons
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13568,7 +13552,7 @@ func ParseGetSynonymSetResponse(rsp *http.Response) (*GetSynonymSetResponse, err
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13615,7 +13599,7 @@ func ParsePutSynonymSetResponse(rsp *http.Response) (*PutSynonymSetResponse, err
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest BadRequest
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

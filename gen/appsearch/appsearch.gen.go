@@ -199,11 +199,6 @@ type ClickRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
-// ClickResponse Empty on success; `{"errors":[...]}` for a missing required parameter.
-type ClickResponse struct {
-	Errors *[]string `json:"errors,omitempty"`
-}
-
 // Curation defines model for Curation.
 type Curation struct {
 	Hidden   []string `json:"hidden"`
@@ -2437,22 +2432,22 @@ func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearch
 	return err
 }
 
-// AsErrorsResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorsResponse
-func (t MultiSearchGet400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
-	var body ErrorsResponse
+// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
+func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromErrorsResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorsResponse
-func (t *MultiSearchGet400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorsResponse
-func (t *MultiSearchGet400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -2561,22 +2556,22 @@ func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErr
 	return err
 }
 
-// AsErrorsResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorsResponse
-func (t MultiSearch400JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
-	var body ErrorsResponse
+// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
+func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromErrorsResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorsResponse
-func (t *MultiSearch400JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeErrorsResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorsResponse
-func (t *MultiSearch400JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4046,121 +4041,122 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7H3bcttIsuCvZGA3osldmKLUds8uFRMOte3p8bbb1tienRMhKcQSkCQxAqvQVQXJHDUj5vX8x4n5sPmS",
-	"E3UDCsSFpCzKVlsvtggU6pKZlbfKyrwJIjbPGEUqRTC6CTLCyRwlcv3rRc6JTBh9/fKYyJl6EqOIeJKp",
-	"h8Eo+DhDiGwbSGLojaOcP/n3P/817g+CMEhUm0x9GQaUzDEYBa71eRIHYcDx1zzhGAcjyXMMAxHNcE7U",
-	"OHKRqeZC8oROg+UyDF7RaULxLZlj+1xQtwE1Vsv4psW5/rXd+MdkiscKOvWhj8k0oVMgAi44iS5RYgy/",
-	"5sgXUIITeuOMTPEkyjlHKs/+uH+aD4cHP+iHIvkHnv3x4JkBG37KUhajm5Rehe6uXIb6KvDn+z85ToJR",
-	"8D/2SnTumbdiT838Pf6ao5DBMgyEXKSqjxgxe3fxd4z00w8Lyuhi/gFlF7KFaQUCpcG3WNBOfNsPzgXK",
-	"bVG+VI1FxqhATYw/ktitYqTIlkqk+k+SZWkSabLa+7tQc73ZEDKvOGdcvLejmDGriz6COUknjM8xBsYh",
-	"oVckTWLgZiLQG9+cBqh7OQ1GJ4PB4GypYFHSK5N/YjmN73HK3kaIGQqgTAJ+SoRUC5AzhEtcwJws9AsS",
-	"RSgEJLWlnAYvWJ7GutEkobHtcnAalCtUje92YZ2ooKCn1wz0UK2ueHEajE6DwWBwGizHMGEcSC5nSKWd",
-	"GhAaAycSIU3miUzo1KzoC2GLo2A5j2r46qCuj4y9IXyK9z5TQ/cXLF5AIoBdoaEpxcEMMNtnvXS7XW/n",
-	"I0rShUwi8YLlTvhwliGXidnvHEWemheJxHlDiyhNokv9l9qhRAajIKHyh6dB6JhJQiVOkSuITTibN7CZ",
-	"ULNW2+EG3UjWLB5KvnZihtJNy95DN9uzoldWMF/7gHBOFrXeHByaPiyAqHh8HUBZ41Mrgrx1eOtTiGx6",
-	"szIp14f9oD63lfZ6Jp0r8Hg7ieNEER1Jj72JG3lRXcokSZ2u0vVRlZDHNzGROIIbhacQJFsq9jG+kWQ6",
-	"Agm/wYkkU1HyFJKmI7B0DGwCcsaE1i9qi1HQ4lckrQtPQ+TAMWNcAqPpYgQxWUAvxgnJU9lXQ81Yzr1+",
-	"SxJ1eNwcMA6N1Vn8mV3DnNAFcHYtoLc/GOwPhyHYOcD+0G7T2sKM+lFflSbp6qoUNzDKz7WCExiyB8IR",
-	"IgUEjBuW2DSm7vxWVBGzKJ8j1RpH245fNL6x/K3tQ0UXFX5Ub7G6k9uWZflsDaSv5plcAKMgci2aD6GJ",
-	"nRqZBvNECKV5up1W6psKxjRPU3KRYjOQTJefvRqrz9e5zCyJY6Tb9B8GLWDPOJszifF2nXl8fYsV+kxL",
-	"K6wlAy+mEbrFnXVA5PXLOkwa11cftKvbN4nZDdWO5yjXSnj15S+qnVGsa7K169sCzetApicSdsos19et",
-	"tvZtqOo+yae22peYKnvwvQZIHXGxee11fsFYioTWIOtaNoH0pWV428nBIxCSKa7h+OUhXJE0R8OszSJF",
-	"CHpxQgk++0iJKsVb6iIwDD49mbIn9qFSQAfvyfUvKIQSYN5EX5bL3hge4abbJ9wIVl9mIxWYuoON5Ppq",
-	"o63tObwDcV3xdySirf4pUlTWUwzjmEXa/ofrGVIgFwKp7B9q8jCPpP/xjCjzBnKhxBIkcZOU2gC9dmHr",
-	"YbI9XiwsGyDjWogfWdygCh1Rs1HUPnHrFVqBJKBkdOqBwUx3sH67GB9Cwy5xCo7WqDa0XBIa46fziCOR",
-	"eC5QKrNXnCsLjifxWvVyy42eEjrNrdbaaXbqFb5xrZfOcdRAqsZGPjd+CNHinzJ2tG2jcEFA7STnvQjC",
-	"LfaC+b3J/D+qlqukan2MuhcPIOEq9prI2HT7QuPqVnLy8+FfBe4bdo08IgIhRalMrhDiZJpIoV0ps0U2",
-	"QyoabReOV4mwGmIdYUfHr8G10LzCeq4mLE21jWJtE2NXCORXyL8TQLJMIOHRbFB8bCk6hEQKTCen1H6p",
-	"9GPJICUSeX8ASHiaIB8BzecXyI2si1l+kaIIYYosZcZ/IuA0SIkMIWX0NAjh3XtIKFit4ND0Nzqlfjff",
-	"Hzy5SCRMUkakgF5K+BS5k6lCkgVI/CT7jcPYUabIZkTMQjhJGQ3VKGfA+Ck9DY7fvX77EXopo+pp3zZ2",
-	"3YBgXC11cEoVg6T5XJGgXawmP4ncI7WHta1a9scbj8hbfaBuJ1ihNEdCBeQ0uUIuiNZhHLRiolUH/UT9",
-	"o3T+CddrC8Lg7+rtJVMSK1XGgNT/PLlQDXiuKH8WhME/ZgrIa2RaMf8vooJYoXIHCoiHJaVuODCafReE",
-	"rgtMiZBJZDZsIw1Wfb9NsvUoy+CD7sA4gQ9hbLSAMfSs0b5XuFHNG+1SMa3G0Ks6gMOa9zcM5gn1uep+",
-	"o8HcSOF3Y0qveGDvQJ1bwWiH2vQnEmGrHhkTQ5AbUZfu6f8rlte091uFu1whIs00FfkRWnEctqiFVsjq",
-	"mbauz8yq7g7dQoeyTuTOlTDT4MqOVvOctgr91y8dQ6iS/8tS9xbQ8wUOiSLMlB6uhLCZQjJJMO77HLkB",
-	"DT/jog4HcxR0TtLUFwZ1K8x7+dmenUtctEgcjDhK6I0N19A2RgjjjCdXRKIxOdT2JvE8MSeQVmXAGC4W",
-	"cPAUohnhJFKqSr9RL2lFIEfSYn9uIrl+xoURW2FwzROJG1j22qapaosKLk0k8jMuvozQUBRzBxLjZ1zc",
-	"Sp3dKW22aLxVPTd0Sq7eazmNkYuIcWxTetfRUO2TLmppguOq2LXiVUFO75EgDPTmaBS4BSm0HhmtCygw",
-	"hLTpKc8vShE38vtVXYxtcy5ZR5/X961oy3P0NfEh1S8K6BEJcybsIUm42eSrs9pIC6isZrs9Wv2qAVJv",
-	"ybzQOTffHm+tMntHTsbQuQ9L/1ASQ6J08kvKrmmHT2hT50NBn3dz9KlkuiTpuaJu0dXAY6obH5/6Xa/2",
-	"03q4apboUXtjPFKhKszJAi4ULVMJRDg3ribjVvDUt4Kao7WaQ2XNansTiIT9wkqH/f6qVysxvs7m88ii",
-	"Wx0+UPRy8Eyfb1lmfghu6x08Uxaxb1QrJUjynEZEWq2nNvayBXrxrZjFpuyx2PNNw/8lR774kE+nKG59",
-	"ENJyImsgymVCUnMKO2iHfnEaLIqpmEPhg9qZsFnE9ufszhE6gptJgmksRnAi8ZME8+tsuRx7Lh68Qm58",
-	"JOZ9v+GQfQN4inb1aDXCpOO0t2kgb4M3O2S7olVKKK8/xfDabh0vUs5lbVRGyWg0gJqGMuKkmZti4Z6u",
-	"CZEWfV+rTOpNC4c37KXF629Gc500TfZDEerUTKUNM6qS7J8U2en4UZAMVOPGOA8jaZuBQlLkVTpokKnY",
-	"4thfax93k41vRDTBZxPuZdZWqniK8WBUuHDrsm9NzMQ14VSJm06IrKzDwtD7OHQhrxZyZ61Y+QqE/1pH",
-	"wl1rA1tpvzX9zLjVeiQVDJBEM8AUzTmV9vMqhdQ26g/gbadOcei0OGCZkSeE4yklVFyjUgLH7+zjiFFJ",
-	"EiqKiNpLXIzgP8YDeJPMEyUwTAzRv//zv2D/4P941nyoNYaB1hiGOoBpGJ5S/czCEUxcE/T2h+FwOAQL",
-	"QOBqcYrp9EP4/gBs7FgI+8ODp06hyJDbF+Y4L3S/qGLHdHpK1YyeQYpXmArdzwVjQuputBPeirYQppzl",
-	"mdFs9CqGIUxIhLJ8dPBsGML+D0BcDBxIMtXudfX2B9+HYfz6K5zGfbatWFajFBFtjQzOrGnbfvXKRwYg",
-	"8BucmF7OluORAW8Ik5xGprcQMs4+KVwvlEHAMUIaLSwwG+ekgXfbOd2o7oppKAw8DzW6ni/hN/dWOxtD",
-	"858CkA4QfB5K9jxUnPX58iyECKlE/jyEnCbm4y443jI+0U5az1aNYIjzTM1UxyxKpmdt5hLGiZCERhiq",
-	"Kfkv1O/QfbAch5qIMYbrRM5gTNJ0vDcmdDHeG1NGsXkFmopvNf8CzBFLU5KJEuLNI20f5LjeXKmHOPYH",
-	"G5sjjrtsEB9ZEZErxph7BTKn+oBSzcmzmQ7MlDoUesMKDYuF3mlwGsCcSO2WMCqzU/n6h/Yo88mvOVOY",
-	"zmacCBQhjP/3OITxE/XP0duX6r+37z6OQ+3MGr97P4bEHr+aE8PiTHZgJHzEeHxe4TfVWf5thnJmQ8HN",
-	"bBPhwj3hYuFxuGLZCqH9QalVnxu+edv9zcn18xHcaJJbhiBokmUoi0eK96bpBYkuny+XLQRoZNwt51Fa",
-	"LSO4ucZkOpPPWwdivIFoi7UQEf2mXi3HJnwk1Xc3JiDyaGZjR8QhjM+1Hjw+rBwDlwCxPAAYj9V/cxbj",
-	"c21u6aPgAsFtFO07k7oU6hWLilzXtXu1YoOODs2/y+yqwukdRSvSR1DFf4n2ZQiDwSCEc2XXhHCuudhz",
-	"98f5JS6eL8eHLrRNH83bvxMqkhhhzMn1uO4gOS/Y4dYeuSbXWjkdoxSfb+LG9yyyVUXyvNmMq3pF5iQ7",
-	"MdA+I3SxiusGpK4TvNucDLbDovWyCcZGbxIhkPRa4Yi4WCujrWEaN26zTYDpWXK3OBXpxu/2xyOmvw82",
-	"NquOic3Usm7pVLdfitfnSNXObDm52JBNbzm323LhVdAYluvN3HMlrBt01flSmcHqwgvleD0C/5rFRG6p",
-	"09wFijdSQLYXvZ8nMDfw45V3UDcMnQ/d/dLPjvIv+jnrnNeXOXz14HIXTKbo7VaO51tCvDaNjyx7Udzf",
-	"2x6e1ZtvLUD9jOuC3XeIWlyu5orzbS/6bYC7jyz7S3lc+fVBbcu7lMjn64GrW93FRcq18NUsLcp5Ihfa",
-	"k2w5MhFJdJS35j9Ic6EUapFnyHOBHHpjG/E27iuVxQSlMGptNT+SjcYZS6iOBNcY0hJXDVeCayZlpj0y",
-	"SDjy5mlU4+MucVGNm4Esv0iTyDn6LnGxGkljf+hoXP1a2R20El2j/1Qv+9XZ6mmtTnepw80nrBlirwx0",
-	"/DkrUiUyuUgR3r/68FFPRAf7auvxLznhfGGCLmC8R7Jkj4i9q/0x9CYJFxLEJaYoGR25M8P+4JSe0heM",
-	"XiHVDseR+v2/4JjImTk15JgSmVwZP38RWgwXRGBlCBN4/BODKE10DJYAE0Jv3CinFGBcRCObNoO3eP1C",
-	"/9U71QAZ7e3tH/xhMBwMB/uj/3swHJb9nwZ9a4Vr6zuaMZgRGqcuwovjNFHk5Q/33j77s234t0TOfiQC",
-	"//r+TQ9DmIVwGlRHGKi1/4wLe7PH+mzHipoYT/6hTccR/KhxCaf5cPh9dIkL/QeOO4OwwpIwNNAViIuU",
-	"Fys+YgL/78O7t+buuPE2Mwo/vfoYqpdq+WwySaKEpBbWAmKmgzjriTUUHDpyaxzUcmvsD8f9Qx/Rc+RT",
-	"FHDB5Ax66rme1nVC7TJM3MkIVrMi/Puf/9IpEPQJtbsOr9MJVKNPoaePsD+ReZYiPB0+hXFzQoVxP9RY",
-	"raQu0KN0py54Ym7bm9H0lF2QjPMRQIrkCtUursv2MeRUoIQefpKcwBxtUKHhViFkKUkolBd9hOR5JEX/",
-	"UM3VywKQ2EN4liEFobYSkT6YzdXgIrhD04nxP65G9FoXd5pEaMNfbQqRo4xEM3xyMBhqDp9Inb3E8gSv",
-	"l6Pj10EYXCE3anAwHOybT9TcSJYEo+D7wXDwvT5LkjPN2/cijrECLkn176lRPRWUzCXOOBjpYKkXXruw",
-	"kiXnpFnilk32yswxy7PiuMzdIrqT5A2VeIZlPXXKwXB4Z2O5EMTGZCnae8omGs3awHhqRm7qsJjhnpfZ",
-	"Rfdp4sfXfmbyj2ipnc/nhC8sroTLciKgV3AnxUdKEc1oagSZudF9Evh0cKbsKSYaKMFcyClpIdgNOr0o",
-	"yWVVibHutF0ity31h9YLEhqleZzQKSRSuCBdfTrxRbBt8KEki6/0eDLKCxIed+B7GVY4wd7NJS50jqhl",
-	"eSe1Tg3mEusKNewIMdVrxO0ogmsiwF5/tSh5uh62Rd6bz0WImaZFSNf+amS0P6G8H2h2k/kXgNt7lDmn",
-	"G8BtRfI000BH/jNH2Ftl4joLgyxvwJfxb32z7BDIRNozr2hG6PTWPPC+aS1LSeQ26XeKXUwSqjVE6K2y",
-	"dWXvXGIm1zBPL+6+VYV6Zdt8/epT2Jrfr2LCaLtG67I/vfqo7FShLHyS1uyY4phzN1TqXSbsVMoskgZ3",
-	"qGS5G6F+WjlzVyMERu1pOpFAQCaGJzkachSzTtl65aL+1nI+L/mjtigJBZJK5LRi53v4Y2mM3MNRc6pF",
-	"yy07ueMuiLLpCviOVXt3M7SZ4zm3h7vzW/K6e0pA97qWfPEtmWsORVKOJF6AJJdIlfr3oXph2XhSbI4k",
-	"ZVN7l5fFWJ8V9wd3p41S7150nd49frl34+Uj3UDXLDbDl9Uz7U67laq5khbzzhROB3PtHyFpqg2UIhS6",
-	"jfO0qaG7B3T3XqvssfuHaqGOdlPytpJ8JYXv8qx1K+wVAUN75flDG7KKk6TidGNHimgtV+GO+XF5RNaa",
-	"jjNjXO5U7bxjylKz1nd5NFq9a2FKYciMlzJdaB6t9Ad7haUkPpdE4PNpr03tOGbikaK+RYraiBkVuWpb",
-	"HRiqxe+NbFZz9f5uiMcepmulwSYqzZDrzKw2H2uZ4jgmEk1seBnEmhIh4Q+qvejfP5t6pLVHWtuSgXkB",
-	"Gh3qlJ3q71D6ueiZ35/4m2gMUelSlBnPlJxhwg25mXh88bUwr0cyeySzdXxLd7haluYO6fANm2p1WM44",
-	"y6ezHdFfJZH5jmmvml28zZOn8XRNBJibPRhDD3Xe8QsWL/rVUhrbZR1/OBT9Xi9dALHgYBSIvVcCvfGN",
-	"thNC8CI7QyhvOj8P9VXN58tx/xCK2616KxAKJSy3pXebGntNLErR6tuORKmkRO88+Sjg+pAItDxlKabf",
-	"dKhSMlp9a/Hg2T3LchsT4xLE74iFruSMvwPKYhTfTVohsTrw65fBMtzuAOOshftSvC4w+p0AxVg247cF",
-	"dsy1wKLwWkqiS/3e5rnX5oTOkw8WGg+J7MuYnmKBvcKlU67RHudJlpkMxGa9CmCJFGWaXpc66Nmw9Av1",
-	"b8uV92688nWbhAb5m+JLHtgUkKwf2XzlwQplQJFbQwt3a/XH3QMOyuoY3eB/KPEhLhZpDcg/T6CEa79Y",
-	"qT7ZGoZ0nMtH8bOx+Pk9iZ5dxER1En27kKhkAOsWC0UliR1Rq80j3KgR6/CXolBFEuuT8bsNqNuq3oYr",
-	"BFO/u9Vx71/7TXX5USvLxjAhqUBNtO6mQRLbuKsHovc4SVfqOhcLWyLFkaGX2a1D4vnktTZoKlEW8Jq6",
-	"tUksTs7+SMydGvPjQtm9jINAGrugOENVzurdoIit7qoSWrV5UlKd0MD28/ql+NHNX7PJ1mWaWy0cMxPJ",
-	"tLrWzed9q1nvyubecr/fy/6uJY3dcIMjlXxh93dZRohjtY5QtU7qw/I6GeVqZZdDTy91lX+FLi2PTuIC",
-	"RFxiB0P4fAOfyGjWFua9a6lVra/UXP+3IGSX4tQ769eZ67QHThmAhnHeX6T4at2p9fKrzIecUEholkuD",
-	"5Xum5qf736//rKg2/Lnkf2zwli4g10QlIM+UKb8/HJq9rJTJcm/0imcmx0T93tbKDmj0UL2mMX76qsjX",
-	"W6ENS1mpDdZ/qNQLPXv9lXCsNOz/runaOa30nWBrSpSUXaD70HCpKeq6WRvV0tPeLcXR7CXZFtrfwDDZ",
-	"S23yktaDhQ7N8Zs6WKiUiOw8WPACjB/iwULJh9aeK+gsimUNhOEh2OyqZR9lftVd6ijNB7k+9R6rJo8U",
-	"/EjBveN3Hz4qpXre355v6rzH59bz08Y1vWodP6HckWrRUODk3hyQDeVI7sIRqbQJm47GLUJrC/bU/S7i",
-	"D3YHCFvB5i7g4K40uWCa3vikvu4QKs/Olmfjvs3Qk9SuRDWArf/l7pHktNSDilo6h1bBoTpLrFsCVRuY",
-	"57bAktrbJq5C3++Cp8NhqT6Pb8wSl2MXt6IIowLJez4E96jjkQk8MoFHJvAVM4F2ka8J77xap6VR7K8U",
-	"nNmd6G+pFHRvO79WWeeuTiG9kkPfRrjhCzbPXChDpUATTDibmzJoNMZPGJsCSGziXbD/TnhVkcT9irYV",
-	"Engk9EdC/6KE3s6+S5y3HY3a+lA7NLztCG3EoN9+8WvdXp19MyPoTWqFr6rC0yxrh2zGHDJ5CLp7HuPj",
-	"5v58690UcT1jaYGFe80ndMe0dRTHojil4XYB9ommJ2GJTEBEKGUSLtCFItrMnJYkEwEcHYsgAihiXD32",
-	"LKixgxd0+2127bL5Qoba3dto5raS7u/bEF8fXMFfjyJ71iLNyBTDsm6Yq0rhCoBV0uGHUMmtb8uBmQpI",
-	"YVkPJ4Qic39/AEcFEIsiOsXlkoPhEJzJc78a4E79Go875XGn3PdOWSc2zoVXgaVVl6zWatmlBlEdqU23",
-	"NJ40N/WHGBRVsQNW1mOSdNthdI1E50nanau3Jdi8AfO74osrlWR2fGp4K0J70FprEfetpu+SoE+TK6TQ",
-	"62ZSjpWVTMlmgS9JeZKnqbcfP4cRqWXYqji7kfHvVf9fG0srAhAeMmsTknFLYK3r2Y40dG7Dcy/lavd1",
-	"g19QErMqkxVxRwxLEdmmccheqk5xv5Fu3Wn3vLSQD5ytzdkVChDVNJjaAUf8Ve4or18blzmK40dq/Oao",
-	"UbuGVkhRsk0IsYMJelXIWuMZy0pn33pE40oFu86IMAtaJZ4eaFCYv4KvN2WCV9VvRyZErdDf/blX/IqF",
-	"d3SQViL1GzlIKxIheEuH3oHind8fwLXOXsO4q/Fd5jo4ePaDJv1twx8cT927sX8p82OzTAcrtPwlcx34",
-	"wHrA6Q68ZWyZ8eB+cOHv8LWIeGiJD9YDf9e5D0rwbpD94FGS/M4kyS7yGqyjaSUXbKW8gUNWI4s5ctUu",
-	"39m6ep9JB5sXja7WsVc9Dd6T619QCF3NthnbapZHx69B1/7z7tmZsJNq/cBb14CwVWOD0clZs2M7EcVE",
-	"iikQoQ1RHxu/6qqGgaFcr9ebSv3XkzO1Fby6tCdnij2YkotNN/29VeoCpxmRM2DmajFlMX4n4M8fPx4D",
-	"iWOOwsvd2Fi9VOsVOU+DkVdmVDMou4zV4c3QIegrFdb7FdqDm0p81IpjLHREK0I/B5pNnqsLPbjToUF5",
-	"Pd9SdD0RgC1ABL2yWIQOKzUfkIsUIWJpipFObVK5pmky+9k4jb43mLNV66O9LG+mTKqFFOyn5TWUtqna",
-	"8VzkhAmj8Ee3m6j+fbUc8GodRG0juVqIfn9+Yad6p6bk5hORYZRMkqgoX+wD3xLw8mz53wEAAP//",
+	"E3UDCsSFpCxKtlsvtohLISszK2+VlXkTRGyeMYpUimB0E2SEkzlK5PrXi5wTmTD6+uUxkTN1JUYR8SRT",
+	"F4NR8HGGENlnIImhN45y/uTf//zXuD8IwiBRz2TqzTCgZI7BKHBPnydxEAYcf80TjnEwkjzHMBDRDOdE",
+	"fUcuMvW4kDyh02C5DINXdJpQfEvm2A4L6mdAfavl++aJc/1ru+8fkykeK+zUP31MpgmdAhFwwUl0iRJj",
+	"+DVHvoASndAbZ2SKJ1HOOVJ59sf903w4PPhBXxTJP/DsjwfPDNrwU5ayGB1QehZ6uHIa6q3Ah/d/cpwE",
+	"o+B/7JXk3DN3xZ6C/D3+mqOQwTIMhFykaowYMXt38XeM9NUPC8roYv4BZRexhXkKBEpDb7GgnfS2L5wL",
+	"lNuSfKkeFhmjAjUz/khiN4uRYlsqkeo/SZalSaTZau/vQsF6syFmXnHOuHhvv2K+WZ30EcxJOmF8jjEw",
+	"Dgm9ImkSAzeAQG98cxqgHuU0GJ0MBoOzpcJFya9M/onlNL5HkL2FEDMUQJkE/JQIqSYgZwiXuIA5Wegb",
+	"JIpQCEhqUzkNXrA8jfVDk4TGdsjBaVDOUD18txPrJAUFDV4z0kM1u+LGaTA6DQaDwWmwHMOEcSC5nCGV",
+	"FjQgNAZOJEKazBOZ0KmZ0QNRi6NgOY9q9Orgro+MvSF8ivcOqeH7CxYvIBHArtDwlJJgBpntUC/datfL",
+	"+YiSdCGTSLxguVM+nGXIZWLWO0eRp+ZGInHe8ESUJtGl/kutUCKDUZBQ+cPTIHTCJKESp8gVxiaczRvE",
+	"TKhFqx1wg2Eka1YPpVw7MZ/Sj5ajhw7as2JUVghfe4FwTha10Rweml4skKhkfB1BWeNVq4K8eXjzU4Rs",
+	"urMClBvDvlCHbeV5DUnnDDzZTuI4UUxH0mMPcKMvqlOZJKmzVbpeqjLy+CYmEkdwo+gUgmRLJT7GN5JM",
+	"RyDhNziRZCpKmULSdASWj4FNQM6Y0PZFbTIKW/yKpHXlaZgcOGaMS2A0XYwgJgvoxTgheSr76lMzlnNv",
+	"3JJFHR03R4wjYxWKP7NrmBO6AM6uBfT2B4P94TAECwPsD+0yrU3MmB/1WWmWrs5KSQNj/FwrPIFheyAc",
+	"IVJIwLhhik3f1IPfiitiFuVzpNriaFvxi8Y7Vr61vaj4oiKP6k+sruT6tKwFXF+XsySOkW4zfhi0AJpx",
+	"NmcS4+0G8yThFjP0l7k28UqRV4ARusmddWDk9cs6ThrnV/9o17BvEsM/1YHnKNfqRPXmL+o5Y4rWtFHX",
+	"uwWZ16FMAxJ2Snk31q0Ww2246j7Zpzbbl5gqD+q9RkidcLG57Q1+wViKhNYw655sQulLKyK20xxHICTj",
+	"GIOTMIdwRdIcjXgzkxQh6MkJpSrsJSXcaZ6mdaURBp+eTNkTe1GZbIP35PoXFEKJfA/Ql+W0N8ZHuOny",
+	"CTfC1cMspIJSd7CQ3FhtvGWs1ttI4Lqp7FhE+8lTpKj8jRjGMYu0xwzXM6RALgRS2T/U7GEuSf/lGVEO",
+	"AeSCXKQIidad6lH10/HoBuS1E1uPk+3pYnHZgBn3hPiRxQ3GwxE1C0WtEzdfoU0uAiKh09RDgwF3sH65",
+	"GK+7YZU4k0DbIBva+gmN8dN5xJFIPBcolaMozpXPw5N4rUG25UJPCZ3m1s7rdNT0DN+4p5cu1NLAqsar",
+	"PDeeu2iJ6BjP0z6jaEFArSTn7wfhFmvB/N4E/o/qyVVWtVE5PYqHkHCVek1sbIZ9oWl1Kz35+fivIvcN",
+	"u0YeEYGQolROSghxMk2k0MGH2SKbIRWN1j7Hq0RYC7FOsKPj1+Ce0LLCxnomLE21VW+teWOJC+RXyL8T",
+	"QLJMIOHRbFC8bDk6hEQKTCen1L6Z0ClIBimRyPsDQMLTBPkIaD6/QG50XczyixRFCFNkKTMRBwGnQUpk",
+	"CCmjp0EI795DQsFaBYdmvNEp9Yf5/uDJRSJhkjIiBfRSwqfInU4VkixA4ifZb/yM/coU2YyIWQgnKaOh",
+	"+soZMH5KT4Pjd6/ffoReyqi62rcPu2FAMK6mOjilSkDSfK5Y0E5Ws59E7rHa17WsWtbHG4/JW6OGbiVY",
+	"pTRHQgXkNLlCLoi2YRy2YqJNB31F/aNs/gnXcwvC4O/q7iVTGitVzoDU/zy5UA/wXHH+LAiDf8wUktfo",
+	"tAL+BzFBrFK5AwPEo5IyNxwazboLQjcEpkTIJDILtpEHq9HSJt16lGXwQQ9gwqaHMDZWwBh61s3dKwKP",
+	"5o4OQpinxtCrhkzDWrw0DOYJ9aXqfthkTjVy+PaGViNPV2OWd2DOrVC0w2z6E4mw1Y6MiWHIjbhLj/T/",
+	"lchrWvutyl2uMJEWmor9CK2E2lrMQqtkNaSt8zNQ1QOIW9hQNuzaORNmHriyX6vFGluV/uuXTiBU2f9l",
+	"aXsL6PkKh0QRZsoOV0rYgJBMEoz7vkRuIMPPuKjjwWyenJM09ZVB3Qvzbn52ZOcSFy0aByOOEnpjIzW0",
+	"jxHCOOPJFZFoXA61vEk8T8yenTUZMIaLBRw8hWhGOImUqdJvtEtaCciRtPifm2iun3Fh1FYYXPNE4gae",
+	"vfZpqtaiwksTi/yMi4dRGopj7kBj/IyLW5mzO+XNFou3aueGzsjVay2nMXIRMY5tRu86Hqq90sUtTXhc",
+	"VbtWvSrM6TUShIFeHI0Kt2CF1k2WdVvwhpE23Rf5RRniRn+/qquxbXby6uTzxr4Vb3mBviY5pMZFAT0i",
+	"Yc6E3VYINwO+CtVGVkBlNtut0epbDZh6S+aFzbn58nhrjdk7CjKGLnxYxoeSGBJlk19Sdk07YkKbBh8K",
+	"/rybzUKl0yVJzxV3i64HPKG68YajP/TqOK3bkWaKHrc3ZvAUpsKcLOBC8TKVQIQL42o2bkVPfSkoGK3X",
+	"HCpvVvubQCTsF1467PdXo1qJiXU27+AVw+oN92KUg2c6y8EK80NwS+/gmfKIfadaGUGS5zQi0lo9tW8v",
+	"W7AX30pYbCoeizXf9Pm/5MgXH/LpFMWtN0Ja9jANRrlMSGr2LQft2C/2T0UBitlGPajtoppJbL8z7QKh",
+	"I7iZJJjGYgQnEj9JML/OlsuxF+LBK+QmRmLu9xu2pTfAp2g3j1ZzMjr2R5s+5C3w5oBsV35HieX1uxje",
+	"s1tnWJSwrM1jKAWNRlDTp4w6aZamWISna0qkxd7XJpO60yLhjXhpifqbr7lBmoD9UCQHNXNpA0RVlv2T",
+	"YjudcQmSgXq4MTPCaNpmpJAUeZUPGnQqtgT21/rH3WzjOxFN+NlEepm5lSaeEjwYFSHcuu5bk2VwTThV",
+	"6qYTIyvzsDj0Xg5dkqjF3FkrVb4A5b82kHDX1sBW1m/NPjNhtR5JBQMk0QwwRbNPpeO8yiC1D/UH8LbT",
+	"pjh0VhywzOgTwvGUEiquURmB43f2csSoJAkVRQ7qJS5G8B/jAbxJ5olSGCbr5t//+V+wf/B/PG8+1BbD",
+	"QFsMQ53yMwxPqb5m8QgmEwh6+8NwOByCRSBwNTkldPohfH8ANtsqhP3hwVNnUGTI7Q2znRe6X1SJYzo9",
+	"pQqiZ5DiFaZCj3PBmJB6GB2Et6othClneWYsGz2LYQgTEqEsLx08G4aw/wMQlzUGkkx1eF3d/cGPYZi4",
+	"/oqkca9tq5bVV4ocsEYBZ+a07bh65iODEPgNTswoZ8vxyKA3hElOIzNaCBlnnxStF8oh4BghjRYWmY0w",
+	"aeTdFqYbNVwBhqLA81CT6/kSfnN3dbAxNP8pBOmUuuehZM9DJVmfL89CiJBK5M9DyGliXu7C4y0z+izQ",
+	"Glr1BcOcZwpSneUnmYbawBLGiZCERhgqkPwb6nfoXliOQ83EGMN1ImcwJmk63hsTuhjvjSmj2DwDzcW3",
+	"gr9Ac8TSlGSixHjzl7ZPC1zvrtSTAvuDjd0RJ102yCisqMgVZ8zdAplTvUGpYPJ8pgMDUodBb0ShEbHQ",
+	"Ow1OA5gTqcMSxmR2Jl//0G5lPvk1Z4rS2YwTgSKE8f8ehzB+ov45evtS/ff23cdxqINZ43fvx5DY7Vez",
+	"Y1jsyQ6Mho8Yj88r8qYK5d9mKGc2edpAmwiXIAkXC0/CFdNWBO0PSqv63MjN265vTq6fj+BGs9wyBEGT",
+	"LENZXFKyN00vSHT5fLlsYUCj424JR+m1jODmGpPpTD5v/RDjDUxbzIWI6Dd1azk26SOpPu0wAZFHM5s7",
+	"Ig5hfK7t4PFhZRu4RIiVAcB4rP6bsxifa3dLbwUXBG7jaD+Y1GVQr3hU5Lpu3asZG3J0WP5dblcVT+8o",
+	"WpU+gir9S7IvQxgMBiGcK78mhHMtxZ67P84vcfF8OT50qW16a97+nVCRxAhjTq7H9QDJeSEOt47INYXW",
+	"SnCMUXy+SRjf88hWDcnzZjeuGhWZk+zEYPuM0MUqrRuIuk7xbrMz2I6L1uMZGBu7SYRA0mtFI+JyrYy1",
+	"hmncuMw2Qabnyd1iV6Sbvttvj5jxPtjcrDolNjPLurVT3X8pbp8jVSuzZediQzG9JWy3lcKrqDEi14Pc",
+	"CyWs++hq8KUCwerEC+N4PQH/msVEbmnT3AWJNzJAtle9n6cwN4jjlac2N0ydD92JzM/O8i/GOeuE62E2",
+	"Xz283IWQKUa7VeD5lhivgfGRZS+KE2/b47N6VqwFqZ9xwK771E1LyNUcCr7t0bgNaPeRZX8ptyu/PKxt",
+	"efoQ+Xw9cvVTd3H0cC1+tUiLcp7IhY4kW4lMRBId5a0VA9JcKINa5BnyXCCH3thmvI37ymQxSSmMWl/N",
+	"z2SjccYSqjPBNYW0xlWfK9E1kzLTERkkHHkzGNX8uEtcVPNmIMsv0iRygb5LXKxm0tgfOhtX31Z+B61k",
+	"1+g/1c1+FVoN1iq4S51uPmHNGHtlsOPDrFiVyOQiRXj/6sNHDYhO9tXe419ywvnCJF3AeI9kyR4Re1f7",
+	"Y+hNEi4kiEtMUTI6cnuG/cEpPaUvGL1CqgOOI/X7f8ExkTOza8gxJTK5MnH+IrUYLojAyidM4vFPDKI0",
+	"0TlYAkwKvQmjnFKAcZGNbJ4ZvMXrF/qv3qlGyGhvb//gD4PhYDjYH/3fg+GwHP806FsvXHvf0YzBjNA4",
+	"dRleHKeJYi//c+/ttT/bB/+WyNmPROBf37/pYQizEE6D6hcGau4/48Ke7LEx27HiJsaTf2jXcQQ/alrC",
+	"aT4cfh9d4kL/gePOJKywZAyNdIXiokjESoyYwP/78O6tOW1tos2Mwk+vPobqppo+m0ySKCGpxbWAmOkk",
+	"znopCoWHjmoUB7VqFPvDcf/QJ/Qc+RQFXDA5g566rsG6Tqidhsk7GcFqHYF///NfumiA3qF2B8j1Afxq",
+	"9in09Bb2JzLPUoSnw6cwbi5BMO6HmqqVw/76K92H/Z+Y8+nmaxpklyTjYgSQIrlCtYrrun0MORUooYef",
+	"JCcwR5tUaKRVCFlKEgrlQR8heR5J0T9UsHrn5hO7Cc8ypCDUUiLSR7M5TFskd2g+MfHH1YxeG+JOkwht",
+	"+qstunGUkWiGTw4GQy3hE6nrfViZ4I1ydPw6CIMr5MYMDoaDffOKgo1kSTAKvh8MB9/rvSQ507J9L+IY",
+	"K+SSVP+eGtNTYckc4oyDkU6WeuE9F1bqypw0a9zykb2y1sryrNguc6eI7qTcQSWfYVkvNnIwHN7Zt1wK",
+	"YmN5ER09ZRNNZu1gPDVfbhqwgHDPq4WixzT542tfMxU7tNbO53PCF5ZWwtUFEdArpJOSI6WKZjQ1isyc",
+	"gT4JfD44U/4UEw2cYA7klLwQ7IacXpbksmrE2HDaLonbVixD2wUJjdI8TugUEilckq7enXgQaht6KM3i",
+	"Gz2ejvKShMcd9F6GFUmwd3OJC11VaVmeSa1zgznEusINOyJM9RhxO4ngmgiwx18tSZ6ux21RKeZzCWLA",
+	"tATpWl+NgvYnlPeDzW42fwC8vUeZc7oB3lY0TzMPdFQMc4y9Ve2qszDI8gZ6mfjW71YcAplIu+cVzQid",
+	"3loG3jevZSmJ3CL9TomLSUK1hQi9VbGu/J1LzOQa4enl3beaUK/sM1+++RS2VsSruDDar9G27E+vPio/",
+	"VSgPn6Q1P6bY5twNl3qHCTuNMkukwR0aWe5EqF+IzZzVCIFRu5tOJBCQiZFJjoccx6wztl65rL+1ks8r",
+	"l6g9SkKBpBI5rfj5Hv1YGiP3aNRcnNBKy07puAumbDoCvmPT3p0MbZZ4LuzhzvyWsu6eSra9rpUrfEvm",
+	"WkKRlCOJFyDJJVJl/n2oHlg2kRSjNbRP7R1eFmO9V9wf3J01Sr1z0XV+9+Tl3o1XwXMDW7NYDA9rZ9qV",
+	"ditTc6WQ5J0ZnA7nOj5C0lQ7KEUqdJvkaTNDd4/o7rVWWWP3j9XCHO3m5G01+UrR2+VZ61LYKxKG9sr9",
+	"hzZiFTtJxe7GjgzRWnW/HcvjcoustYBlxrjc3Oy0tH4YplIA62M8mqLeiTBlK2QmQJkutHhWpoM9vVLy",
+	"nasf8Pls12ZxHDPxyEy/M2baSAQVNV1bwxbqiW+NY1Zr2n4LfGN3z7WVYGt5Zsh18VJbsrSsAhwTiSYZ",
+	"vMxaTYmQ8Af1vOjfv3B6ZLNHNttcbHnJGB2mkwX1G1R3LlPmm9J3E00cKl0lMhOAkjNMuOE0k3YvvhSR",
+	"9chhjxzWIa30gKutWu6QBd+wqbZ65YyzfDrbEetVinu3s11T8pjC5zURYM7YYAw9nGdyoUOU/UMgME+E",
+	"SOjUHqthHLxkQxP7EgyKA5YHw2Foz3etJK78Yscp4mAFOu1ZS53W8pUw63uNLQHEYpBRIPZQCPTGN3o+",
+	"oY+pEMpjys9Dfc7y+XKsEOwwp5FGKJTo35aVbV3rNYkkxVO/7zSSSj3zzm2LAq9fCW+WuyMF5E2bIaX4",
+	"1KcND57ds3K2uSyusPuOBONKrfc7YCpG8d2kFROrH379MliG2208nLVoc4rXBUW/E6Bkit+kx2sPY9L2",
+	"CsldUMcc5ytajKUkutT3bX167Rro+vZgsfGVcHyZhlPMrVfEY8rp2R04yTJTNNhMVeEqkaKsrOuq/Twb",
+	"lkGd/m1l8d6N16Ntk2wefz085B5Lgcn6Lsuds8MO0n8c+C0yrTWOdg/oL3tZdGP+i8d2mTS0Btufp0HC",
+	"tW+sNFZszRc6zuWjvtlY33wjumYXeUud/N6uFSpVurr1QNHtYUeMamv9Nhq+OkWlaCaRxHr3+m6T3rbq",
+	"ieGatdTPV3WczdfxTt1U0yqvMUxIKlDzqzsNkMQ2N2pXSXM7yjYojZuLhW1j4tjQq77Woed89lqb2JQo",
+	"R3dNN9YkFidnfyTm3Iv5caHcW8ZBII1d4prhKufcbtCaVQ9VSX/avHCoLjpgx3n9Uvzo4NcSsnWa5uQJ",
+	"x8xkG63OdXO4bwX1rlzrLdf7vazvWmHXDRc4UskXdn2XrX44Vnv9VLt/fk2r3NlVK6scenqqq/IrdKVz",
+	"dKEVIOISOwTC5zvzREaztlTsXWutag+k5q62BSO7MqTezryuLqcDbcrjM4Lz/rK5V3tDrddfZc3ihEJC",
+	"s1waKt8zNz/d/379a0UP3c9l/2NDt3QBuWYqAXmmfPf94dCsZWVHlmujV1wzdSDqZ6tWVkBjNOo1jfHT",
+	"F8W+3gxtEslK/67+18q90LNHVAnHyoP9b5qvXZRKn9u1rkTJ2QW5D42UmqLubbVRvzsdzlISzR5kbeH9",
+	"DRyTvdQWGGndP+iwHH9X+weVNo6d+wdeEvDXY4OUmwilHFq7h6ArHZZ9CoaHYCuglmOUNVB3aaM0b8X6",
+	"3HusHnnk4EcO7h2/+/BRGdXz/vZyU9cmPreRnzap6XXU+AnljkyLhiYk9xZ7bGgZchcxSGVN2JIxbhLa",
+	"WrCb65vFI+vZBrc6OLQ1ImyXmY3w0I0Gd+rIZcP0xif1aYdQuXa2PBv3bRGdpHZqqQFr/Yc76pHT0gwq",
+	"2t0cWvuG6kKubgpUrV+e2x5Iammb7AmdhgJPh8PSeh7fmCkuxy6hRfFFBZP3vN/tMcejDHiUAY8y4MuV",
+	"Ae0KX/PdebWTSqPSX2kJszvF39LL594Wfq33zV1tP3pNge5moX/JCSxsnrnMhUr3JJhwNjc9ymiMnzA2",
+	"3YnYxDv9/p3wWhaJ+1VqK9R/5PFHHn8oHm8X2iW527ZDbd+mHTrb9gttfKDvPvhxa6//vYEIepNaQ6qq",
+	"yjTT2qGEMRtLHoHuXrz4tLm/eHo3R1zPWFpQ4V7r/Nwxbx3FsSh2ZridgL2i+UlYJhMQEUqZhAt0+Ya2",
+	"YqZlyUQARyciiACKGFe3Ogtu7JAF3bGaXYdpHsg7u3vHzBwv0uN985rrg+vB6zFjz3qgGZliWLbyco0i",
+	"XE+uSoX6ECrl7m2HLtOUKCxb1IRQFNPvD+Bo5QCOcnO8wzbgfJz7tft2Gsd4XCSPi+QeF8k6ZXEuvH4o",
+	"rRZktXPKLu2G6pfaLEoTNHOgfzXH6lYN0e/E6lRMtWz7Gd2s0AWMdhfQbUkmbyD6rqThSkuXHW8N3orH",
+	"PsNMfWCms8kYCnJXiHyaXCGFXrdocgKsFEW2EnvJxZM8Tb1V+DniR03DdqbZjVJ/r8b/0gRZkWDwlQo0",
+	"IRm3vNU6le24QpcWPPcqnnafJPgFJTGzMkUJdySmFH9tmmLsVcoU95vE1l31zqvK+FX73O9xzq5QgKhW",
+	"odRxNuLPckdl9doEzFEcP3Lj744bdQRohRUl24QRO4Sg1wSsNVWxbDT2e09WXGkg15nsZVGr1NPXV/HA",
+	"B/7LLXrg9dPbkc9Qa7F3f1EUv1fgHe2SlUT99nfJilIG3qyhd6Ak5vcHcK2rzjDuGmuX1QoOnv2guX7b",
+	"jAYnSfdu7F/K39isVsEKGz9ktQIfWV9nwQJvBlvWLLgfMvjrei0NvqLSBevxvuvqBSVmN6hf8Kg6vh3V",
+	"sYvKBOvYWSkC249u4OjUKFiOXE/Jd7Z73WeywOatmavd4tVIg/fk+hcUQveMbSa0gvLo+DXoDnveSTmT",
+	"RFLt0nfrTgu2N2swOjlrjlonogCkAIEI7W/61PhV9w4MDNN6o95UuqyenKlV4HV/PTlTksE0Nmw6q+/N",
+	"UrcRzYicATOHgymL8TsBf/748RhIHHMUXv3Exh6h2pDIeRqMvGaeWjbZaax+3nw6BH0owga5QrshU0l0",
+	"Wol/hY5pRehXLLNla3U7BbfrMygP2FuOrh/lt21+oFe2ZNCpoeYFcpEiRCxNMdJ1SSoHLU0JPpt10fc+",
+	"5lzS+tdelmdLJtV2BfbV8iBJG6j2ey4PwiRF+F+3i6j+frXp7mq3Qe0PuY6D/nh++6T6oKax5RORYZRM",
+	"kqhoEuwj3zLw8mz53wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
