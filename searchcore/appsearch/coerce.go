@@ -251,13 +251,22 @@ func ParseNumber(s string, rev Revision) (string, bool) {
 		return "", false
 	}
 	if rev == RevisionEarlier {
-		return strconv.FormatFloat(f, 'g', -1, 64), true
+		return formatNumber(f, 64), true
 	}
 	f32 := float32(f)
 	if math.IsInf(float64(f32), 0) {
 		return "", false
 	}
-	return strconv.FormatFloat(float64(f32), 'g', -1, 32), true
+	return formatNumber(float64(f32), 32), true
+}
+
+// formatNumber renders the shortest literal of f at the given precision,
+// without an exponent for ordinary magnitudes.
+func formatNumber(f float64, bits int) string {
+	if a := math.Abs(f); a == 0 || a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
 }
 
 // DateLayout is how dates are normalised (UTC, "+00:00" offset).
