@@ -76,8 +76,8 @@ func TestAppSearchSearchClient(t *testing.T) {
 		t.Errorf("request_id = %v, header %q", sr.Meta.RequestId, res.HTTPResponse.Header.Get("X-Request-Id"))
 	}
 	got, _ := json.Marshal(sr.Results)
-	want := `[{"_meta":{"engine":"movies","id":"4","score":null},"plot":{"snippet":"An uptight FBI agent is paired"},"title":{"raw":"The Heat"}},` +
-		`{"_meta":{"engine":"movies","id":"5","score":null},"plot":{"snippet":"A mysterious Hollywood stuntma"},"title":{"raw":"Drive"}}]`
+	want := `[{"_meta":{"engine":"movies","id":"4","score":null},"id":{"raw":"4"},"plot":{"snippet":"An uptight FBI agent is paired"},"title":{"raw":"The Heat"}},` +
+		`{"_meta":{"engine":"movies","id":"5","score":null},"id":{"raw":"5"},"plot":{"snippet":"A mysterious Hollywood stuntma"},"title":{"raw":"Drive"}}]`
 	if string(got) != want {
 		t.Errorf("results =\n%s\nwant\n%s", got, want)
 	}

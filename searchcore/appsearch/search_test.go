@@ -226,9 +226,9 @@ func TestSearchGroupingAndSnippets(t *testing.T) {
 	_, ss := openMovies(t, "later")
 	m := searchJSON(t, ss, `{"query":"","sort":{"year":"asc"},"group":{"field":"studio","size":2},"result_fields":{"title":{"raw":{}}}}`)
 	b, _ := json.Marshal(m["results"])
-	want := `[{"_group":[{"_meta":{"engine":"movies","id":"3","score":null},"title":{"raw":"Aliens"}}],"_group_key":"Fox","_meta":{"engine":"movies","id":"2","score":null},"title":{"raw":"Alien"}},` +
-		`{"_group":[],"_group_key":"Warner","_meta":{"engine":"movies","id":"1","score":null},"title":{"raw":"Heat"}},` +
-		`{"_group":[],"_group_key":"FilmDistrict","_meta":{"engine":"movies","id":"5","score":null},"title":{"raw":"Drive"}}]`
+	want := `[{"_group":[{"_meta":{"engine":"movies","id":"3","score":null},"id":{"raw":"3"},"title":{"raw":"Aliens"}}],"_group_key":"Fox","_meta":{"engine":"movies","id":"2","score":null},"id":{"raw":"2"},"title":{"raw":"Alien"}},` +
+		`{"_group":[],"_group_key":"Warner","_meta":{"engine":"movies","id":"1","score":null},"id":{"raw":"1"},"title":{"raw":"Heat"}},` +
+		`{"_group":[],"_group_key":"FilmDistrict","_meta":{"engine":"movies","id":"5","score":null},"id":{"raw":"5"},"title":{"raw":"Drive"}}]`
 	if string(b) != want {
 		t.Errorf("grouped =\n%s\nwant\n%s", b, want)
 	}
@@ -237,7 +237,7 @@ func TestSearchGroupingAndSnippets(t *testing.T) {
 	}
 	m = searchJSON(t, ss, `{"query":"","sort":{"year":"asc"},"group":{"field":"studio","collapse":true},"result_fields":{"title":{"raw":{}}},"page":{"size":1}}`)
 	b, _ = json.Marshal(m["results"])
-	if want := `[{"_group_key":"Fox","_meta":{"engine":"movies","id":"2","score":null},"title":{"raw":"Alien"}}]`; string(b) != want {
+	if want := `[{"_group_key":"Fox","_meta":{"engine":"movies","id":"2","score":null},"id":{"raw":"2"},"title":{"raw":"Alien"}}]`; string(b) != want {
 		t.Errorf("collapsed = %s, want %s", b, want)
 	}
 

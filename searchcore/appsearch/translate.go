@@ -189,6 +189,14 @@ func (r *SearchRequest) effective(c *Context) effective {
 			e.resultFields = DefaultSettings(c.Schema).ResultFields
 		}
 	}
+	// id is always returned, raw, whatever the result fields say.
+	hasID := false
+	for _, f := range e.resultFields {
+		hasID = hasID || f.Field == "id"
+	}
+	if !hasID {
+		e.resultFields = append([]ResultField{{Field: "id", Raw: &RawOptions{}}}, e.resultFields...)
+	}
 	if e.boosts == nil {
 		e.boosts = st.Boosts
 	}
