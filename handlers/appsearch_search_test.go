@@ -345,3 +345,67 @@ func sortedStrings(l []string) []string {
 	}
 	return out
 }
+
+func TestAppSearchMetaEngineAndEngineDeletion(t *testing.T) {
+	n := movieNode(t, "later")
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/engines", `{"name":"shows"}`},
+		{"POST", "/engines/shows/documents", `[{"id":"1","title":"Heat Wave","year":2020}]`},
+		{"POST", "/engines/shows/schema", `{"year":"number"}`},
+		{"POST", "/engines", `{"name":"all","type":"meta","source_engines":["movies","shows"]}`},
+	} {
+		if code, body := n.su(r.method, r.path, r.body); code != 200 {
+			t.Fatalf("%s %s: %d %s", r.method, r.path, code, body)
+		}
+	}
+	code, body := n.su("POST", "/engines/all/search", `{"query":"heat","sort":{"year":"desc"},"result_fields":{"title":{"raw":{}}},"facets":{"year":{"type":"range","ranges":[{"from":2000}]}}}`)
+	want := `{"meta":{"alerts":[],"warnings":[],"precision":2,"page":{"current":1,"total_pages":1,"total_results":3,"size":10},"engine":{"name":"all","type":"meta"}},"results":[` +
+		`{"id":{"raw":"shows|1"},"title":{"raw":"Heat Wave"},"_meta":{"id":"1","engine":"shows","score":null}},` +
+		`{"id":{"raw":"movies|4"},"title":{"raw":"The Heat"},"_meta":{"id":"4","engine":"movies","score":null}},` +
+		`{"id":{"raw":"movies|1"},"title":{"raw":"Heat"},"_meta":{"id":"1","engine":"movies","score":null}}],` +
+		`"facets":{"year":[{"type":"range","data":[{"from":2000,"count":2}]}]}}`
+	var got map[string]any
+	_ = json.Unmarshal([]byte(body), &got)
+	delete(got["meta"].(map[string]any), "request_id")
+	b, _ := json.Marshal(got)
+	if code != 200 || string(b) != canon(t, want) {
+		t.Errorf("meta engine search: %d\n%s\nwant\n%s", code, b, canon(t, want))
+	}
+
+	// Deleting an engine drops its synonyms; a new engine of the same name
+	// starts without them.
+	if code, body := n.su("POST", "/engines/shows/synonyms", `{"synonyms":["a","b"]}`); code != 200 {
+		t.Fatalf("synonyms: %d %s", code, body)
+	}
+	for _, r := range []struct{ method, path, body string }{
+		{"DELETE", "/engines/all", ""}, {"DELETE", "/engines/shows", ""}, {"POST", "/engines", `{"name":"shows"}`},
+	} {
+		if code, body := n.su(r.method, r.path, r.body); code != 200 {
+			t.Fatalf("%s %s: %d %s", r.method, r.path, code, body)
+		}
+	}
+	if code, body := n.su("GET", "/engines/shows/synonyms", ""); code != 200 || !strings.Contains(body, `"total_results":0`) {
+		t.Errorf("synonyms after re-creation: %d %s", code, body)
+	}
+}
+
+func TestAppSearchRevisionNumbers(t *testing.T) {
+	for _, tc := range []struct{ revision, want string }{
+		{"earlier", `"n":{"raw":16777217.0}`},
+		{"later", `"n":{"raw":16777216.0}`},
+	} {
+		n := newASNode(t, asOptions{})
+		for _, r := range []struct{ method, path, body string }{
+			{"POST", "/engines", `{"name":"nums","revision":"` + tc.revision + `"}`},
+			{"POST", "/engines/nums/schema", `{"n":"number"}`},
+			{"POST", "/engines/nums/documents", `[{"id":"1","n":16777217}]`},
+		} {
+			if code, body := n.su(r.method, r.path, r.body); code != 200 {
+				t.Fatalf("%s %s: %d %s", r.method, r.path, code, body)
+			}
+		}
+		if code, body := n.su("POST", "/engines/nums/search", `{"query":""}`); code != 200 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want %s", tc.revision, code, body, tc.want)
+		}
+	}
+}

@@ -131,6 +131,28 @@ func (ss *Searches) state(ctx context.Context, e *Engine) (*engineSearch, error)
 	return st, nil
 }
 
+// DropEngine forgets the search state of a deleted engine (settings,
+// synonyms, curations, analytics).
+func (ss *Searches) DropEngine(ctx context.Context, engine string) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	delete(ss.engines, engine)
+	var keys []string
+	err := ss.store.ListMeta(ctx, metaSearchPrefix+engine+"/", func(k string, _ []byte) error {
+		keys = append(keys, k)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := ss.store.DeleteMeta(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // context builds the search Context of an engine. A meta engine searches
 // the union of its source engines' schemas.
 func (ss *Searches) context(ctx context.Context, e *Engine) (*Context, *engineSearch, []*searchcore.Index, map[string]string, error) {
