@@ -163,7 +163,7 @@ func parseFacetRange(field string, v *jvalue, errs *errList) (Range, bool) {
 // validateFacets checks facets against the schema and the support tables.
 func validateFacets(list []Facet, s Schema, rev Revision, errs *errList) {
 	for _, f := range list {
-		t, ok := s[f.Field]
+		t, ok := fieldType(s, f.Field)
 		if !ok {
 			errs.add("Facets contains invalid field: %s", f.Field)
 			continue
@@ -356,7 +356,7 @@ func validateBoosts(list []FieldBoosts, s Schema, rev Revision, errs *errList) {
 		"value": capValueBoost, "functional": capFunctionalBoost, "proximity": capProximityBoost, "recency": capRecencyBoost,
 	}
 	for _, fb := range list {
-		t, ok := s[fb.Field]
+		t, ok := fieldType(s, fb.Field)
 		if !ok {
 			errs.add("Boosts contains invalid field: %s", fb.Field)
 			continue

@@ -173,7 +173,7 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 		{"alerts", []any{}},
 		{"warnings", []any{}},
 		{"precision", eff.precision},
-		{"page", NewPageMeta(page, total)},
+		{"page", searchPageMeta(page, total)},
 		{"engine", obj{{"name", c.Engine}, {"type", c.EngineType}}},
 	}
 	if requestID != "" {
@@ -222,7 +222,8 @@ func (sh *shaper) group(hits []searchcore.Hit, g *Group) []any {
 		if !ok || v == nil {
 			continue
 		}
-		key, keyJSON := groupKey(v, sh.c.Schema[g.Field], sh.c.Revision)
+		t, _ := fieldType(sh.c.Schema, g.Field)
+		key, keyJSON := groupKey(v, t, sh.c.Revision)
 		b := byKey[key]
 		if b == nil {
 			b = &bucket{key: key, keyJSON: keyJSON, head: h}
@@ -287,7 +288,8 @@ func sortHits(hits []searchcore.Hit, clauses []SortClause, s Schema) {
 			if c.Field == "_score" {
 				cmp = compareFloat(hits[idx[a]].Score, hits[idx[b]].Score)
 			} else {
-				cmp = compareValues(srcs[idx[a]][c.Field], srcs[idx[b]][c.Field], s[c.Field])
+				t, _ := fieldType(s, c.Field)
+				cmp = compareValues(srcs[idx[a]][c.Field], srcs[idx[b]][c.Field], t)
 			}
 			if c.Desc {
 				cmp = -cmp
@@ -356,4 +358,15 @@ func firstScalar(v any) (any, bool) {
 		return scalarText(v), true
 	}
 	return v, true
+}
+
+// searchPageMeta is meta.page of a search: like a list's, except that a
+// page size of 0 (facet-only searches) reports one page when anything
+// matched, as App Search does.
+func searchPageMeta(p Page, total int64) PageMeta {
+	m := NewPageMeta(p, total)
+	if p.Size == 0 && total > 0 {
+		m.TotalPages = 1
+	}
+	return m
 }

@@ -278,7 +278,7 @@ func shapeFacets(list []Facet, aggs json.RawMessage, c *Context) (obj, error) {
 	}
 	out := obj{}
 	for i, f := range list {
-		t := c.Schema[f.Field]
+		t, _ := fieldType(c.Schema, f.Field)
 		specs := []any{}
 		for j, spec := range f.Specs {
 			name := "f" + strconv.Itoa(i) + "_" + strconv.Itoa(j)

@@ -80,7 +80,7 @@ func (r *SearchRequest) Validate(c *Context) error {
 	validateResultFields(r.ResultFields, s, &errs)
 	validateSort(r.Sort, s, rev, "Sort", &errs)
 	if g := r.Group; g != nil && g.Field != "" {
-		if t, ok := s[g.Field]; !ok {
+		if t, ok := fieldType(s, g.Field); !ok {
 			errs.add("Group contains invalid field: %s", g.Field)
 		} else if !supports(t, capGrouping, rev) {
 			errs.add("%s", unsupported(capGrouping, t, g.Field))
@@ -120,7 +120,7 @@ func validateSort(list []SortClause, s Schema, rev Revision, what string, errs *
 			}
 			continue
 		}
-		t, ok := s[c.Field]
+		t, ok := fieldType(s, c.Field)
 		if !ok {
 			errs.add("%s contains invalid field: %s", what, c.Field)
 			continue

@@ -30,7 +30,7 @@ var decayNames = map[string]string{"gaussian": "gauss", "exponential": "exp", "l
 func boostQuery(q any, boosts []FieldBoosts, c *Context) any {
 	var add, mul []any
 	for _, fb := range boosts {
-		t := c.Schema[fb.Field]
+		t, _ := fieldType(c.Schema, fb.Field)
 		for _, b := range fb.Boosts {
 			fn, multiply := boostFunction(fb.Field, t, b, c)
 			if fn == nil {
@@ -183,7 +183,8 @@ func coreSort(list []SortClause, s Schema) []any {
 			out = append(out, obj{{"_score", obj{{"order", dir}}}})
 		default:
 			unmapped := "keyword"
-			switch s[c.Field] {
+			t, _ := fieldType(s, c.Field)
+			switch t {
 			case Number:
 				unmapped = "double"
 			case Date:
@@ -199,7 +200,7 @@ func coreSort(list []SortClause, s Schema) []any {
 func facetAggs(list []Facet, c *Context) obj {
 	out := obj{}
 	for i, f := range list {
-		t := c.Schema[f.Field]
+		t, _ := fieldType(c.Schema, f.Field)
 		for j, spec := range f.Specs {
 			name := "f" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
 			if spec.Type == "value" {
