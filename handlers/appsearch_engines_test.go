@@ -2,10 +2,12 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
 	"github.com/quarry-search/quarry/clients/appsearchclient"
+	"github.com/quarry-search/quarry/searchcore"
 )
 
 func TestAppSearchEngines(t *testing.T) {
@@ -88,6 +90,13 @@ func TestAppSearchEngines(t *testing.T) {
 	// The engine's hidden index is gone with it.
 	if _, ok := n.Svc.Core().Index(".as-engine-music"); ok {
 		t.Error("index of deleted engine still exists")
+	}
+	// The engine language picks the analyzer of its text fields (en stems).
+	n.su("POST", "/engines/movies/documents", `[{"id":"1","title":"Running parks"}]`)
+	e, _ := n.Svc.Engine("movies")
+	idx, _ := n.Svc.CoreIndex(e)
+	if got, _, _, err := n.Svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"match":{"title":"park run"}}`), 0); err != nil || got != 1 {
+		t.Errorf("english analysis = %d, %v", got, err)
 	}
 	gres, err := c.GetEngineWithResponse(ctx, "movies")
 	if err != nil || gres.StatusCode() != http.StatusOK || gres.JSON200.Name != "movies" {

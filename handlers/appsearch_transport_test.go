@@ -65,6 +65,11 @@ func TestAppSearchTransport(t *testing.T) {
 	if code != 400 || h.Get("Access-Control-Allow-Origin") != "http://app.example" {
 		t.Errorf("cors on error = %d %v", code, h)
 	}
+	// The spec is served without a key (and keeps its .json).
+	code, _, body = n.req("GET", "/openapi.json", "", "", "")
+	if code != 200 || !strings.HasPrefix(body, `{"components":`) || !strings.Contains(body, `"/engines/{engine_name}/documents"`) {
+		t.Errorf("openapi.json = %d %.80s", code, body)
+	}
 	// The cluster API is untouched by the App Search rules.
 	res, err := http.Get(n.URL + "/_cluster/health")
 	if err != nil || res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "" {

@@ -414,6 +414,13 @@ func (s *Service) persistEngine(ctx context.Context, e *Engine) error {
 // DeleteEngine deletes an engine and its documents; it leaves the meta
 // engines that named it as a source.
 func (s *Service) DeleteEngine(ctx context.Context, name string) error {
+	// Wait for the engine's writes: a write finishing after the index is
+	// gone would auto-create a plain index under the hidden name.
+	_, unlock, err := s.lockEngine(name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.engines[name]
@@ -527,10 +534,14 @@ func (s *Service) lockEngine(name string) (*Engine, func(), error) {
 		return nil, nil, EngineNotFound()
 	}
 	l.Lock()
-	e, err := s.Engine(name)
-	if err != nil {
+	s.mu.RLock()
+	e, ok := s.engines[name]
+	same := s.locks[name] == l
+	s.mu.RUnlock()
+	if !ok || !same {
+		// Deleted (and perhaps re-created) while we waited.
 		l.Unlock()
-		return nil, nil, err
+		return nil, nil, EngineNotFound()
 	}
 	return e, l.Unlock, nil
 }
