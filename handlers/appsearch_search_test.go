@@ -409,3 +409,44 @@ func TestAppSearchRevisionNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestAppSearchSearchStateDurable(t *testing.T) {
+	dir := t.TempDir()
+	n := openASNode(t, dir, asOptions{})
+	var curation string
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/engines", `{"name":"movies"}`},
+		{"POST", "/engines/movies/documents", movieDocs},
+		{"PUT", "/engines/movies/search_settings", `{"search_fields":{"title":{"weight":3}},"precision":4}`},
+		{"POST", "/engines/movies/synonyms", `{"synonyms":["thieves","robbers"]}`},
+		{"POST", "/engines/movies/curations", `{"queries":["drive"],"promoted":["2"]}`},
+		{"POST", "/engines/movies/search", `{"query":"drive"}`},
+		{"POST", "/engines/movies/click", `{"query":"drive","document_id":"2"}`},
+	} {
+		code, body := n.su(r.method, r.path, r.body)
+		if code != 200 {
+			t.Fatalf("%s %s: %d %s", r.method, r.path, code, body)
+		}
+		if strings.HasSuffix(r.path, "/curations") {
+			curation = body
+		}
+	}
+	n.close()
+	n = openASNode(t, dir, asOptions{})
+	checks := []struct{ method, path, body, want string }{
+		{"GET", "/engines/movies/search_settings", "", `"search_fields":{"title":{"weight":3}}`},
+		{"GET", "/engines/movies/search_settings", "", `"precision":4`},
+		{"GET", "/engines/movies/synonyms", "", `"synonyms":["thieves","robbers"]`},
+		{"GET", "/engines/movies/curations", "", strings.TrimSuffix(strings.TrimPrefix(curation, "{"), "}")},
+		{"POST", "/engines/movies/analytics/queries", `{}`, `{"term":"drive","queries":1,"clicks":1}`},
+	}
+	for _, c := range checks {
+		if code, body := n.su(c.method, c.path, c.body); code != 200 || !strings.Contains(body, c.want) {
+			t.Errorf("%s %s after restart: %d %s, want %s", c.method, c.path, code, body, c.want)
+		}
+	}
+	code, body := n.su("POST", "/engines/movies/search", `{"query":"drive"}`)
+	if got := ids(t, body); code != 200 || !reflect.DeepEqual(got, []string{"2", "5"}) {
+		t.Errorf("curated search after restart: %d %v", code, got)
+	}
+}

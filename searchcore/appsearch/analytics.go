@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+// AnalyticsRetention is how long analytics events are kept (App Search
+// keeps at least 180 days); older ones are dropped when an engine's state
+// is loaded.
+const AnalyticsRetention = 180 * 24 * time.Hour
+
 // analyticsEvent is one recorded search or click.
 type analyticsEvent struct {
 	Kind    string    `json:"kind"` // "query" or "click"

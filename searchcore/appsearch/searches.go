@@ -107,6 +107,10 @@ func (ss *Searches) state(ctx context.Context, e *Engine) (*engineSearch, error)
 			if err := json.Unmarshal(v, &ev); err != nil {
 				return err
 			}
+			if ev.At.Before(ss.now().Add(-AnalyticsRetention)) {
+				stale = append(stale, k)
+				return nil
+			}
 			st.analytics.events = append(st.analytics.events, ev)
 		}
 		return nil
