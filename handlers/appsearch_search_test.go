@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -336,13 +337,7 @@ func TestAppSearchMultiSearchSuggestionAnalytics(t *testing.T) {
 
 func sortedStrings(l []string) []string {
 	out := append([]string(nil), l...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
+	sort.Strings(out)
 	return out
 }
 

@@ -31,18 +31,12 @@ func parseFacets(v *jvalue, rev Revision, errs *errList) []Facet {
 	out := []Facet{}
 	for _, m := range v.obj {
 		f := Facet{Field: m.key}
-		list := m.val.arr
-		if m.val.kind == jObject {
-			list = []*jvalue{m.val}
-		} else if m.val.kind != jArray {
+		list, ok := m.val.objects()
+		if !ok {
 			errs.add("Facet %s must be an object or an array of objects", m.key)
 			continue
 		}
 		for _, e := range list {
-			if e.kind != jObject {
-				errs.add("Facet %s must be an object or an array of objects", m.key)
-				continue
-			}
 			if s, ok := parseFacetSpec(m.key, e, rev, errs); ok {
 				f.Specs = append(f.Specs, s)
 			}
@@ -217,8 +211,6 @@ type Boost struct {
 	Center    *jvalue
 	// UseCurrentTime centres a recency boost on the request time.
 	UseCurrentTime bool
-	// raw is the boost as given (search settings echo it verbatim).
-	raw *jvalue
 }
 
 // boostKeys are the keys each boost type accepts.
@@ -246,10 +238,8 @@ func parseBoosts(v *jvalue, rev Revision, errs *errList) []FieldBoosts {
 	total := 0
 	for _, m := range v.obj {
 		fb := FieldBoosts{Field: m.key}
-		list := m.val.arr
-		if m.val.kind == jObject {
-			list = []*jvalue{m.val}
-		} else if m.val.kind != jArray {
+		list, ok := m.val.objects()
+		if !ok {
 			errs.add("Boosts for %s must be an object or an array of objects", m.key)
 			continue
 		}
@@ -268,11 +258,7 @@ func parseBoosts(v *jvalue, rev Revision, errs *errList) []FieldBoosts {
 }
 
 func parseBoost(field string, v *jvalue, errs *errList) (Boost, bool) {
-	b := Boost{Operation: "add", Factor: 1, raw: v}
-	if v.kind != jObject {
-		errs.add("Boosts for %s must be an object or an array of objects", field)
-		return b, false
-	}
+	b := Boost{Operation: "add", Factor: 1}
 	t := v.get("type")
 	if t == nil || t.kind != jString || boostKeys[t.str] == nil {
 		errs.add("Boost for %s requires a type (value, functional, proximity or recency)", field)

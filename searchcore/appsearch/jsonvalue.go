@@ -141,20 +141,8 @@ func (v *jvalue) get(k string) *jvalue {
 // asInt reads an integer, accepting numeric strings (form parameters and
 // clients that send numbers as strings).
 func (v *jvalue) asInt() (int, bool) {
-	var s string
-	switch v.kind {
-	case jNumber:
-		s = v.num.String()
-	case jString:
-		s = strings.TrimSpace(v.str)
-	default:
-		return 0, false
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, true
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+	f, ok := v.asFloat()
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1e9 {
 		return 0, false
 	}
 	return int(f), true
@@ -176,6 +164,33 @@ func (v *jvalue) asFloat() (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// objects reads a value given as one object or an array of objects.
+func (v *jvalue) objects() ([]*jvalue, bool) {
+	list := v.arr
+	switch v.kind {
+	case jObject:
+		return []*jvalue{v}, true
+	case jArray:
+	default:
+		return nil, false
+	}
+	for _, e := range list {
+		if e.kind != jObject {
+			return nil, false
+		}
+	}
+	return list, true
+}
+
+// asPrecision reads the precision option (1..11).
+func asPrecision(v *jvalue, errs *errList) int {
+	n, ok := v.asInt()
+	if !ok || n < 1 || n > 11 {
+		errs.add("Precision must be an integer between 1 and 11")
+	}
+	return n
 }
 
 // asBool reads a boolean, accepting "true"/"false" strings.

@@ -183,11 +183,7 @@ func parseSearchValue(v *jvalue, rev Revision) (*SearchRequest, error) {
 			}
 			r.RecordAnalytics = b
 		case "precision":
-			n, ok := m.val.asInt()
-			if !ok || n < 1 || n > 11 {
-				errs.add("Precision must be an integer between 1 and 11")
-			}
-			r.Precision = n
+			r.Precision = asPrecision(m.val, &errs)
 		}
 	}
 	if err := errs.err(); err != nil {

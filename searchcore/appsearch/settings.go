@@ -148,11 +148,7 @@ func (ss *Searches) UpdateSearchSettings(ctx context.Context, engine string, bod
 			validateBoosts(list, c.Schema, e.Revision, &errs)
 			next.Boosts = raw
 		case "precision":
-			n, ok := m.val.asInt()
-			if !ok || n < 1 || n > 11 {
-				errs.add("Precision must be an integer between 1 and 11")
-			}
-			next.Precision = n
+			next.Precision = asPrecision(m.val, &errs)
 		case "precision_enabled":
 			// Always true here: accepted so that settings read back can be
 			// sent again unchanged.
