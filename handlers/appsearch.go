@@ -29,6 +29,7 @@ type SuperuserAuthFunc func(ctx context.Context, authorizationHeader string) (bo
 // appSearchServer implements the App Search API over appsearch.Service.
 type appSearchServer struct {
 	svc       *appsearch.Service
+	search    *appsearch.Searches
 	superuser SuperuserAuthFunc
 	log       *slog.Logger
 	spec      []byte
@@ -57,7 +58,10 @@ func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("encode app search spec: %w", err)
 	}
-	h := &appSearchServer{svc: opts.AppSearch, superuser: opts.SuperuserAuth, log: log, spec: specJSON}
+	h := &appSearchServer{
+		svc: opts.AppSearch, search: appsearch.NewSearches(opts.AppSearch, nil),
+		superuser: opts.SuperuserAuth, log: log, spec: specJSON,
+	}
 	e.Pre(appSearchPre)
 	g := e.Group(AppSearchBase, middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 0}), h.renderErrors, h.authenticate)
 	asgen.RegisterHandlers(g, h)
@@ -120,7 +124,7 @@ func endpointAccess(method, route string) (appsearch.Access, string) {
 	case "search", "multi_search", "query_suggestion", "click":
 		return appsearch.AccessSearch, class
 	}
-	if method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(rel, "/documents/list") {
+	if method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(rel, "/documents/list") || class == "analytics" {
 		return appsearch.AccessRead, class
 	}
 	return appsearch.AccessWrite, class
@@ -223,6 +227,10 @@ func appSearchErrorBody(err error) (int, any) {
 	case appsearch.TypeAuth, appsearch.TypeRateLimit:
 		return status, map[string]any{"error": e.Reason}
 	case appsearch.TypeErrors:
+		if s := appsearch.HTTPStatus(err); s != 0 {
+			// SPEC.md: endpoint-specific errors are answered 200 {errors}.
+			status = s
+		}
 		return status, map[string]any{"errors": appsearch.Messages(e)}
 	}
 	if status >= 500 {

@@ -147,6 +147,11 @@ func (h *appSearchServer) DeleteEngine(c echo.Context, name asgen.EngineNamePath
 	if err := h.svc.DeleteEngine(c.Request().Context(), name); err != nil {
 		return err
 	}
+	// The engine's search settings, synonyms, curations and analytics go
+	// with it.
+	if err := h.search.DropEngine(c.Request().Context(), name); err != nil {
+		return err
+	}
 	return writeJSON(c, http.StatusOK, map[string]bool{"deleted": true})
 }
 

@@ -109,6 +109,24 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for FacetResultType.
+const (
+	FacetResultTypeRange FacetResultType = "range"
+	FacetResultTypeValue FacetResultType = "value"
+)
+
+// Valid indicates whether the value is a known member of the FacetResultType enum.
+func (e FacetResultType) Valid() bool {
+	switch e {
+	case FacetResultTypeRange:
+		return true
+	case FacetResultTypeValue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyType.
 const (
 	KeyTypeAdmin   KeyType = "admin"
@@ -128,6 +146,81 @@ func (e KeyType) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AnalyticsCounts defines model for AnalyticsCounts.
+type AnalyticsCounts struct {
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		From    string `json:"from"`
+		Queries int64  `json:"queries"`
+		To      string `json:"to"`
+	} `json:"results"`
+}
+
+// AnalyticsPage defines model for AnalyticsPage.
+type AnalyticsPage struct {
+	Page struct {
+		Current int `json:"current"`
+		Size    int `json:"size"`
+	} `json:"page"`
+}
+
+// AnalyticsRequest defines model for AnalyticsRequest.
+type AnalyticsRequest struct {
+	// Filters `{date: {from, to}}`, `{tag: t | [tags]}`, or `{all: [...]}` of those.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Interval Counts report only: day (default) or hour.
+	Interval *string                `json:"interval,omitempty"`
+	Page     *AnalyticsRequest_Page `json:"page,omitempty"`
+
+	// Query Clicks report only: the query whose clicks are counted.
+	Query                *string                `json:"query,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// AnalyticsRequest_Page defines model for AnalyticsRequest.Page.
+type AnalyticsRequest_Page struct {
+	// Size How many rows (1..100, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClickRequest defines model for ClickRequest.
+type ClickRequest struct {
+	DocumentId           *string                `json:"document_id,omitempty"`
+	Query                *string                `json:"query,omitempty"`
+	RequestId            *string                `json:"request_id,omitempty"`
+	Tags                 *[]string              `json:"tags,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// Curation defines model for Curation.
+type Curation struct {
+	Hidden   []string `json:"hidden"`
+	Id       string   `json:"id"`
+	Promoted []string `json:"promoted"`
+	Queries  []string `json:"queries"`
+}
+
+// CurationID defines model for CurationID.
+type CurationID struct {
+	Id string `json:"id"`
+}
+
+// CurationList defines model for CurationList.
+type CurationList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Curation `json:"results"`
+}
+
+// CurationRequest defines model for CurationRequest.
+type CurationRequest struct {
+	Hidden               *[]string              `json:"hidden,omitempty"`
+	Promoted             *[]string              `json:"promoted,omitempty"`
+	Queries              *[]string              `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // DeletedResult defines model for DeletedResult.
@@ -227,6 +320,25 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// FacetResult defines model for FacetResult.
+type FacetResult struct {
+	Data []FacetValue    `json:"data"`
+	Name *string         `json:"name,omitempty"`
+	Type FacetResultType `json:"type"`
+}
+
+// FacetResultType defines model for FacetResult.Type.
+type FacetResultType string
+
+// FacetValue defines model for FacetValue.
+type FacetValue struct {
+	Count int64       `json:"count"`
+	From  interface{} `json:"from,omitempty"`
+	Name  *string     `json:"name,omitempty"`
+	To    interface{} `json:"to,omitempty"`
+	Value interface{} `json:"value,omitempty"`
+}
+
 // IDList Document ids (numbers are accepted and stringified).
 type IDList = []interface{}
 
@@ -271,6 +383,19 @@ type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
 
+// MultiSearchErrors defines model for MultiSearchErrors.
+type MultiSearchErrors = []ErrorsResponse
+
+// MultiSearchRequest defines model for MultiSearchRequest.
+type MultiSearchRequest struct {
+	// Queries The searches (at most 10).
+	Queries              *[]SearchRequest       `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// MultiSearchResults defines model for MultiSearchResults.
+type MultiSearchResults = []SearchResults
+
 // NameList defines model for NameList.
 type NameList = []string
 
@@ -301,14 +426,194 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// QuerySuggestionRequest defines model for QuerySuggestionRequest.
+type QuerySuggestionRequest struct {
+	// Query The partial query.
+	Query interface{} `json:"query,omitempty"`
+
+	// Size How many suggestions (1..20, default 10).
+	Size interface{} `json:"size,omitempty"`
+
+	// Types `{documents: {fields: [text fields]}}` (default: every text field).
+	Types                *map[string]interface{} `json:"types,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// QuerySuggestions defines model for QuerySuggestions.
+type QuerySuggestions struct {
+	Meta struct {
+		RequestId *string `json:"request_id,omitempty"`
+	} `json:"meta"`
+	Results struct {
+		Documents []struct {
+			Suggestion string `json:"suggestion"`
+		} `json:"documents"`
+	} `json:"results"`
+}
+
+// ResultMeta defines model for ResultMeta.
+type ResultMeta struct {
+	Engine string   `json:"engine"`
+	Id     string   `json:"id"`
+	Score  *float32 `json:"score"`
+}
+
 // Schema Field name to type.
 type Schema map[string]string
+
+// SearchMeta defines model for SearchMeta.
+type SearchMeta struct {
+	Alerts []interface{} `json:"alerts"`
+	Engine struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"engine"`
+	Page      SearchPageMeta `json:"page"`
+	Precision *int           `json:"precision,omitempty"`
+	RequestId *string        `json:"request_id,omitempty"`
+	Warnings  []interface{}  `json:"warnings"`
+}
+
+// SearchPageMeta defines model for SearchPageMeta.
+type SearchPageMeta struct {
+	Current      int   `json:"current"`
+	Size         int   `json:"size"`
+	TotalPages   int   `json:"total_pages"`
+	TotalResults int64 `json:"total_results"`
+}
+
+// SearchRequest A search (also each element of a multi search). Numbers may be sent as strings; unknown options are
+// answered `Options contains invalid key: X`. Limits: query ≤ 128 characters, page.size 0..1000,
+// page.current 1..100 (10,000 results reachable), 32 filters, 1024 values per filter array, filter nesting
+// ≤ 5 levels, 32 boosts, 10 sort fields, group size ≤ 10, facet size ≤ 250, 16 analytics tags of ≤ 64 characters.
+type SearchRequest struct {
+	// Analytics `{tags: [...]}`.
+	Analytics *map[string]interface{} `json:"analytics,omitempty"`
+
+	// Boosts `{field: boost | [boosts]}`: value, functional, proximity or recency boosts.
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Facets `{field: {type: value, size?, sort?} | {type: range, ranges: [{from?,to?,name?}], center?, unit?} | [...]}`.
+	Facets *map[string]interface{} `json:"facets,omitempty"`
+
+	// Filters `{field: value | [values] | {from,to} | {center,distance,unit} | {center,unit,from,to}}`, nested with `all`/`any`/`none`.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Group `{field, size?, collapse?, sort?}`.
+	Group *map[string]interface{} `json:"group,omitempty"`
+	Page  *SearchRequest_Page     `json:"page,omitempty"`
+
+	// Precision Precision tuning, 1..11 (default 2).
+	Precision interface{} `json:"precision,omitempty"`
+
+	// Query The query string ("" matches every document); double-quoted phrases, `+`, `-`, `AND`, `NOT`, and `OR` in the earlier revision.
+	Query interface{} `json:"query,omitempty"`
+
+	// RecordAnalytics Whether the query is counted by analytics (default true).
+	RecordAnalytics interface{} `json:"record_analytics,omitempty"`
+
+	// ResultFields `{field: {raw?: {size?}, snippet?: {size?, fallback?}}}`.
+	ResultFields *map[string]interface{} `json:"result_fields,omitempty"`
+
+	// SearchFields `{text field: {weight?}}`.
+	SearchFields *map[string]interface{} `json:"search_fields,omitempty"`
+
+	// Sort `{field: asc|desc}` or a list of such objects; `_score`; geolocation `{field: {center, order, mode?}}` (later revision).
+	Sort                 interface{}            `json:"sort,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchRequest_Page defines model for SearchRequest.Page.
+type SearchRequest_Page struct {
+	// Current The page (1..100, default 1).
+	Current interface{} `json:"current,omitempty"`
+
+	// Size The page size (0..1000, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchResult One result: `{field: {raw?, snippet?}, ..., _meta, _group?, _group_key?}`; arrays stay arrays inside `raw`.
+type SearchResult = map[string]any
+
+// SearchResults defines model for SearchResults.
+type SearchResults struct {
+	// Facets The requested facets, always an array per field.
+	Facets  *map[string][]FacetResult `json:"facets,omitempty"`
+	Meta    SearchMeta                `json:"meta"`
+	Results []SearchResult            `json:"results"`
+}
+
+// SearchSettings defines model for SearchSettings.
+type SearchSettings struct {
+	Boosts           map[string]interface{}            `json:"boosts"`
+	Precision        *int                              `json:"precision,omitempty"`
+	PrecisionEnabled *bool                             `json:"precision_enabled,omitempty"`
+	ResultFields     map[string]map[string]interface{} `json:"result_fields"`
+	SearchFields     map[string]struct {
+		Weight *float32 `json:"weight,omitempty"`
+	} `json:"search_fields"`
+}
+
+// SearchSettingsUpdate defines model for SearchSettingsUpdate.
+type SearchSettingsUpdate struct {
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Precision Precision tuning, 1..11.
+	Precision            interface{}             `json:"precision,omitempty"`
+	ResultFields         *map[string]interface{} `json:"result_fields,omitempty"`
+	SearchFields         *map[string]interface{} `json:"search_fields,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// SynonymSet defines model for SynonymSet.
+type SynonymSet struct {
+	Id       string   `json:"id"`
+	Synonyms []string `json:"synonyms"`
+}
+
+// SynonymSetList defines model for SynonymSetList.
+type SynonymSetList struct {
+	Meta    ListMeta     `json:"meta"`
+	Results []SynonymSet `json:"results"`
+}
+
+// SynonymSetRequest defines model for SynonymSetRequest.
+type SynonymSetRequest struct {
+	Synonyms             *[]string              `json:"synonyms,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// TopClicks defines model for TopClicks.
+type TopClicks struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks     int64  `json:"clicks"`
+		DocumentId string `json:"document_id"`
+	} `json:"results"`
+}
+
+// TopQueries defines model for TopQueries.
+type TopQueries struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		Queries int64  `json:"queries"`
+		Term    string `json:"term"`
+	} `json:"results"`
+}
+
+// CurationIDPath defines model for CurationIDPath.
+type CurationIDPath = string
 
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
+
+// SynonymSetIDPath defines model for SynonymSetIDPath.
+type SynonymSetIDPath = string
 
 // BadRequest defines model for BadRequest.
 type BadRequest = ErrorsResponse
@@ -343,6 +648,22 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// ListCurationsParams defines parameters for ListCurations.
+type ListCurationsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateCuration200JSONResponseBody defines parameters for CreateCuration.
+type CreateCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutCuration200JSONResponseBody defines parameters for PutCuration.
+type PutCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetDocumentsParams defines parameters for GetDocuments.
 type GetDocumentsParams struct {
 	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
@@ -364,6 +685,62 @@ type ListDocumentsPostParams struct {
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// MultiSearchGet200JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearchGet400JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch200JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch400JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestionGet200JSONResponseBody defines parameters for QuerySuggestionGet.
+type QuerySuggestionGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestion200JSONResponseBody defines parameters for QuerySuggestion.
+type QuerySuggestion200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// SearchGet200JSONResponseBody defines parameters for SearchGet.
+type SearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Search200JSONResponseBody defines parameters for Search.
+type Search200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// ListSynonymSetsParams defines parameters for ListSynonymSets.
+type ListSynonymSetsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateSynonymSet200JSONResponseBody defines parameters for CreateSynonymSet.
+type CreateSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutSynonymSet200JSONResponseBody defines parameters for PutSynonymSet.
+type PutSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
 type ListCredentialsJSONRequestBody = PagedRequest
 
@@ -378,6 +755,36 @@ type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// GetTopClicksAnalyticsJSONRequestBody defines body for GetTopClicksAnalytics for application/json ContentType.
+type GetTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopClicksAnalyticsJSONRequestBody defines body for PostTopClicksAnalytics for application/json ContentType.
+type PostTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetCountAnalyticsJSONRequestBody defines body for GetCountAnalytics for application/json ContentType.
+type GetCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostCountAnalyticsJSONRequestBody defines body for PostCountAnalytics for application/json ContentType.
+type PostCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetTopQueriesAnalyticsJSONRequestBody defines body for GetTopQueriesAnalytics for application/json ContentType.
+type GetTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopQueriesAnalyticsJSONRequestBody defines body for PostTopQueriesAnalytics for application/json ContentType.
+type PostTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// LogClickthroughJSONRequestBody defines body for LogClickthrough for application/json ContentType.
+type LogClickthroughJSONRequestBody = ClickRequest
+
+// ListCurationsJSONRequestBody defines body for ListCurations for application/json ContentType.
+type ListCurationsJSONRequestBody = PagedRequest
+
+// CreateCurationJSONRequestBody defines body for CreateCuration for application/json ContentType.
+type CreateCurationJSONRequestBody = CurationRequest
+
+// PutCurationJSONRequestBody defines body for PutCuration for application/json ContentType.
+type PutCurationJSONRequestBody = CurationRequest
 
 // DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
 type DeleteDocumentsJSONRequestBody = IDList
@@ -397,14 +804,434 @@ type ListDocumentsJSONRequestBody = PagedRequest
 // ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
 type ListDocumentsPostJSONRequestBody = PagedRequest
 
+// MultiSearchGetJSONRequestBody defines body for MultiSearchGet for application/json ContentType.
+type MultiSearchGetJSONRequestBody = MultiSearchRequest
+
+// MultiSearchJSONRequestBody defines body for MultiSearch for application/json ContentType.
+type MultiSearchJSONRequestBody = MultiSearchRequest
+
+// QuerySuggestionGetJSONRequestBody defines body for QuerySuggestionGet for application/json ContentType.
+type QuerySuggestionGetJSONRequestBody = QuerySuggestionRequest
+
+// QuerySuggestionJSONRequestBody defines body for QuerySuggestion for application/json ContentType.
+type QuerySuggestionJSONRequestBody = QuerySuggestionRequest
+
 // UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
 type UpdateSchemaJSONRequestBody = Schema
+
+// SearchGetJSONRequestBody defines body for SearchGet for application/json ContentType.
+type SearchGetJSONRequestBody = SearchRequest
+
+// SearchJSONRequestBody defines body for Search for application/json ContentType.
+type SearchJSONRequestBody = SearchRequest
+
+// PutSearchSettingsJSONRequestBody defines body for PutSearchSettings for application/json ContentType.
+type PutSearchSettingsJSONRequestBody = SearchSettingsUpdate
 
 // DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
 type DeleteMetaEngineSourceJSONRequestBody = NameList
 
 // AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
 type AddMetaEngineSourceJSONRequestBody = NameList
+
+// ListSynonymSetsJSONRequestBody defines body for ListSynonymSets for application/json ContentType.
+type ListSynonymSetsJSONRequestBody = PagedRequest
+
+// CreateSynonymSetJSONRequestBody defines body for CreateSynonymSet for application/json ContentType.
+type CreateSynonymSetJSONRequestBody = SynonymSetRequest
+
+// PutSynonymSetJSONRequestBody defines body for PutSynonymSet for application/json ContentType.
+type PutSynonymSetJSONRequestBody = SynonymSetRequest
+
+// Getter for additional properties for AnalyticsRequest. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest
+func (a *AnalyticsRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a *AnalyticsRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["interval"]; found {
+		err = json.Unmarshal(raw, &a.Interval)
+		if err != nil {
+			return fmt.Errorf("error reading 'interval': %w", err)
+		}
+		delete(object, "interval")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a AnalyticsRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Interval != nil {
+		object["interval"], err = json.Marshal(a.Interval)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interval': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for AnalyticsRequest_Page. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest_Page
+func (a *AnalyticsRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a *AnalyticsRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a AnalyticsRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClickRequest. Returns the specified
+// element and whether it was found
+func (a ClickRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClickRequest
+func (a *ClickRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a *ClickRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["document_id"]; found {
+		err = json.Unmarshal(raw, &a.DocumentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'document_id': %w", err)
+		}
+		delete(object, "document_id")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["request_id"]; found {
+		err = json.Unmarshal(raw, &a.RequestId)
+		if err != nil {
+			return fmt.Errorf("error reading 'request_id': %w", err)
+		}
+		delete(object, "request_id")
+	}
+
+	if raw, found := object["tags"]; found {
+		err = json.Unmarshal(raw, &a.Tags)
+		if err != nil {
+			return fmt.Errorf("error reading 'tags': %w", err)
+		}
+		delete(object, "tags")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a ClickRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.DocumentId != nil {
+		object["document_id"], err = json.Marshal(a.DocumentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'document_id': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	if a.RequestId != nil {
+		object["request_id"], err = json.Marshal(a.RequestId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'request_id': %w", err)
+		}
+	}
+
+	if a.Tags != nil {
+		object["tags"], err = json.Marshal(a.Tags)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CurationRequest. Returns the specified
+// element and whether it was found
+func (a CurationRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CurationRequest
+func (a *CurationRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a *CurationRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["hidden"]; found {
+		err = json.Unmarshal(raw, &a.Hidden)
+		if err != nil {
+			return fmt.Errorf("error reading 'hidden': %w", err)
+		}
+		delete(object, "hidden")
+	}
+
+	if raw, found := object["promoted"]; found {
+		err = json.Unmarshal(raw, &a.Promoted)
+		if err != nil {
+			return fmt.Errorf("error reading 'promoted': %w", err)
+		}
+		delete(object, "promoted")
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a CurationRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Hidden != nil {
+		object["hidden"], err = json.Marshal(a.Hidden)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hidden': %w", err)
+		}
+	}
+
+	if a.Promoted != nil {
+		object["promoted"], err = json.Marshal(a.Promoted)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'promoted': %w", err)
+		}
+	}
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -677,6 +1504,74 @@ func (a KeyRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for MultiSearchRequest. Returns the specified
+// element and whether it was found
+func (a MultiSearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for MultiSearchRequest
+func (a *MultiSearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a *MultiSearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a MultiSearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for PagedRequest. Returns the specified
 // element and whether it was found
 func (a PagedRequest) Get(fieldName string) (value interface{}, found bool) {
@@ -743,6 +1638,1327 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// Getter for additional properties for QuerySuggestionRequest. Returns the specified
+// element and whether it was found
+func (a QuerySuggestionRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for QuerySuggestionRequest
+func (a *QuerySuggestionRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a *QuerySuggestionRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if raw, found := object["types"]; found {
+		err = json.Unmarshal(raw, &a.Types)
+		if err != nil {
+			return fmt.Errorf("error reading 'types': %w", err)
+		}
+		delete(object, "types")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a QuerySuggestionRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	if a.Types != nil {
+		object["types"], err = json.Marshal(a.Types)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'types': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest. Returns the specified
+// element and whether it was found
+func (a SearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest
+func (a *SearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a *SearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["analytics"]; found {
+		err = json.Unmarshal(raw, &a.Analytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'analytics': %w", err)
+		}
+		delete(object, "analytics")
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["facets"]; found {
+		err = json.Unmarshal(raw, &a.Facets)
+		if err != nil {
+			return fmt.Errorf("error reading 'facets': %w", err)
+		}
+		delete(object, "facets")
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["group"]; found {
+		err = json.Unmarshal(raw, &a.Group)
+		if err != nil {
+			return fmt.Errorf("error reading 'group': %w", err)
+		}
+		delete(object, "group")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["record_analytics"]; found {
+		err = json.Unmarshal(raw, &a.RecordAnalytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'record_analytics': %w", err)
+		}
+		delete(object, "record_analytics")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if raw, found := object["sort"]; found {
+		err = json.Unmarshal(raw, &a.Sort)
+		if err != nil {
+			return fmt.Errorf("error reading 'sort': %w", err)
+		}
+		delete(object, "sort")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a SearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Analytics != nil {
+		object["analytics"], err = json.Marshal(a.Analytics)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'analytics': %w", err)
+		}
+	}
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	if a.Facets != nil {
+		object["facets"], err = json.Marshal(a.Facets)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'facets': %w", err)
+		}
+	}
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Group != nil {
+		object["group"], err = json.Marshal(a.Group)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'group': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["record_analytics"], err = json.Marshal(a.RecordAnalytics)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'record_analytics': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	object["sort"], err = json.Marshal(a.Sort)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'sort': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest_Page. Returns the specified
+// element and whether it was found
+func (a SearchRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest_Page
+func (a *SearchRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a *SearchRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["current"]; found {
+		err = json.Unmarshal(raw, &a.Current)
+		if err != nil {
+			return fmt.Errorf("error reading 'current': %w", err)
+		}
+		delete(object, "current")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a SearchRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["current"], err = json.Marshal(a.Current)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'current': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchSettingsUpdate. Returns the specified
+// element and whether it was found
+func (a SearchSettingsUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchSettingsUpdate
+func (a *SearchSettingsUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a *SearchSettingsUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a SearchSettingsUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SynonymSetRequest. Returns the specified
+// element and whether it was found
+func (a SynonymSetRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SynonymSetRequest
+func (a *SynonymSetRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a *SynonymSetRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["synonyms"]; found {
+		err = json.Unmarshal(raw, &a.Synonyms)
+		if err != nil {
+			return fmt.Errorf("error reading 'synonyms': %w", err)
+		}
+		delete(object, "synonyms")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a SynonymSetRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Synonyms != nil {
+		object["synonyms"], err = json.Marshal(a.Synonyms)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'synonyms': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsCurationID returns the union data inside the CreateCuration200JSONResponseBody as a CurationID
+func (t CreateCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the CreateCuration200JSONResponseBody as the provided CurationID
+func (t *CreateCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided CurationID
+func (t *CreateCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateCuration200JSONResponseBody as a ErrorsResponse
+func (t CreateCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCurationID returns the union data inside the PutCuration200JSONResponseBody as a CurationID
+func (t PutCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the PutCuration200JSONResponseBody as the provided CurationID
+func (t *PutCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided CurationID
+func (t *PutCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutCuration200JSONResponseBody as a ErrorsResponse
+func (t PutCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearchGet200JSONResponseBody as a MultiSearchResults
+func (t MultiSearchGet200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearchGet200JSONResponseBody as a ErrorsResponse
+func (t MultiSearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearchGet400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearchGet400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
+func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchResults
+func (t MultiSearch200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearch200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearch200JSONResponseBody as a ErrorsResponse
+func (t MultiSearch200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearch200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearch400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearch400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearch400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
+func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestionGet200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestionGet200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestionGet200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestionGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestionGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestionGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestion200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestion200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestion200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestion200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestion200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestion200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the SearchGet200JSONResponseBody as a SearchResults
+func (t SearchGet200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the SearchGet200JSONResponseBody as the provided SearchResults
+func (t *SearchGet200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided SearchResults
+func (t *SearchGet200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SearchGet200JSONResponseBody as a ErrorsResponse
+func (t SearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the Search200JSONResponseBody as a SearchResults
+func (t Search200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the Search200JSONResponseBody as the provided SearchResults
+func (t *Search200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the Search200JSONResponseBody, using the provided SearchResults
+func (t *Search200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the Search200JSONResponseBody as a ErrorsResponse
+func (t Search200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the Search200JSONResponseBody as the provided ErrorsResponse
+func (t *Search200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the Search200JSONResponseBody, using the provided ErrorsResponse
+func (t *Search200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Search200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Search200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the CreateSynonymSet200JSONResponseBody as a SynonymSet
+func (t CreateSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t CreateSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the PutSynonymSet200JSONResponseBody as a SynonymSet
+func (t PutSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t PutSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
@@ -909,6 +3125,156 @@ type ClientInterface interface {
 	// Corresponds with GET /engines/{engine_name} (the `GetEngine` operationId).
 	GetEngine(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetTopClicksAnalyticsWithBody The most clicked documents, optionally for one query.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+	GetTopClicksAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTopClicksAnalytics The most clicked documents, optionally for one query.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+	GetTopClicksAnalytics(ctx context.Context, engineName EngineNamePath, body GetTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostTopClicksAnalyticsWithBody The most clicked documents, optionally for one query.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+	PostTopClicksAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostTopClicksAnalytics The most clicked documents, optionally for one query.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+	PostTopClicksAnalytics(ctx context.Context, engineName EngineNamePath, body PostTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCountAnalyticsWithBody Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+	GetCountAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+	GetCountAnalytics(ctx context.Context, engineName EngineNamePath, body GetCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostCountAnalyticsWithBody Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+	PostCountAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+	PostCountAnalytics(ctx context.Context, engineName EngineNamePath, body PostCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTopQueriesAnalyticsWithBody The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+	GetTopQueriesAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+	GetTopQueriesAnalytics(ctx context.Context, engineName EngineNamePath, body GetTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostTopQueriesAnalyticsWithBody The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+	PostTopQueriesAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+	PostTopQueriesAnalytics(ctx context.Context, engineName EngineNamePath, body PostTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogClickthroughWithBody Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+	LogClickthroughWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogClickthrough Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+	LogClickthrough(ctx context.Context, engineName EngineNamePath, body LogClickthroughJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCurationsWithBody Lists the curations, one page at a time (default size 25).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+	ListCurationsWithBody(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCurations Lists the curations, one page at a time (default size 25).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+	ListCurations(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, body ListCurationsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCurationWithBody Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+	CreateCurationWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCuration Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+	CreateCuration(ctx context.Context, engineName EngineNamePath, body CreateCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCuration Deletes a curation.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/curations/{curation_id} (the `DeleteCuration` operationId).
+	DeleteCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCuration Returns a curation.
+	//
+	// Corresponds with GET /engines/{engine_name}/curations/{curation_id} (the `GetCuration` operationId).
+	GetCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutCurationWithBody Replaces a curation.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+	PutCurationWithBody(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutCuration Replaces a curation.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+	PutCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, body PutCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteDocumentsWithBody Deletes documents by id.
 	//
 	// Takes any type of body and a specified content type.
@@ -993,6 +3359,62 @@ type ClientInterface interface {
 	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
 	ListDocumentsPost(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+	MultiSearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+	MultiSearchGet(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+	MultiSearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+	MultiSearch(ctx context.Context, engineName EngineNamePath, body MultiSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QuerySuggestionGetWithBody Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+	QuerySuggestionGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QuerySuggestionGet Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+	QuerySuggestionGet(ctx context.Context, engineName EngineNamePath, body QuerySuggestionGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QuerySuggestionWithBody Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+	QuerySuggestionWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QuerySuggestion Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+	QuerySuggestion(ctx context.Context, engineName EngineNamePath, body QuerySuggestionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSchema Returns the engine schema (field name to type).
 	//
 	// Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
@@ -1011,6 +3433,58 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
 	UpdateSchema(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+	SearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+	SearchGet(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+	SearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+	Search(ctx context.Context, engineName EngineNamePath, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSearchSettings Returns the engine's search settings (the defaults of searches).
+	//
+	// Corresponds with GET /engines/{engine_name}/search_settings (the `GetSearchSettings` operationId).
+	GetSearchSettings(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSearchSettingsWithBody Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+	PutSearchSettingsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSearchSettings Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+	PutSearchSettings(ctx context.Context, engineName EngineNamePath, body PutSearchSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetSearchSettings Restores the default search settings.
+	//
+	// Corresponds with POST /engines/{engine_name}/search_settings/reset (the `ResetSearchSettings` operationId).
+	ResetSearchSettings(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteMetaEngineSourceWithBody Removes source engines from a meta engine.
 	//
@@ -1039,6 +3513,58 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
 	AddMetaEngineSource(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSynonymSetsWithBody Lists the synonym sets, one page at a time (default size 25).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+	ListSynonymSetsWithBody(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSynonymSets Lists the synonym sets, one page at a time (default size 25).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+	ListSynonymSets(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, body ListSynonymSetsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSynonymSetWithBody Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+	CreateSynonymSetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSynonymSet Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+	CreateSynonymSet(ctx context.Context, engineName EngineNamePath, body CreateSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSynonymSet Deletes a synonym set.
+	//
+	// Corresponds with DELETE /engines/{engine_name}/synonyms/{synonym_set_id} (the `DeleteSynonymSet` operationId).
+	DeleteSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSynonymSet Returns a synonym set.
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms/{synonym_set_id} (the `GetSynonymSet` operationId).
+	GetSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSynonymSetWithBody Replaces a synonym set.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+	PutSynonymSetWithBody(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSynonymSet Replaces a synonym set.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+	PutSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, body PutSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	//
@@ -1276,6 +3802,376 @@ func (c *Client) GetEngine(ctx context.Context, engineName EngineNamePath, reqEd
 	return c.Client.Do(req)
 }
 
+// GetTopClicksAnalyticsWithBody The most clicked documents, optionally for one query.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+func (c *Client) GetTopClicksAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTopClicksAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTopClicksAnalytics The most clicked documents, optionally for one query.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+func (c *Client) GetTopClicksAnalytics(ctx context.Context, engineName EngineNamePath, body GetTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTopClicksAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostTopClicksAnalyticsWithBody The most clicked documents, optionally for one query.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+func (c *Client) PostTopClicksAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostTopClicksAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostTopClicksAnalytics The most clicked documents, optionally for one query.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+func (c *Client) PostTopClicksAnalytics(ctx context.Context, engineName EngineNamePath, body PostTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostTopClicksAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCountAnalyticsWithBody Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+func (c *Client) GetCountAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCountAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+func (c *Client) GetCountAnalytics(ctx context.Context, engineName EngineNamePath, body GetCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCountAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostCountAnalyticsWithBody Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+func (c *Client) PostCountAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostCountAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+func (c *Client) PostCountAnalytics(ctx context.Context, engineName EngineNamePath, body PostCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostCountAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTopQueriesAnalyticsWithBody The most frequent queries with their click counts (default last 7 days).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+func (c *Client) GetTopQueriesAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTopQueriesAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+func (c *Client) GetTopQueriesAnalytics(ctx context.Context, engineName EngineNamePath, body GetTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTopQueriesAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostTopQueriesAnalyticsWithBody The most frequent queries with their click counts (default last 7 days).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+func (c *Client) PostTopQueriesAnalyticsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostTopQueriesAnalyticsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+func (c *Client) PostTopQueriesAnalytics(ctx context.Context, engineName EngineNamePath, body PostTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostTopQueriesAnalyticsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogClickthroughWithBody Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+func (c *Client) LogClickthroughWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogClickthroughRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogClickthrough Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+func (c *Client) LogClickthrough(ctx context.Context, engineName EngineNamePath, body LogClickthroughJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogClickthroughRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCurationsWithBody Lists the curations, one page at a time (default size 25).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+func (c *Client) ListCurationsWithBody(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCurationsRequestWithBody(c.Server, engineName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCurations Lists the curations, one page at a time (default size 25).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+func (c *Client) ListCurations(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, body ListCurationsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCurationsRequest(c.Server, engineName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCurationWithBody Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+func (c *Client) CreateCurationWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCurationRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCuration Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+func (c *Client) CreateCuration(ctx context.Context, engineName EngineNamePath, body CreateCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCurationRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCuration Deletes a curation.
+//
+// Corresponds with DELETE /engines/{engine_name}/curations/{curation_id} (the `DeleteCuration` operationId).
+func (c *Client) DeleteCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCurationRequest(c.Server, engineName, curationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCuration Returns a curation.
+//
+// Corresponds with GET /engines/{engine_name}/curations/{curation_id} (the `GetCuration` operationId).
+func (c *Client) GetCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCurationRequest(c.Server, engineName, curationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutCurationWithBody Replaces a curation.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+func (c *Client) PutCurationWithBody(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutCurationRequestWithBody(c.Server, engineName, curationId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutCuration Replaces a curation.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+func (c *Client) PutCuration(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, body PutCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutCurationRequest(c.Server, engineName, curationId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteDocumentsWithBody Deletes documents by id.
 //
 // Takes any type of body and a specified content type.
@@ -1480,6 +4376,142 @@ func (c *Client) ListDocumentsPost(ctx context.Context, engineName EngineNamePat
 	return c.Client.Do(req)
 }
 
+// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+func (c *Client) MultiSearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMultiSearchGetRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+func (c *Client) MultiSearchGet(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMultiSearchGetRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+func (c *Client) MultiSearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMultiSearchRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+func (c *Client) MultiSearch(ctx context.Context, engineName EngineNamePath, body MultiSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMultiSearchRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuerySuggestionGetWithBody Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+func (c *Client) QuerySuggestionGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuerySuggestionGetRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuerySuggestionGet Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+func (c *Client) QuerySuggestionGet(ctx context.Context, engineName EngineNamePath, body QuerySuggestionGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuerySuggestionGetRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuerySuggestionWithBody Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+func (c *Client) QuerySuggestionWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuerySuggestionRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuerySuggestion Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+func (c *Client) QuerySuggestion(ctx context.Context, engineName EngineNamePath, body QuerySuggestionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuerySuggestionRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSchema Returns the engine schema (field name to type).
 //
 // Corresponds with GET /engines/{engine_name}/schema (the `GetSchema` operationId).
@@ -1519,6 +4551,138 @@ func (c *Client) UpdateSchemaWithBody(ctx context.Context, engineName EngineName
 // Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
 func (c *Client) UpdateSchema(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateSchemaRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+func (c *Client) SearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchGetRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+func (c *Client) SearchGet(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchGetRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+func (c *Client) SearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+func (c *Client) Search(ctx context.Context, engineName EngineNamePath, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSearchSettings Returns the engine's search settings (the defaults of searches).
+//
+// Corresponds with GET /engines/{engine_name}/search_settings (the `GetSearchSettings` operationId).
+func (c *Client) GetSearchSettings(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSearchSettingsRequest(c.Server, engineName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSearchSettingsWithBody Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+func (c *Client) PutSearchSettingsWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSearchSettingsRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSearchSettings Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+func (c *Client) PutSearchSettings(ctx context.Context, engineName EngineNamePath, body PutSearchSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSearchSettingsRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetSearchSettings Restores the default search settings.
+//
+// Corresponds with POST /engines/{engine_name}/search_settings/reset (the `ResetSearchSettings` operationId).
+func (c *Client) ResetSearchSettings(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetSearchSettingsRequest(c.Server, engineName)
 	if err != nil {
 		return nil, err
 	}
@@ -1587,6 +4751,138 @@ func (c *Client) AddMetaEngineSourceWithBody(ctx context.Context, engineName Eng
 // Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
 func (c *Client) AddMetaEngineSource(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddMetaEngineSourceRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSynonymSetsWithBody Lists the synonym sets, one page at a time (default size 25).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+func (c *Client) ListSynonymSetsWithBody(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSynonymSetsRequestWithBody(c.Server, engineName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSynonymSets Lists the synonym sets, one page at a time (default size 25).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+func (c *Client) ListSynonymSets(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, body ListSynonymSetsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSynonymSetsRequest(c.Server, engineName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSynonymSetWithBody Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+func (c *Client) CreateSynonymSetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSynonymSetRequestWithBody(c.Server, engineName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSynonymSet Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+func (c *Client) CreateSynonymSet(ctx context.Context, engineName EngineNamePath, body CreateSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSynonymSetRequest(c.Server, engineName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSynonymSet Deletes a synonym set.
+//
+// Corresponds with DELETE /engines/{engine_name}/synonyms/{synonym_set_id} (the `DeleteSynonymSet` operationId).
+func (c *Client) DeleteSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSynonymSetRequest(c.Server, engineName, synonymSetId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSynonymSet Returns a synonym set.
+//
+// Corresponds with GET /engines/{engine_name}/synonyms/{synonym_set_id} (the `GetSynonymSet` operationId).
+func (c *Client) GetSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSynonymSetRequest(c.Server, engineName, synonymSetId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSynonymSetWithBody Replaces a synonym set.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+func (c *Client) PutSynonymSetWithBody(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSynonymSetRequestWithBody(c.Server, engineName, synonymSetId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSynonymSet Replaces a synonym set.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+func (c *Client) PutSynonymSet(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, body PutSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSynonymSetRequest(c.Server, engineName, synonymSetId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2036,6 +5332,592 @@ func NewGetEngineRequest(server string, engineName EngineNamePath) (*http.Reques
 	return req, nil
 }
 
+// NewGetTopClicksAnalyticsRequest calls the generic GetTopClicksAnalytics builder with application/json body
+func NewGetTopClicksAnalyticsRequest(server string, engineName EngineNamePath, body GetTopClicksAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetTopClicksAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewGetTopClicksAnalyticsRequestWithBody constructs an http.Request for the GetTopClicksAnalytics method, with any body, and a specified content type
+func NewGetTopClicksAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/clicks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostTopClicksAnalyticsRequest calls the generic PostTopClicksAnalytics builder with application/json body
+func NewPostTopClicksAnalyticsRequest(server string, engineName EngineNamePath, body PostTopClicksAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostTopClicksAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewPostTopClicksAnalyticsRequestWithBody constructs an http.Request for the PostTopClicksAnalytics method, with any body, and a specified content type
+func NewPostTopClicksAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/clicks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCountAnalyticsRequest calls the generic GetCountAnalytics builder with application/json body
+func NewGetCountAnalyticsRequest(server string, engineName EngineNamePath, body GetCountAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetCountAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewGetCountAnalyticsRequestWithBody constructs an http.Request for the GetCountAnalytics method, with any body, and a specified content type
+func NewGetCountAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/counts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostCountAnalyticsRequest calls the generic PostCountAnalytics builder with application/json body
+func NewPostCountAnalyticsRequest(server string, engineName EngineNamePath, body PostCountAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostCountAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewPostCountAnalyticsRequestWithBody constructs an http.Request for the PostCountAnalytics method, with any body, and a specified content type
+func NewPostCountAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/counts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetTopQueriesAnalyticsRequest calls the generic GetTopQueriesAnalytics builder with application/json body
+func NewGetTopQueriesAnalyticsRequest(server string, engineName EngineNamePath, body GetTopQueriesAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetTopQueriesAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewGetTopQueriesAnalyticsRequestWithBody constructs an http.Request for the GetTopQueriesAnalytics method, with any body, and a specified content type
+func NewGetTopQueriesAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/queries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostTopQueriesAnalyticsRequest calls the generic PostTopQueriesAnalytics builder with application/json body
+func NewPostTopQueriesAnalyticsRequest(server string, engineName EngineNamePath, body PostTopQueriesAnalyticsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostTopQueriesAnalyticsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewPostTopQueriesAnalyticsRequestWithBody constructs an http.Request for the PostTopQueriesAnalytics method, with any body, and a specified content type
+func NewPostTopQueriesAnalyticsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/analytics/queries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewLogClickthroughRequest calls the generic LogClickthrough builder with application/json body
+func NewLogClickthroughRequest(server string, engineName EngineNamePath, body LogClickthroughJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewLogClickthroughRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewLogClickthroughRequestWithBody constructs an http.Request for the LogClickthrough method, with any body, and a specified content type
+func NewLogClickthroughRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/click", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListCurationsRequest calls the generic ListCurations builder with application/json body
+func NewListCurationsRequest(server string, engineName EngineNamePath, params *ListCurationsParams, body ListCurationsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewListCurationsRequestWithBody(server, engineName, params, "application/json", bodyReader)
+}
+
+// NewListCurationsRequestWithBody constructs an http.Request for the ListCurations method, with any body, and a specified content type
+func NewListCurationsRequestWithBody(server string, engineName EngineNamePath, params *ListCurationsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/curations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateCurationRequest calls the generic CreateCuration builder with application/json body
+func NewCreateCurationRequest(server string, engineName EngineNamePath, body CreateCurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCurationRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewCreateCurationRequestWithBody constructs an http.Request for the CreateCuration method, with any body, and a specified content type
+func NewCreateCurationRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/curations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCurationRequest constructs an http.Request for the DeleteCuration method
+func NewDeleteCurationRequest(server string, engineName EngineNamePath, curationId CurationIDPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "curation_id", curationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/curations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCurationRequest constructs an http.Request for the GetCuration method
+func NewGetCurationRequest(server string, engineName EngineNamePath, curationId CurationIDPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "curation_id", curationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/curations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutCurationRequest calls the generic PutCuration builder with application/json body
+func NewPutCurationRequest(server string, engineName EngineNamePath, curationId CurationIDPath, body PutCurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutCurationRequestWithBody(server, engineName, curationId, "application/json", bodyReader)
+}
+
+// NewPutCurationRequestWithBody constructs an http.Request for the PutCuration method, with any body, and a specified content type
+func NewPutCurationRequestWithBody(server string, engineName EngineNamePath, curationId CurationIDPath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "curation_id", curationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/curations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeleteDocumentsRequest calls the generic DeleteDocuments builder with application/json body
 func NewDeleteDocumentsRequest(server string, engineName EngineNamePath, body DeleteDocumentsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2411,6 +6293,194 @@ func NewListDocumentsPostRequestWithBody(server string, engineName EngineNamePat
 	return req, nil
 }
 
+// NewMultiSearchGetRequest calls the generic MultiSearchGet builder with application/json body
+func NewMultiSearchGetRequest(server string, engineName EngineNamePath, body MultiSearchGetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMultiSearchGetRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewMultiSearchGetRequestWithBody constructs an http.Request for the MultiSearchGet method, with any body, and a specified content type
+func NewMultiSearchGetRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/multi_search", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewMultiSearchRequest calls the generic MultiSearch builder with application/json body
+func NewMultiSearchRequest(server string, engineName EngineNamePath, body MultiSearchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMultiSearchRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewMultiSearchRequestWithBody constructs an http.Request for the MultiSearch method, with any body, and a specified content type
+func NewMultiSearchRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/multi_search", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewQuerySuggestionGetRequest calls the generic QuerySuggestionGet builder with application/json body
+func NewQuerySuggestionGetRequest(server string, engineName EngineNamePath, body QuerySuggestionGetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQuerySuggestionGetRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewQuerySuggestionGetRequestWithBody constructs an http.Request for the QuerySuggestionGet method, with any body, and a specified content type
+func NewQuerySuggestionGetRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/query_suggestion", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewQuerySuggestionRequest calls the generic QuerySuggestion builder with application/json body
+func NewQuerySuggestionRequest(server string, engineName EngineNamePath, body QuerySuggestionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQuerySuggestionRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewQuerySuggestionRequestWithBody constructs an http.Request for the QuerySuggestion method, with any body, and a specified content type
+func NewQuerySuggestionRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/query_suggestion", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetSchemaRequest constructs an http.Request for the GetSchema method
 func NewGetSchemaRequest(server string, engineName EngineNamePath) (*http.Request, error) {
 	var err error
@@ -2488,6 +6558,215 @@ func NewUpdateSchemaRequestWithBody(server string, engineName EngineNamePath, co
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSearchGetRequest calls the generic SearchGet builder with application/json body
+func NewSearchGetRequest(server string, engineName EngineNamePath, body SearchGetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSearchGetRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewSearchGetRequestWithBody constructs an http.Request for the SearchGet method, with any body, and a specified content type
+func NewSearchGetRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/search", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSearchRequest calls the generic Search builder with application/json body
+func NewSearchRequest(server string, engineName EngineNamePath, body SearchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSearchRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewSearchRequestWithBody constructs an http.Request for the Search method, with any body, and a specified content type
+func NewSearchRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/search", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetSearchSettingsRequest constructs an http.Request for the GetSearchSettings method
+func NewGetSearchSettingsRequest(server string, engineName EngineNamePath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/search_settings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutSearchSettingsRequest calls the generic PutSearchSettings builder with application/json body
+func NewPutSearchSettingsRequest(server string, engineName EngineNamePath, body PutSearchSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutSearchSettingsRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewPutSearchSettingsRequestWithBody constructs an http.Request for the PutSearchSettings method, with any body, and a specified content type
+func NewPutSearchSettingsRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/search_settings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewResetSearchSettingsRequest constructs an http.Request for the ResetSearchSettings method
+func NewResetSearchSettingsRequest(server string, engineName EngineNamePath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/search_settings/reset", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -2577,6 +6856,263 @@ func NewAddMetaEngineSourceRequestWithBody(server string, engineName EngineNameP
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSynonymSetsRequest calls the generic ListSynonymSets builder with application/json body
+func NewListSynonymSetsRequest(server string, engineName EngineNamePath, params *ListSynonymSetsParams, body ListSynonymSetsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewListSynonymSetsRequestWithBody(server, engineName, params, "application/json", bodyReader)
+}
+
+// NewListSynonymSetsRequestWithBody constructs an http.Request for the ListSynonymSets method, with any body, and a specified content type
+func NewListSynonymSetsRequestWithBody(server string, engineName EngineNamePath, params *ListSynonymSetsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/synonyms", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateSynonymSetRequest calls the generic CreateSynonymSet builder with application/json body
+func NewCreateSynonymSetRequest(server string, engineName EngineNamePath, body CreateSynonymSetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSynonymSetRequestWithBody(server, engineName, "application/json", bodyReader)
+}
+
+// NewCreateSynonymSetRequestWithBody constructs an http.Request for the CreateSynonymSet method, with any body, and a specified content type
+func NewCreateSynonymSetRequestWithBody(server string, engineName EngineNamePath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/synonyms", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSynonymSetRequest constructs an http.Request for the DeleteSynonymSet method
+func NewDeleteSynonymSetRequest(server string, engineName EngineNamePath, synonymSetId SynonymSetIDPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "synonym_set_id", synonymSetId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/synonyms/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSynonymSetRequest constructs an http.Request for the GetSynonymSet method
+func NewGetSynonymSetRequest(server string, engineName EngineNamePath, synonymSetId SynonymSetIDPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "synonym_set_id", synonymSetId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/synonyms/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutSynonymSetRequest calls the generic PutSynonymSet builder with application/json body
+func NewPutSynonymSetRequest(server string, engineName EngineNamePath, synonymSetId SynonymSetIDPath, body PutSynonymSetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutSynonymSetRequestWithBody(server, engineName, synonymSetId, "application/json", bodyReader)
+}
+
+// NewPutSynonymSetRequestWithBody constructs an http.Request for the PutSynonymSet method, with any body, and a specified content type
+func NewPutSynonymSetRequestWithBody(server string, engineName EngineNamePath, synonymSetId SynonymSetIDPath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "engine_name", engineName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "synonym_set_id", synonymSetId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/engines/%s/synonyms/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -2755,6 +7291,160 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /engines/{engine_name} (the `GetEngine` operationId).
 	GetEngineWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetEngineResponse, error)
 
+	// GetTopClicksAnalyticsWithBodyWithResponse The most clicked documents, optionally for one query.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+	GetTopClicksAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetTopClicksAnalyticsResponse, error)
+
+	// GetTopClicksAnalyticsWithResponse The most clicked documents, optionally for one query.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+	GetTopClicksAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetTopClicksAnalyticsResponse, error)
+
+	// PostTopClicksAnalyticsWithBodyWithResponse The most clicked documents, optionally for one query.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+	PostTopClicksAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTopClicksAnalyticsResponse, error)
+
+	// PostTopClicksAnalyticsWithResponse The most clicked documents, optionally for one query.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+	PostTopClicksAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostTopClicksAnalyticsResponse, error)
+
+	// GetCountAnalyticsWithBodyWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+	GetCountAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetCountAnalyticsResponse, error)
+
+	// GetCountAnalyticsWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+	GetCountAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetCountAnalyticsResponse, error)
+
+	// PostCountAnalyticsWithBodyWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+	PostCountAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostCountAnalyticsResponse, error)
+
+	// PostCountAnalyticsWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+	PostCountAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostCountAnalyticsResponse, error)
+
+	// GetTopQueriesAnalyticsWithBodyWithResponse The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+	GetTopQueriesAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetTopQueriesAnalyticsResponse, error)
+
+	// GetTopQueriesAnalyticsWithResponse The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+	GetTopQueriesAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetTopQueriesAnalyticsResponse, error)
+
+	// PostTopQueriesAnalyticsWithBodyWithResponse The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+	PostTopQueriesAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTopQueriesAnalyticsResponse, error)
+
+	// PostTopQueriesAnalyticsWithResponse The most frequent queries with their click counts (default last 7 days).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+	PostTopQueriesAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostTopQueriesAnalyticsResponse, error)
+
+	// LogClickthroughWithBodyWithResponse Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+	LogClickthroughWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogClickthroughResponse, error)
+
+	// LogClickthroughWithResponse Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+	LogClickthroughWithResponse(ctx context.Context, engineName EngineNamePath, body LogClickthroughJSONRequestBody, reqEditors ...RequestEditorFn) (*LogClickthroughResponse, error)
+
+	// ListCurationsWithBodyWithResponse Lists the curations, one page at a time (default size 25).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+	ListCurationsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListCurationsResponse, error)
+
+	// ListCurationsWithResponse Lists the curations, one page at a time (default size 25).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+	ListCurationsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, body ListCurationsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListCurationsResponse, error)
+
+	// CreateCurationWithBodyWithResponse Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+	CreateCurationWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCurationResponse, error)
+
+	// CreateCurationWithResponse Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+	CreateCurationWithResponse(ctx context.Context, engineName EngineNamePath, body CreateCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCurationResponse, error)
+
+	// DeleteCurationWithResponse Deletes a curation.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/curations/{curation_id} (the `DeleteCuration` operationId).
+	DeleteCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*DeleteCurationResponse, error)
+
+	// GetCurationWithResponse Returns a curation.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/curations/{curation_id} (the `GetCuration` operationId).
+	GetCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*GetCurationResponse, error)
+
+	// PutCurationWithBodyWithResponse Replaces a curation.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+	PutCurationWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCurationResponse, error)
+
+	// PutCurationWithResponse Replaces a curation.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+	PutCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, body PutCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*PutCurationResponse, error)
+
 	// DeleteDocumentsWithBodyWithResponse Deletes documents by id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2839,6 +7529,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
 	ListDocumentsPostWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error)
 
+	// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+	MultiSearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error)
+
+	// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+	MultiSearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error)
+
+	// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+	MultiSearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchResponse, error)
+
+	// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+	MultiSearchWithResponse(ctx context.Context, engineName EngineNamePath, body MultiSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*MultiSearchResponse, error)
+
+	// QuerySuggestionGetWithBodyWithResponse Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+	QuerySuggestionGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuerySuggestionGetResponse, error)
+
+	// QuerySuggestionGetWithResponse Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+	QuerySuggestionGetWithResponse(ctx context.Context, engineName EngineNamePath, body QuerySuggestionGetJSONRequestBody, reqEditors ...RequestEditorFn) (*QuerySuggestionGetResponse, error)
+
+	// QuerySuggestionWithBodyWithResponse Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+	QuerySuggestionWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuerySuggestionResponse, error)
+
+	// QuerySuggestionWithResponse Completes a partial query from the indexed text of the engine's text fields.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+	QuerySuggestionWithResponse(ctx context.Context, engineName EngineNamePath, body QuerySuggestionJSONRequestBody, reqEditors ...RequestEditorFn) (*QuerySuggestionResponse, error)
+
 	// GetSchemaWithResponse Returns the engine schema (field name to type).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2859,6 +7605,62 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
 	UpdateSchemaWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error)
+
+	// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+	SearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchGetResponse, error)
+
+	// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+	SearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchGetResponse, error)
+
+	// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+	SearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchResponse, error)
+
+	// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+	SearchWithResponse(ctx context.Context, engineName EngineNamePath, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchResponse, error)
+
+	// GetSearchSettingsWithResponse Returns the engine's search settings (the defaults of searches).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/search_settings (the `GetSearchSettings` operationId).
+	GetSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetSearchSettingsResponse, error)
+
+	// PutSearchSettingsWithBodyWithResponse Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+	PutSearchSettingsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSearchSettingsResponse, error)
+
+	// PutSearchSettingsWithResponse Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+	PutSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, body PutSearchSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSearchSettingsResponse, error)
+
+	// ResetSearchSettingsWithResponse Restores the default search settings.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/search_settings/reset (the `ResetSearchSettings` operationId).
+	ResetSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*ResetSearchSettingsResponse, error)
 
 	// DeleteMetaEngineSourceWithBodyWithResponse Removes source engines from a meta engine.
 	//
@@ -2887,6 +7689,62 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /engines/{engine_name}/source_engines (the `AddMetaEngineSource` operationId).
 	AddMetaEngineSourceWithResponse(ctx context.Context, engineName EngineNamePath, body AddMetaEngineSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*AddMetaEngineSourceResponse, error)
+
+	// ListSynonymSetsWithBodyWithResponse Lists the synonym sets, one page at a time (default size 25).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+	ListSynonymSetsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListSynonymSetsResponse, error)
+
+	// ListSynonymSetsWithResponse Lists the synonym sets, one page at a time (default size 25).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+	ListSynonymSetsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, body ListSynonymSetsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListSynonymSetsResponse, error)
+
+	// CreateSynonymSetWithBodyWithResponse Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+	CreateSynonymSetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSynonymSetResponse, error)
+
+	// CreateSynonymSetWithResponse Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+	CreateSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, body CreateSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSynonymSetResponse, error)
+
+	// DeleteSynonymSetWithResponse Deletes a synonym set.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /engines/{engine_name}/synonyms/{synonym_set_id} (the `DeleteSynonymSet` operationId).
+	DeleteSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*DeleteSynonymSetResponse, error)
+
+	// GetSynonymSetWithResponse Returns a synonym set.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /engines/{engine_name}/synonyms/{synonym_set_id} (the `GetSynonymSet` operationId).
+	GetSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*GetSynonymSetResponse, error)
+
+	// PutSynonymSetWithBodyWithResponse Replaces a synonym set.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+	PutSynonymSetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSynonymSetResponse, error)
+
+	// PutSynonymSetWithResponse Replaces a synonym set.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+	PutSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, body PutSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSynonymSetResponse, error)
 
 	// AppsearchOpenapiWithResponse Returns this OpenAPI document as JSON.
 	//
@@ -3391,6 +8249,743 @@ func (r GetEngineResponse) ContentType() string {
 	return ""
 }
 
+type GetTopClicksAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TopClicks
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTopClicksAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTopClicksAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetTopClicksAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTopClicksAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTopClicksAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTopClicksAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTopClicksAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostTopClicksAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TopClicks
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostTopClicksAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostTopClicksAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostTopClicksAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostTopClicksAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostTopClicksAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostTopClicksAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostTopClicksAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCountAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsCounts
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCountAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCountAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetCountAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCountAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCountAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCountAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCountAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostCountAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsCounts
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostCountAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostCountAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostCountAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostCountAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostCountAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostCountAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostCountAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTopQueriesAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TopQueries
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTopQueriesAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTopQueriesAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetTopQueriesAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTopQueriesAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTopQueriesAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTopQueriesAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTopQueriesAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostTopQueriesAnalyticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TopQueries
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostTopQueriesAnalyticsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostTopQueriesAnalyticsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostTopQueriesAnalyticsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostTopQueriesAnalyticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostTopQueriesAnalyticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostTopQueriesAnalyticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostTopQueriesAnalyticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type LogClickthroughResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r LogClickthroughResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r LogClickthroughResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r LogClickthroughResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r LogClickthroughResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogClickthroughResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogClickthroughResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogClickthroughResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCurationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CurationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCurationsResponse) GetJSON200() *CurationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCurationsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCurationsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListCurationsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCurationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCurationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCurationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCurationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CreateCuration200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateCurationResponse) GetJSON200() *CreateCuration200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCurationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCurationResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateCurationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteCurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteCurationResponse) GetJSON200() *DeletedResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCurationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCurationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteCurationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Curation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCurationResponse) GetJSON200() *Curation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCurationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCurationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetCurationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutCurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PutCuration200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutCurationResponse) GetJSON200() *PutCuration200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutCurationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutCurationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutCurationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutCurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutCurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutCurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutCurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type DeleteDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3777,6 +9372,254 @@ func (r ListDocumentsPostResponse) ContentType() string {
 	return ""
 }
 
+type MultiSearchGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MultiSearchGet200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *MultiSearchGet400JSONResponseBody
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MultiSearchGetResponse) GetJSON200() *MultiSearchGet200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r MultiSearchGetResponse) GetJSON400() *MultiSearchGet400JSONResponseBody {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MultiSearchGetResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MultiSearchGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MultiSearchGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MultiSearchGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MultiSearchGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MultiSearchGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MultiSearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MultiSearch200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *MultiSearch400JSONResponseBody
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MultiSearchResponse) GetJSON200() *MultiSearch200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r MultiSearchResponse) GetJSON400() *MultiSearch400JSONResponseBody {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MultiSearchResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MultiSearchResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MultiSearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MultiSearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MultiSearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MultiSearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type QuerySuggestionGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuerySuggestionGet200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QuerySuggestionGetResponse) GetJSON200() *QuerySuggestionGet200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QuerySuggestionGetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r QuerySuggestionGetResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r QuerySuggestionGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r QuerySuggestionGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QuerySuggestionGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QuerySuggestionGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QuerySuggestionGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type QuerySuggestionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuerySuggestion200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QuerySuggestionResponse) GetJSON200() *QuerySuggestion200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QuerySuggestionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r QuerySuggestionResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r QuerySuggestionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r QuerySuggestionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QuerySuggestionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QuerySuggestionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QuerySuggestionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetSchemaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3888,6 +9731,316 @@ func (r UpdateSchemaResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateSchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchGet200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchGetResponse) GetJSON200() *SearchGet200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SearchGetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SearchGetResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Search200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchResponse) GetJSON200() *Search200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SearchResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SearchResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSearchSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSearchSettingsResponse) GetJSON200() *SearchSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSearchSettingsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSearchSettingsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSearchSettingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSearchSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSearchSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSearchSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSearchSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutSearchSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutSearchSettingsResponse) GetJSON200() *SearchSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutSearchSettingsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutSearchSettingsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutSearchSettingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutSearchSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutSearchSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutSearchSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutSearchSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResetSearchSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetSearchSettingsResponse) GetJSON200() *SearchSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResetSearchSettingsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResetSearchSettingsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ResetSearchSettingsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetSearchSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetSearchSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetSearchSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetSearchSettingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4012,6 +10165,316 @@ func (r AddMetaEngineSourceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AddMetaEngineSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSynonymSetsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SynonymSetList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSynonymSetsResponse) GetJSON200() *SynonymSetList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSynonymSetsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSynonymSetsResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListSynonymSetsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSynonymSetsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSynonymSetsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSynonymSetsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSynonymSetsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateSynonymSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CreateSynonymSet200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EngineNotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateSynonymSetResponse) GetJSON200() *CreateSynonymSet200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateSynonymSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSynonymSetResponse) GetJSON404() *EngineNotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateSynonymSetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSynonymSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSynonymSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSynonymSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSynonymSetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteSynonymSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteSynonymSetResponse) GetJSON200() *DeletedResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteSynonymSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSynonymSetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteSynonymSetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSynonymSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSynonymSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSynonymSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSynonymSetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSynonymSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SynonymSet
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSynonymSetResponse) GetJSON200() *SynonymSet {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSynonymSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSynonymSetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSynonymSetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSynonymSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSynonymSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSynonymSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSynonymSetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutSynonymSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PutSynonymSet200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutSynonymSetResponse) GetJSON200() *PutSynonymSet200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutSynonymSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutSynonymSetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutSynonymSetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutSynonymSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutSynonymSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutSynonymSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutSynonymSetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4248,6 +10711,292 @@ func (c *ClientWithResponses) GetEngineWithResponse(ctx context.Context, engineN
 	return ParseGetEngineResponse(rsp)
 }
 
+// GetTopClicksAnalyticsWithBodyWithResponse The most clicked documents, optionally for one query.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+func (c *ClientWithResponses) GetTopClicksAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetTopClicksAnalyticsResponse, error) {
+	rsp, err := c.GetTopClicksAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTopClicksAnalyticsResponse(rsp)
+}
+
+// GetTopClicksAnalyticsWithResponse The most clicked documents, optionally for one query.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/clicks (the `GetTopClicksAnalytics` operationId).
+func (c *ClientWithResponses) GetTopClicksAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetTopClicksAnalyticsResponse, error) {
+	rsp, err := c.GetTopClicksAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTopClicksAnalyticsResponse(rsp)
+}
+
+// PostTopClicksAnalyticsWithBodyWithResponse The most clicked documents, optionally for one query.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+func (c *ClientWithResponses) PostTopClicksAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTopClicksAnalyticsResponse, error) {
+	rsp, err := c.PostTopClicksAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostTopClicksAnalyticsResponse(rsp)
+}
+
+// PostTopClicksAnalyticsWithResponse The most clicked documents, optionally for one query.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/clicks (the `PostTopClicksAnalytics` operationId).
+func (c *ClientWithResponses) PostTopClicksAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostTopClicksAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostTopClicksAnalyticsResponse, error) {
+	rsp, err := c.PostTopClicksAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostTopClicksAnalyticsResponse(rsp)
+}
+
+// GetCountAnalyticsWithBodyWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+func (c *ClientWithResponses) GetCountAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetCountAnalyticsResponse, error) {
+	rsp, err := c.GetCountAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCountAnalyticsResponse(rsp)
+}
+
+// GetCountAnalyticsWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/counts (the `GetCountAnalytics` operationId).
+func (c *ClientWithResponses) GetCountAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetCountAnalyticsResponse, error) {
+	rsp, err := c.GetCountAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCountAnalyticsResponse(rsp)
+}
+
+// PostCountAnalyticsWithBodyWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+func (c *ClientWithResponses) PostCountAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostCountAnalyticsResponse, error) {
+	rsp, err := c.PostCountAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostCountAnalyticsResponse(rsp)
+}
+
+// PostCountAnalyticsWithResponse Queries and clicks per day or hour over the date range (default last 7 days).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/counts (the `PostCountAnalytics` operationId).
+func (c *ClientWithResponses) PostCountAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostCountAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostCountAnalyticsResponse, error) {
+	rsp, err := c.PostCountAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostCountAnalyticsResponse(rsp)
+}
+
+// GetTopQueriesAnalyticsWithBodyWithResponse The most frequent queries with their click counts (default last 7 days).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+func (c *ClientWithResponses) GetTopQueriesAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetTopQueriesAnalyticsResponse, error) {
+	rsp, err := c.GetTopQueriesAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTopQueriesAnalyticsResponse(rsp)
+}
+
+// GetTopQueriesAnalyticsWithResponse The most frequent queries with their click counts (default last 7 days).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/analytics/queries (the `GetTopQueriesAnalytics` operationId).
+func (c *ClientWithResponses) GetTopQueriesAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body GetTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*GetTopQueriesAnalyticsResponse, error) {
+	rsp, err := c.GetTopQueriesAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTopQueriesAnalyticsResponse(rsp)
+}
+
+// PostTopQueriesAnalyticsWithBodyWithResponse The most frequent queries with their click counts (default last 7 days).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+func (c *ClientWithResponses) PostTopQueriesAnalyticsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTopQueriesAnalyticsResponse, error) {
+	rsp, err := c.PostTopQueriesAnalyticsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostTopQueriesAnalyticsResponse(rsp)
+}
+
+// PostTopQueriesAnalyticsWithResponse The most frequent queries with their click counts (default last 7 days).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/analytics/queries (the `PostTopQueriesAnalytics` operationId).
+func (c *ClientWithResponses) PostTopQueriesAnalyticsWithResponse(ctx context.Context, engineName EngineNamePath, body PostTopQueriesAnalyticsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostTopQueriesAnalyticsResponse, error) {
+	rsp, err := c.PostTopQueriesAnalytics(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostTopQueriesAnalyticsResponse(rsp)
+}
+
+// LogClickthroughWithBodyWithResponse Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+func (c *ClientWithResponses) LogClickthroughWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogClickthroughResponse, error) {
+	rsp, err := c.LogClickthroughWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogClickthroughResponse(rsp)
+}
+
+// LogClickthroughWithResponse Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/click (the `LogClickthrough` operationId).
+func (c *ClientWithResponses) LogClickthroughWithResponse(ctx context.Context, engineName EngineNamePath, body LogClickthroughJSONRequestBody, reqEditors ...RequestEditorFn) (*LogClickthroughResponse, error) {
+	rsp, err := c.LogClickthrough(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogClickthroughResponse(rsp)
+}
+
+// ListCurationsWithBodyWithResponse Lists the curations, one page at a time (default size 25).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+func (c *ClientWithResponses) ListCurationsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListCurationsResponse, error) {
+	rsp, err := c.ListCurationsWithBody(ctx, engineName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCurationsResponse(rsp)
+}
+
+// ListCurationsWithResponse Lists the curations, one page at a time (default size 25).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/curations (the `ListCurations` operationId).
+func (c *ClientWithResponses) ListCurationsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListCurationsParams, body ListCurationsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListCurationsResponse, error) {
+	rsp, err := c.ListCurations(ctx, engineName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCurationsResponse(rsp)
+}
+
+// CreateCurationWithBodyWithResponse Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+func (c *ClientWithResponses) CreateCurationWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCurationResponse, error) {
+	rsp, err := c.CreateCurationWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCurationResponse(rsp)
+}
+
+// CreateCurationWithResponse Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/curations (the `CreateCuration` operationId).
+func (c *ClientWithResponses) CreateCurationWithResponse(ctx context.Context, engineName EngineNamePath, body CreateCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCurationResponse, error) {
+	rsp, err := c.CreateCuration(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCurationResponse(rsp)
+}
+
+// DeleteCurationWithResponse Deletes a curation.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/curations/{curation_id} (the `DeleteCuration` operationId).
+func (c *ClientWithResponses) DeleteCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*DeleteCurationResponse, error) {
+	rsp, err := c.DeleteCuration(ctx, engineName, curationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCurationResponse(rsp)
+}
+
+// GetCurationWithResponse Returns a curation.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/curations/{curation_id} (the `GetCuration` operationId).
+func (c *ClientWithResponses) GetCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, reqEditors ...RequestEditorFn) (*GetCurationResponse, error) {
+	rsp, err := c.GetCuration(ctx, engineName, curationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCurationResponse(rsp)
+}
+
+// PutCurationWithBodyWithResponse Replaces a curation.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+func (c *ClientWithResponses) PutCurationWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCurationResponse, error) {
+	rsp, err := c.PutCurationWithBody(ctx, engineName, curationId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutCurationResponse(rsp)
+}
+
+// PutCurationWithResponse Replaces a curation.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/curations/{curation_id} (the `PutCuration` operationId).
+func (c *ClientWithResponses) PutCurationWithResponse(ctx context.Context, engineName EngineNamePath, curationId CurationIDPath, body PutCurationJSONRequestBody, reqEditors ...RequestEditorFn) (*PutCurationResponse, error) {
+	rsp, err := c.PutCuration(ctx, engineName, curationId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutCurationResponse(rsp)
+}
+
 // DeleteDocumentsWithBodyWithResponse Deletes documents by id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4404,6 +11153,110 @@ func (c *ClientWithResponses) ListDocumentsPostWithResponse(ctx context.Context,
 	return ParseListDocumentsPostResponse(rsp)
 }
 
+// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+func (c *ClientWithResponses) MultiSearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error) {
+	rsp, err := c.MultiSearchGetWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMultiSearchGetResponse(rsp)
+}
+
+// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
+func (c *ClientWithResponses) MultiSearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error) {
+	rsp, err := c.MultiSearchGet(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMultiSearchGetResponse(rsp)
+}
+
+// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+func (c *ClientWithResponses) MultiSearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchResponse, error) {
+	rsp, err := c.MultiSearchWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMultiSearchResponse(rsp)
+}
+
+// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
+func (c *ClientWithResponses) MultiSearchWithResponse(ctx context.Context, engineName EngineNamePath, body MultiSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*MultiSearchResponse, error) {
+	rsp, err := c.MultiSearch(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMultiSearchResponse(rsp)
+}
+
+// QuerySuggestionGetWithBodyWithResponse Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+func (c *ClientWithResponses) QuerySuggestionGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuerySuggestionGetResponse, error) {
+	rsp, err := c.QuerySuggestionGetWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuerySuggestionGetResponse(rsp)
+}
+
+// QuerySuggestionGetWithResponse Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/query_suggestion (the `QuerySuggestionGet` operationId).
+func (c *ClientWithResponses) QuerySuggestionGetWithResponse(ctx context.Context, engineName EngineNamePath, body QuerySuggestionGetJSONRequestBody, reqEditors ...RequestEditorFn) (*QuerySuggestionGetResponse, error) {
+	rsp, err := c.QuerySuggestionGet(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuerySuggestionGetResponse(rsp)
+}
+
+// QuerySuggestionWithBodyWithResponse Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+func (c *ClientWithResponses) QuerySuggestionWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuerySuggestionResponse, error) {
+	rsp, err := c.QuerySuggestionWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuerySuggestionResponse(rsp)
+}
+
+// QuerySuggestionWithResponse Completes a partial query from the indexed text of the engine's text fields.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/query_suggestion (the `QuerySuggestion` operationId).
+func (c *ClientWithResponses) QuerySuggestionWithResponse(ctx context.Context, engineName EngineNamePath, body QuerySuggestionJSONRequestBody, reqEditors ...RequestEditorFn) (*QuerySuggestionResponse, error) {
+	rsp, err := c.QuerySuggestion(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuerySuggestionResponse(rsp)
+}
+
 // GetSchemaWithResponse Returns the engine schema (field name to type).
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4441,6 +11294,110 @@ func (c *ClientWithResponses) UpdateSchemaWithResponse(ctx context.Context, engi
 		return nil, err
 	}
 	return ParseUpdateSchemaResponse(rsp)
+}
+
+// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+func (c *ClientWithResponses) SearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchGetResponse, error) {
+	rsp, err := c.SearchGetWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchGetResponse(rsp)
+}
+
+// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
+func (c *ClientWithResponses) SearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchGetResponse, error) {
+	rsp, err := c.SearchGet(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchGetResponse(rsp)
+}
+
+// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+func (c *ClientWithResponses) SearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchResponse, error) {
+	rsp, err := c.SearchWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchResponse(rsp)
+}
+
+// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
+func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, engineName EngineNamePath, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchResponse, error) {
+	rsp, err := c.Search(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchResponse(rsp)
+}
+
+// GetSearchSettingsWithResponse Returns the engine's search settings (the defaults of searches).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/search_settings (the `GetSearchSettings` operationId).
+func (c *ClientWithResponses) GetSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*GetSearchSettingsResponse, error) {
+	rsp, err := c.GetSearchSettings(ctx, engineName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSearchSettingsResponse(rsp)
+}
+
+// PutSearchSettingsWithBodyWithResponse Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+func (c *ClientWithResponses) PutSearchSettingsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSearchSettingsResponse, error) {
+	rsp, err := c.PutSearchSettingsWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSearchSettingsResponse(rsp)
+}
+
+// PutSearchSettingsWithResponse Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/search_settings (the `PutSearchSettings` operationId).
+func (c *ClientWithResponses) PutSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, body PutSearchSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSearchSettingsResponse, error) {
+	rsp, err := c.PutSearchSettings(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSearchSettingsResponse(rsp)
+}
+
+// ResetSearchSettingsWithResponse Restores the default search settings.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/search_settings/reset (the `ResetSearchSettings` operationId).
+func (c *ClientWithResponses) ResetSearchSettingsWithResponse(ctx context.Context, engineName EngineNamePath, reqEditors ...RequestEditorFn) (*ResetSearchSettingsResponse, error) {
+	rsp, err := c.ResetSearchSettings(ctx, engineName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetSearchSettingsResponse(rsp)
 }
 
 // DeleteMetaEngineSourceWithBodyWithResponse Removes source engines from a meta engine.
@@ -4493,6 +11450,110 @@ func (c *ClientWithResponses) AddMetaEngineSourceWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseAddMetaEngineSourceResponse(rsp)
+}
+
+// ListSynonymSetsWithBodyWithResponse Lists the synonym sets, one page at a time (default size 25).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+func (c *ClientWithResponses) ListSynonymSetsWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ListSynonymSetsResponse, error) {
+	rsp, err := c.ListSynonymSetsWithBody(ctx, engineName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSynonymSetsResponse(rsp)
+}
+
+// ListSynonymSetsWithResponse Lists the synonym sets, one page at a time (default size 25).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/synonyms (the `ListSynonymSets` operationId).
+func (c *ClientWithResponses) ListSynonymSetsWithResponse(ctx context.Context, engineName EngineNamePath, params *ListSynonymSetsParams, body ListSynonymSetsJSONRequestBody, reqEditors ...RequestEditorFn) (*ListSynonymSetsResponse, error) {
+	rsp, err := c.ListSynonymSets(ctx, engineName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSynonymSetsResponse(rsp)
+}
+
+// CreateSynonymSetWithBodyWithResponse Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+func (c *ClientWithResponses) CreateSynonymSetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSynonymSetResponse, error) {
+	rsp, err := c.CreateSynonymSetWithBody(ctx, engineName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSynonymSetResponse(rsp)
+}
+
+// CreateSynonymSetWithResponse Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /engines/{engine_name}/synonyms (the `CreateSynonymSet` operationId).
+func (c *ClientWithResponses) CreateSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, body CreateSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSynonymSetResponse, error) {
+	rsp, err := c.CreateSynonymSet(ctx, engineName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSynonymSetResponse(rsp)
+}
+
+// DeleteSynonymSetWithResponse Deletes a synonym set.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /engines/{engine_name}/synonyms/{synonym_set_id} (the `DeleteSynonymSet` operationId).
+func (c *ClientWithResponses) DeleteSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*DeleteSynonymSetResponse, error) {
+	rsp, err := c.DeleteSynonymSet(ctx, engineName, synonymSetId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSynonymSetResponse(rsp)
+}
+
+// GetSynonymSetWithResponse Returns a synonym set.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /engines/{engine_name}/synonyms/{synonym_set_id} (the `GetSynonymSet` operationId).
+func (c *ClientWithResponses) GetSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, reqEditors ...RequestEditorFn) (*GetSynonymSetResponse, error) {
+	rsp, err := c.GetSynonymSet(ctx, engineName, synonymSetId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSynonymSetResponse(rsp)
+}
+
+// PutSynonymSetWithBodyWithResponse Replaces a synonym set.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+func (c *ClientWithResponses) PutSynonymSetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSynonymSetResponse, error) {
+	rsp, err := c.PutSynonymSetWithBody(ctx, engineName, synonymSetId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSynonymSetResponse(rsp)
+}
+
+// PutSynonymSetWithResponse Replaces a synonym set.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /engines/{engine_name}/synonyms/{synonym_set_id} (the `PutSynonymSet` operationId).
+func (c *ClientWithResponses) PutSynonymSetWithResponse(ctx context.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath, body PutSynonymSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSynonymSetResponse, error) {
+	rsp, err := c.PutSynonymSet(ctx, engineName, synonymSetId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSynonymSetResponse(rsp)
 }
 
 // AppsearchOpenapiWithResponse Returns this OpenAPI document as JSON.
@@ -4868,6 +11929,566 @@ func ParseGetEngineResponse(rsp *http.Response) (*GetEngineResponse, error) {
 	return response, nil
 }
 
+// ParseGetTopClicksAnalyticsResponse parses an HTTP response from a GetTopClicksAnalyticsWithResponse call
+func ParseGetTopClicksAnalyticsResponse(rsp *http.Response) (*GetTopClicksAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTopClicksAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TopClicks
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostTopClicksAnalyticsResponse parses an HTTP response from a PostTopClicksAnalyticsWithResponse call
+func ParsePostTopClicksAnalyticsResponse(rsp *http.Response) (*PostTopClicksAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostTopClicksAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TopClicks
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCountAnalyticsResponse parses an HTTP response from a GetCountAnalyticsWithResponse call
+func ParseGetCountAnalyticsResponse(rsp *http.Response) (*GetCountAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCountAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsCounts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostCountAnalyticsResponse parses an HTTP response from a PostCountAnalyticsWithResponse call
+func ParsePostCountAnalyticsResponse(rsp *http.Response) (*PostCountAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostCountAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsCounts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTopQueriesAnalyticsResponse parses an HTTP response from a GetTopQueriesAnalyticsWithResponse call
+func ParseGetTopQueriesAnalyticsResponse(rsp *http.Response) (*GetTopQueriesAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTopQueriesAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TopQueries
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostTopQueriesAnalyticsResponse parses an HTTP response from a PostTopQueriesAnalyticsWithResponse call
+func ParsePostTopQueriesAnalyticsResponse(rsp *http.Response) (*PostTopQueriesAnalyticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostTopQueriesAnalyticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TopQueries
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLogClickthroughResponse parses an HTTP response from a LogClickthroughWithResponse call
+func ParseLogClickthroughResponse(rsp *http.Response) (*LogClickthroughResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogClickthroughResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListCurationsResponse parses an HTTP response from a ListCurationsWithResponse call
+func ParseListCurationsResponse(rsp *http.Response) (*ListCurationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCurationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CurationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCurationResponse parses an HTTP response from a CreateCurationWithResponse call
+func ParseCreateCurationResponse(rsp *http.Response) (*CreateCurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CreateCuration200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCurationResponse parses an HTTP response from a DeleteCurationWithResponse call
+func ParseDeleteCurationResponse(rsp *http.Response) (*DeleteCurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCurationResponse parses an HTTP response from a GetCurationWithResponse call
+func ParseGetCurationResponse(rsp *http.Response) (*GetCurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Curation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutCurationResponse parses an HTTP response from a PutCurationWithResponse call
+func ParsePutCurationResponse(rsp *http.Response) (*PutCurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutCurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PutCuration200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseDeleteDocumentsResponse parses an HTTP response from a DeleteDocumentsWithResponse call
 func ParseDeleteDocumentsResponse(rsp *http.Response) (*DeleteDocumentsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5164,6 +12785,194 @@ func ParseListDocumentsPostResponse(rsp *http.Response) (*ListDocumentsPostRespo
 	return response, nil
 }
 
+// ParseMultiSearchGetResponse parses an HTTP response from a MultiSearchGetWithResponse call
+func ParseMultiSearchGetResponse(rsp *http.Response) (*MultiSearchGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MultiSearchGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MultiSearchGet200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest MultiSearchGet400JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMultiSearchResponse parses an HTTP response from a MultiSearchWithResponse call
+func ParseMultiSearchResponse(rsp *http.Response) (*MultiSearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MultiSearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MultiSearch200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest MultiSearch400JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseQuerySuggestionGetResponse parses an HTTP response from a QuerySuggestionGetWithResponse call
+func ParseQuerySuggestionGetResponse(rsp *http.Response) (*QuerySuggestionGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QuerySuggestionGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuerySuggestionGet200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseQuerySuggestionResponse parses an HTTP response from a QuerySuggestionWithResponse call
+func ParseQuerySuggestionResponse(rsp *http.Response) (*QuerySuggestionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QuerySuggestionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuerySuggestion200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetSchemaResponse parses an HTTP response from a GetSchemaWithResponse call
 func ParseGetSchemaResponse(rsp *http.Response) (*GetSchemaResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5227,6 +13036,241 @@ func ParseUpdateSchemaResponse(rsp *http.Response) (*UpdateSchemaResponse, error
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchGetResponse parses an HTTP response from a SearchGetWithResponse call
+func ParseSearchGetResponse(rsp *http.Response) (*SearchGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchGet200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchResponse parses an HTTP response from a SearchWithResponse call
+func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Search200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSearchSettingsResponse parses an HTTP response from a GetSearchSettingsWithResponse call
+func ParseGetSearchSettingsResponse(rsp *http.Response) (*GetSearchSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSearchSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutSearchSettingsResponse parses an HTTP response from a PutSearchSettingsWithResponse call
+func ParsePutSearchSettingsResponse(rsp *http.Response) (*PutSearchSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutSearchSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResetSearchSettingsResponse parses an HTTP response from a ResetSearchSettingsWithResponse call
+func ParseResetSearchSettingsResponse(rsp *http.Response) (*ResetSearchSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetSearchSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5328,6 +13372,241 @@ func ParseAddMetaEngineSourceResponse(rsp *http.Response) (*AddMetaEngineSourceR
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSynonymSetsResponse parses an HTTP response from a ListSynonymSetsWithResponse call
+func ParseListSynonymSetsResponse(rsp *http.Response) (*ListSynonymSetsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSynonymSetsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SynonymSetList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateSynonymSetResponse parses an HTTP response from a CreateSynonymSetWithResponse call
+func ParseCreateSynonymSetResponse(rsp *http.Response) (*CreateSynonymSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSynonymSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CreateSynonymSet200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EngineNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSynonymSetResponse parses an HTTP response from a DeleteSynonymSetWithResponse call
+func ParseDeleteSynonymSetResponse(rsp *http.Response) (*DeleteSynonymSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSynonymSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSynonymSetResponse parses an HTTP response from a GetSynonymSetWithResponse call
+func ParseGetSynonymSetResponse(rsp *http.Response) (*GetSynonymSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSynonymSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SynonymSet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutSynonymSetResponse parses an HTTP response from a PutSynonymSetWithResponse call
+func ParsePutSynonymSetResponse(rsp *http.Response) (*PutSynonymSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutSynonymSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PutSynonymSet200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -112,6 +112,24 @@ func (e EngineType) Valid() bool {
 	}
 }
 
+// Defines values for FacetResultType.
+const (
+	FacetResultTypeRange FacetResultType = "range"
+	FacetResultTypeValue FacetResultType = "value"
+)
+
+// Valid indicates whether the value is a known member of the FacetResultType enum.
+func (e FacetResultType) Valid() bool {
+	switch e {
+	case FacetResultTypeRange:
+		return true
+	case FacetResultTypeValue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyType.
 const (
 	KeyTypeAdmin   KeyType = "admin"
@@ -131,6 +149,81 @@ func (e KeyType) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AnalyticsCounts defines model for AnalyticsCounts.
+type AnalyticsCounts struct {
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		From    string `json:"from"`
+		Queries int64  `json:"queries"`
+		To      string `json:"to"`
+	} `json:"results"`
+}
+
+// AnalyticsPage defines model for AnalyticsPage.
+type AnalyticsPage struct {
+	Page struct {
+		Current int `json:"current"`
+		Size    int `json:"size"`
+	} `json:"page"`
+}
+
+// AnalyticsRequest defines model for AnalyticsRequest.
+type AnalyticsRequest struct {
+	// Filters `{date: {from, to}}`, `{tag: t | [tags]}`, or `{all: [...]}` of those.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Interval Counts report only: day (default) or hour.
+	Interval *string                `json:"interval,omitempty"`
+	Page     *AnalyticsRequest_Page `json:"page,omitempty"`
+
+	// Query Clicks report only: the query whose clicks are counted.
+	Query                *string                `json:"query,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// AnalyticsRequest_Page defines model for AnalyticsRequest.Page.
+type AnalyticsRequest_Page struct {
+	// Size How many rows (1..100, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ClickRequest defines model for ClickRequest.
+type ClickRequest struct {
+	DocumentId           *string                `json:"document_id,omitempty"`
+	Query                *string                `json:"query,omitempty"`
+	RequestId            *string                `json:"request_id,omitempty"`
+	Tags                 *[]string              `json:"tags,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// Curation defines model for Curation.
+type Curation struct {
+	Hidden   []string `json:"hidden"`
+	Id       string   `json:"id"`
+	Promoted []string `json:"promoted"`
+	Queries  []string `json:"queries"`
+}
+
+// CurationID defines model for CurationID.
+type CurationID struct {
+	Id string `json:"id"`
+}
+
+// CurationList defines model for CurationList.
+type CurationList struct {
+	Meta    ListMeta   `json:"meta"`
+	Results []Curation `json:"results"`
+}
+
+// CurationRequest defines model for CurationRequest.
+type CurationRequest struct {
+	Hidden               *[]string              `json:"hidden,omitempty"`
+	Promoted             *[]string              `json:"promoted,omitempty"`
+	Queries              *[]string              `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // DeletedResult defines model for DeletedResult.
@@ -230,6 +323,25 @@ type ErrorsResponse struct {
 	Errors []string `json:"errors"`
 }
 
+// FacetResult defines model for FacetResult.
+type FacetResult struct {
+	Data []FacetValue    `json:"data"`
+	Name *string         `json:"name,omitempty"`
+	Type FacetResultType `json:"type"`
+}
+
+// FacetResultType defines model for FacetResult.Type.
+type FacetResultType string
+
+// FacetValue defines model for FacetValue.
+type FacetValue struct {
+	Count int64       `json:"count"`
+	From  interface{} `json:"from,omitempty"`
+	Name  *string     `json:"name,omitempty"`
+	To    interface{} `json:"to,omitempty"`
+	Value interface{} `json:"value,omitempty"`
+}
+
 // IDList Document ids (numbers are accepted and stringified).
 type IDList = []interface{}
 
@@ -274,6 +386,19 @@ type ListMeta struct {
 	Page PageMeta `json:"page"`
 }
 
+// MultiSearchErrors defines model for MultiSearchErrors.
+type MultiSearchErrors = []ErrorsResponse
+
+// MultiSearchRequest defines model for MultiSearchRequest.
+type MultiSearchRequest struct {
+	// Queries The searches (at most 10).
+	Queries              *[]SearchRequest       `json:"queries,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// MultiSearchResults defines model for MultiSearchResults.
+type MultiSearchResults = []SearchResults
+
 // NameList defines model for NameList.
 type NameList = []string
 
@@ -304,14 +429,194 @@ type PagedRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// QuerySuggestionRequest defines model for QuerySuggestionRequest.
+type QuerySuggestionRequest struct {
+	// Query The partial query.
+	Query interface{} `json:"query,omitempty"`
+
+	// Size How many suggestions (1..20, default 10).
+	Size interface{} `json:"size,omitempty"`
+
+	// Types `{documents: {fields: [text fields]}}` (default: every text field).
+	Types                *map[string]interface{} `json:"types,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// QuerySuggestions defines model for QuerySuggestions.
+type QuerySuggestions struct {
+	Meta struct {
+		RequestId *string `json:"request_id,omitempty"`
+	} `json:"meta"`
+	Results struct {
+		Documents []struct {
+			Suggestion string `json:"suggestion"`
+		} `json:"documents"`
+	} `json:"results"`
+}
+
+// ResultMeta defines model for ResultMeta.
+type ResultMeta struct {
+	Engine string   `json:"engine"`
+	Id     string   `json:"id"`
+	Score  *float32 `json:"score"`
+}
+
 // Schema Field name to type.
 type Schema map[string]string
+
+// SearchMeta defines model for SearchMeta.
+type SearchMeta struct {
+	Alerts []interface{} `json:"alerts"`
+	Engine struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"engine"`
+	Page      SearchPageMeta `json:"page"`
+	Precision *int           `json:"precision,omitempty"`
+	RequestId *string        `json:"request_id,omitempty"`
+	Warnings  []interface{}  `json:"warnings"`
+}
+
+// SearchPageMeta defines model for SearchPageMeta.
+type SearchPageMeta struct {
+	Current      int   `json:"current"`
+	Size         int   `json:"size"`
+	TotalPages   int   `json:"total_pages"`
+	TotalResults int64 `json:"total_results"`
+}
+
+// SearchRequest A search (also each element of a multi search). Numbers may be sent as strings; unknown options are
+// answered `Options contains invalid key: X`. Limits: query ≤ 128 characters, page.size 0..1000,
+// page.current 1..100 (10,000 results reachable), 32 filters, 1024 values per filter array, filter nesting
+// ≤ 5 levels, 32 boosts, 10 sort fields, group size ≤ 10, facet size ≤ 250, 16 analytics tags of ≤ 64 characters.
+type SearchRequest struct {
+	// Analytics `{tags: [...]}`.
+	Analytics *map[string]interface{} `json:"analytics,omitempty"`
+
+	// Boosts `{field: boost | [boosts]}`: value, functional, proximity or recency boosts.
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Facets `{field: {type: value, size?, sort?} | {type: range, ranges: [{from?,to?,name?}], center?, unit?} | [...]}`.
+	Facets *map[string]interface{} `json:"facets,omitempty"`
+
+	// Filters `{field: value | [values] | {from,to} | {center,distance,unit} | {center,unit,from,to}}`, nested with `all`/`any`/`none`.
+	Filters *map[string]interface{} `json:"filters,omitempty"`
+
+	// Group `{field, size?, collapse?, sort?}`.
+	Group *map[string]interface{} `json:"group,omitempty"`
+	Page  *SearchRequest_Page     `json:"page,omitempty"`
+
+	// Precision Precision tuning, 1..11 (default 2).
+	Precision interface{} `json:"precision,omitempty"`
+
+	// Query The query string ("" matches every document); double-quoted phrases, `+`, `-`, `AND`, `NOT`, and `OR` in the earlier revision.
+	Query interface{} `json:"query,omitempty"`
+
+	// RecordAnalytics Whether the query is counted by analytics (default true).
+	RecordAnalytics interface{} `json:"record_analytics,omitempty"`
+
+	// ResultFields `{field: {raw?: {size?}, snippet?: {size?, fallback?}}}`.
+	ResultFields *map[string]interface{} `json:"result_fields,omitempty"`
+
+	// SearchFields `{text field: {weight?}}`.
+	SearchFields *map[string]interface{} `json:"search_fields,omitempty"`
+
+	// Sort `{field: asc|desc}` or a list of such objects; `_score`; geolocation `{field: {center, order, mode?}}` (later revision).
+	Sort                 interface{}            `json:"sort,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchRequest_Page defines model for SearchRequest.Page.
+type SearchRequest_Page struct {
+	// Current The page (1..100, default 1).
+	Current interface{} `json:"current,omitempty"`
+
+	// Size The page size (0..1000, default 10).
+	Size                 interface{}            `json:"size,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SearchResult One result: `{field: {raw?, snippet?}, ..., _meta, _group?, _group_key?}`; arrays stay arrays inside `raw`.
+type SearchResult = map[string]any
+
+// SearchResults defines model for SearchResults.
+type SearchResults struct {
+	// Facets The requested facets, always an array per field.
+	Facets  *map[string][]FacetResult `json:"facets,omitempty"`
+	Meta    SearchMeta                `json:"meta"`
+	Results []SearchResult            `json:"results"`
+}
+
+// SearchSettings defines model for SearchSettings.
+type SearchSettings struct {
+	Boosts           map[string]interface{}            `json:"boosts"`
+	Precision        *int                              `json:"precision,omitempty"`
+	PrecisionEnabled *bool                             `json:"precision_enabled,omitempty"`
+	ResultFields     map[string]map[string]interface{} `json:"result_fields"`
+	SearchFields     map[string]struct {
+		Weight *float32 `json:"weight,omitempty"`
+	} `json:"search_fields"`
+}
+
+// SearchSettingsUpdate defines model for SearchSettingsUpdate.
+type SearchSettingsUpdate struct {
+	Boosts *map[string]interface{} `json:"boosts,omitempty"`
+
+	// Precision Precision tuning, 1..11.
+	Precision            interface{}             `json:"precision,omitempty"`
+	ResultFields         *map[string]interface{} `json:"result_fields,omitempty"`
+	SearchFields         *map[string]interface{} `json:"search_fields,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// SynonymSet defines model for SynonymSet.
+type SynonymSet struct {
+	Id       string   `json:"id"`
+	Synonyms []string `json:"synonyms"`
+}
+
+// SynonymSetList defines model for SynonymSetList.
+type SynonymSetList struct {
+	Meta    ListMeta     `json:"meta"`
+	Results []SynonymSet `json:"results"`
+}
+
+// SynonymSetRequest defines model for SynonymSetRequest.
+type SynonymSetRequest struct {
+	Synonyms             *[]string              `json:"synonyms,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// TopClicks defines model for TopClicks.
+type TopClicks struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks     int64  `json:"clicks"`
+		DocumentId string `json:"document_id"`
+	} `json:"results"`
+}
+
+// TopQueries defines model for TopQueries.
+type TopQueries struct {
+	Meta    AnalyticsPage `json:"meta"`
+	Results []struct {
+		Clicks  int64  `json:"clicks"`
+		Queries int64  `json:"queries"`
+		Term    string `json:"term"`
+	} `json:"results"`
+}
+
+// CurationIDPath defines model for CurationIDPath.
+type CurationIDPath = string
 
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
 
 // PageParam Paging (numbers may be sent as strings).
 type PageParam = PageRequest
+
+// SynonymSetIDPath defines model for SynonymSetIDPath.
+type SynonymSetIDPath = string
 
 // BadRequest defines model for BadRequest.
 type BadRequest = ErrorsResponse
@@ -346,6 +651,22 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// ListCurationsParams defines parameters for ListCurations.
+type ListCurationsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateCuration200JSONResponseBody defines parameters for CreateCuration.
+type CreateCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutCuration200JSONResponseBody defines parameters for PutCuration.
+type PutCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetDocumentsParams defines parameters for GetDocuments.
 type GetDocumentsParams struct {
 	// IDsBracketed The ids as bracketed query parameters (`ids[]=a&ids[]=b`); or send a JSON array body.
@@ -367,6 +688,62 @@ type ListDocumentsPostParams struct {
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// MultiSearchGet200JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearchGet400JSONResponseBody defines parameters for MultiSearchGet.
+type MultiSearchGet400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch200JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// MultiSearch400JSONResponseBody defines parameters for MultiSearch.
+type MultiSearch400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestionGet200JSONResponseBody defines parameters for QuerySuggestionGet.
+type QuerySuggestionGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// QuerySuggestion200JSONResponseBody defines parameters for QuerySuggestion.
+type QuerySuggestion200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// SearchGet200JSONResponseBody defines parameters for SearchGet.
+type SearchGet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Search200JSONResponseBody defines parameters for Search.
+type Search200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// ListSynonymSetsParams defines parameters for ListSynonymSets.
+type ListSynonymSetsParams struct {
+	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
+	Page *PageParam `json:"page,omitempty"`
+}
+
+// CreateSynonymSet200JSONResponseBody defines parameters for CreateSynonymSet.
+type CreateSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutSynonymSet200JSONResponseBody defines parameters for PutSynonymSet.
+type PutSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListCredentialsJSONRequestBody defines body for ListCredentials for application/json ContentType.
 type ListCredentialsJSONRequestBody = PagedRequest
 
@@ -381,6 +758,36 @@ type ListEnginesJSONRequestBody = PagedRequest
 
 // CreateEngineJSONRequestBody defines body for CreateEngine for application/json ContentType.
 type CreateEngineJSONRequestBody = EngineCreateRequest
+
+// GetTopClicksAnalyticsJSONRequestBody defines body for GetTopClicksAnalytics for application/json ContentType.
+type GetTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopClicksAnalyticsJSONRequestBody defines body for PostTopClicksAnalytics for application/json ContentType.
+type PostTopClicksAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetCountAnalyticsJSONRequestBody defines body for GetCountAnalytics for application/json ContentType.
+type GetCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostCountAnalyticsJSONRequestBody defines body for PostCountAnalytics for application/json ContentType.
+type PostCountAnalyticsJSONRequestBody = AnalyticsRequest
+
+// GetTopQueriesAnalyticsJSONRequestBody defines body for GetTopQueriesAnalytics for application/json ContentType.
+type GetTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// PostTopQueriesAnalyticsJSONRequestBody defines body for PostTopQueriesAnalytics for application/json ContentType.
+type PostTopQueriesAnalyticsJSONRequestBody = AnalyticsRequest
+
+// LogClickthroughJSONRequestBody defines body for LogClickthrough for application/json ContentType.
+type LogClickthroughJSONRequestBody = ClickRequest
+
+// ListCurationsJSONRequestBody defines body for ListCurations for application/json ContentType.
+type ListCurationsJSONRequestBody = PagedRequest
+
+// CreateCurationJSONRequestBody defines body for CreateCuration for application/json ContentType.
+type CreateCurationJSONRequestBody = CurationRequest
+
+// PutCurationJSONRequestBody defines body for PutCuration for application/json ContentType.
+type PutCurationJSONRequestBody = CurationRequest
 
 // DeleteDocumentsJSONRequestBody defines body for DeleteDocuments for application/json ContentType.
 type DeleteDocumentsJSONRequestBody = IDList
@@ -400,14 +807,434 @@ type ListDocumentsJSONRequestBody = PagedRequest
 // ListDocumentsPostJSONRequestBody defines body for ListDocumentsPost for application/json ContentType.
 type ListDocumentsPostJSONRequestBody = PagedRequest
 
+// MultiSearchGetJSONRequestBody defines body for MultiSearchGet for application/json ContentType.
+type MultiSearchGetJSONRequestBody = MultiSearchRequest
+
+// MultiSearchJSONRequestBody defines body for MultiSearch for application/json ContentType.
+type MultiSearchJSONRequestBody = MultiSearchRequest
+
+// QuerySuggestionGetJSONRequestBody defines body for QuerySuggestionGet for application/json ContentType.
+type QuerySuggestionGetJSONRequestBody = QuerySuggestionRequest
+
+// QuerySuggestionJSONRequestBody defines body for QuerySuggestion for application/json ContentType.
+type QuerySuggestionJSONRequestBody = QuerySuggestionRequest
+
 // UpdateSchemaJSONRequestBody defines body for UpdateSchema for application/json ContentType.
 type UpdateSchemaJSONRequestBody = Schema
+
+// SearchGetJSONRequestBody defines body for SearchGet for application/json ContentType.
+type SearchGetJSONRequestBody = SearchRequest
+
+// SearchJSONRequestBody defines body for Search for application/json ContentType.
+type SearchJSONRequestBody = SearchRequest
+
+// PutSearchSettingsJSONRequestBody defines body for PutSearchSettings for application/json ContentType.
+type PutSearchSettingsJSONRequestBody = SearchSettingsUpdate
 
 // DeleteMetaEngineSourceJSONRequestBody defines body for DeleteMetaEngineSource for application/json ContentType.
 type DeleteMetaEngineSourceJSONRequestBody = NameList
 
 // AddMetaEngineSourceJSONRequestBody defines body for AddMetaEngineSource for application/json ContentType.
 type AddMetaEngineSourceJSONRequestBody = NameList
+
+// ListSynonymSetsJSONRequestBody defines body for ListSynonymSets for application/json ContentType.
+type ListSynonymSetsJSONRequestBody = PagedRequest
+
+// CreateSynonymSetJSONRequestBody defines body for CreateSynonymSet for application/json ContentType.
+type CreateSynonymSetJSONRequestBody = SynonymSetRequest
+
+// PutSynonymSetJSONRequestBody defines body for PutSynonymSet for application/json ContentType.
+type PutSynonymSetJSONRequestBody = SynonymSetRequest
+
+// Getter for additional properties for AnalyticsRequest. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest
+func (a *AnalyticsRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a *AnalyticsRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["interval"]; found {
+		err = json.Unmarshal(raw, &a.Interval)
+		if err != nil {
+			return fmt.Errorf("error reading 'interval': %w", err)
+		}
+		delete(object, "interval")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest to handle AdditionalProperties
+func (a AnalyticsRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Interval != nil {
+		object["interval"], err = json.Marshal(a.Interval)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interval': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for AnalyticsRequest_Page. Returns the specified
+// element and whether it was found
+func (a AnalyticsRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AnalyticsRequest_Page
+func (a *AnalyticsRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a *AnalyticsRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AnalyticsRequest_Page to handle AdditionalProperties
+func (a AnalyticsRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClickRequest. Returns the specified
+// element and whether it was found
+func (a ClickRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClickRequest
+func (a *ClickRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a *ClickRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["document_id"]; found {
+		err = json.Unmarshal(raw, &a.DocumentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'document_id': %w", err)
+		}
+		delete(object, "document_id")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["request_id"]; found {
+		err = json.Unmarshal(raw, &a.RequestId)
+		if err != nil {
+			return fmt.Errorf("error reading 'request_id': %w", err)
+		}
+		delete(object, "request_id")
+	}
+
+	if raw, found := object["tags"]; found {
+		err = json.Unmarshal(raw, &a.Tags)
+		if err != nil {
+			return fmt.Errorf("error reading 'tags': %w", err)
+		}
+		delete(object, "tags")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClickRequest to handle AdditionalProperties
+func (a ClickRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.DocumentId != nil {
+		object["document_id"], err = json.Marshal(a.DocumentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'document_id': %w", err)
+		}
+	}
+
+	if a.Query != nil {
+		object["query"], err = json.Marshal(a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'query': %w", err)
+		}
+	}
+
+	if a.RequestId != nil {
+		object["request_id"], err = json.Marshal(a.RequestId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'request_id': %w", err)
+		}
+	}
+
+	if a.Tags != nil {
+		object["tags"], err = json.Marshal(a.Tags)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CurationRequest. Returns the specified
+// element and whether it was found
+func (a CurationRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CurationRequest
+func (a *CurationRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a *CurationRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["hidden"]; found {
+		err = json.Unmarshal(raw, &a.Hidden)
+		if err != nil {
+			return fmt.Errorf("error reading 'hidden': %w", err)
+		}
+		delete(object, "hidden")
+	}
+
+	if raw, found := object["promoted"]; found {
+		err = json.Unmarshal(raw, &a.Promoted)
+		if err != nil {
+			return fmt.Errorf("error reading 'promoted': %w", err)
+		}
+		delete(object, "promoted")
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CurationRequest to handle AdditionalProperties
+func (a CurationRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Hidden != nil {
+		object["hidden"], err = json.Marshal(a.Hidden)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hidden': %w", err)
+		}
+	}
+
+	if a.Promoted != nil {
+		object["promoted"], err = json.Marshal(a.Promoted)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'promoted': %w", err)
+		}
+	}
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // Getter for additional properties for EngineCreateRequest. Returns the specified
 // element and whether it was found
@@ -680,6 +1507,74 @@ func (a KeyRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for MultiSearchRequest. Returns the specified
+// element and whether it was found
+func (a MultiSearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for MultiSearchRequest
+func (a *MultiSearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a *MultiSearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["queries"]; found {
+		err = json.Unmarshal(raw, &a.Queries)
+		if err != nil {
+			return fmt.Errorf("error reading 'queries': %w", err)
+		}
+		delete(object, "queries")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for MultiSearchRequest to handle AdditionalProperties
+func (a MultiSearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Queries != nil {
+		object["queries"], err = json.Marshal(a.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queries': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for PagedRequest. Returns the specified
 // element and whether it was found
 func (a PagedRequest) Get(fieldName string) (value interface{}, found bool) {
@@ -748,6 +1643,1327 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for QuerySuggestionRequest. Returns the specified
+// element and whether it was found
+func (a QuerySuggestionRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for QuerySuggestionRequest
+func (a *QuerySuggestionRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a *QuerySuggestionRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if raw, found := object["types"]; found {
+		err = json.Unmarshal(raw, &a.Types)
+		if err != nil {
+			return fmt.Errorf("error reading 'types': %w", err)
+		}
+		delete(object, "types")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for QuerySuggestionRequest to handle AdditionalProperties
+func (a QuerySuggestionRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	if a.Types != nil {
+		object["types"], err = json.Marshal(a.Types)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'types': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest. Returns the specified
+// element and whether it was found
+func (a SearchRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest
+func (a *SearchRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a *SearchRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["analytics"]; found {
+		err = json.Unmarshal(raw, &a.Analytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'analytics': %w", err)
+		}
+		delete(object, "analytics")
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["facets"]; found {
+		err = json.Unmarshal(raw, &a.Facets)
+		if err != nil {
+			return fmt.Errorf("error reading 'facets': %w", err)
+		}
+		delete(object, "facets")
+	}
+
+	if raw, found := object["filters"]; found {
+		err = json.Unmarshal(raw, &a.Filters)
+		if err != nil {
+			return fmt.Errorf("error reading 'filters': %w", err)
+		}
+		delete(object, "filters")
+	}
+
+	if raw, found := object["group"]; found {
+		err = json.Unmarshal(raw, &a.Group)
+		if err != nil {
+			return fmt.Errorf("error reading 'group': %w", err)
+		}
+		delete(object, "group")
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &a.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+		delete(object, "page")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["query"]; found {
+		err = json.Unmarshal(raw, &a.Query)
+		if err != nil {
+			return fmt.Errorf("error reading 'query': %w", err)
+		}
+		delete(object, "query")
+	}
+
+	if raw, found := object["record_analytics"]; found {
+		err = json.Unmarshal(raw, &a.RecordAnalytics)
+		if err != nil {
+			return fmt.Errorf("error reading 'record_analytics': %w", err)
+		}
+		delete(object, "record_analytics")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if raw, found := object["sort"]; found {
+		err = json.Unmarshal(raw, &a.Sort)
+		if err != nil {
+			return fmt.Errorf("error reading 'sort': %w", err)
+		}
+		delete(object, "sort")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest to handle AdditionalProperties
+func (a SearchRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Analytics != nil {
+		object["analytics"], err = json.Marshal(a.Analytics)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'analytics': %w", err)
+		}
+	}
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	if a.Facets != nil {
+		object["facets"], err = json.Marshal(a.Facets)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'facets': %w", err)
+		}
+	}
+
+	if a.Filters != nil {
+		object["filters"], err = json.Marshal(a.Filters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'filters': %w", err)
+		}
+	}
+
+	if a.Group != nil {
+		object["group"], err = json.Marshal(a.Group)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'group': %w", err)
+		}
+	}
+
+	if a.Page != nil {
+		object["page"], err = json.Marshal(a.Page)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	object["query"], err = json.Marshal(a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'query': %w", err)
+	}
+
+	object["record_analytics"], err = json.Marshal(a.RecordAnalytics)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'record_analytics': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	object["sort"], err = json.Marshal(a.Sort)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'sort': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchRequest_Page. Returns the specified
+// element and whether it was found
+func (a SearchRequest_Page) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchRequest_Page
+func (a *SearchRequest_Page) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a *SearchRequest_Page) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["current"]; found {
+		err = json.Unmarshal(raw, &a.Current)
+		if err != nil {
+			return fmt.Errorf("error reading 'current': %w", err)
+		}
+		delete(object, "current")
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &a.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+		delete(object, "size")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchRequest_Page to handle AdditionalProperties
+func (a SearchRequest_Page) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["current"], err = json.Marshal(a.Current)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'current': %w", err)
+	}
+
+	object["size"], err = json.Marshal(a.Size)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'size': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SearchSettingsUpdate. Returns the specified
+// element and whether it was found
+func (a SearchSettingsUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SearchSettingsUpdate
+func (a *SearchSettingsUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a *SearchSettingsUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["boosts"]; found {
+		err = json.Unmarshal(raw, &a.Boosts)
+		if err != nil {
+			return fmt.Errorf("error reading 'boosts': %w", err)
+		}
+		delete(object, "boosts")
+	}
+
+	if raw, found := object["precision"]; found {
+		err = json.Unmarshal(raw, &a.Precision)
+		if err != nil {
+			return fmt.Errorf("error reading 'precision': %w", err)
+		}
+		delete(object, "precision")
+	}
+
+	if raw, found := object["result_fields"]; found {
+		err = json.Unmarshal(raw, &a.ResultFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'result_fields': %w", err)
+		}
+		delete(object, "result_fields")
+	}
+
+	if raw, found := object["search_fields"]; found {
+		err = json.Unmarshal(raw, &a.SearchFields)
+		if err != nil {
+			return fmt.Errorf("error reading 'search_fields': %w", err)
+		}
+		delete(object, "search_fields")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SearchSettingsUpdate to handle AdditionalProperties
+func (a SearchSettingsUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Boosts != nil {
+		object["boosts"], err = json.Marshal(a.Boosts)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'boosts': %w", err)
+		}
+	}
+
+	object["precision"], err = json.Marshal(a.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'precision': %w", err)
+	}
+
+	if a.ResultFields != nil {
+		object["result_fields"], err = json.Marshal(a.ResultFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'result_fields': %w", err)
+		}
+	}
+
+	if a.SearchFields != nil {
+		object["search_fields"], err = json.Marshal(a.SearchFields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'search_fields': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SynonymSetRequest. Returns the specified
+// element and whether it was found
+func (a SynonymSetRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SynonymSetRequest
+func (a *SynonymSetRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a *SynonymSetRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["synonyms"]; found {
+		err = json.Unmarshal(raw, &a.Synonyms)
+		if err != nil {
+			return fmt.Errorf("error reading 'synonyms': %w", err)
+		}
+		delete(object, "synonyms")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SynonymSetRequest to handle AdditionalProperties
+func (a SynonymSetRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Synonyms != nil {
+		object["synonyms"], err = json.Marshal(a.Synonyms)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'synonyms': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsCurationID returns the union data inside the CreateCuration200JSONResponseBody as a CurationID
+func (t CreateCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the CreateCuration200JSONResponseBody as the provided CurationID
+func (t *CreateCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided CurationID
+func (t *CreateCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateCuration200JSONResponseBody as a ErrorsResponse
+func (t CreateCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCurationID returns the union data inside the PutCuration200JSONResponseBody as a CurationID
+func (t PutCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
+	var body CurationID
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationID overwrites any union data inside the PutCuration200JSONResponseBody as the provided CurationID
+func (t *PutCuration200JSONResponseBody) FromCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationID performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided CurationID
+func (t *PutCuration200JSONResponseBody) MergeCurationID(v CurationID) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutCuration200JSONResponseBody as a ErrorsResponse
+func (t PutCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearchGet200JSONResponseBody as a MultiSearchResults
+func (t MultiSearchGet200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearchGet200JSONResponseBody as a ErrorsResponse
+func (t MultiSearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearchGet400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearchGet400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
+func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearchGet400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearchGet400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchResults returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchResults
+func (t MultiSearch200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
+	var body MultiSearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchResults overwrites any union data inside the MultiSearch200JSONResponseBody as the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) FromMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchResults performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchResults
+func (t *MultiSearch200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the MultiSearch200JSONResponseBody as a ErrorsResponse
+func (t MultiSearch200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the MultiSearch200JSONResponseBody as the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided ErrorsResponse
+func (t *MultiSearch200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearch400JSONResponseBody as a MultiSearchErrors
+func (t MultiSearch400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearch400JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
+func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
+func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MultiSearch400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MultiSearch400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestionGet200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestionGet200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestionGet200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestionGet200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestionGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestionGet200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestionGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestionGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestionGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestionGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsQuerySuggestions returns the union data inside the QuerySuggestion200JSONResponseBody as a QuerySuggestions
+func (t QuerySuggestion200JSONResponseBody) AsQuerySuggestions() (QuerySuggestions, error) {
+	var body QuerySuggestions
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQuerySuggestions overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) FromQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQuerySuggestions performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided QuerySuggestions
+func (t *QuerySuggestion200JSONResponseBody) MergeQuerySuggestions(v QuerySuggestions) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the QuerySuggestion200JSONResponseBody as a ErrorsResponse
+func (t QuerySuggestion200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the QuerySuggestion200JSONResponseBody as the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the QuerySuggestion200JSONResponseBody, using the provided ErrorsResponse
+func (t *QuerySuggestion200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuerySuggestion200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuerySuggestion200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the SearchGet200JSONResponseBody as a SearchResults
+func (t SearchGet200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the SearchGet200JSONResponseBody as the provided SearchResults
+func (t *SearchGet200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided SearchResults
+func (t *SearchGet200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SearchGet200JSONResponseBody as a ErrorsResponse
+func (t SearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SearchGet200JSONResponseBody as the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SearchGet200JSONResponseBody, using the provided ErrorsResponse
+func (t *SearchGet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchGet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchResults returns the union data inside the Search200JSONResponseBody as a SearchResults
+func (t Search200JSONResponseBody) AsSearchResults() (SearchResults, error) {
+	var body SearchResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchResults overwrites any union data inside the Search200JSONResponseBody as the provided SearchResults
+func (t *Search200JSONResponseBody) FromSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchResults performs a merge with any union data inside the Search200JSONResponseBody, using the provided SearchResults
+func (t *Search200JSONResponseBody) MergeSearchResults(v SearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the Search200JSONResponseBody as a ErrorsResponse
+func (t Search200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the Search200JSONResponseBody as the provided ErrorsResponse
+func (t *Search200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the Search200JSONResponseBody, using the provided ErrorsResponse
+func (t *Search200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Search200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Search200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the CreateSynonymSet200JSONResponseBody as a SynonymSet
+func (t CreateSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *CreateSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the CreateSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t CreateSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the CreateSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the CreateSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *CreateSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the PutSynonymSet200JSONResponseBody as a SynonymSet
+func (t PutSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *PutSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t PutSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListCredentials Lists the keys (admin key or superuser only).
@@ -777,6 +2993,42 @@ type ServerInterface interface {
 	// GetEngine Returns an engine.
 	// (GET /engines/{engine_name})
 	GetEngine(ctx echo.Context, engineName EngineNamePath) error
+	// GetTopClicksAnalytics The most clicked documents, optionally for one query.
+	// (GET /engines/{engine_name}/analytics/clicks)
+	GetTopClicksAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostTopClicksAnalytics The most clicked documents, optionally for one query.
+	// (POST /engines/{engine_name}/analytics/clicks)
+	PostTopClicksAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// GetCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	// (GET /engines/{engine_name}/analytics/counts)
+	GetCountAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostCountAnalytics Queries and clicks per day or hour over the date range (default last 7 days).
+	// (POST /engines/{engine_name}/analytics/counts)
+	PostCountAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// GetTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	// (GET /engines/{engine_name}/analytics/queries)
+	GetTopQueriesAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// PostTopQueriesAnalytics The most frequent queries with their click counts (default last 7 days).
+	// (POST /engines/{engine_name}/analytics/queries)
+	PostTopQueriesAnalytics(ctx echo.Context, engineName EngineNamePath) error
+	// LogClickthrough Records a click on a result (`{query, document_id, request_id?, tags?}`); answered with an empty body.
+	// (POST /engines/{engine_name}/click)
+	LogClickthrough(ctx echo.Context, engineName EngineNamePath) error
+	// ListCurations Lists the curations, one page at a time (default size 25).
+	// (GET /engines/{engine_name}/curations)
+	ListCurations(ctx echo.Context, engineName EngineNamePath, params ListCurationsParams) error
+	// CreateCuration Creates a curation (documents promoted to the top and hidden for its queries; at most 50 documents).
+	// (POST /engines/{engine_name}/curations)
+	CreateCuration(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteCuration Deletes a curation.
+	// (DELETE /engines/{engine_name}/curations/{curation_id})
+	DeleteCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
+	// GetCuration Returns a curation.
+	// (GET /engines/{engine_name}/curations/{curation_id})
+	GetCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
+	// PutCuration Replaces a curation.
+	// (PUT /engines/{engine_name}/curations/{curation_id})
+	PutCuration(ctx echo.Context, engineName EngineNamePath, curationId CurationIDPath) error
 	// DeleteDocuments Deletes documents by id.
 	// (DELETE /engines/{engine_name}/documents)
 	DeleteDocuments(ctx echo.Context, engineName EngineNamePath) error
@@ -795,18 +3047,60 @@ type ServerInterface interface {
 	// ListDocumentsPost Lists the documents one page at a time (POST form).
 	// (POST /engines/{engine_name}/documents/list)
 	ListDocumentsPost(ctx echo.Context, engineName EngineNamePath, params ListDocumentsPostParams) error
+	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// (GET /engines/{engine_name}/multi_search)
+	MultiSearchGet(ctx echo.Context, engineName EngineNamePath) error
+	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// (POST /engines/{engine_name}/multi_search)
+	MultiSearch(ctx echo.Context, engineName EngineNamePath) error
+	// QuerySuggestionGet Completes a partial query from the indexed text of the engine's text fields.
+	// (GET /engines/{engine_name}/query_suggestion)
+	QuerySuggestionGet(ctx echo.Context, engineName EngineNamePath) error
+	// QuerySuggestion Completes a partial query from the indexed text of the engine's text fields.
+	// (POST /engines/{engine_name}/query_suggestion)
+	QuerySuggestion(ctx echo.Context, engineName EngineNamePath) error
 	// GetSchema Returns the engine schema (field name to type).
 	// (GET /engines/{engine_name}/schema)
 	GetSchema(ctx echo.Context, engineName EngineNamePath) error
 	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
 	// (POST /engines/{engine_name}/schema)
 	UpdateSchema(ctx echo.Context, engineName EngineNamePath) error
+	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// (GET /engines/{engine_name}/search)
+	SearchGet(ctx echo.Context, engineName EngineNamePath) error
+	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// (POST /engines/{engine_name}/search)
+	Search(ctx echo.Context, engineName EngineNamePath) error
+	// GetSearchSettings Returns the engine's search settings (the defaults of searches).
+	// (GET /engines/{engine_name}/search_settings)
+	GetSearchSettings(ctx echo.Context, engineName EngineNamePath) error
+	// PutSearchSettings Replaces the members given (search_fields, result_fields, boosts, precision) and returns the full settings.
+	// (PUT /engines/{engine_name}/search_settings)
+	PutSearchSettings(ctx echo.Context, engineName EngineNamePath) error
+	// ResetSearchSettings Restores the default search settings.
+	// (POST /engines/{engine_name}/search_settings/reset)
+	ResetSearchSettings(ctx echo.Context, engineName EngineNamePath) error
 	// DeleteMetaEngineSource Removes source engines from a meta engine.
 	// (DELETE /engines/{engine_name}/source_engines)
 	DeleteMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
 	// AddMetaEngineSource Adds source engines to a meta engine.
 	// (POST /engines/{engine_name}/source_engines)
 	AddMetaEngineSource(ctx echo.Context, engineName EngineNamePath) error
+	// ListSynonymSets Lists the synonym sets, one page at a time (default size 25).
+	// (GET /engines/{engine_name}/synonyms)
+	ListSynonymSets(ctx echo.Context, engineName EngineNamePath, params ListSynonymSetsParams) error
+	// CreateSynonymSet Creates a synonym set (2 to 32 words or phrases; at most 256 sets).
+	// (POST /engines/{engine_name}/synonyms)
+	CreateSynonymSet(ctx echo.Context, engineName EngineNamePath) error
+	// DeleteSynonymSet Deletes a synonym set.
+	// (DELETE /engines/{engine_name}/synonyms/{synonym_set_id})
+	DeleteSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
+	// GetSynonymSet Returns a synonym set.
+	// (GET /engines/{engine_name}/synonyms/{synonym_set_id})
+	GetSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
+	// PutSynonymSet Replaces a synonym set.
+	// (PUT /engines/{engine_name}/synonyms/{synonym_set_id})
+	PutSynonymSet(ctx echo.Context, engineName EngineNamePath, synonymSetId SynonymSetIDPath) error
 	// AppsearchOpenapi Returns this OpenAPI document as JSON.
 	// (GET /openapi.json)
 	AppsearchOpenapi(ctx echo.Context) error
@@ -960,6 +3254,231 @@ func (w *ServerInterfaceWrapper) GetEngine(ctx echo.Context) error {
 	return err
 }
 
+// GetTopClicksAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTopClicksAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTopClicksAnalytics(ctx, engineName)
+	return err
+}
+
+// PostTopClicksAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostTopClicksAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostTopClicksAnalytics(ctx, engineName)
+	return err
+}
+
+// GetCountAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCountAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCountAnalytics(ctx, engineName)
+	return err
+}
+
+// PostCountAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostCountAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostCountAnalytics(ctx, engineName)
+	return err
+}
+
+// GetTopQueriesAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTopQueriesAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTopQueriesAnalytics(ctx, engineName)
+	return err
+}
+
+// PostTopQueriesAnalytics converts echo context to params.
+func (w *ServerInterfaceWrapper) PostTopQueriesAnalytics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostTopQueriesAnalytics(ctx, engineName)
+	return err
+}
+
+// LogClickthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) LogClickthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LogClickthrough(ctx, engineName)
+	return err
+}
+
+// ListCurations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCurations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCurationsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCurations(ctx, engineName, params)
+	return err
+}
+
+// CreateCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCuration(ctx, engineName)
+	return err
+}
+
+// DeleteCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCuration(ctx, engineName, curationId)
+	return err
+}
+
+// GetCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCuration(ctx, engineName, curationId)
+	return err
+}
+
+// PutCuration converts echo context to params.
+func (w *ServerInterfaceWrapper) PutCuration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "curation_id" -------------
+	var curationId CurationIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "curation_id", ctx.Param("curation_id"), &curationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter curation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutCuration(ctx, engineName, curationId)
+	return err
+}
+
 // DeleteDocuments converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteDocuments(ctx echo.Context) error {
 	var err error
@@ -1090,6 +3609,70 @@ func (w *ServerInterfaceWrapper) ListDocumentsPost(ctx echo.Context) error {
 	return err
 }
 
+// MultiSearchGet converts echo context to params.
+func (w *ServerInterfaceWrapper) MultiSearchGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MultiSearchGet(ctx, engineName)
+	return err
+}
+
+// MultiSearch converts echo context to params.
+func (w *ServerInterfaceWrapper) MultiSearch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MultiSearch(ctx, engineName)
+	return err
+}
+
+// QuerySuggestionGet converts echo context to params.
+func (w *ServerInterfaceWrapper) QuerySuggestionGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.QuerySuggestionGet(ctx, engineName)
+	return err
+}
+
+// QuerySuggestion converts echo context to params.
+func (w *ServerInterfaceWrapper) QuerySuggestion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.QuerySuggestion(ctx, engineName)
+	return err
+}
+
 // GetSchema converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSchema(ctx echo.Context) error {
 	var err error
@@ -1122,6 +3705,86 @@ func (w *ServerInterfaceWrapper) UpdateSchema(ctx echo.Context) error {
 	return err
 }
 
+// SearchGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchGet(ctx, engineName)
+	return err
+}
+
+// Search converts echo context to params.
+func (w *ServerInterfaceWrapper) Search(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Search(ctx, engineName)
+	return err
+}
+
+// GetSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSearchSettings(ctx, engineName)
+	return err
+}
+
+// PutSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSearchSettings(ctx, engineName)
+	return err
+}
+
+// ResetSearchSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetSearchSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetSearchSettings(ctx, engineName)
+	return err
+}
+
 // DeleteMetaEngineSource converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteMetaEngineSource(ctx echo.Context) error {
 	var err error
@@ -1151,6 +3814,119 @@ func (w *ServerInterfaceWrapper) AddMetaEngineSource(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AddMetaEngineSource(ctx, engineName)
+	return err
+}
+
+// ListSynonymSets converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSynonymSets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSynonymSetsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSynonymSets(ctx, engineName, params)
+	return err
+}
+
+// CreateSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSynonymSet(ctx, engineName)
+	return err
+}
+
+// DeleteSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSynonymSet(ctx, engineName, synonymSetId)
+	return err
+}
+
+// GetSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSynonymSet(ctx, engineName, synonymSetId)
+	return err
+}
+
+// PutSynonymSet converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSynonymSet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "engine_name" -------------
+	var engineName EngineNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "engine_name", ctx.Param("engine_name"), &engineName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engine_name: %s", err))
+	}
+
+	// ------------- Path parameter "synonym_set_id" -------------
+	var synonymSetId SynonymSetIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "synonym_set_id", ctx.Param("synonym_set_id"), &synonymSetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter synonym_set_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSynonymSet(ctx, engineName, synonymSetId)
 	return err
 }
 
@@ -1229,6 +4005,32 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/credentials/:key_name", wrapper.DeleteCredential, options.OperationMiddlewares["deleteCredential"]...)
 	router.GET(options.BaseURL+"/credentials/:key_name", wrapper.GetCredential, options.OperationMiddlewares["getCredential"]...)
 	router.PUT(options.BaseURL+"/credentials/:key_name", wrapper.UpdateCredential, options.OperationMiddlewares["updateCredential"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/search", wrapper.SearchGet, options.OperationMiddlewares["searchGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/search", wrapper.Search, options.OperationMiddlewares["search"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/multi_search", wrapper.MultiSearchGet, options.OperationMiddlewares["multiSearchGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/multi_search", wrapper.MultiSearch, options.OperationMiddlewares["multiSearch"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/query_suggestion", wrapper.QuerySuggestionGet, options.OperationMiddlewares["querySuggestionGet"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/query_suggestion", wrapper.QuerySuggestion, options.OperationMiddlewares["querySuggestion"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/click", wrapper.LogClickthrough, options.OperationMiddlewares["logClickthrough"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/search_settings", wrapper.GetSearchSettings, options.OperationMiddlewares["getSearchSettings"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/search_settings", wrapper.PutSearchSettings, options.OperationMiddlewares["putSearchSettings"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/search_settings/reset", wrapper.ResetSearchSettings, options.OperationMiddlewares["resetSearchSettings"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/synonyms", wrapper.ListSynonymSets, options.OperationMiddlewares["listSynonymSets"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/synonyms", wrapper.CreateSynonymSet, options.OperationMiddlewares["createSynonymSet"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.DeleteSynonymSet, options.OperationMiddlewares["deleteSynonymSet"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.GetSynonymSet, options.OperationMiddlewares["getSynonymSet"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/synonyms/:synonym_set_id", wrapper.PutSynonymSet, options.OperationMiddlewares["putSynonymSet"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/curations", wrapper.ListCurations, options.OperationMiddlewares["listCurations"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/curations", wrapper.CreateCuration, options.OperationMiddlewares["createCuration"]...)
+	router.DELETE(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.DeleteCuration, options.OperationMiddlewares["deleteCuration"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.GetCuration, options.OperationMiddlewares["getCuration"]...)
+	router.PUT(options.BaseURL+"/engines/:engine_name/curations/:curation_id", wrapper.PutCuration, options.OperationMiddlewares["putCuration"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/queries", wrapper.GetTopQueriesAnalytics, options.OperationMiddlewares["getTopQueriesAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/queries", wrapper.PostTopQueriesAnalytics, options.OperationMiddlewares["postTopQueriesAnalytics"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/clicks", wrapper.GetTopClicksAnalytics, options.OperationMiddlewares["getTopClicksAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/clicks", wrapper.PostTopClicksAnalytics, options.OperationMiddlewares["postTopClicksAnalytics"]...)
+	router.GET(options.BaseURL+"/engines/:engine_name/analytics/counts", wrapper.GetCountAnalytics, options.OperationMiddlewares["getCountAnalytics"]...)
+	router.POST(options.BaseURL+"/engines/:engine_name/analytics/counts", wrapper.PostCountAnalytics, options.OperationMiddlewares["postCountAnalytics"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.AppsearchOpenapi, options.OperationMiddlewares["appsearchOpenapi"]...)
 
 }
@@ -1238,72 +4040,123 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fzrcts4ln6VU9ytammLkWQnM1srV/9wLtPjTTrxOp7aH5YrgsgjCW0IYAOgbXVKVfM082DzJFu4kARF",
-	"6uLEcibb/ScVkSAu5/qdC/w5SsQiExy5VtHwc5QRSRaoUdpfb/iMcnxPFnhO9Nw8SVElkmaaCh4No8s5",
-	"AtoxwMkCe1EcUfM8M6PjyDyLhpEb8cn+iiOJv+ZUYhoNtcwxjlQyxwUxc+tlZoYrLSmfRatVHJ2TGZ6b",
-	"HTWXPiczymdAFEwkSW5QYwq/5iiXUB0BOuOMzPAqyaVErq9/PBrlg8Hxn+1DRX/D6x+P/zTumm3jfcZE",
-	"isWm7CnsdNUxzFdRuN9/lziNhtG/9SsS9t1b1Tc7v8Bfc1Q6WsWR0ktm5kgRsw+TXzDR9nwSVSa4Qkvs",
-	"lyQtvhgatnCN3P6XZBmjCTEH7/+izOk/77mLN1IKqS78KtHKrFkn4yksCJsKucAUhATKbwmjKUi3EeiM",
-	"P48itLOMouFVr9e7XhmCreJCNoT+i8h5+oRbDoQuFaiACw14T5U2B9BzhBtcwoIs7QuSJKgU0MZRRtEr",
-	"kbPUDppSnvope6OoOqEZ/LgH28oKDnZ77USPzenKF6NoOIp6vd4oWo1hKiSQXM+Ra781IDwFSTQCowuq",
-	"KZ+5E30jbklUIpdJg19bpOtSiHdEzvDJd+rkfiLSJVAF4hadTBlr4Yi5ederwjhYdX6NzBilC1Q5s3vP",
-	"pMhQauq0PXWvA7s3EYIh4d4wFEbyqhx5HRcjhbcgcfRaJPmioE2aUnMUws6DlZw9W1d6pYXEFFL/+Qnc",
-	"EpajAiIRnP1VMRApyVKBmBaPjAjynDFjMOtbiaP7ZzPxzD80nOldkLufUSljNIONvq6OvTc94oim7f4h",
-	"JBNNo3gvWr2jqoUfC9Q7Zch8+bMZ50x3zpzPpBoXate3JadW5dYsfRvnsBup5t92kk2y5YSztrU12q3v",
-	"oSBxUyMKEQGaQmeGHI1ZSWGciuTZP//+jzHczZEDmSjkuntixcM90uHHc2L0HnJFJgyBpkaCzFDzs5DR",
-	"PdjrD7abJg/ni6dlC2WKEeqlSJdNIp1ypyhGT4rzKmutCSjKZywgg9tub7e6OOfaoiV+pk+JyJ3WG99N",
-	"dDSMKNd/flEpJuUaZygta3mK958SiUTjJ4Xa+AP1yZg2SVPcZToeqOiM8FlOnOHeao/tCd8Vo1cFzGoR",
-	"Vec8PjkHrdrF1DsYP8bwgoDRpMKtG2S6ty643/vs/9KMXBdVD3TtLAFB4nXutYmxm/aV5VWABrcxqC4h",
-	"X0//OnHfiTuUCVEIDLUB1TGkdEa1shhjvszmyFXgECqqSrylijof3WTY6fkZFCOsrfCQbioYE3cKOilO",
-	"Sc700LlflLcof1BAskwhkcm8V37sJToGqhWy6Yj7L014oAUwolF2e4BEMopyCDxfTExwYHxdKvIJQxXD",
-	"DAUTDlgoGEWM6BiY4KMohg8XQLmNLSiqEzffcMTDaZ4fP5tQDVMmiFbQYQa5yMKnKk2WoPFed1uX8avM",
-	"UMyJmsdwxQSPzSrXIOSIj6LzD2fvL6HDBDdPu35wMQ0oIc1ReyNuDCTPF0YE/WGt+GmUgah9X2q1QT/e",
-	"BUK+MTgoNME7pQUSriDn9BalIhbDFNRKiYUO9on5R0VxNJX2bFEc/WLe3gjjsVgUR5m2/zybmAEyN5Jv",
-	"Yt3f5obIO3xauf9vAkG8U3kEABJwycCNgoxO76K4mAIZUZomTmFbZbAeFLX51tMsg492AhcdncDYoYAx",
-	"dDxa75fxhXvTtaGS/f8YOvXIKG6ERXG0oDy0qkdxG5xqlfCHA61Wma6HJo8A59Y4ugU2nb0uZLFO+dcV",
-	"7FPQCW2diagzAwGN/XcboFOKaTc0Bi3a/xaXzaO58PwTYSy0Q80AIHj5UEjbGHaDyw3GDhOJJr5zAmvh",
-	"bQzjTNJbotGhXSNZJF1Q7n46b4UpTJZw/AKSOZEkMV6y2+oSN0IciWRD6LOP0XyLS2cx4+hOUo17BJUW",
-	"TteBiqFLm4i8xeW3sVdGYh7BWL3F5RchqYPK5gawVYdYcYGvrK7lPEWpEiFxE97aJUONT7ZJSxsd1y2+",
-	"t+yGclZHojiyytFq60tRaAhStgdePSczdIK0JgH24za+vyeL0tHuz5j33oM/UmYlLnImVVBMU6AGiNxw",
-	"cce3BML7RlwlZRp09Xnv4NxBVKjob9j+RgtN2CdDV7VtQKDO60PWWFTsoz71+jx+S22sDLPpmyoBpZNa",
-	"kCVMjDXnGogqclfWIG8kT9MZmD36UCE2EN6CbCAajsrQBI6666E8dQmegrYbprXJxHKW4z/ZDK43Iydm",
-	"jYVQ5rkJA8JIwrhfLXOeEO39bWPt1QbqpV9kAvdVzLLS0bb8xzI/275wi1LW6fYXiiy1BSYTz5nBzQSk",
-	"Tb5ikkuql3ZBN/OEKJqc5ptqVwnLlUYJKs9Q5goldMYetI67MRDv3AUHvEW5rIFRnmaCcpvMsaSw9tMs",
-	"V+1trnVmjjNBIlG2b6MOcW9wWccfkOUTRhNQ5ft1ROJ/2IDavhYSCK+hFPtf87Jb363d1vp2VzZjNBXt",
-	"FHvjqBPu2cgE0XTCEC7efLy0G7HxukVF/5MTKZfOecG4TzLaJ6p/ezSGzpRKpUHdIEMt+LDQgG5vxEf8",
-	"leC3BrYLrobm93/AOdFzpwMSGdH01olDmR2ACVFYW8LlDn4SkDBqsawClwVL4Y7q+YgDjMuEghvTe493",
-	"r+z/OiNLkGG/f3T8n71Bb9A7Gv7X8WBQzT+KuuPYumabv0jmAuaEp6xAyhJn1IhXuNyFf/ZXP/B/qZ6/",
-	"JAr/dvGugzHMYxhF9RV65uxvcemT896qjY00CUl/s1HNEF5aXsIoHwyeJze4tP/B8VYwG1eCYYluSFyW",
-	"TtesKIH//vjhvauLdAhTwijFT28uY/PSHF9MpzShhHlaK0iFjcOaBVpDhy012uNGjfZoMO6ehIxeoJyh",
-	"gonQc+iY53Zbd5T7Y7iAagjrFb9//v0ftrxn7W1R6rGlsnoACR1rkO/JImMILwYvYNxeLBx3Y8vVWlnO",
-	"rrK9LPfMVZLcanbLRfTnU8QKGJJbNFrcNJljyLkygQrea0lggT44c9YqhowRyqHK1Sst80Sr7onZa1Dh",
-	"ot6liAw5KKNKRIdklpgJqUuoYuXESnIjKFcu+8Rogj6C9TXz04wkc3x23BtY3EC1rYJ7mxDMcnp+FsXR",
-	"LUqXMIwGvSP3idkbyWg0jJ73Br3nxocbM2CW6CcSU0NcwuzvGVrvZqhkqX2WGkRNlX4VjItrHQ5X7a6t",
-	"GtKvOhBW1w7UoNJFIeBRCpM177xaNdoCjgeDR1urCOVaGwEsNBFTy2Zbg33hVm6bsNxhP+hasHO6FNDO",
-	"z1xt3XrtfLEgcul5pYoKvoJOaZ2MHalctODMOTJNZsrCy4C/16s4yoRqkQSXU69kIToMO4Noc1XHwQZg",
-	"HZi5m8raFhdQnrA8NSiWalUkOyyy/CbcdvwwniUEPYGPCpIt4y38XsU1S9D/fINL22u0qsrKTWlwdeg1",
-	"aTgQY+qdAJtZBHdEga9ge5a82E3bsqfjaxnitukZsk2/Wg3tT6ifhprbxfwb0O0CdS75HnRb8zztMrCl",
-	"j64Q7Ac10V3HUZa38OtvWfp7NodAptq39iRzwmdfbAOfWtYyRpJCSX8w5mJKuUWI0Fk36ybeucFM7zCe",
-	"Qf5yI4R648f868OneGOfaC2EsXGNxbI/vbk0caoyET5hjTjGtaMdTEqDeuBWUOaZ1HtEkFUUdcOWSZfz",
-	"jkFwn6oiGgho6mxSIUOFxOwCW77guIflC5qIbURJOBCmUfJanB/wT7AUZcCj9pZdby23WsdDCGVbF8eB",
-	"oX1R3G23eEXaoyjbV7buiZorzxqNxe/JwloowiSSdAma3CA38O9jvefAZVKc17AxddB/oMYx9Hq9bu/x",
-	"0CgPWhua8h7Yy/7noK99D6xZKsO3xZle074Iaq61fD8a4CxobvMjhDEboJS9dJsszyYYenhCb9e1mo49",
-	"PVVLOLpdkh/qydeugqyuN6pCv+TcbqUoeysPBD99e0Ora7XepGzdpKkVtMfFpw/qQC1ao5sl78bmP3Db",
-	"VJ8zDRlK25o79to8hilhCq2lLBJ3NPUw5lD49kCGoRQkA9Bc03AhyJWMbTMFoXjtxCA0VTuvE9FUXV3/",
-	"SFyK2v2YjLsnNkGFxniFUmWQyp53i+xUNaSyf8Xa1gD9PGev1cti/9Eq3nJMlySWmDlgsH7W/ff9Rbs+",
-	"FPB6oL4/iX43Ogr2VHDk2rDE6nfVWC+x3llfv1LzPWl54ajWtBw69qjr9isG6tonhDTIn6gb3GIQvtK3",
-	"2SpDMt+UNTm016rfOGi/KlYKckakiebDuwdIkrkLbg2Qcobz6RIv6zcxdvuvqlmGcqA8y7Xj8hNL84uj",
-	"57s/Ky+mfa34nzu+sSXkVqgU5JkJdI8GA6fLlM8C3eiUz6YUWaqaZZA1DWiNy894ivf/UuIbnFBIm3dY",
-	"uy3T/V6lFzq+mmwi2HBg9/+1XBeRtC2x+2xlJdklu0+clZqhvUmy1+0yGx4ai+Zrzhtkf4/ApM98X+DG",
-	"hOcW5Pi7qhjXLk1uzVAG8fr3g0GqbGhlh5q5z6pXz3buHQ0GcdmldzQYnMDRIB6Ewg3SCLcBfd1DYpRW",
-	"E1+T3nMz5A8J/kOCO+cfPl4aUL3oPtxuVoTeFGj7Hs8DstGvsCHn5kZ985xbcI/R7Qg600bzao0B/vAH",
-	"tAcuZAkY9PjqHPLm6ZDadom4mwtWcuFJi72PLFunaapKzC/9AfwTK0/KC5mChHAuNEywSO37tkkvktT4",
-	"JXsZHFMgCjhiWg+iS2ncYgtabo1uy/D+jJo4iri6zoFEsLzssUfqJyg2qqcNLrYXDoLC1nctsRe4ELeo",
-	"1i8PT6VYNK8PH6AysckSnqbpH9L4u5NGaz/XRFGLfQTRGEHff9wrKNsKgE6LOwQffLfyVzLt0f4cRztn",
-	"zS5Pz8/AdlQH6Zap5XC9K/uLK+v+Lk40vLpuR0pUlRspt0CUVY6QHb/aXnHDjfqsn2u3aq6uV3Htts/V",
-	"tbEDrpG9reATnNJeG8mInoP/SxRcpPiDgr9eXp4DSVOJqvpzFNB6J8RCulyyaBhc3rCWyB9jfXnfTwWd",
-	"qvZNFRB/zcf+kZxEMIaJ7eyqpclsXpd4ZGMXrv2ZPdVS9nldRQbTel3Yf1qFAc2P34R4tsAaDniEq3vp",
-	"bX5fv9203tZtrxsUrd3hfGGfWnNSd4PgmcowoVOalLexVDCDl5zV9er/AgAA//8=",
+	"7H3bcttIsuCvZGA3osldmKLUds8uFRMOte3p8bbb1tienRMhKcQSkCQxAqvQVQXJHDUj5vX8x4n5sPmS",
+	"E3UDCsSFpCxKtlsvtohLISszK2+VlXkTRGyeMYpUimB0E2SEkzlK5PrXi5wTmTD6+uUxkTN1JUYR8SRT",
+	"F4NR8HGGENlnIImhN45y/uTf//zXuD8IwiBRz2TqzTCgZI7BKHBPnydxEAYcf80TjnEwkjzHMBDRDOdE",
+	"fUcuMvW4kDyh02C5DINXdJpQfEvm2A4L6mdAfavl++aJc/1ru+8fkykeK+zUP31MpgmdAhFwwUl0iRJj",
+	"+DVHvoASndAbZ2SKJ1HOOVJ59sf903w4PPhBXxTJP/DsjwfPDNrwU5ayGB1QehZ6uHIa6q3Ah/d/cpwE",
+	"o+B/7JXk3DN3xZ6C/D3+mqOQwTIMhFykaowYMXt38XeM9NUPC8roYv4BZRexhXkKBEpDb7GgnfS2L5wL",
+	"lNuSfKkeFhmjAjUz/khiN4uRYlsqkeo/SZalSaTZau/vQsF6syFmXnHOuHhvv2K+WZ30EcxJOmF8jjEw",
+	"Dgm9ImkSAzeAQG98cxqgHuU0GJ0MBoOzpcJFya9M/onlNL5HkL2FEDMUQJkE/JQIqSYgZwiXuIA5Wegb",
+	"JIpQCEhqUzkNXrA8jfVDk4TGdsjBaVDOUD18txPrJAUFDV4z0kM1u+LGaTA6DQaDwWmwHMOEcSC5nCGV",
+	"FjQgNAZOJEKazBOZ0KmZ0QNRi6NgOY9q9Orgro+MvSF8ivcOqeH7CxYvIBHArtDwlJJgBpntUC/datfL",
+	"+YiSdCGTSLxguVM+nGXIZWLWO0eRp+ZGInHe8ESUJtGl/kutUCKDUZBQ+cPTIHTCJKESp8gVxiaczRvE",
+	"TKhFqx1wg2Eka1YPpVw7MZ/Sj5ajhw7as2JUVghfe4FwTha10Rweml4skKhkfB1BWeNVq4K8eXjzU4Rs",
+	"urMClBvDvlCHbeV5DUnnDDzZTuI4UUxH0mMPcKMvqlOZJKmzVbpeqjLy+CYmEkdwo+gUgmRLJT7GN5JM",
+	"RyDhNziRZCpKmULSdASWj4FNQM6Y0PZFbTIKW/yKpHXlaZgcOGaMS2A0XYwgJgvoxTgheSr76lMzlnNv",
+	"3JJFHR03R4wjYxWKP7NrmBO6AM6uBfT2B4P94TAECwPsD+0yrU3MmB/1WWmWrs5KSQNj/FwrPIFheyAc",
+	"IVJIwLhhik3f1IPfiitiFuVzpNriaFvxi8Y7Vr61vaj4oiKP6k+sruT6tKwFXF+XsySOkW4zfhi0AJpx",
+	"NmcS4+0G8yThFjP0l7k28UqRV4ARusmddWDk9cs6ThrnV/9o17BvEsM/1YHnKNfqRPXmL+o5Y4rWtFHX",
+	"uwWZ16FMAxJ2Snk31q0Ww2246j7Zpzbbl5gqD+q9RkidcLG57Q1+wViKhNYw655sQulLKyK20xxHICTj",
+	"GIOTMIdwRdIcjXgzkxQh6MkJpSrsJSXcaZ6mdaURBp+eTNkTe1GZbIP35PoXFEKJfA/Ql+W0N8ZHuOny",
+	"CTfC1cMspIJSd7CQ3FhtvGWs1ttI4Lqp7FhE+8lTpKj8jRjGMYu0xwzXM6RALgRS2T/U7GEuSf/lGVEO",
+	"AeSCXKQIidad6lH10/HoBuS1E1uPk+3pYnHZgBn3hPiRxQ3GwxE1C0WtEzdfoU0uAiKh09RDgwF3sH65",
+	"GK+7YZU4k0DbIBva+gmN8dN5xJFIPBcolaMozpXPw5N4rUG25UJPCZ3m1s7rdNT0DN+4p5cu1NLAqsar",
+	"PDeeu2iJ6BjP0z6jaEFArSTn7wfhFmvB/N4E/o/qyVVWtVE5PYqHkHCVek1sbIZ9oWl1Kz35+fivIvcN",
+	"u0YeEYGQolROSghxMk2k0MGH2SKbIRWN1j7Hq0RYC7FOsKPj1+Ce0LLCxnomLE21VW+teWOJC+RXyL8T",
+	"QLJMIOHRbFC8bDk6hEQKTCen1L6Z0ClIBimRyPsDQMLTBPkIaD6/QG50XczyixRFCFNkKTMRBwGnQUpk",
+	"CCmjp0EI795DQsFaBYdmvNEp9Yf5/uDJRSJhkjIiBfRSwqfInU4VkixA4ifZb/yM/coU2YyIWQgnKaOh",
+	"+soZMH5KT4Pjd6/ffoReyqi62rcPu2FAMK6mOjilSkDSfK5Y0E5Ws59E7rHa17WsWtbHG4/JW6OGbiVY",
+	"pTRHQgXkNLlCLoi2YRy2YqJNB31F/aNs/gnXcwvC4O/q7iVTGitVzoDU/zy5UA/wXHH+LAiDf8wUktfo",
+	"tAL+BzFBrFK5AwPEo5IyNxwazboLQjcEpkTIJDILtpEHq9HSJt16lGXwQQ9gwqaHMDZWwBh61s3dKwKP",
+	"5o4OQpinxtCrhkzDWrw0DOYJ9aXqfthkTjVy+PaGViNPV2OWd2DOrVC0w2z6E4mw1Y6MiWHIjbhLj/T/",
+	"lchrWvutyl2uMJEWmor9CK2E2lrMQqtkNaSt8zNQ1QOIW9hQNuzaORNmHriyX6vFGluV/uuXTiBU2f9l",
+	"aXsL6PkKh0QRZsoOV0rYgJBMEoz7vkRuIMPPuKjjwWyenJM09ZVB3Qvzbn52ZOcSFy0aByOOEnpjIzW0",
+	"jxHCOOPJFZFoXA61vEk8T8yenTUZMIaLBRw8hWhGOImUqdJvtEtaCciRtPifm2iun3Fh1FYYXPNE4gae",
+	"vfZpqtaiwksTi/yMi4dRGopj7kBj/IyLW5mzO+XNFou3aueGzsjVay2nMXIRMY5tRu86Hqq90sUtTXhc",
+	"VbtWvSrM6TUShIFeHI0Kt2CF1k2WdVvwhpE23Rf5RRniRn+/qquxbXby6uTzxr4Vb3mBviY5pMZFAT0i",
+	"Yc6E3VYINwO+CtVGVkBlNtut0epbDZh6S+aFzbn58nhrjdk7CjKGLnxYxoeSGBJlk19Sdk07YkKbBh8K",
+	"/rybzUKl0yVJzxV3i64HPKG68YajP/TqOK3bkWaKHrc3ZvAUpsKcLOBC8TKVQIQL42o2bkVPfSkoGK3X",
+	"HCpvVvubQCTsF1467PdXo1qJiXU27+AVw+oN92KUg2c6y8EK80NwS+/gmfKIfadaGUGS5zQi0lo9tW8v",
+	"W7AX30pYbCoeizXf9Pm/5MgXH/LpFMWtN0Ja9jANRrlMSGr2LQft2C/2T0UBitlGPajtoppJbL8z7QKh",
+	"I7iZJJjGYgQnEj9JML/OlsuxF+LBK+QmRmLu9xu2pTfAp2g3j1ZzMjr2R5s+5C3w5oBsV35HieX1uxje",
+	"s1tnWJSwrM1jKAWNRlDTp4w6aZamWISna0qkxd7XJpO60yLhjXhpifqbr7lBmoD9UCQHNXNpA0RVlv2T",
+	"YjudcQmSgXq4MTPCaNpmpJAUeZUPGnQqtgT21/rH3WzjOxFN+NlEepm5lSaeEjwYFSHcuu5bk2VwTThV",
+	"6qYTIyvzsDj0Xg5dkqjF3FkrVb4A5b82kHDX1sBW1m/NPjNhtR5JBQMk0QwwRbNPpeO8yiC1D/UH8LbT",
+	"pjh0VhywzOgTwvGUEiquURmB43f2csSoJAkVRQ7qJS5G8B/jAbxJ5olSGCbr5t//+V+wf/B/PG8+1BbD",
+	"QFsMQ53yMwxPqb5m8QgmEwh6+8NwOByCRSBwNTkldPohfH8ANtsqhP3hwVNnUGTI7Q2znRe6X1SJYzo9",
+	"pQqiZ5DiFaZCj3PBmJB6GB2Et6othClneWYsGz2LYQgTEqEsLx08G4aw/wMQlzUGkkx1eF3d/cGPYZi4",
+	"/oqkca9tq5bVV4ocsEYBZ+a07bh65iODEPgNTswoZ8vxyKA3hElOIzNaCBlnnxStF8oh4BghjRYWmY0w",
+	"aeTdFqYbNVwBhqLA81CT6/kSfnN3dbAxNP8pBOmUuuehZM9DJVmfL89CiJBK5M9DyGliXu7C4y0z+izQ",
+	"Glr1BcOcZwpSneUnmYbawBLGiZCERhgqkPwb6nfoXliOQ83EGMN1ImcwJmk63hsTuhjvjSmj2DwDzcW3",
+	"gr9Ac8TSlGSixHjzl7ZPC1zvrtSTAvuDjd0RJ102yCisqMgVZ8zdAplTvUGpYPJ8pgMDUodBb0ShEbHQ",
+	"Ow1OA5gTqcMSxmR2Jl//0G5lPvk1Z4rS2YwTgSKE8f8ehzB+ov45evtS/ff23cdxqINZ43fvx5DY7Vez",
+	"Y1jsyQ6Mho8Yj88r8qYK5d9mKGc2edpAmwiXIAkXC0/CFdNWBO0PSqv63MjN265vTq6fj+BGs9wyBEGT",
+	"LENZXFKyN00vSHT5fLlsYUCj424JR+m1jODmGpPpTD5v/RDjDUxbzIWI6Dd1azk26SOpPu0wAZFHM5s7",
+	"Ig5hfK7t4PFhZRu4RIiVAcB4rP6bsxifa3dLbwUXBG7jaD+Y1GVQr3hU5Lpu3asZG3J0WP5dblcVT+8o",
+	"WpU+gir9S7IvQxgMBiGcK78mhHMtxZ67P84vcfF8OT50qW16a97+nVCRxAhjTq7H9QDJeSEOt47INYXW",
+	"SnCMUXy+SRjf88hWDcnzZjeuGhWZk+zEYPuM0MUqrRuIuk7xbrMz2I6L1uMZGBu7SYRA0mtFI+JyrYy1",
+	"hmncuMw2Qabnyd1iV6Sbvttvj5jxPtjcrDolNjPLurVT3X8pbp8jVSuzZediQzG9JWy3lcKrqDEi14Pc",
+	"CyWs++hq8KUCwerEC+N4PQH/msVEbmnT3AWJNzJAtle9n6cwN4jjlac2N0ydD92JzM/O8i/GOeuE62E2",
+	"Xz283IWQKUa7VeD5lhivgfGRZS+KE2/b47N6VqwFqZ9xwK771E1LyNUcCr7t0bgNaPeRZX8ptyu/PKxt",
+	"efoQ+Xw9cvVTd3H0cC1+tUiLcp7IhY4kW4lMRBId5a0VA9JcKINa5BnyXCCH3thmvI37ymQxSSmMWl/N",
+	"z2SjccYSqjPBNYW0xlWfK9E1kzLTERkkHHkzGNX8uEtcVPNmIMsv0iRygb5LXKxm0tgfOhtX31Z+B61k",
+	"1+g/1c1+FVoN1iq4S51uPmHNGHtlsOPDrFiVyOQiRXj/6sNHDYhO9tXe419ywvnCJF3AeI9kyR4Re1f7",
+	"Y+hNEi4kiEtMUTI6cnuG/cEpPaUvGL1CqgOOI/X7f8ExkTOza8gxJTK5MnH+IrUYLojAyidM4vFPDKI0",
+	"0TlYAkwKvQmjnFKAcZGNbJ4ZvMXrF/qv3qlGyGhvb//gD4PhYDjYH/3fg+GwHP806FsvXHvf0YzBjNA4",
+	"dRleHKeJYi//c+/ttT/bB/+WyNmPROBf37/pYQizEE6D6hcGau4/48Ke7LEx27HiJsaTf2jXcQQ/alrC",
+	"aT4cfh9d4kL/gePOJKywZAyNdIXiokjESoyYwP/78O6tOW1tos2Mwk+vPobqppo+m0ySKCGpxbWAmOkk",
+	"znopCoWHjmoUB7VqFPvDcf/QJ/Qc+RQFXDA5g566rsG6Tqidhsk7GcFqHYF///NfumiA3qF2B8j1Afxq",
+	"9in09Bb2JzLPUoSnw6cwbi5BMO6HmqqVw/76K92H/Z+Y8+nmaxpklyTjYgSQIrlCtYrrun0MORUooYef",
+	"JCcwR5tUaKRVCFlKEgrlQR8heR5J0T9UsHrn5hO7Cc8ypCDUUiLSR7M5TFskd2g+MfHH1YxeG+JOkwht",
+	"+qstunGUkWiGTw4GQy3hE6nrfViZ4I1ydPw6CIMr5MYMDoaDffOKgo1kSTAKvh8MB9/rvSQ507J9L+IY",
+	"K+SSVP+eGtNTYckc4oyDkU6WeuE9F1bqypw0a9zykb2y1sryrNguc6eI7qTcQSWfYVkvNnIwHN7Zt1wK",
+	"YmN5ER09ZRNNZu1gPDVfbhqwgHDPq4WixzT542tfMxU7tNbO53PCF5ZWwtUFEdArpJOSI6WKZjQ1isyc",
+	"gT4JfD44U/4UEw2cYA7klLwQ7IacXpbksmrE2HDaLonbVixD2wUJjdI8TugUEilckq7enXgQaht6KM3i",
+	"Gz2ejvKShMcd9F6GFUmwd3OJC11VaVmeSa1zgznEusINOyJM9RhxO4ngmgiwx18tSZ6ux21RKeZzCWLA",
+	"tATpWl+NgvYnlPeDzW42fwC8vUeZc7oB3lY0TzMPdFQMc4y9Ve2qszDI8gZ6mfjW71YcAplIu+cVzQid",
+	"3loG3jevZSmJ3CL9TomLSUK1hQi9VbGu/J1LzOQa4enl3beaUK/sM1+++RS2VsSruDDar9G27E+vPio/",
+	"VSgPn6Q1P6bY5twNl3qHCTuNMkukwR0aWe5EqF+IzZzVCIFRu5tOJBCQiZFJjoccx6wztl65rL+1ks8r",
+	"l6g9SkKBpBI5rfj5Hv1YGiP3aNRcnNBKy07puAumbDoCvmPT3p0MbZZ4LuzhzvyWsu6eSra9rpUrfEvm",
+	"WkKRlCOJFyDJJVJl/n2oHlg2kRSjNbRP7R1eFmO9V9wf3J01Sr1z0XV+9+Tl3o1XwXMDW7NYDA9rZ9qV",
+	"ditTc6WQ5J0ZnA7nOj5C0lQ7KEUqdJvkaTNDd4/o7rVWWWP3j9XCHO3m5G01+UrR2+VZ61LYKxKG9sr9",
+	"hzZiFTtJxe7GjgzRWnW/HcvjcoustYBlxrjc3Oy0tH4YplIA62M8mqLeiTBlK2QmQJkutHhWpoM9vVLy",
+	"nasf8Pls12ZxHDPxyEy/M2baSAQVNV1bwxbqiW+NY1Zr2n4LfGN3z7WVYGt5Zsh18VJbsrSsAhwTiSYZ",
+	"vMxaTYmQ8Af1vOjfv3B6ZLNHNttcbHnJGB2mkwX1G1R3LlPmm9J3E00cKl0lMhOAkjNMuOE0k3YvvhSR",
+	"9chhjxzWIa30gKutWu6QBd+wqbZ65YyzfDrbEetVinu3s11T8pjC5zURYM7YYAw9nGdyoUOU/UMgME+E",
+	"SOjUHqthHLxkQxP7EgyKA5YHw2Foz3etJK78Yscp4mAFOu1ZS53W8pUw63uNLQHEYpBRIPZQCPTGN3o+",
+	"oY+pEMpjys9Dfc7y+XKsEOwwp5FGKJTo35aVbV3rNYkkxVO/7zSSSj3zzm2LAq9fCW+WuyMF5E2bIaX4",
+	"1KcND57ds3K2uSyusPuOBONKrfc7YCpG8d2kFROrH379MliG2208nLVoc4rXBUW/E6Bkit+kx2sPY9L2",
+	"CsldUMcc5ytajKUkutT3bX167Rro+vZgsfGVcHyZhlPMrVfEY8rp2R04yTJTNNhMVeEqkaKsrOuq/Twb",
+	"lkGd/m1l8d6N16Ntk2wefz085B5Lgcn6Lsuds8MO0n8c+C0yrTWOdg/oL3tZdGP+i8d2mTS0Btufp0HC",
+	"tW+sNFZszRc6zuWjvtlY33wjumYXeUud/N6uFSpVurr1QNHtYUeMamv9Nhq+OkWlaCaRxHr3+m6T3rbq",
+	"ieGatdTPV3WczdfxTt1U0yqvMUxIKlDzqzsNkMQ2N2pXSXM7yjYojZuLhW1j4tjQq77Woed89lqb2JQo",
+	"R3dNN9YkFidnfyTm3Iv5caHcW8ZBII1d4prhKufcbtCaVQ9VSX/avHCoLjpgx3n9Uvzo4NcSsnWa5uQJ",
+	"x8xkG63OdXO4bwX1rlzrLdf7vazvWmHXDRc4UskXdn2XrX44Vnv9VLt/fk2r3NlVK6scenqqq/IrdKVz",
+	"dKEVIOISOwTC5zvzREaztlTsXWutag+k5q62BSO7MqTezryuLqcDbcrjM4Lz/rK5V3tDrddfZc3ihEJC",
+	"s1waKt8zNz/d/379a0UP3c9l/2NDt3QBuWYqAXmmfPf94dCsZWVHlmujV1wzdSDqZ6tWVkBjNOo1jfHT",
+	"F8W+3gxtEslK/67+18q90LNHVAnHyoP9b5qvXZRKn9u1rkTJ2QW5D42UmqLubbVRvzsdzlISzR5kbeH9",
+	"DRyTvdQWGGndP+iwHH9X+weVNo6d+wdeEvDXY4OUmwilHFq7h6ArHZZ9CoaHYCuglmOUNVB3aaM0b8X6",
+	"3HusHnnk4EcO7h2/+/BRGdXz/vZyU9cmPreRnzap6XXU+AnljkyLhiYk9xZ7bGgZchcxSGVN2JIxbhLa",
+	"WrCb65vFI+vZBrc6OLQ1ImyXmY3w0I0Gd+rIZcP0xif1aYdQuXa2PBv3bRGdpHZqqQFr/Yc76pHT0gwq",
+	"2t0cWvuG6kKubgpUrV+e2x5Iammb7AmdhgJPh8PSeh7fmCkuxy6hRfFFBZP3vN/tMcejDHiUAY8y4MuV",
+	"Ae0KX/PdebWTSqPSX2kJszvF39LL594Wfq33zV1tP3pNge5moX/JCSxsnrnMhUr3JJhwNjc9ymiMnzA2",
+	"3YnYxDv9/p3wWhaJ+1VqK9R/5PFHHn8oHm8X2iW527ZDbd+mHTrb9gttfKDvPvhxa6//vYEIepNaQ6qq",
+	"yjTT2qGEMRtLHoHuXrz4tLm/eHo3R1zPWFpQ4V7r/Nwxbx3FsSh2ZridgL2i+UlYJhMQEUqZhAt0+Ya2",
+	"YqZlyUQARyciiACKGFe3Ogtu7JAF3bGaXYdpHsg7u3vHzBwv0uN985rrg+vB6zFjz3qgGZliWLbyco0i",
+	"XE+uSoX6ECrl7m2HLtOUKCxb1IRQFNPvD+Bo5QCOcnO8wzbgfJz7tft2Gsd4XCSPi+QeF8k6ZXEuvH4o",
+	"rRZktXPKLu2G6pfaLEoTNHOgfzXH6lYN0e/E6lRMtWz7Gd2s0AWMdhfQbUkmbyD6rqThSkuXHW8N3orH",
+	"PsNMfWCms8kYCnJXiHyaXCGFXrdocgKsFEW2EnvJxZM8Tb1V+DniR03DdqbZjVJ/r8b/0gRZkWDwlQo0",
+	"IRm3vNU6le24QpcWPPcqnnafJPgFJTGzMkUJdySmFH9tmmLsVcoU95vE1l31zqvK+FX73O9xzq5QgKhW",
+	"odRxNuLPckdl9doEzFEcP3Lj744bdQRohRUl24QRO4Sg1wSsNVWxbDT2e09WXGkg15nsZVGr1NPXV/HA",
+	"B/7LLXrg9dPbkc9Qa7F3f1EUv1fgHe2SlUT99nfJilIG3qyhd6Ak5vcHcK2rzjDuGmuX1QoOnv2guX7b",
+	"jAYnSfdu7F/K39isVsEKGz9ktQIfWV9nwQJvBlvWLLgfMvjrei0NvqLSBevxvuvqBSVmN6hf8Kg6vh3V",
+	"sYvKBOvYWSkC249u4OjUKFiOXE/Jd7Z73WeywOatmavd4tVIg/fk+hcUQveMbSa0gvLo+DXoDnveSTmT",
+	"RFLt0nfrTgu2N2swOjlrjlonogCkAIEI7W/61PhV9w4MDNN6o95UuqyenKlV4HV/PTlTksE0Nmw6q+/N",
+	"UrcRzYicATOHgymL8TsBf/748RhIHHMUXv3Exh6h2pDIeRqMvGaeWjbZaax+3nw6BH0owga5QrshU0l0",
+	"Wol/hY5pRehXLLNla3U7BbfrMygP2FuOrh/lt21+oFe2ZNCpoeYFcpEiRCxNMdJ1SSoHLU0JPpt10fc+",
+	"5lzS+tdelmdLJtV2BfbV8iBJG6j2ey4PwiRF+F+3i6j+frXp7mq3Qe0PuY6D/nh++6T6oKax5RORYZRM",
+	"kqhoEuwj3zLw8mz53wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,372 @@
+package appsearch
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/quarry-search/quarry/searchcore"
+)
+
+// CoreSearch runs one core search body (Elasticsearch search DSL) over the
+// indices of the engine being searched.
+type CoreSearch func(ctx context.Context, body []byte) (*searchcore.SearchResult, error)
+
+// NewCoreSearch searches the given core indices.
+func NewCoreSearch(core *searchcore.Engine, indices []*searchcore.Index) CoreSearch {
+	return func(ctx context.Context, body []byte) (*searchcore.SearchResult, error) {
+		req := searchcore.NewSearchRequest()
+		if err := searchcore.ParseSearchBody(body, req); err != nil {
+			return nil, err
+		}
+		if err := req.Validate(); err != nil {
+			return nil, err
+		}
+		return core.Search(ctx, indices, req)
+	}
+}
+
+// SearchOutcome is a search response and the facts analytics record.
+type SearchOutcome struct {
+	// Body is the App Search response ({meta, results, facets?}).
+	Body obj
+	// Total is meta.page.total_results.
+	Total int64
+	// Query is the query string searched.
+	Query string
+}
+
+// MarshalJSON renders the response body.
+func (o *SearchOutcome) MarshalJSON() ([]byte, error) { return o.Body.MarshalJSON() }
+
+// groupWindow is how many top hits grouping reads (the results reachable
+// by one query).
+const groupWindow = MaxResultWindow
+
+// RunSearch translates a validated request into core searches, runs them
+// with run and shapes the App Search response. indexEngines maps the
+// core index names to engine names (meta engines search several).
+func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context, requestID string, indexEngines map[string]string) (*SearchOutcome, error) {
+	eff := r.effective(c)
+	q, groups := textQuery(r.Query, c, eff)
+	var filter any
+	if r.Filters != nil {
+		filter = filterQuery(r.Filters, c.Schema)
+		q = obj{{"bool", obj{{"must", []any{q}}, {"filter", []any{filter}}}}}
+	}
+	cur := c.curationFor(r.Query)
+	var excluded []string
+	if cur != nil {
+		excluded = append(append(excluded, cur.Hidden...), cur.Promoted...)
+	}
+	if len(excluded) > 0 {
+		q = obj{{"bool", obj{{"must", []any{q}}, {"must_not", []any{obj{{"ids", obj{{"values", excluded}}}}}}}}}
+	}
+	q = boostQuery(q, eff.boosts, c)
+	sorts := coreSort(r.Sort, c.Schema)
+	for _, sc := range r.Sort {
+		if sc.Geo != nil {
+			q = geoSortQuery(q, sc.Field, sc.Geo)
+			break
+		}
+	}
+	scored := len(r.Sort) == 0
+	for _, sc := range r.Sort {
+		if sc.Field == "_score" {
+			scored = true
+		}
+	}
+
+	// Promoted documents come first, in the curation's order, when they
+	// pass the filters.
+	var promoted []searchcore.Hit
+	if cur != nil && len(cur.Promoted) > 0 {
+		pq := any(obj{{"ids", obj{{"values", cur.Promoted}}}})
+		if filter != nil {
+			pq = obj{{"bool", obj{{"must", []any{pq}}, {"filter", []any{filter}}}}}
+		}
+		body, _ := json.Marshal(obj{{"query", pq}, {"size", len(cur.Promoted)}})
+		res, err := run(ctx, body)
+		if err != nil {
+			return nil, err
+		}
+		byID := map[string]searchcore.Hit{}
+		for _, h := range res.Hits {
+			byID[h.ID] = h
+		}
+		for _, id := range cur.Promoted {
+			if h, ok := byID[id]; ok {
+				promoted = append(promoted, h)
+				delete(byID, id)
+			}
+		}
+	}
+
+	page := r.Page
+	from := (page.Current - 1) * page.Size
+	body := obj{{"query", q}, {"track_total_hits", true}}
+	if len(sorts) > 0 {
+		body = append(body, kv{"sort", sorts})
+	}
+	if aggs := facetAggs(r.Facets, c); len(aggs) > 0 {
+		body = append(body, kv{"aggs", aggs})
+	}
+	P := len(promoted)
+	switch {
+	case r.Group != nil:
+		body = append(body, kv{"from", 0}, kv{"size", groupWindow})
+	default:
+		mainFrom, mainSize := from-P, page.Size
+		if mainFrom < 0 {
+			mainSize += mainFrom
+			mainFrom = 0
+		}
+		if mainFrom >= MaxResultWindow {
+			mainSize = 0
+		} else if mainFrom+mainSize > MaxResultWindow {
+			mainSize = MaxResultWindow - mainFrom
+		}
+		if mainSize < 0 {
+			mainSize = 0
+		}
+		body = append(body, kv{"from", mainFrom}, kv{"size", mainSize})
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+
+	sh := shaper{c: c, eff: eff, terms: positiveTerms(groups), scored: scored, indexEngines: indexEngines}
+	var results []any
+	total := res.Total + int64(P)
+	if r.Group != nil {
+		all := append(append([]searchcore.Hit{}, promoted...), res.Hits...)
+		grouped := sh.group(all, r.Group)
+		total = int64(len(grouped))
+		for i := from; i < from+page.Size && i < len(grouped); i++ {
+			results = append(results, grouped[i])
+		}
+	} else {
+		var hits []searchcore.Hit
+		if from < P {
+			end := from + page.Size
+			if end > P {
+				end = P
+			}
+			hits = append(hits, promoted[from:end]...)
+		}
+		hits = append(hits, res.Hits...)
+		for _, h := range hits {
+			results = append(results, sh.result(h))
+		}
+	}
+	if results == nil {
+		results = []any{}
+	}
+	meta := obj{
+		{"alerts", []any{}},
+		{"warnings", []any{}},
+		{"precision", eff.precision},
+		{"page", searchPageMeta(page, total)},
+		{"engine", obj{{"name", c.Engine}, {"type", c.EngineType}}},
+	}
+	if requestID != "" {
+		meta = append(meta, kv{"request_id", requestID})
+	}
+	out := obj{{"meta", meta}, {"results", results}}
+	if len(r.Facets) > 0 {
+		facets, err := shapeFacets(r.Facets, res.Aggregations, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kv{"facets", facets})
+	}
+	return &SearchOutcome{Body: out, Total: total, Query: r.Query}, nil
+}
+
+// curationFor returns the curation whose queries include q (compared
+// case-insensitively, surrounding spaces ignored), or nil.
+func (c *Context) curationFor(q string) *Curation {
+	norm := strings.ToLower(strings.TrimSpace(q))
+	for i := range c.Curations {
+		for _, cq := range c.Curations[i].Queries {
+			if strings.ToLower(strings.TrimSpace(cq)) == norm {
+				return &c.Curations[i]
+			}
+		}
+	}
+	return nil
+}
+
+// group folds hits (best first) into groups keyed by the group field's
+// value: the first hit of a group carries the others in _group (up to
+// size - 1 of them; none when collapsed) and _group_key.
+func (sh *shaper) group(hits []searchcore.Hit, g *Group) []any {
+	type bucket struct {
+		key     string
+		keyJSON any
+		head    searchcore.Hit
+		rest    []searchcore.Hit
+	}
+	var order []*bucket
+	byKey := map[string]*bucket{}
+	for _, h := range hits {
+		src := decodeSource(h.Source)
+		v, ok := src[g.Field]
+		if !ok || v == nil {
+			continue
+		}
+		t, _ := fieldType(sh.c.Schema, g.Field)
+		key, keyJSON := groupKey(v, t, sh.c.Revision)
+		b := byKey[key]
+		if b == nil {
+			b = &bucket{key: key, keyJSON: keyJSON, head: h}
+			byKey[key] = b
+			order = append(order, b)
+			continue
+		}
+		b.rest = append(b.rest, h)
+	}
+	out := make([]any, 0, len(order))
+	for _, b := range order {
+		members := append([]searchcore.Hit{b.head}, b.rest...)
+		if len(g.Sort) > 0 {
+			sortHits(members, g.Sort, sh.c.Schema)
+		}
+		head := sh.result(members[0])
+		if !g.Collapse {
+			extra := []any{}
+			for _, m := range members[1:] {
+				if len(extra) >= g.Size-1 {
+					break
+				}
+				extra = append(extra, sh.result(m))
+			}
+			head = append(head, kv{"_group", extra})
+		}
+		head = append(head, kv{"_group_key", b.keyJSON})
+		out = append(out, head)
+	}
+	return out
+}
+
+// groupKey is the grouping key of a field value (the first of an array).
+func groupKey(v any, t FieldType, rev Revision) (string, any) {
+	if l, ok := v.([]any); ok {
+		if len(l) == 0 {
+			return "", nil
+		}
+		v = l[0]
+	}
+	rv := rawValue(v, t, rev, 0)
+	b, _ := json.Marshal(rv)
+	if s, ok := rv.(string); ok {
+		return s, s
+	}
+	return string(b), string(b)
+}
+
+// sortHits orders the members of a group by the group's sort clauses.
+func sortHits(hits []searchcore.Hit, clauses []SortClause, s Schema) {
+	srcs := make([]map[string]any, len(hits))
+	for i, h := range hits {
+		srcs[i] = decodeSource(h.Source)
+	}
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		for _, c := range clauses {
+			var cmp int
+			if c.Field == "_score" {
+				cmp = compareFloat(hits[idx[a]].Score, hits[idx[b]].Score)
+			} else {
+				t, _ := fieldType(s, c.Field)
+				cmp = compareValues(srcs[idx[a]][c.Field], srcs[idx[b]][c.Field], t)
+			}
+			if c.Desc {
+				cmp = -cmp
+			}
+			if cmp != 0 {
+				return cmp < 0
+			}
+		}
+		return false
+	})
+	out := make([]searchcore.Hit, len(hits))
+	for i, j := range idx {
+		out[i] = hits[j]
+	}
+	copy(hits, out)
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a) || a < b:
+		return -1
+	case math.IsNaN(b) || a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareValues orders two source values of a field (missing last).
+func compareValues(a, b any, t FieldType) int {
+	fa, oka := firstScalar(a)
+	fb, okb := firstScalar(b)
+	switch {
+	case !oka && !okb:
+		return 0
+	case !oka:
+		return 1
+	case !okb:
+		return -1
+	}
+	if t == Number {
+		x, okx := numberOf(fa)
+		y, oky := numberOf(fb)
+		if okx && oky {
+			return compareFloat(x, y)
+		}
+	}
+	return strings.Compare(scalarText(fa), scalarText(fb))
+}
+
+func firstScalar(v any) (any, bool) {
+	if l, ok := v.([]any); ok {
+		if len(l) == 0 {
+			return nil, false
+		}
+		v = l[0]
+	}
+	if v == nil {
+		return nil, false
+	}
+	if _, isNum := v.(json.Number); !isNum {
+		if s, ok := v.(string); ok {
+			return s, true
+		}
+		return scalarText(v), true
+	}
+	return v, true
+}
+
+// searchPageMeta is meta.page of a search: like a list's, except that a
+// page size of 0 (facet-only searches) reports one page when anything
+// matched, as App Search does.
+func searchPageMeta(p Page, total int64) PageMeta {
+	m := NewPageMeta(p, total)
+	if p.Size == 0 && total > 0 {
+		m.TotalPages = 1
+	}
+	return m
+}
