@@ -22,7 +22,11 @@ type IndexSettings struct {
 	MaxRegexLength       int
 	MaxSlicesPerScroll   int
 	MaxInnerResultWindow int
-	Hidden               bool
+	// MaxDocvalueFields and MaxScriptFields are
+	// index.max_docvalue_fields_search and index.max_script_fields.
+	MaxDocvalueFields int
+	MaxScriptFields   int
+	Hidden            bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -149,6 +153,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		MaxRegexLength:       1000,
 		MaxSlicesPerScroll:   1024,
 		MaxInnerResultWindow: 100,
+		MaxDocvalueFields:    DefaultMaxDocvalueFields,
+		MaxScriptFields:      DefaultMaxScriptFields,
 	}
 	for k, v := range flat {
 		if !isKnownSetting(k) {
@@ -173,6 +179,10 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.MaxSlicesPerScroll, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.max_inner_result_window":
 			s.MaxInnerResultWindow, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.max_docvalue_fields_search":
+			s.MaxDocvalueFields, err = intSetting(k, str, 0, 1<<31-1)
+		case "index.max_script_fields":
+			s.MaxScriptFields, err = intSetting(k, str, 0, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

@@ -1,0 +1,27 @@
+package handlers
+
+import (
+	"github.com/quarry-search/quarry/gen/cluster"
+	"github.com/quarry-search/quarry/searchcore"
+)
+
+// applyFetchParams applies the URL parameters of the fetch phase after the
+// body was parsed, as RestSearchAction does: _source, _source_includes,
+// _source_excludes and stored_fields replace the body's values, and
+// docvalue_fields adds to the body's list.
+func applyFetchParams(req *searchcore.SearchRequest, p cluster.SearchParams) error {
+	if p.StoredFields != nil {
+		req.SetStoredFields(*p.StoredFields)
+	}
+	if p.Source != nil || p.SourceIncludes != nil || p.SourceExcludes != nil {
+		f, err := sourceFilterFromParams((*string)(p.Source), p.SourceIncludes, p.SourceExcludes)
+		if err != nil {
+			return err
+		}
+		req.Source = f
+	}
+	if p.DocvalueFields != nil {
+		req.AddDocValueFieldParams(*p.DocvalueFields)
+	}
+	return nil
+}
