@@ -364,6 +364,12 @@ func fetchValue(ff FetchField, n *jnode, reg *analysis.Registry) (any, bool) {
 		return map[string]any{"type": "Point", "coordinates": []float64{lon, lat}}, true
 	}
 	v, _, ok := numberValue(f, n)
+	if ok && f.Type == TypeHalfFloat {
+		// the fields API returns the parsed float, not the indexed half
+		if x, err := strconv.ParseFloat(strings.TrimSpace(n.str), 32); err == nil {
+			v = float32(x)
+		}
+	}
 	return v, ok
 }
 
