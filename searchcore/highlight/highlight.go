@@ -207,6 +207,9 @@ type token struct {
 // keyword is one token, normalised).
 func (p *Plan) analyze(f *mapping.Field, value string, units int) []token {
 	if f.Type == mapping.TypeKeyword {
+		if f.IgnoreAbove != nil && units > *f.IgnoreAbove {
+			return nil // ignored values are not indexed, so never highlighted
+		}
 		term := value
 		if f.Normalizer != "" {
 			if n, err := p.reg.Normalizer(f.Normalizer); err == nil {

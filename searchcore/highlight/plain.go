@@ -65,13 +65,14 @@ func (p *Plan) plainField(pf *planField, values []string) []string {
 // best first, at most number_of_fragments (1 for the whole value when
 // number_of_fragments is 0).
 func (p *Plan) plainValue(pf *planField, vu u16, toks []token, matches []match) []plainFragment {
-	// Fragment start offsets: a new fragment begins after the token group
-	// preceding the first token whose end reaches fragment_size * n.
+	// Fragment start offsets (SimpleSpanFragmenter): a new fragment begins
+	// after the token preceding the first token whose end reaches
+	// fragment_size * n, unless less than half a fragment of text is left.
 	starts := []int{0}
 	if pf.numberOfFragments > 0 && pf.fragmentSize > 0 {
 		n := 1
 		for i := 1; i < len(toks); i++ {
-			if toks[i].end >= pf.fragmentSize*n {
+			if toks[i].end >= pf.fragmentSize*n && len(vu)-toks[i].end >= pf.fragmentSize/2 {
 				n++
 				starts = append(starts, toks[i-1].end)
 			}

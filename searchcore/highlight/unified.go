@@ -56,7 +56,7 @@ func (p *Plan) unifiedField(pf *planField, values []string) []string {
 	if len(matches) == 0 {
 		return p.noMatch(pf, content, bounds)
 	}
-	passages := selectPassages(content, matches, pf.fragmentSize, pf.numberOfFragments)
+	passages := selectPassages(content, bounds, matches, pf.fragmentSize, pf.numberOfFragments)
 	if pf.scoreOrder {
 		sort.SliceStable(passages, func(i, j int) bool { return passages[i].score > passages[j].score })
 	}
@@ -77,7 +77,7 @@ func (p *Plan) noMatch(pf *planField, content u16, bounds [][2]int) []string {
 	}
 	start, end := bounds[0][0], bounds[0][1]
 	if start+pf.noMatchSize < end {
-		end = following(wordBreaks(content), start+pf.noMatchSize-1, len(content))
+		end = min(end, following(wordBreaks(content), start+pf.noMatchSize-1, len(content)))
 	}
 	s := javaTrim(p.encode(content.str(start, end)))
 	if s == "" {
@@ -93,8 +93,10 @@ func javaTrim(s string) string {
 
 // selectPassages is FieldHighlighter.highlightOffsetsEnums: matches in
 // offset order open passages bounded by the break iterator; the best
-// maxPassages by score are returned in offset order.
-func selectPassages(content u16, matches []match, maxLen, maxPassages int) []passage {
+// maxPassages by score are returned in offset order. Each value (bounds)
+// is broken on its own, as Lucene's SplittingBreakIterator does, so a
+// passage never spans two values.
+func selectPassages(content u16, bounds [][2]int, matches []match, maxLen, maxPassages int) []passage {
 	sort.SliceStable(matches, func(i, j int) bool {
 		if matches[i].start != matches[j].start {
 			return matches[i].start < matches[j].start
@@ -105,7 +107,17 @@ func selectPassages(content u16, matches []match, maxLen, maxPassages int) []pas
 	for _, m := range matches {
 		freq[m.term]++
 	}
-	bi := newBoundedScanner(content, maxLen)
+	scanners := make([]*boundedScanner, len(bounds))
+	scannerAt := func(offset int) *boundedScanner {
+		i := sort.Search(len(bounds), func(i int) bool { return bounds[i][1] >= offset }) // value holding offset
+		if i == len(bounds) {
+			i--
+		}
+		if scanners[i] == nil {
+			scanners[i] = newBoundedScanner(content, bounds[i][0], bounds[i][1], maxLen)
+		}
+		return scanners[i]
+	}
 	contentLen := len(content)
 	var queue []passage
 	cur := passage{start: -1, end: -1}
@@ -133,6 +145,7 @@ func selectPassages(content u16, matches []match, maxLen, maxPassages int) []pas
 			if m.start >= contentLen {
 				break
 			}
+			bi := scannerAt(m.start)
 			cur.start = max(bi.preceding(m.start+1), 0)
 			cur.end = min(bi.following(m.start), contentLen)
 		}
@@ -196,8 +209,16 @@ type boundedScanner struct {
 	innerStart, innerEnd   int
 }
 
-func newBoundedScanner(content u16, maxLen int) *boundedScanner {
-	return &boundedScanner{textLen: len(content), sentences: sentenceBreaks(content), words: wordBreaks(content),
+// newBoundedScanner scans the value content[start:end] (offsets stay
+// absolute).
+func newBoundedScanner(content u16, start, end, maxLen int) *boundedScanner {
+	shift := func(breaks []int) []int {
+		for i := range breaks {
+			breaks[i] += start
+		}
+		return breaks
+	}
+	return &boundedScanner{textLen: end, sentences: shift(sentenceBreaks(content[start:end])), words: shift(wordBreaks(content[start:end])),
 		maxLen: maxLen, windowStart: -1, windowEnd: -1, innerStart: -1}
 }
 
