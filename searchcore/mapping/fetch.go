@@ -512,7 +512,8 @@ func compileDecimalFormat(pattern string) (*decimalFormat, error) {
 	for i < len(pat) && !strings.ContainsRune("#0,.", rune(pat[i])) {
 		if pat[i] == '%' {
 			df.percent = true
-		} else if pat[i] != '\'' {
+		}
+		if pat[i] != '\'' {
 			df.prefix += string(pat[i])
 		}
 		i++
@@ -558,7 +559,8 @@ func compileDecimalFormat(pattern string) (*decimalFormat, error) {
 	for ; i < len(pat); i++ {
 		if pat[i] == '%' {
 			df.percent = true
-		} else if pat[i] != '\'' {
+		}
+		if pat[i] != '\'' {
 			df.suffix += string(pat[i])
 		}
 	}
