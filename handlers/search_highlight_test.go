@@ -121,31 +121,14 @@ func TestSearchHighlight(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, raw := n.raw("POST", "/hl/_search", "application/json", tt.body)
-			if code != 200 {
-				t.Fatalf("status = %d %s", code, raw)
-			}
-			var res struct {
-				Hits struct {
-					Hits []struct {
-						ID        string          `json:"_id"`
-						Highlight json.RawMessage `json:"highlight"`
-					} `json:"hits"`
-				} `json:"hits"`
-			}
-			if err := json.Unmarshal(raw, &res); err != nil {
-				t.Fatal(err)
-			}
 			var parts []string
-			for _, h := range res.Hits.Hits {
-				if len(h.Highlight) == 0 && !strings.Contains(tt.want, h.ID+"=") {
+			for _, h := range highlights(t, n, "hl", tt.body) {
+				if h.Highlight == nil && !strings.Contains(tt.want, h.ID+"=") {
 					continue
 				}
-				var m map[string][]string
 				got := ""
-				if len(h.Highlight) > 0 {
-					_ = json.Unmarshal(h.Highlight, &m)
-					got = str(m)
+				if h.Highlight != nil {
+					got = str(h.Highlight)
 				}
 				parts = append(parts, h.ID+"="+got)
 			}
@@ -154,6 +137,30 @@ func TestSearchHighlight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hlHit is a hit's id and highlight.
+type hlHit struct {
+	ID        string              `json:"_id"`
+	Highlight map[string][]string `json:"highlight"`
+}
+
+// highlights runs a search and returns its hits' highlights.
+func highlights(t *testing.T, n *testNode, index, body string) []hlHit {
+	t.Helper()
+	code, raw := n.raw("POST", "/"+index+"/_search", "application/json", body)
+	if code != 200 {
+		t.Fatalf("status = %d %s", code, raw)
+	}
+	var res struct {
+		Hits struct {
+			Hits []hlHit `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Hits.Hits
 }
 
 // unescapeHTML undoes encoding/json's HTML escaping in the expectations
@@ -235,25 +242,11 @@ func TestSearchHighlightEmails(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d/%d", term, opts.size, opts.frags), func(t *testing.T) {
 				q := fmt.Sprintf(`{"size":50,"_source":false,"query":{"match":{"body":%q}},"highlight":{"fields":{"body":{"fragment_size":%d,"number_of_fragments":%d}}}}`,
 					term, opts.size, opts.frags)
-				code, raw := n.raw("POST", "/emails/_search", "application/json", q)
-				if code != 200 {
-					t.Fatalf("status = %d %s", code, raw)
-				}
-				var res struct {
-					Hits struct {
-						Hits []struct {
-							ID        string              `json:"_id"`
-							Highlight map[string][]string `json:"highlight"`
-						} `json:"hits"`
-					} `json:"hits"`
-				}
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatal(err)
-				}
-				if len(res.Hits.Hits) == 0 {
+				hits := highlights(t, n, "emails", q)
+				if len(hits) == 0 {
 					t.Fatalf("no hits for %q", term)
 				}
-				for _, h := range res.Hits.Hits {
+				for _, h := range hits {
 					frags := h.Highlight["body"]
 					if len(frags) == 0 || len(frags) > opts.frags {
 						t.Fatalf("%s: %d fragments, want 1..%d", h.ID, len(frags), opts.frags)

@@ -67,7 +67,7 @@ func decodeObject(raw []byte, what string) ([]member, error) {
 		return nil, eserr.ParsingError("[%s] failed to parse: %s", what, err.Error())
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, eserr.ParsingError("[%s] expected an object but found [%s]", what, tokenName(raw))
+		return nil, eserr.ParsingError("[%s] expected an object but found [%s]", what, eserr.TokenName(raw))
 	}
 	var out []member
 	for dec.More() {
@@ -89,27 +89,6 @@ func decodeObject(raw []byte, what string) ([]member, error) {
 		return nil, eserr.ParsingError("[%s] unexpected trailing content", what)
 	}
 	return out, nil
-}
-
-// tokenName names the JSON token a value starts with, as Jackson does.
-func tokenName(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "VALUE_NULL"
-	}
-	switch v[0] {
-	case '{':
-		return "START_OBJECT"
-	case '[':
-		return "START_ARRAY"
-	case '"':
-		return "VALUE_STRING"
-	case 't', 'f':
-		return "VALUE_BOOLEAN"
-	case 'n':
-		return "VALUE_NULL"
-	}
-	return "VALUE_NUMBER"
 }
 
 // Parse parses the highlight member of a search body, with
@@ -238,13 +217,13 @@ func (o *Options) parse(what string, m member) (known bool, err error) {
 	case "require_field_match":
 		var b bool
 		if jerr := json.Unmarshal(m.value, &b); jerr != nil {
-			return true, eserr.ParsingError("[%s] require_field_match doesn't support values of type: %s", what, tokenName(m.value))
+			return true, eserr.ParsingError("[%s] require_field_match doesn't support values of type: %s", what, eserr.TokenName(m.value))
 		}
 		o.RequireFieldMatch = &b
 	case "force_source", "highlight_filter":
 		var b bool
 		if jerr := json.Unmarshal(m.value, &b); jerr != nil {
-			return true, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, tokenName(m.value))
+			return true, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, eserr.TokenName(m.value))
 		}
 	case "highlight_query":
 		if _, derr := decodeObject(m.value, what); derr != nil {
@@ -293,7 +272,7 @@ func toUpper(s string) string { return string(bytes.ToUpper([]byte(s))) }
 func stringValue(what string, m member) (string, error) {
 	var s string
 	if err := json.Unmarshal(m.value, &s); err != nil {
-		return "", eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, tokenName(m.value))
+		return "", eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, eserr.TokenName(m.value))
 	}
 	return s, nil
 }
@@ -307,7 +286,7 @@ func intValue(what string, m member) (*int, error) {
 				return &n, nil
 			}
 		}
-		return nil, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, tokenName(m.value))
+		return nil, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, eserr.TokenName(m.value))
 	}
 	return &n, nil
 }
@@ -319,7 +298,7 @@ func stringList(what string, m member) ([]string, error) {
 		if json.Unmarshal(m.value, &s) == nil {
 			return []string{s}, nil
 		}
-		return nil, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, tokenName(m.value))
+		return nil, eserr.ParsingError("[%s] %s doesn't support values of type: %s", what, m.key, eserr.TokenName(m.value))
 	}
 	return list, nil
 }

@@ -132,9 +132,9 @@ func (m *Mapping) DocValues(source []byte, fields []FetchField, reg *analysis.Re
 	if len(fields) == 0 {
 		return nil
 	}
-	root, jerr := parseJSON(string(source))
-	if jerr != nil || root.kind != jObject {
-		return eserr.MapperParsing("failed to parse")
+	root, err := parseSourceObject(source)
+	if err != nil {
+		return err
 	}
 	idx := m.index()
 	for _, ff := range fields {
@@ -153,9 +153,9 @@ func (m *Mapping) FetchValues(source []byte, fields []FetchField, reg *analysis.
 	if len(fields) == 0 {
 		return nil
 	}
-	root, jerr := parseJSON(string(source))
-	if jerr != nil || root.kind != jObject {
-		return eserr.MapperParsing("failed to parse")
+	root, err := parseSourceObject(source)
+	if err != nil {
+		return err
 	}
 	idx := m.index()
 	seen := map[string]bool{}
@@ -624,9 +624,9 @@ func (df *decimalFormat) format(v float64) string {
 // (the parent's values for a multi-field), arrays flattened, nulls
 // replaced by null_value or dropped; the highlighter re-analyses them.
 func (m *Mapping) SourceStrings(source []byte, path string) ([]string, error) {
-	root, jerr := parseJSON(string(source))
-	if jerr != nil || root.kind != jObject {
-		return nil, eserr.MapperParsing("failed to parse")
+	root, err := parseSourceObject(source)
+	if err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, n := range m.sourceValues(m.index(), root, path) {
@@ -635,4 +635,13 @@ func (m *Mapping) SourceStrings(source []byte, path string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parseSourceObject parses a document source (an object).
+func parseSourceObject(source []byte) (*jnode, error) {
+	root, jerr := parseJSON(string(source))
+	if jerr != nil || root.kind != jObject {
+		return nil, eserr.MapperParsing("failed to parse")
+	}
+	return root, nil
 }
