@@ -284,3 +284,38 @@ func TestSearchHighlightEmails(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchHighlightMaxAnalyzedOffset follows 30_max_analyzed_offset.yml
+// (the 7.x cases): text over index.highlight.max_analyzed_offset fails
+// unless the unified highlighter has indexed offsets.
+func TestSearchHighlightMaxAnalyzedOffset(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/test1", "application/json", `{"settings":{"number_of_shards":1,"index.highlight.max_analyzed_offset":30},
+		"mappings":{"properties":{"field1":{"type":"text"},"field2":{"type":"text","index_options":"offsets"}}}}`)
+	n.do("PUT", "/test1/_doc/1?refresh=true", "application/json",
+		`{"field1":"The quick brown fox went to the forest and saw another fox.","field2":"The quick brown fox went to the forest and saw another fox."}`)
+	const reason = "The length of [%s] field of [1] doc of [test1] index has exceeded [30] - maximum allowed to be analyzed for highlighting. " +
+		"This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. For large texts, indexing with offsets or term vectors is recommended!"
+	tests := []struct{ typ, field, want string }{
+		{"unified", "field1", fmt.Sprintf(reason, "field1")},
+		{"plain", "field1", fmt.Sprintf(reason, "field1")},
+		{"unified", "field2", `{"field2":["The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>."]}`},
+		{"plain", "field2", fmt.Sprintf(reason, "field2")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+"/"+tt.field, func(t *testing.T) {
+			q := fmt.Sprintf(`{"query":{"match":{%q:"fox"}},"highlight":{"type":%q,"fields":{%q:{}}}}`, tt.field, tt.typ, tt.field)
+			code, body := n.do("POST", "/test1/_search", "application/json", q)
+			if strings.HasPrefix(tt.want, "{") {
+				hl := jsonPath(body, "hits.hits.0.highlight")
+				if code != 200 || unescapeHTML(tt.want) != str(hl) {
+					t.Errorf("= %d %s, want %s", code, str(hl), tt.want)
+				}
+				return
+			}
+			if code != 400 || errType(body) != "illegal_argument_exception" || errReason(body) != tt.want {
+				t.Errorf("= %d %s %q", code, errType(body), errReason(body))
+			}
+		})
+	}
+}

@@ -160,6 +160,7 @@ func (r *SearchRequest) prepareFetch(idx *Index, qctx *query.Context) (*fetchPla
 		if p.highlight, err = r.Highlight.Prepare(r.Query, qctx); err != nil {
 			return nil, err
 		}
+		p.highlight.MaxAnalyzedOffset = st.HighlightMaxAnalyzedOffset
 	}
 	return p, nil
 }
@@ -182,7 +183,7 @@ func (r *SearchRequest) fetchesSource() bool {
 // applyFetch adds the docvalue_fields, fields and highlight output of one
 // hit (src is its _source).
 func (p *fetchPlan) apply(h *Hit, idx *Index, src []byte) error {
-	if p == nil {
+	if p == nil || len(src) == 0 {
 		return nil
 	}
 	if len(p.docValues) > 0 || len(p.fields) > 0 {
@@ -202,7 +203,7 @@ func (p *fetchPlan) apply(h *Hit, idx *Index, src []byte) error {
 		}
 	}
 	if p.highlight != nil {
-		hl, err := p.highlight.Highlight(src)
+		hl, err := p.highlight.Highlight(src, h.ID)
 		if err != nil {
 			return err
 		}

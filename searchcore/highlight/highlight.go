@@ -16,15 +16,22 @@ import (
 const (
 	DefaultFragmentSize      = 100
 	DefaultNumberOfFragments = 5
+	// DefaultMaxAnalyzedOffset is index.highlight.max_analyzed_offset's
+	// default.
+	DefaultMaxAnalyzedOffset = 1000000
 )
 
 // Plan is a highlight request resolved against one index: the fields to
 // highlight with their effective options and the query terms they mark.
 type Plan struct {
-	mapping *mapping.Mapping
-	reg     *analysis.Registry
-	html    bool
-	fields  []planField
+	// MaxAnalyzedOffset is the longest text re-analysed for highlighting
+	// (index.highlight.max_analyzed_offset).
+	MaxAnalyzedOffset int
+	mapping           *mapping.Mapping
+	reg               *analysis.Registry
+	index             string
+	html              bool
+	fields            []planField
 }
 
 // planField is one concrete field to highlight.
@@ -43,7 +50,7 @@ type planField struct {
 // Prepare resolves the request against the index of qctx. rawQuery is the
 // search's query (match_all when empty); a highlight_query replaces it.
 func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan, error) {
-	p := &Plan{mapping: qctx.Mapping, reg: qctx.Analyzers, html: r.Encoder == "html"}
+	p := &Plan{MaxAnalyzedOffset: DefaultMaxAnalyzedOffset, mapping: qctx.Mapping, reg: qctx.Analyzers, index: qctx.Index, html: r.Encoder == "html"}
 	if p.reg == nil {
 		p.reg = analysis.Global()
 	}
@@ -170,9 +177,11 @@ func intOr(p *int, def int) int {
 	return *p
 }
 
-// Highlight returns the fragments of each highlighted field for a hit with
-// this _source, keyed by field path; fields without fragments are absent.
-func (p *Plan) Highlight(source []byte) (map[string][]string, error) {
+// Highlight returns the fragments of each highlighted field for the hit id
+// with this _source, keyed by field path; fields without fragments are
+// absent. Text longer than MaxAnalyzedOffset is an illegal_argument_exception
+// unless the unified highlighter can use indexed offsets.
+func (p *Plan) Highlight(source []byte, id string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for i := range p.fields {
 		pf := &p.fields[i]
@@ -182,6 +191,9 @@ func (p *Plan) Highlight(source []byte) (map[string][]string, error) {
 		}
 		if len(values) == 0 {
 			continue
+		}
+		if err := p.checkLength(pf, values, id); err != nil {
+			return nil, err
 		}
 		var frags []string
 		if pf.plain {
@@ -379,4 +391,42 @@ func (p *Plan) format(pf *planField, content u16, start, end int, matches []matc
 		b.WriteString(p.encode(content.str(pos, end)))
 	}
 	return b.String()
+}
+
+// checkLength enforces index.highlight.max_analyzed_offset: the plain
+// highlighter re-analyses each value, the unified one the joined values,
+// except where the mapping indexes offsets (index_options or term_vector).
+func (p *Plan) checkLength(pf *planField, values []string, id string) error {
+	if p.MaxAnalyzedOffset <= 0 {
+		return nil
+	}
+	over := false
+	total := -1
+	for _, v := range values {
+		n := len(toU16(v))
+		total += n + 1
+		over = over || n > p.MaxAnalyzedOffset
+	}
+	if !pf.plain {
+		if hasOffsets(pf.field) {
+			return nil
+		}
+		over = total > p.MaxAnalyzedOffset
+	}
+	if !over {
+		return nil
+	}
+	return eserr.IllegalArgument("The length of [%s] field of [%s] doc of [%s] index has exceeded [%d] - maximum allowed to be analyzed for highlighting. "+
+		"This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. "+
+		"For large texts, indexing with offsets or term vectors is recommended!", pf.path, id, p.index, p.MaxAnalyzedOffset)
+}
+
+// hasOffsets reports whether the field indexes offsets (index_options:
+// offsets or a term_vector with offsets).
+func hasOffsets(f *mapping.Field) bool {
+	var s string
+	if json.Unmarshal(f.Extra["index_options"], &s) == nil && s == "offsets" {
+		return true
+	}
+	return json.Unmarshal(f.Extra["term_vector"], &s) == nil && strings.Contains(s, "offsets")
 }

@@ -134,7 +134,7 @@ func TestHighlightUnified(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := plan(t, tt.q, tt.hl).Highlight([]byte(tt.src))
+			got, err := plan(t, tt.q, tt.hl).Highlight([]byte(tt.src), "1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +161,7 @@ func FuzzHighlight(f *testing.F) {
 		for _, typ := range []string{"unified", "plain"} {
 			hl := fmt.Sprintf(`{"type":%q,"fields":{"body":{"fragment_size":%d,"number_of_fragments":%d,"no_match_size":5}}}`, typ, size, frags)
 			p := plan(t, `{"bool":{"should":[{"match":{"body":"a"}},{"match_phrase":{"body":"a b"}},{"prefix":{"body":"q"}}]}}`, hl)
-			out, err := p.Highlight(src)
+			out, err := p.Highlight(src, "1")
 			if err != nil {
 				t.Fatal(err)
 			}
