@@ -145,6 +145,7 @@ func (s *Server) search(c echo.Context, index string, p cluster.SearchParams) er
 	if err != nil {
 		return err
 	}
+	s.fetchDeprecations(c, req)
 	out, err := s.execSearch(c.Request().Context(), index, p, req)
 	if err != nil {
 		return err

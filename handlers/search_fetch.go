@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"github.com/labstack/echo/v4"
+
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
 )
@@ -24,4 +26,16 @@ func applyFetchParams(req *searchcore.SearchRequest, p cluster.SearchParams) err
 		req.AddDocValueFieldParams(*p.DocvalueFields)
 	}
 	return nil
+}
+
+// fetchDeprecations emits the deprecation warnings of the fetch options:
+// the use_field_mapping docvalue format, the default since 7.0.
+func (s *Server) fetchDeprecations(c echo.Context, req *searchcore.SearchRequest) {
+	for _, f := range req.DocValueFields {
+		if f.Format == "use_field_mapping" {
+			s.deprecationWarning(c, "[use_field_mapping] is a special format that was only used to ease the transition to 7.x. "+
+				"It has become the default and shouldn't be set explicitly anymore.")
+			return
+		}
+	}
 }

@@ -264,3 +264,27 @@ func TestDocValueFieldsAcrossDateAndDateNanos(t *testing.T) {
 		}
 	}
 }
+
+func TestDocValueFieldsUseFieldMappingWarning(t *testing.T) {
+	n := newTestNode(t)
+	seedFetch(t, n)
+	for _, tt := range []struct {
+		format string
+		warn   bool
+	}{{"use_field_mapping", true}, {"000", false}} {
+		res, err := n.HTTP.Post(n.URL+"/fetch/_search", "application/json",
+			strings.NewReader(`{"docvalue_fields":[{"field":"i","format":"`+tt.format+`"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		got := res.Header.Get("Warning")
+		want := ""
+		if tt.warn {
+			want = `"[use_field_mapping] is a special format that was only used to ease the transition to 7.x. It has become the default and shouldn't be set explicitly anymore."`
+		}
+		if res.StatusCode != 200 || !strings.HasSuffix(got, want) || (want == "") != (got == "") {
+			t.Errorf("%s: status %d, Warning = %q", tt.format, res.StatusCode, got)
+		}
+	}
+}
