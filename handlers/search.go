@@ -297,8 +297,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		}
 		if len(h.Highlight) > 0 {
 			b.WriteString(`,"highlight":`)
-			hb, _ := json.Marshal(h.Highlight)
-			b.Write(hb)
+			b.Write(marshalUnescaped(h.Highlight))
 		}
 		if h.Sort != nil {
 			b.WriteString(`,"sort":`)

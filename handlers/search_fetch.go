@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/quarry-search/quarry/gen/cluster"
@@ -38,4 +41,16 @@ func (s *Server) fetchDeprecations(c echo.Context, req *searchcore.SearchRequest
 			return
 		}
 	}
+}
+
+// marshalUnescaped encodes v as JSON without escaping <, > and & (the
+// highlight tags appear as Elasticsearch writes them).
+func marshalUnescaped(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }

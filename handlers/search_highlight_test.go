@@ -319,3 +319,14 @@ func TestSearchHighlightMaxAnalyzedOffset(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchHighlightRawTags checks the tags are written as Elasticsearch
+// writes them, not as \u003c escapes.
+func TestSearchHighlightRawTags(t *testing.T) {
+	n := newTestNode(t)
+	seedHighlight(t, n)
+	code, raw := n.raw("POST", "/hl/_search", "application/json", `{"query":{"match":{"about":"love"}},"highlight":{"fields":{"about":{}}}}`)
+	if want := `"highlight":{"about":["I <em>love</em> to go rock climbing"]}`; code != 200 || !bytes.Contains(raw, []byte(want)) {
+		t.Errorf("= %d %s, want it to contain %s", code, raw, want)
+	}
+}
