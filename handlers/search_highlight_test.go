@@ -186,6 +186,7 @@ func TestSearchHighlightErrors(t *testing.T) {
 		{"bad fragment_size", `{"highlight":{"fragment_size":"x","fields":{"text":{}}}}`, "parsing_exception", "[highlight] fragment_size doesn't support values of type: VALUE_STRING"},
 		{"negative number_of_fragments", `{"highlight":{"number_of_fragments":-1,"fields":{"text":{}}}}`, "illegal_argument_exception", "[number_of_fragments] must be greater than or equal to 0"},
 		{"fields array with two members", `{"highlight":{"fields":[{"a":{},"b":{}}]}}`, "illegal_argument_exception", "If highlighter fields is an array it must contain objects containing a single field"},
+		{"chars boundary scanner with unified", `{"highlight":{"boundary_scanner":"chars","fields":{"text":{}}}}`, "illegal_argument_exception", "Invalid boundary scanner type: CHARS"},
 		{"bad highlight_query", `{"highlight":{"fields":{"text":{"highlight_query":{"nope":{}}}}}}`, "parsing_exception", "unknown query [nope]"},
 	}
 	for _, tt := range tests {

@@ -44,7 +44,10 @@ type planField struct {
 	noMatchSize       int
 	scoreOrder        bool
 	plain             bool
-	terms             []query.HighlightTerm
+	// words makes each unified passage the matched word (boundary_scanner
+	// "word").
+	words bool
+	terms []query.HighlightTerm
 }
 
 // Prepare resolves the request against the index of qctx. rawQuery is the
@@ -84,6 +87,9 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 		default:
 			return nil, eserr.IllegalArgument("unknown highlighter type [%s] for the field [%s]", typ, f.Name)
 		}
+		if typ != "plain" && o.BoundaryScanner == "chars" {
+			return nil, eserr.IllegalArgument("Invalid boundary scanner type: CHARS")
+		}
 		q := rawQuery
 		if o.HighlightQuery != nil {
 			q = o.HighlightQuery
@@ -102,6 +108,7 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 				preTag: "<em>", postTag: "</em>",
 				fragmentSize: intOr(o.FragmentSize, DefaultFragmentSize), numberOfFragments: intOr(o.NumberOfFragments, DefaultNumberOfFragments),
 				noMatchSize: intOr(o.NoMatchSize, 0), scoreOrder: o.Order == "score", plain: typ == "plain",
+				words: o.BoundaryScanner == "word",
 			}
 			if len(o.PreTags) > 0 {
 				pf.preTag = o.PreTags[0]

@@ -129,6 +129,10 @@ func TestHighlightUnified(t *testing.T) {
 			`{"body":"beta gamma beta delta"}`, `{"body":["<em>beta</em> <em>gamma</em> beta delta"]}`},
 		{"regexp", `{"regexp":{"body":"g.m+a"}}`, `{"fields":{"body":{}}}`, `{"body":"gamma gama"}`, `{"body":["<em>gamma</em> <em>gama</em>"]}`},
 		{"keyword whole value", `{"term":{"kw":"A b"}}`, `{"fields":{"kw":{}}}`, `{"kw":["A b","c"]}`, `{"kw":["<em>A b</em>"]}`},
+		{"boundary_scanner word", `{"match":{"body":"beta delta"}}`, `{"fields":{"body":{"boundary_scanner":"word"}}}`,
+			`{"body":"alpha beta gamma. delta"}`, `{"body":["<em>beta</em>","<em>delta</em>"]}`},
+		{"fragment_size 0 is one sentence per passage", `{"match":{"body":"one three"}}`, `{"fields":{"body":{"fragment_size":0}}}`,
+			`{"body":"One two. Three four. Five"}`, `{"body":["<em>One</em> two.","<em>Three</em> four."]}`},
 		{"no match, no fragment", `{"match":{"body":"zzz"}}`, `{"fields":{"body":{}}}`, `{"body":"abc"}`, `{}`},
 		{"surrogate pairs keep offsets", `{"match":{"body":"b"}}`, `{"fields":{"body":{}}}`, `{"body":"😀 a b"}`, `{"body":["😀 a <em>b</em>"]}`},
 	}

@@ -56,7 +56,7 @@ func (p *Plan) unifiedField(pf *planField, values []string) []string {
 	if len(matches) == 0 {
 		return p.noMatch(pf, content, bounds)
 	}
-	passages := selectPassages(content, bounds, matches, pf.fragmentSize, pf.numberOfFragments)
+	passages := selectPassages(content, bounds, matches, pf.fragmentSize, pf.words, pf.numberOfFragments)
 	if pf.scoreOrder {
 		sort.SliceStable(passages, func(i, j int) bool { return passages[i].score > passages[j].score })
 	}
@@ -95,8 +95,9 @@ func javaTrim(s string) string {
 // offset order open passages bounded by the break iterator; the best
 // maxPassages by score are returned in offset order. Each value (bounds)
 // is broken on its own, as Lucene's SplittingBreakIterator does, so a
-// passage never spans two values.
-func selectPassages(content u16, bounds [][2]int, matches []match, maxLen, maxPassages int) []passage {
+// passage never spans two values. Passages are single words with words,
+// single sentences with maxLen <= 0.
+func selectPassages(content u16, bounds [][2]int, matches []match, maxLen int, words bool, maxPassages int) []passage {
 	sort.SliceStable(matches, func(i, j int) bool {
 		if matches[i].start != matches[j].start {
 			return matches[i].start < matches[j].start
@@ -115,6 +116,12 @@ func selectPassages(content u16, bounds [][2]int, matches []match, maxLen, maxPa
 		}
 		if scanners[i] == nil {
 			scanners[i] = newBoundedScanner(content, bounds[i][0], bounds[i][1], maxLen)
+			switch {
+			case words:
+				scanners[i].simple = scanners[i].words
+			case maxLen <= 0:
+				scanners[i].simple = scanners[i].sentences
+			}
 		}
 		return scanners[i]
 	}
@@ -207,6 +214,9 @@ type boundedScanner struct {
 	maxLen                 int
 	windowStart, windowEnd int
 	innerStart, innerEnd   int
+	// simple, when set, replaces the bounded scan by plain segments (word
+	// or unbounded sentence iterators).
+	simple []int
 }
 
 // newBoundedScanner scans the value content[start:end] (offsets stay
@@ -223,6 +233,12 @@ func newBoundedScanner(content u16, start, end, maxLen int) *boundedScanner {
 }
 
 func (s *boundedScanner) preceding(offset int) int {
+	if s.simple != nil {
+		// a plain break iterator: the passage is the segment at offset-1
+		s.innerStart = max(preceding(s.simple, offset), 0)
+		s.innerEnd = following(s.simple, offset-1, s.textLen)
+		return s.innerStart
+	}
 	if offset > s.windowStart && offset < s.windowEnd {
 		s.innerStart = s.innerEnd
 		s.innerEnd = s.windowEnd
