@@ -75,3 +75,20 @@ func TestInstantAndNanosFormatting(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecimalFormat checks docvalue_fields decimal patterns never panic and
+// that accepted patterns render finite numbers.
+func FuzzDecimalFormat(f *testing.F) {
+	for _, p := range []string{"#.0", "#,##0.00", "000", "$#%", "0.0 units;(0.0)", "'#'0"} {
+		f.Add(p, 1234.5678)
+	}
+	f.Fuzz(func(t *testing.T, pattern string, v float64) {
+		df, err := compileDecimalFormat(pattern)
+		if err != nil {
+			return
+		}
+		if s := df.format(v); s == "" {
+			t.Fatalf("format(%q, %v) is empty", pattern, v)
+		}
+	})
+}
