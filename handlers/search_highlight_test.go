@@ -18,7 +18,7 @@ func seedHighlight(t *testing.T, n *testNode) {
 	code, body := n.do("PUT", "/hl", "application/json", `{"mappings":{"properties":{
 		"text":{"type":"text","fields":{"fvh":{"type":"text","term_vector":"with_positions_offsets"}}},
 		"about":{"type":"text"},"body":{"type":"text"},"title":{"type":"text","analyzer":"english"},
-		"tag":{"type":"keyword"},"k2":{"type":"keyword","ignore_above":3}}}}`)
+		"tag":{"type":"keyword"},"k2":{"type":"keyword","ignore_above":3},"message":{"type":"text"}}}}`)
 	if code != 200 {
 		t.Fatalf("create = %d %v", code, body)
 	}
@@ -29,6 +29,8 @@ func seedHighlight(t *testing.T, n *testNode) {
 		  "title":"Foxes are running <fast> & jumping"}`,
 		`{"index":{"_id":"2"}}`,
 		`{"text":"The quick brown fox went to the forest and saw another fox.","k2":"1234","about":"climbing is rock hard"}`,
+		`{"index":{"_id":"3"}}`,
+		`{"message":"some message with the number 1"}`,
 	}
 	var lines []string
 	for _, d := range docs {
@@ -106,6 +108,12 @@ func TestSearchHighlight(t *testing.T) {
 		{"plain fragments by fragment_size, best first",
 			`{"query":{"match":{"text":"forest"}},"highlight":{"type":"plain","fields":{"text":{"fragment_size":20}}}}`,
 			`2={"text":[" went to the <em>forest</em>"]}`},
+		{"plain simple fragmenter (highlighting docs)",
+			`{"query":{"match_phrase":{"message":"number 1"}},"highlight":{"fields":{"message":{"type":"plain","fragment_size":15,"number_of_fragments":3,"fragmenter":"simple"}}}}`,
+			`3={"message":[" with the <em>number</em>"," <em>1</em>"]}`},
+		{"plain span fragmenter keeps the phrase (highlighting docs)",
+			`{"query":{"match_phrase":{"message":"number 1"}},"highlight":{"fields":{"message":{"type":"plain","fragment_size":15,"number_of_fragments":3,"fragmenter":"span"}}}}`,
+			`3={"message":[" with the <em>number</em> <em>1</em>"]}`},
 		{"keyword field, dis_max and constant_score children",
 			`{"query":{"dis_max":{"queries":[{"constant_score":{"filter":{"term":{"tag":"Fox"}}}}]}},"highlight":{"fields":{"tag":{}}}}`,
 			`1={"tag":["<em>Fox</em>"]}`},
@@ -186,6 +194,7 @@ func TestSearchHighlightErrors(t *testing.T) {
 		{"bad fragment_size", `{"highlight":{"fragment_size":"x","fields":{"text":{}}}}`, "parsing_exception", "[highlight] fragment_size doesn't support values of type: VALUE_STRING"},
 		{"negative number_of_fragments", `{"highlight":{"number_of_fragments":-1,"fields":{"text":{}}}}`, "illegal_argument_exception", "[number_of_fragments] must be greater than or equal to 0"},
 		{"fields array with two members", `{"highlight":{"fields":[{"a":{},"b":{}}]}}`, "illegal_argument_exception", "If highlighter fields is an array it must contain objects containing a single field"},
+		{"unknown fragmenter", `{"highlight":{"type":"plain","fragmenter":"x","fields":{"text":{}}}}`, "illegal_argument_exception", "unknown fragmenter option [x] for the field [text]"},
 		{"chars boundary scanner with unified", `{"highlight":{"boundary_scanner":"chars","fields":{"text":{}}}}`, "illegal_argument_exception", "Invalid boundary scanner type: CHARS"},
 		{"bad highlight_query", `{"highlight":{"fields":{"text":{"highlight_query":{"nope":{}}}}}}`, "parsing_exception", "unknown query [nope]"},
 	}

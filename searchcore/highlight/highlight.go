@@ -47,7 +47,11 @@ type planField struct {
 	// words makes each unified passage the matched word (boundary_scanner
 	// "word").
 	words bool
-	terms []query.HighlightTerm
+	// simpleFragmenter cuts plain fragments at fixed sizes only (fragmenter
+	// "simple"); the default "span" fragmenter keeps phrases whole and
+	// leaves no fragment shorter than half the size at the end.
+	simpleFragmenter bool
+	terms            []query.HighlightTerm
 }
 
 // Prepare resolves the request against the index of qctx. rawQuery is the
@@ -90,6 +94,9 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 		if typ != "plain" && o.BoundaryScanner == "chars" {
 			return nil, eserr.IllegalArgument("Invalid boundary scanner type: CHARS")
 		}
+		if typ == "plain" && o.Fragmenter != "" && o.Fragmenter != "span" && o.Fragmenter != "simple" {
+			return nil, eserr.IllegalArgument("unknown fragmenter option [%s] for the field [%s]", o.Fragmenter, f.Name)
+		}
 		q := rawQuery
 		if o.HighlightQuery != nil {
 			q = o.HighlightQuery
@@ -108,7 +115,7 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 				preTag: "<em>", postTag: "</em>",
 				fragmentSize: intOr(o.FragmentSize, DefaultFragmentSize), numberOfFragments: intOr(o.NumberOfFragments, DefaultNumberOfFragments),
 				noMatchSize: intOr(o.NoMatchSize, 0), scoreOrder: o.Order == "score", plain: typ == "plain",
-				words: o.BoundaryScanner == "word",
+				words: o.BoundaryScanner == "word", simpleFragmenter: o.Fragmenter == "simple",
 			}
 			if len(o.PreTags) > 0 {
 				pf.preTag = o.PreTags[0]
@@ -173,6 +180,9 @@ func (o Options) inherit(g Options) Options {
 	}
 	if o.BoundaryScanner == "" {
 		o.BoundaryScanner = g.BoundaryScanner
+	}
+	if o.Fragmenter == "" {
+		o.Fragmenter = g.Fragmenter
 	}
 	return o
 }
@@ -253,14 +263,17 @@ func (p *Plan) analyze(f *mapping.Field, value string, units int) []token {
 type match struct {
 	start, end int
 	term       string
+	// inPhrase is set on the tokens of a phrase occurrence after its first.
+	inPhrase bool
 }
 
 // markTokens returns the spans of toks the terms mark, in token order.
 func markTokens(toks []token, terms []query.HighlightTerm) []match {
 	marked := make([]bool, len(toks))
+	inPhrase := make([]bool, len(toks))
 	for _, t := range terms {
 		if t.Phrase != nil {
-			markPhrase(toks, &t, marked)
+			markPhrase(toks, &t, marked, inPhrase)
 			continue
 		}
 		for i, tok := range toks {
@@ -272,7 +285,7 @@ func markTokens(toks []token, terms []query.HighlightTerm) []match {
 	var out []match
 	for i, tok := range toks {
 		if marked[i] {
-			out = append(out, match{start: tok.start, end: tok.end, term: tok.term})
+			out = append(out, match{start: tok.start, end: tok.end, term: tok.term, inPhrase: inPhrase[i]})
 		}
 	}
 	return out
@@ -280,7 +293,7 @@ func markTokens(toks []token, terms []query.HighlightTerm) []match {
 
 // markPhrase marks the tokens of every occurrence of a phrase (its slots at
 // consecutive positions, or within slop moves of them).
-func markPhrase(toks []token, t *query.HighlightTerm, marked []bool) {
+func markPhrase(toks []token, t *query.HighlightTerm, marked, inPhrase []bool) {
 	slots := len(t.Phrase)
 	if t.HasPrefix {
 		slots++
@@ -334,8 +347,15 @@ func markPhrase(toks []token, t *query.HighlightTerm, marked []bool) {
 			return false
 		}
 		if try(1, t.Slop) {
+			first := chosen[0]
 			for _, j := range chosen {
 				marked[j] = true
+				first = min(first, j)
+			}
+			for _, j := range chosen {
+				if j != first {
+					inPhrase[j] = true
+				}
 			}
 		}
 	}

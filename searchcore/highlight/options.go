@@ -30,6 +30,8 @@ type Options struct {
 	Type string
 	// BoundaryScanner is "sentence", "word" or "chars" (unified: sentence).
 	BoundaryScanner string
+	// Fragmenter is "span" or "simple" (plain highlighter; "" = span).
+	Fragmenter string
 }
 
 // Field is one entry of highlight.fields.
@@ -255,7 +257,9 @@ func (o *Options) parse(what string, m member) (known bool, err error) {
 				return true, eserr.IllegalArgument("Invalid boundary_scanner type: [%s]", s)
 			}
 		}
-	case "boundary_chars", "boundary_scanner_locale", "fragmenter":
+	case "fragmenter":
+		o.Fragmenter, err = stringValue(what, m)
+	case "boundary_chars", "boundary_scanner_locale":
 		_, err = stringValue(what, m)
 	case "matched_fields":
 		_, err = stringList(what, m)

@@ -70,9 +70,19 @@ func (p *Plan) plainValue(pf *planField, vu u16, toks []token, matches []match) 
 	// fragment_size * n, unless less than half a fragment of text is left.
 	starts := []int{0}
 	if pf.numberOfFragments > 0 && pf.fragmentSize > 0 {
+		continues := map[int]bool{}
+		for _, m := range matches {
+			if m.inPhrase {
+				continues[m.start] = true
+			}
+		}
 		n := 1
 		for i := 1; i < len(toks); i++ {
-			if toks[i].end >= pf.fragmentSize*n && len(vu)-toks[i].end >= pf.fragmentSize/2 {
+			span := !pf.simpleFragmenter
+			if span && continues[toks[i].start] {
+				continue // never inside a phrase
+			}
+			if toks[i].end >= pf.fragmentSize*n && (!span || len(vu)-toks[i].end >= pf.fragmentSize/2) {
 				n++
 				starts = append(starts, toks[i-1].end)
 			}
