@@ -340,3 +340,18 @@ func TestSearchHighlightRawTags(t *testing.T) {
 		t.Errorf("= %d %s, want it to contain %s", code, raw, want)
 	}
 }
+
+// TestSearchHighlightCharFilters highlights text whose analyzer strips HTML:
+// the marks land on the words of the original text.
+func TestSearchHighlightCharFilters(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/cf", "application/json", `{"settings":{"analysis":{"analyzer":{"a":{"type":"custom","tokenizer":"standard",
+		"char_filter":["html_strip"],"filter":["lowercase"]}}}},"mappings":{"properties":{"t":{"type":"text","analyzer":"a"}}}}`)
+	n.do("PUT", "/cf/_doc/1?refresh=true", "application/json", `{"t":"<p>A <b>Bold</b> move, <i>boldly</i> made</p>"}`)
+	for _, typ := range []string{"unified", "plain"} {
+		hits := highlights(t, n, "cf", `{"query":{"match":{"t":"bold made"}},"highlight":{"type":"`+typ+`","fields":{"t":{}}}}`)
+		if len(hits) != 1 || str(hits[0].Highlight) != unescapeHTML(`{"t":["<p>A <b><em>Bold</em></b> move, <i>boldly</i> <em>made</em></p>"]}`) {
+			t.Errorf("%s: %+v", typ, hits)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
@@ -252,9 +253,18 @@ func (p *Plan) analyze(f *mapping.Field, value string, units int) []token {
 		return nil
 	}
 	toks := analysis.AnalyzeWith(a, value)
-	out := make([]token, len(toks))
-	for i, t := range toks {
-		out[i] = token{term: t.Token, start: t.StartOffset, end: t.EndOffset, pos: t.Position}
+	if len(a.CharFilters) > 0 {
+		// Offsets then refer to the filtered text: find each token in the
+		// original instead (tokens no longer spelled there are skipped).
+		return realign(toks, toU16(strings.ToLower(value)), units)
+	}
+	out := make([]token, 0, len(toks))
+	for _, t := range toks {
+		// char filters can move offsets past the text: keep them inside
+		start, end := min(max(t.StartOffset, 0), units), min(max(t.EndOffset, 0), units)
+		if start < end {
+			out = append(out, token{term: t.Token, start: start, end: end, pos: t.Position})
+		}
 	}
 	return out
 }
@@ -456,4 +466,49 @@ func hasOffsets(f *mapping.Field) bool {
 		return true
 	}
 	return json.Unmarshal(f.Extra["term_vector"], &s) == nil && strings.Contains(s, "offsets")
+}
+
+// realign places tokens at their first occurrence (case-insensitive) in the
+// original text after the previous token, extended to the end of the word.
+func realign(toks []analysis.Token, lower u16, units int) []token {
+	var out []token
+	cursor := 0
+	for _, t := range toks {
+		term := toU16(strings.ToLower(t.Token))
+		at := indexU16(lower[min(cursor, len(lower)):], term)
+		if at < 0 || len(lower) != units {
+			continue
+		}
+		start := cursor + at
+		end := start + len(term)
+		for end < len(lower) && isWordUnit(lower[end]) {
+			end++
+		}
+		out = append(out, token{term: t.Token, start: start, end: end, pos: t.Position})
+		cursor = end
+	}
+	return out
+}
+
+func indexU16(s, sub u16) int {
+	if len(sub) == 0 {
+		return -1
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		match := true
+		for j := range sub {
+			if s[i+j] != sub[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
+}
+
+func isWordUnit(c uint16) bool {
+	return unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || (c >= 0xD800 && c <= 0xDFFF)
 }
