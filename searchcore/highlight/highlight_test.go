@@ -96,7 +96,7 @@ func str(v any) string {
 }
 
 // plan builds a plan over a text field "body" for a query.
-func plan(t *testing.T, q, hl string) *Plan {
+func plan(t testing.TB, q, hl string) *Plan {
 	t.Helper()
 	reg := analysis.Global()
 	mp, err := mapping.Parse(json.RawMessage(`{"properties":{"body":{"type":"text"},"kw":{"type":"keyword"}}}`), reg)
