@@ -93,6 +93,8 @@ func TestSearchFieldsOption(t *testing.T) {
 		{"object leaves by pattern", `{"fields":["obj.*"]}`, `{"obj.x":["in"]}`},
 		{"unmapped excluded", `{"fields":["extra"]}`, `null`},
 		{"unmapped with include_unmapped", `{"fields":[{"field":"extra","include_unmapped":true}]}`, `{"extra":["unmapped"]}`},
+		{"unmapped by pattern with include_unmapped", `{"fields":[{"field":"ex*","include_unmapped":true},{"field":"o*","include_unmapped":true}]}`,
+			`{"extra":["unmapped"],"obj.x":["in"]}`},
 		{"with docvalue_fields the fields option wins", `{"fields":["tag"],"docvalue_fields":["tag"]}`, `{"tag":["b","a","b"]}`},
 	}
 	for _, tt := range tests {

@@ -165,16 +165,7 @@ func (m *Mapping) FetchValues(source []byte, fields []FetchField, reg *analysis.
 		}
 		seen[ff.Path] = true
 		if ff.field == nil {
-			var vals []any
-			for _, n := range valuesAt(root, ff.Path) {
-				if n.kind == jNull {
-					continue
-				}
-				vals = append(vals, rawValue(n))
-			}
-			if len(vals) > 0 {
-				out[ff.Path] = vals
-			}
+			unmappedValues(root, "", ff.Path, idx, out)
 			continue
 		}
 		var vals []any
@@ -644,4 +635,25 @@ func parseSourceObject(source []byte) (*jnode, error) {
 		return nil, eserr.MapperParsing("failed to parse")
 	}
 	return root, nil
+}
+
+// unmappedValues adds the values of the unmapped source leaves whose dotted
+// paths match pattern (include_unmapped), arrays flattened, nulls dropped.
+func unmappedValues(n *jnode, path, pattern string, idx *fieldIndex, out map[string][]any) {
+	switch n.kind {
+	case jObject:
+		for i, k := range n.keys {
+			unmappedValues(n.vals[i], joinPath(path, k), pattern, idx, out)
+		}
+	case jArray:
+		for _, v := range n.vals {
+			unmappedValues(v, path, pattern, idx, out)
+		}
+	case jNull:
+	default:
+		if _, mapped := idx.all[path]; mapped || path == "" || !wildcardMatch(pattern, path) {
+			return
+		}
+		out[path] = append(out[path], rawValue(n))
+	}
 }
