@@ -85,16 +85,6 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 		}
 		req.Timeout = d
 	}
-	if p.StoredFields != nil {
-		req.SetStoredFields(*p.StoredFields)
-	}
-	if p.Source != nil || p.SourceIncludes != nil || p.SourceExcludes != nil {
-		f, err := sourceFilterFromParams((*string)(p.Source), p.SourceIncludes, p.SourceExcludes)
-		if err != nil {
-			return nil, err
-		}
-		req.Source = f
-	}
 	if p.Sort != nil && len(*p.Sort) > 0 {
 		sortJSON, err := sortParamJSON(*p.Sort)
 		if err != nil {
@@ -117,6 +107,9 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 	}
 	req.RequestCache = boolParam((*cluster.EsBoolean)(p.RequestCache), false)
 	if err := searchcore.ParseSearchBody(body, req); err != nil {
+		return nil, err
+	}
+	if err := applyFetchParams(req, p); err != nil {
 		return nil, err
 	}
 	return req, nil
@@ -152,6 +145,7 @@ func (s *Server) search(c echo.Context, index string, p cluster.SearchParams) er
 	if err != nil {
 		return err
 	}
+	s.fetchDeprecations(c, req)
 	out, err := s.execSearch(c.Request().Context(), index, p, req)
 	if err != nil {
 		return err
@@ -271,8 +265,11 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		}
 		b.WriteString(`{"_index":`)
 		writeString(&b, h.Index)
-		b.WriteString(`,"_type":"_doc","_id":`)
-		writeString(&b, h.ID)
+		b.WriteString(`,"_type":"_doc"`)
+		if h.ID != "" {
+			b.WriteString(`,"_id":`)
+			writeString(&b, h.ID)
+		}
 		if req.Version {
 			b.WriteString(`,"_version":`)
 			b.WriteString(strconv.FormatInt(h.Version, 10))
@@ -297,6 +294,10 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 			b.WriteString(`,"fields":`)
 			fb, _ := json.Marshal(h.Fields)
 			b.Write(fb)
+		}
+		if len(h.Highlight) > 0 {
+			b.WriteString(`,"highlight":`)
+			b.Write(marshalUnescaped(h.Highlight))
 		}
 		if h.Sort != nil {
 			b.WriteString(`,"sort":`)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // member is one key/value of a JSON object, in document order.
@@ -55,26 +57,7 @@ func jsonParseError(err error) error {
 
 // TokenName names the JSON token a value starts with, as Jackson does in
 // Elasticsearch's error messages (START_OBJECT, VALUE_STRING, ...).
-func TokenName(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "VALUE_NULL"
-	}
-	switch v[0] {
-	case '{':
-		return "START_OBJECT"
-	case '[':
-		return "START_ARRAY"
-	case '"':
-		return "VALUE_STRING"
-	case 't', 'f':
-		return "VALUE_BOOLEAN"
-	case 'n':
-		return "VALUE_NULL"
-	default:
-		return "VALUE_NUMBER"
-	}
-}
+func TokenName(v []byte) string { return eserr.TokenName(v) }
 
 // intMember decodes an integer body member, accepting numeric strings like ES.
 func intMember(name string, v json.RawMessage) (int, error) {

@@ -57,6 +57,9 @@ type SearchRequest struct {
 	Scroll time.Duration
 	// RequestCache is request_cache=true (refused for scrolls).
 	RequestCache bool
+	// FetchOptions are docvalue_fields, fields, script_fields and highlight
+	// (fetch_fields.go).
+	FetchOptions
 }
 
 // PointInTime is the pit member of a search body.
@@ -91,6 +94,12 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 		return err
 	}
 	for _, m := range members {
+		if fetchBodyKeys[m.key] {
+			if err := req.parseFetchMember(m.key, m.value); err != nil {
+				return err
+			}
+			continue
+		}
 		if !searchBodyKeys[m.key] {
 			return ParsingError("Unknown key for a %s in [%s].", TokenName(m.value), m.key)
 		}
@@ -267,6 +276,7 @@ func parseSlice(v json.RawMessage) (*Slice, error) {
 func (r *SearchRequest) SetStoredFields(list []string) {
 	r.StoredFields = nil
 	r.StoredFieldsNone = false
+	r.StoredFieldsSet = true
 	for _, f := range list {
 		if f == "_none_" {
 			r.StoredFieldsNone = true
@@ -355,6 +365,8 @@ type Hit struct {
 	SeqNo       int64
 	PrimaryTerm int64
 	Fields      map[string][]any
+	// Highlight holds the highlighted fragments per field (nil when none).
+	Highlight map[string][]string
 }
 
 // SearchResult is the outcome of a search.
@@ -555,6 +567,8 @@ type compiledIndex struct {
 	// over when it differs from query (post_filter narrows hits only).
 	aggRoot  *aggs.Root
 	aggQuery bluge.Query
+	// fetch is the fetch phase resolved against the index.
+	fetch *fetchPlan
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -654,6 +668,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			return nil, nil, err
 		}
 		ci := &compiledIndex{query: q, order: order, dec: dec}
+		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
+			return nil, nil, err
+		}
 		if req.Aggs != nil {
 			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
 				return nil, nil, err
@@ -790,11 +807,17 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	// Merge shard results: sort values, then shard ordinal, then doc number.
 	if len(shards) > 1 {
+		mixed := newMixedDateOrder(compiled, fields)
 		sort.SliceStable(all, func(i, j int) bool {
 			a, b := all[i], all[j]
 			ha, hb := a.dm.HitNumber, b.dm.HitNumber
 			a.dm.HitNumber, b.dm.HitNumber = 0, 0
-			c := order.Compare(a.dm, b.dm)
+			var c int
+			if mixed != nil {
+				c = mixed.compare(a, b)
+			} else {
+				c = order.Compare(a.dm, b.dm)
+			}
 			a.dm.HitNumber, b.dm.HitNumber = ha, hb
 			if c != 0 {
 				return c < 0
@@ -829,7 +852,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	res.Hits = make([]Hit, 0, len(all))
 	for _, sh := range all {
-		h, err := fetchHit(sh, req, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
+		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -874,7 +897,7 @@ func searchError(ctx context.Context, err error) error {
 }
 
 // fetchHit loads the stored fields of a hit and shapes it.
-func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, hasSort, scored bool) (Hit, error) {
+func fetchHit(sh shardHit, req *SearchRequest, fp *fetchPlan, dec []query.SortDecoder, hasSort, scored bool) (Hit, error) {
 	h := Hit{Index: sh.idx.Name(), Score: math.NaN()}
 	if scored {
 		h.Score = sh.dm.Score
@@ -897,6 +920,10 @@ func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, hasSort,
 	if meta != nil {
 		h.SeqNo, h.PrimaryTerm, h.Version, h.Routing = decodeMeta(meta)
 	}
+	if req.StoredFieldsNone {
+		// stored_fields: _none_ loads no stored field: no _id, no _routing.
+		h.ID, h.Routing = "", ""
+	}
 	if hasSort {
 		h.Sort = make([]any, len(dec))
 		for i := range dec {
@@ -905,7 +932,7 @@ func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, hasSort,
 			}
 		}
 	}
-	if !req.StoredFieldsNone && (req.StoredFields == nil || containsString(req.StoredFields, "_source") || req.Source != nil) {
+	if req.fetchesSource() {
 		mp := sh.idx.Mapping()
 		if mp.Source == nil || mp.Source.Enabled == nil || *mp.Source.Enabled {
 			out, ok, err := req.Source.Apply(src)
@@ -925,6 +952,9 @@ func fetchHit(sh shardHit, req *SearchRequest, dec []query.SortDecoder, hasSort,
 		if len(vals) > 0 {
 			h.Fields = vals
 		}
+	}
+	if err := fp.apply(&h, sh.idx, src); err != nil {
+		return h, err
 	}
 	return h, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarry-search/quarry/searchcore/highlight"
 )
 
 // IndexSettings are the parsed settings the core acts on.
@@ -22,7 +24,13 @@ type IndexSettings struct {
 	MaxRegexLength       int
 	MaxSlicesPerScroll   int
 	MaxInnerResultWindow int
-	Hidden               bool
+	// MaxDocvalueFields and MaxScriptFields are
+	// index.max_docvalue_fields_search and index.max_script_fields.
+	MaxDocvalueFields int
+	MaxScriptFields   int
+	// HighlightMaxAnalyzedOffset is index.highlight.max_analyzed_offset.
+	HighlightMaxAnalyzedOffset int
+	Hidden                     bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -141,14 +149,17 @@ func settingString(v any) string {
 // parseIndexSettings validates flat settings and extracts what the core uses.
 func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 	s := &IndexSettings{
-		NumberOfShards:       1,
-		NumberOfReplicas:     1,
-		RefreshInterval:      time.Second,
-		MaxResultWindow:      10000,
-		MaxTermsCount:        65536,
-		MaxRegexLength:       1000,
-		MaxSlicesPerScroll:   1024,
-		MaxInnerResultWindow: 100,
+		NumberOfShards:             1,
+		NumberOfReplicas:           1,
+		RefreshInterval:            time.Second,
+		MaxResultWindow:            10000,
+		MaxTermsCount:              65536,
+		MaxRegexLength:             1000,
+		MaxSlicesPerScroll:         1024,
+		MaxInnerResultWindow:       100,
+		MaxDocvalueFields:          DefaultMaxDocvalueFields,
+		MaxScriptFields:            DefaultMaxScriptFields,
+		HighlightMaxAnalyzedOffset: highlight.DefaultMaxAnalyzedOffset,
 	}
 	for k, v := range flat {
 		if !isKnownSetting(k) {
@@ -173,6 +184,12 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.MaxSlicesPerScroll, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.max_inner_result_window":
 			s.MaxInnerResultWindow, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.max_docvalue_fields_search":
+			s.MaxDocvalueFields, err = intSetting(k, str, 0, 1<<31-1)
+		case "index.max_script_fields":
+			s.MaxScriptFields, err = intSetting(k, str, 0, 1<<31-1)
+		case "index.highlight.max_analyzed_offset":
+			s.HighlightMaxAnalyzedOffset, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

@@ -833,11 +833,11 @@ type HealthResult struct {
 // HealthStatus defines model for HealthStatus.
 type HealthStatus string
 
-// Hit defines model for Hit.
+// Hit A search hit; `_id` is absent with `stored_fields=_none_`.
 type Hit struct {
 	// Explanation The score explanation (`explain=true`).
 	Explanation *json.RawMessage `json:"_explanation,omitempty"`
-	ID          string           `json:"_id"`
+	ID          string           `json:"_id,omitempty"`
 	Ignored     *[]string        `json:"_ignored,omitempty"`
 	Index       string           `json:"_index"`
 
@@ -858,7 +858,7 @@ type Hit struct {
 	// Fields Field values keyed by field name; each value is an array.
 	Fields *DocumentFields `json:"fields,omitempty"`
 
-	// Highlight Highlighted fragments, keyed by field name.
+	// Highlight Highlighted fragments (matches wrapped in the pre/post tags), keyed by field name.
 	Highlight *map[string][]string `json:"highlight,omitempty"`
 
 	// InnerHits Inner hits, keyed by name; each `{"hits": HitsMetadata}`.

@@ -225,7 +225,12 @@ func (e epochParser) parse(s string) (int64, int64, bool) {
 
 func (e epochParser) print(t time.Time) string {
 	if e.millis {
-		return strconv.FormatInt(t.UnixMilli(), 10)
+		ms := strconv.FormatInt(t.UnixMilli(), 10)
+		// date_nanos values print their sub-millisecond digits as a fraction
+		if sub := t.Nanosecond() % 1e6; sub != 0 && t.Unix() >= 0 {
+			ms += "." + strings.TrimRight(strconv.Itoa(1e6 + sub)[1:], "0")
+		}
+		return ms
 	}
 	if t.Nanosecond() == 0 {
 		return strconv.FormatInt(t.Unix(), 10)

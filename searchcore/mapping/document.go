@@ -3,8 +3,11 @@ package mapping
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blugelabs/bluge"
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
@@ -671,6 +674,11 @@ func (p *docParser) index(f *Field, path string, v *jnode) *eserr.Error {
 		if err != nil {
 			return err.(*eserr.Error)
 		}
+		if f.Type == TypeDateNanos {
+			if cause := checkNanosRange(sec, nsec); cause != nil {
+				return cause
+			}
+		}
 		ms := float64(sec*1000 + nsec/1e6)
 		if f.Type == TypeDateNanos {
 			ms += float64(nsec%1e6) / 1e6
@@ -732,4 +740,46 @@ func (p *docParser) addNumeric(path string, n float64, indexed, dv, store bool) 
 		p.fields = append(p.fields, nf)
 	}
 	p.addFieldName(path)
+}
+
+// checkNanosRange is DateUtils.toLong: a date_nanos value must lie between
+// the epoch and 2262-04-11T23:47:16.854775807Z (the long nanosecond range).
+func checkNanosRange(sec, nsec int64) *eserr.Error {
+	const maxSec, maxNsec int64 = math.MaxInt64 / 1_000_000_000, math.MaxInt64 % 1_000_000_000
+	if sec < 0 {
+		return eserr.IllegalArgument("date[%s] is before the epoch in 1970 and cannot be stored in nanosecond resolution", instantString(sec, nsec))
+	}
+	if sec > maxSec || (sec == maxSec && nsec > maxNsec) {
+		return eserr.IllegalArgument("date[%s] is after 2262-04-11T23:47:16.854775807 and cannot be stored in nanosecond resolution", instantString(sec, nsec))
+	}
+	return nil
+}
+
+// instantString renders a UTC instant like Java's Instant.toString: the
+// seconds always, the fraction in groups of three digits when non-zero.
+func instantString(sec, nsec int64) string {
+	t := time.Unix(sec, nsec).UTC()
+	var b strings.Builder
+	y := t.Year()
+	switch {
+	case y > 9999:
+		b.WriteByte('+')
+	case y < 0:
+		b.WriteByte('-')
+		y = -y
+	}
+	b.WriteString(fmt.Sprintf("%04d", y))
+	b.WriteString(t.Format("-01-02T15:04:05"))
+	if n := t.Nanosecond(); n != 0 {
+		switch {
+		case n%1e6 == 0:
+			b.WriteString(fmt.Sprintf(".%03d", n/1e6))
+		case n%1e3 == 0:
+			b.WriteString(fmt.Sprintf(".%06d", n/1e3))
+		default:
+			b.WriteString(fmt.Sprintf(".%09d", n))
+		}
+	}
+	b.WriteByte('Z')
+	return b.String()
 }
