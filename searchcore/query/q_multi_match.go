@@ -80,6 +80,7 @@ func parseFieldBoost(s string) (fieldBoost, error) {
 func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 	q := &MultiMatchQuery{base: newBase(), typ: "best_fields", maxExpansions: 50, transpose: true}
 	var (
+		hasCutoff bool
 		value *scalar
 		boost float32 = 1
 	)
@@ -151,6 +152,7 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 			q.tieBreaker = &f
 		case "cutoff_frequency":
 			_, err = v.floatValue()
+			hasCutoff = true
 		case "lenient":
 			q.lenient, err = v.booleanValue()
 		case "zero_terms_query":
@@ -173,8 +175,11 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 	if q.fuzzy != nil && (q.typ == "cross_fields" || q.typ == "phrase" || q.typ == "phrase_prefix") {
 		return nil, body.parsingErr("Fuzziness not allowed for type [%s]", q.typ)
 	}
-	if q.slop != nil && q.typ == "bool_prefix" {
-		return nil, body.parsingErr("slop not allowed for type [%s]", "BOOL_PREFIX")
+	if q.slop != nil && *q.slop != 0 && q.typ == "bool_prefix" {
+		return nil, body.parsingErr("[slop] not allowed for type [%s]", q.typ)
+	}
+	if hasCutoff && q.typ == "bool_prefix" {
+		return nil, body.parsingErr("[cutoff_frequency] not allowed for type [%s]", q.typ)
 	}
 	if q.prefixLength < 0 {
 		return nil, searchcore.IllegalArgument("[multi_match] requires prefix length to be non-negative.")

@@ -280,14 +280,8 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if err := ctx.failIfNotIndexed(ft); err != nil {
 		return nil, err
 	}
-	maxLen := ctx.MaxRegexLength
-	if maxLen <= 0 {
-		maxLen = 1000
-	}
-	if n := len(utf16.Encode([]rune(q.value))); n > maxLen {
-		return nil, ctx.failedToCreate(searchcore.IllegalArgument(
-			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
-				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
+	if err := ctx.checkRegexLength(q.value); err != nil {
+		return nil, err
 	}
 	re, none, err := luceneToRE2(q.value, q.flags)
 	if err != nil {
@@ -300,6 +294,21 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 		re = "(?i)" + re
 	}
 	return ctx.regexpQuery(ft, re, q.boost)
+}
+
+// checkRegexLength enforces index.max_regex_length (default 1000, counted in
+// UTF-16 units as Java does); lenient parsing never swallows this error.
+func (ctx *Context) checkRegexLength(value string) error {
+	maxLen := ctx.MaxRegexLength
+	if maxLen <= 0 {
+		maxLen = 1000
+	}
+	if n := len(utf16.Encode([]rune(value))); n > maxLen {
+		return ctx.failedToCreate(searchcore.IllegalArgument(
+			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
+				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
+	}
+	return nil
 }
 
 // parseFuzzy follows FuzzyQueryBuilder.fromXContent.

@@ -729,6 +729,11 @@ func (c *qsCompiler) compileTerm(t *qsTerm) (bluge.Query, error) {
 		q, err := (&ExistsQuery{base: base{boost: t.boost}, field: t.field}).Compile(c.ctx)
 		return q, err
 	}
+	if t.kind == qsRegexKind {
+		if err := c.ctx.checkRegexLength(t.text); err != nil {
+			return nil, err
+		}
+	}
 	fields := c.fieldsFor(t.field)
 	lenient := c.lenient || t.field == "" && len(c.fields) == 1 && c.fields[0].field == "*"
 	var alts []bluge.Query
