@@ -81,8 +81,8 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 	q := &MultiMatchQuery{base: newBase(), typ: "best_fields", maxExpansions: 50, transpose: true}
 	var (
 		hasCutoff bool
-		value *scalar
-		boost float32 = 1
+		value     *scalar
+		boost     float32 = 1
 	)
 	addField := func(v *jval) error {
 		var err error
