@@ -207,6 +207,9 @@ func (s *Server) execSearch(ctx context.Context, index string, p cluster.SearchP
 		if indices, err = s.core.Resolve(index, o); err != nil {
 			return nil, err
 		}
+		if err := s.core.ResolveIndicesBoost(req, o); err != nil {
+			return nil, err
+		}
 		if req.PIT != nil && len(indices) == 0 {
 			return nil, searchcore.ValidationError("[indices] cannot be used with point in time. Do not specify any index with point in time.")
 		}

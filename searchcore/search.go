@@ -57,6 +57,10 @@ type SearchRequest struct {
 	Scroll time.Duration
 	// RequestCache is request_cache=true (refused for scrolls).
 	RequestCache bool
+	// IndicesBoost is indices_boost in request order; ResolveIndicesBoost
+	// turns it into indexBoost (concrete index name → score factor).
+	IndicesBoost []IndexBoost
+	indexBoost   map[string]float32
 }
 
 // PointInTime is the pit member of a search body.
@@ -76,7 +80,7 @@ var searchBodyKeys = map[string]bool{
 	"query": true, "from": true, "size": true, "sort": true, "_source": true, "track_total_hits": true,
 	"track_scores": true, "min_score": true, "post_filter": true, "version": true, "seq_no_primary_term": true,
 	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true, "aggs": true, "aggregations": true,
-	"pit": true, "slice": true,
+	"pit": true, "slice": true, "indices_boost": true,
 }
 
 // ParseSearchBody parses a search body into req (which carries the URL
@@ -187,6 +191,10 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			}
 		case "slice":
 			if req.Slice, err = parseSlice(v); err != nil {
+				return err
+			}
+		case "indices_boost":
+			if req.IndicesBoost, err = parseIndicesBoost(v); err != nil {
 				return err
 			}
 		}
@@ -648,6 +656,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return nil, nil, err
+		}
+		if b, ok := req.indexBoost[idx.Name()]; ok {
+			q = query.Boosted(q, b)
 		}
 		order, dec, err := query.CompileSort(compileFields, qctx)
 		if err != nil {

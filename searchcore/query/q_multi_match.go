@@ -311,9 +311,9 @@ func (q *MultiMatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 	case 0:
 		return matchNone(), nil
 	case 1:
-		return boosted(clauses[0], q.boost), nil
+		return Boosted(clauses[0], q.boost), nil
 	}
-	return boosted(&disMaxQuery{clauses: clauses, tieBreaker: tie}, q.boost), nil
+	return Boosted(&disMaxQuery{clauses: clauses, tieBreaker: tie}, q.boost), nil
 }
 
 // crossFields analyzes the text once per analyzer and searches each term
@@ -370,9 +370,9 @@ func (q *MultiMatchQuery) crossFields(ctx *Context, fields []resolvedField, tie 
 	case 0:
 		return matchNone(), nil
 	case 1:
-		return boosted(others[0], q.boost), nil
+		return Boosted(others[0], q.boost), nil
 	}
-	return boosted(&disMaxQuery{clauses: others, tieBreaker: tie}, q.boost), nil
+	return Boosted(&disMaxQuery{clauses: others, tieBreaker: tie}, q.boost), nil
 }
 
 // crossFieldsGroup is the blended query of fields sharing an analyzer: each
@@ -394,7 +394,7 @@ func (q *MultiMatchQuery) crossFieldsGroup(ctx *Context, group []resolvedField, 
 			if err := ctx.failIfNotIndexed(f.ft); err != nil {
 				return nil, err
 			}
-			alts = append(alts, boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
+			alts = append(alts, Boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
 		}
 		if len(alts) == 1 {
 			clauses = append(clauses, alts[0])

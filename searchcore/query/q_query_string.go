@@ -677,7 +677,7 @@ func (c *qsCompiler) compileBool(b *qsBool) (bluge.Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		return boosted(q, b.boost), nil
+		return Boosted(q, b.boost), nil
 	}
 	bq := &boolQuery{boost: 1}
 	for _, cl := range b.clauses {
@@ -704,7 +704,7 @@ func (c *qsCompiler) compileBool(b *qsBool) (bluge.Query, error) {
 	if len(bq.must)+len(bq.should)+len(bq.mustNot) > c.ctx.maxClauseCount() {
 		return nil, c.ctx.tooManyClauses()
 	}
-	return boosted(bq, b.boost), nil
+	return Boosted(bq, b.boost), nil
 }
 
 // fieldsFor returns the fields a term searches.
@@ -763,7 +763,7 @@ func (c *qsCompiler) compileTerm(t *qsTerm) (bluge.Query, error) {
 	default:
 		q = &disMaxQuery{clauses: alts, tieBreaker: c.tieBreaker}
 	}
-	return boosted(q, t.boost), nil
+	return Boosted(q, t.boost), nil
 }
 
 func (c *qsCompiler) termOnField(t *qsTerm, f resolvedField, lenient bool) (bluge.Query, error) {
@@ -892,5 +892,5 @@ func (q *QueryStringQuery) Compile(ctx *Context) (bluge.Query, error) {
 			}
 		}
 	}
-	return boosted(out, q.boost), nil
+	return Boosted(out, q.boost), nil
 }
