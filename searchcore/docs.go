@@ -52,6 +52,7 @@ func (e *Engine) Get(ctx context.Context, indexName, id string, o GetOptions) (*
 		return idx, nil, ValidationError("id is missing")
 	}
 	sh := idx.shardFor(id, o.Routing)
+	sh.stats.getTotal.Add(1)
 	if o.Refresh {
 		if err := idx.Refresh(ctx); err != nil {
 			return idx, nil, err

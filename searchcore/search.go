@@ -633,6 +633,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		return nil, nil, err
 	}
 	now := e.now()
+	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
 	var decoders []query.SortDecoder
 	for _, sh := range shards {
@@ -652,7 +653,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				return nil, nil, err
 			}
 		}
-		qctx := idx.queryContext(now)
+		qctx := idx.queryContext(now, lookup)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return nil, nil, err
@@ -959,10 +960,11 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 		return 0, 0, false, err
 	}
 	now := e.now()
+	lookup := e.termsLookup(ctx)
 	var total int64
 	shards := 0
 	for _, idx := range indices {
-		qctx := idx.queryContext(now)
+		qctx := idx.queryContext(now, lookup)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return 0, 0, false, err
@@ -1000,7 +1002,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 }
 
 // queryContext is what compiling a query against this index needs.
-func (ix *Index) queryContext(now time.Time) *query.Context {
+func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routing string) ([]any, error)) *query.Context {
 	st := ix.Settings()
 	return &query.Context{
 		Mapping:        ix.Mapping(),
@@ -1011,6 +1013,7 @@ func (ix *Index) queryContext(now time.Time) *query.Context {
 		MaxRegexLength: st.MaxRegexLength,
 		Index:          ix.Name(),
 		IndexUUID:      ix.UUID(),
+		TermsLookup:    lookup,
 	}
 }
 

@@ -86,6 +86,7 @@ type shardStats struct {
 	indexTotal  atomic.Int64
 	deleteTotal atomic.Int64
 	refreshes   atomic.Int64
+	getTotal    atomic.Int64
 }
 
 // docBuilder rebuilds the bluge document of a stored record (replay).

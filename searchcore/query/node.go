@@ -45,7 +45,7 @@ type Context struct {
 	// TermsLookup fetches the values of path in document id of index for
 	// a terms lookup ({"terms":{"f":{"index","id","path"}}}). Returned
 	// values are strings, numbers (float64/json.Number/int) or booleans.
-	TermsLookup func(index, id, path string) ([]any, error)
+	TermsLookup func(index, id, path, routing string) ([]any, error)
 	// Index and IndexUUID are rendered in query_shard_exception errors.
 	Index     string
 	IndexUUID string
