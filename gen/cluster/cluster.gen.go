@@ -946,6 +946,25 @@ type IndexTemplatesResult struct {
 	} `json:"index_templates"`
 }
 
+// IndicesCloseResult defines model for IndicesCloseResult.
+type IndicesCloseResult struct {
+	Acknowledged bool `json:"acknowledged"`
+
+	// Indices The indices this request closed, keyed by name.
+	Indices map[string]struct {
+		Closed bool `json:"closed"`
+	} `json:"indices"`
+
+	// ShardsAcknowledged false when no index needed closing
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
+// IndicesOpenResult defines model for IndicesOpenResult.
+type IndicesOpenResult struct {
+	Acknowledged       bool `json:"acknowledged"`
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -5870,6 +5889,30 @@ type BulkIndexPutParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesCloseParams defines parameters for IndicesClose.
+type IndicesCloseParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+}
+
 // CountIndexGetParams defines parameters for CountIndexGet.
 type CountIndexGetParams struct {
 	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
@@ -6817,6 +6860,30 @@ type MsearchTemplateIndexParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesOpenParams defines parameters for IndicesOpen.
+type IndicesOpenParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -11257,6 +11324,9 @@ type ServerInterface interface {
 	// BulkIndexPut Performs multiple operations (PUT form); `index` is the default index of items that name none.
 	// (PUT /{index}/_bulk)
 	BulkIndexPut(ctx echo.Context, index IndexNamePath, params BulkIndexPutParams) error
+	// IndicesClose Closes indices.
+	// (POST /{index}/_close)
+	IndicesClose(ctx echo.Context, index IndexListPath, params IndicesCloseParams) error
 	// CountIndexGet Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 	// (GET /{index}/_count)
 	CountIndexGet(ctx echo.Context, index IndexListPath, params CountIndexGetParams) error
@@ -11321,6 +11391,9 @@ type ServerInterface interface {
 	// MsearchTemplateIndex Runs several search templates in one request; the path names the default indices.
 	// (POST /{index}/_msearch/template)
 	MsearchTemplateIndex(ctx echo.Context, index IndexListPath, params MsearchTemplateIndexParams) error
+	// IndicesOpen Opens closed indices.
+	// (POST /{index}/_open)
+	IndicesOpen(ctx echo.Context, index IndexListPath, params IndicesOpenParams) error
 	// OpenPointInTime Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
 	// (POST /{index}/_pit)
 	OpenPointInTime(ctx echo.Context, index IndexListPath, params OpenPointInTimeParams) error
@@ -21035,6 +21108,66 @@ func (w *ServerInterfaceWrapper) BulkIndexPut(ctx echo.Context) error {
 	return err
 }
 
+// IndicesClose converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesClose(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesCloseParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_active_shards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesClose(ctx, index, params)
+	return err
+}
+
 // CountIndexGet converts echo context to params.
 func (w *ServerInterfaceWrapper) CountIndexGet(ctx echo.Context) error {
 	var err error
@@ -23414,6 +23547,66 @@ func (w *ServerInterfaceWrapper) MsearchTemplateIndex(ctx echo.Context) error {
 	return err
 }
 
+// IndicesOpen converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesOpen(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesOpenParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_active_shards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesOpen(ctx, index, params)
+	return err
+}
+
 // OpenPointInTime converts echo context to params.
 func (w *ServerInterfaceWrapper) OpenPointInTime(ctx echo.Context) error {
 	var err error
@@ -25527,6 +25720,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id", wrapper.PutScript, options.OperationMiddlewares["putScript"]...)
 	router.POST(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContextPost, options.OperationMiddlewares["putScriptContextPost"]...)
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
+	router.POST(options.BaseURL+"/:index/_close", wrapper.IndicesClose, options.OperationMiddlewares["indicesClose"]...)
+	router.POST(options.BaseURL+"/:index/_open", wrapper.IndicesOpen, options.OperationMiddlewares["indicesOpen"]...)
 
 }
 
@@ -25535,413 +25730,420 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
-	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
-	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
-	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
-	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
-	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
-	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
-	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
-	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
-	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
-	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
-	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
-	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
-	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
-	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
-	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
-	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
-	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
-	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
-	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
-	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
-	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
-	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
-	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
-	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
-	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
-	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
-	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
-	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
-	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
-	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
-	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
-	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
-	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
-	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
-	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
-	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
-	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
-	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
-	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
-	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
-	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
-	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
-	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
-	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
-	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
-	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
-	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
-	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
-	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
-	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
-	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
-	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
-	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
-	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
-	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
-	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
-	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
-	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
-	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
-	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
-	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
-	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
-	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
-	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
-	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
-	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
-	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
-	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
-	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
-	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
-	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
-	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
-	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
-	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
-	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
-	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
-	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
-	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
-	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
-	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
-	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
-	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
-	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
-	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
-	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
-	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
-	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
-	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
-	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
-	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
-	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
-	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
-	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
-	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
-	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
-	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
-	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
-	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
-	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
-	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
-	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
-	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
-	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
-	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
-	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
-	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
-	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
-	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
-	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
-	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
-	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
-	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx8Xq7muMFfqu",
-	"P3IbMcZjXxIvDx2eMjHnAqIFGDR0Wh/QLO1bT7VtIQvT1aY3j9dDoVdkvE8tFFgSto8s10LZSxjV0TEZ",
-	"h4hq5/6bQlv2E+imP+koUT0e+3wWLggdmAhflyofv3/2/yRCytRNAw7XEY+qqGa7x8pw1Zv249VISWmm",
-	"4EZb5jdXaaERQT9dpxkrX8NvvTqzXOvrSKxT9ZVtWae1wmFVlsny4O7DR//IOfkIxcAtWJY/B76Thwcn",
-	"fqP+CQb/M1YVa5qHe/LsVVGIzLd4cEWWUH2wT1bNKyS2HfdqvPo4BBYJDDEYtYDXJm4/sTxY7jCtIBuD",
-	"i3ZwU6iIfnudyppQ2WZK1bDZR83tB0bjnJQ3SM4Rmesoki6HM2Q8u5bxqugj58bXMt2Z3Nl8o8kbZIZr",
-	"G62zquuNE3Qk38smYHfbV94Vdl+7u13tik3rfGmYH/iSxe8yc9ThgqE9kgLhyDFOkCOMmXJditztOLSf",
-	"4qnMDJwi5xLhC3v407k/TrDa7fbJ5Lc9SjH+2OOd/yPI6f0G2Aeuq+9rDdX5HNbiBkqoDXn0x7mBxmmH",
-	"gJBzXtfSLfblD9lx7yn3to4ifrleUBsZ39l39nbYXH/bRVAmjFphKkqXAGtdAnWeArAjoJJDWAyfEwpl",
-	"QCoRFOFHwM7AgbBTn4LL1msxk3ubW95j8+xeb1RRxaj8BBODgc/UpJqudb/Dgy63KFSKVKF5bv2ase1Z",
-	"4dNCOFLMeX6M3YEFvUuQM9Ina9cUDPQ9RNMciF+o63yX9OmCe4okG7mSfO8q/K28C5LGghsdlGMUNKi4",
-	"vbOPG50rdHoUTPNv6whqZXtjG1BDB9R33uN7f2tf7XfHJoCzuq4QHCXXStI4qtRRnIAuy71jXcvt3nH+",
-	"sWSbhEmsacLdOl57n7XAVeqqC/1Fh9jpri4eyur4f1Xf+MvGzjl18YvIr/g2+8fmlYCqyOeE3dPIJCso",
-	"RyZnJKRxjMn+l/KWFZ+cMdmKT2vrEsc79f0wzjh2Q4Vp2j5btQNPWbbedJovdssOUInvenloXMx8kDvW",
-	"c20NIHdg3c7TwkaxBsCgNneFKLyJzCm0c62mU1+CoaZssfrXL8Ub0AWgLnEU+j6NcwviCarUfW3qcuYd",
-	"XeTIXCiZzReFl8Fkl7Vs28FHo5VPPbWZCr2cuQocRfJs1ONiRVA1dtJuIFZCqctJnlc/hJzczor2uJXn",
-	"eor1gBvgoOKGUf/MMtMGM+PW/95h5a6lWRTLB7FxLl1Zn5V0eaHavb+Sq7/H6xrJ8VVuEe+Gbx/QiOCt",
-	"6RWvZgFI58ozVqQRzAALhgh8+GQT7Z4KtZV3ZpPqHn8wN/d/04usfs8qeP3ZoOhWCDsipmwHhB2LXr7j",
-	"Oq3805h93ey+yZKb14Ytm+fjsrTUCQdgdpUzIHhvec05WCA5LI+HyokyI3TD0DtiSe/L7/oqGC25WPum",
-	"upQunUQLo7GdlmdoA+e6371dKz5osxlaPbq227ZDBd+8zmsSnUVQlMAuedWaQ5bMXhE6t8dAwSUfLWM/",
-	"I+uMHyEbHnwsZ8RzDo7Pr4QUvmIpCUFBEU5yPQYo/haM/PDhw4XXHXtnSjwF4z89+8pbswLyp2fPAlBN",
-	"CWmmoIG2f/7VOVOCh2h146cc+GCRJVieu+p45M54NQXU61d2AacN1Lf2LDxkH69kA2wRGFntp5TvEHpz",
-	"VeA79wPJE7EHjPZrI8kVypD13rAP2x2+dftiYJx4MMoDRTsP3wW92k6YNxDsVKhAuhzguaWKWDz1Wdxr",
-	"b9A5M7sl9IQL9j0zKNd4+tleJmRNFA6cja8hV0dZnpz6UtKuxS8N1NwkAcNC1VwFH1TGnLeCD9gDFsuw",
-	"pVMdTortqMjLmK9IyptWAb5BkVwr/9AGveqSb7V+6doaQrvAL4UfUd1KvqTmm5WpZVrI9cowkgkXL5h7",
-	"xmDOR5Et7ZuuR8HIvurGflja/+wHSwlz+wFKf9oPqf3vujSE4vL2njubKQmoAY+Z56jcQSGCa1K+u8Ff",
-	"ZlRa8yYd1HbEq7sy1jfjJTUf+JLVrRQEV+5YqXgUjBZukeyeLOF/PFJSQ1iikLp+eWocdjYOvciWU3DK",
-	"qSOwYARXG4tb6XOKZ4NSt7VnZzNErBM/V+TR3pa+e51Dg8r668DscoH3EeGaQsi6saZxS+HD+SyBr7vX",
-	"efZ4X2ovBp1rLvflUhyMoHAo33e/bVeir07z81uORg1qZTLlAfzSvIa7FtAXTdnz4nzeq95jmUuOhhtr",
-	"fJ3I6GbfK+ycHKYIczWCr38gy2oRKPCV0QWkCq373Rl9ummu3IIUmVbGoR9JJKWKXbGb0LnF3kIGIvBm",
-	"5HNMeQz5A6G+rbfCl4sRn5RYsbZrhWkt9rv+TrE0PWTfxjtT77FvcGhtPhQd5JF1qqmcyB204mSoDVLR",
-	"NzxNt7IqWs+ypP53yNXWQozA5yr9BfmbawdejtLudBljaokdbD5oXC0bR7lww20aQj3A7FmCjbzrcAuB",
-	"Js+8GE8hR2MLLhK7L+Tu2hUHLQaoDHqte0nf2sfyvK673/Q+8CEe0ilcitRY64Zmmmt4N5ELULjwEGod",
-	"ohrkcVKdbOgNR6u81k/SdFzfiX9p3flxKdZQ2YDKES9svXhrZYF370fBiArbi1S1wtUr0GeuBRzVSCMu",
-	"JwmY6n2EUZH3oKotBGM0em3nWrnwxEf+ozen7wMmB7edFOzdbHT+r25e5kEnB5tf0PW93ENtzqBCJ019",
-	"GUZ34JEOAueOHrh1qbFATeuunkGv2FqvuI5Ed3SlSTiNZRRORsHx1I6bOsSNmqYaaADcVVG/Frqn/4ZJ",
-	"YLGLomplvZrtSIrIJmUjVvMqpfRz/Rc7XJyW9VNYi00OHLBmQDfuGtp4m3V+xWCkgd2hDX2Y0470YJrX",
-	"Mrx0GuaLAgG9jx4Vq3IKmOfOtq6xdC9muU0Vi4og/I7jLSm4u41VkDx2ioxD+4Lc1rIW05I/hlEZmAAa",
-	"rdk5nFcDsTaMa3Z88fR61U1dnwPhTlUljqaRvcfwmlY9effKSb0SLve+5LH3mMCLrFwvr4UzQP6aerMJ",
-	"SEM+aKi14ry6eht1KyzV1vMqBnI+KxqxLRUw6rR5FfkCEwe7ta6DABifX4S6F1Vv57rYj7pwq3Jm6BrL",
-	"R6tVw4IlFavMJhdQtkFGMi5ztk1CF45gq+mm9P7at+Ik4SSQscsk5WrioM/LEle0OI/oEDNjd9hWE51F",
-	"C8jvkLNqudNKOy6rcrJaPJqfdMtgFQkCd++ou/+cVw6kl2CGqXOC+dPzpOiBjxFETyBn/hiH/4klwe2D",
-	"/+kv3fAkuBKYcH/JqNCuLzQGe/7YfjUKRtD7KBjV8sbf3qdUxD/7OkNl9lqmzPYWJVIDj+78eIKRkFCd",
-	"nyZJbZcNEf57zXhQXfKvn32dhwcxc4py2ouL15iHz3HjuUHJHqXKmWE6sNdrcSDcaavy74SKGLMC4MEP",
-	"SJpkmmxJE1Dvo1xjr38UTT+eWr9nZrdwtCkQfc9MLgvBfF06zn2JQXn/fSSgovGmjqW91DIXUqGQ27KW",
-	"0lo3rv0nl4AafeeqzZwn5b6Eppzd7JB+sKkw2dOTmXKev83snIQAspYLrtmhNlkTWrBZA/VWonT7n/fG",
-	"oQUu59hOARjCZl0U8uaEds+jLt7mIPNJaIO/qilFEm3LNWWKKGGcQn57u28hoQhIytxgJLAhm6kzu9iy",
-	"di0gxqv+yG5ZUr7GnTJ/VDhQeiVc7e1diXqtUR9CtQKPToVeZFOfXC1ssPuRacpU5MyBa2lKsiUVp4rR",
-	"GJKnW5IlYzQ6/efC/lYxJZVcdeu6n1I9RYG1Qv6xzK6hzpLrxT3SxjwXs4SuWDzNBNUasslsnXTJjbU3",
-	"P+QCszcYoQumTpHVwDjqWg7Er11iT8rfvDUOcnvhV87P8aRWy11XPKB2nq7+rpxNIe14bl3b9iQX01nC",
-	"5wsznTETLXY93qrPlIkYTXD6puHhzXoB9VarnOdqn8U9GNn3Tpf0fnpHObyCiynU4tjfQW98xXTJk4Tr",
-	"thYgH5pej5mtzvc2S2K+guVXbe5nw9EJGsBnHWnqtrP+2NZNaRs5N5+qbWe4xfbshqpmvL/MD6UH/Lli",
-	"IKatWJLIO1iPuB7qed3tyu7ThAraL9IFio6RUhdkHMJfXKCiuFkf6K7ub0uv36ly+ixYeQFJqbqvJbYj",
-	"PGbCcLNCS43/UgimfLn2bcv5Fl++eyXrnUfWOoNKp09COrHnrP4Cb1CHOkJadym03ezRRrRrDmAEOqB0",
-	"9OTFnwWfLwAdt/E/7QsXr92fvnMWk5micwhwC+qsKw2sjWAKKwR2ItbXnhjL7yrZcMKPVyP769XonPzA",
-	"jfbVrh7CHsYRTEoS2wtEdV4uKNDfUAFYGW+Ncqq0BTdkvNO2k798l7tfZSg7LHRI3rWXXmn9Ni8vv3et",
-	"TAv2+qtZI3tR94aXsu/SjndrKK+5sRTF6wOcTtMqfPDvqRFT7U+lNH62H69nf16qsuk89xSGPvjymJbt",
-	"4MKU7ut2+rq8XOhOfV3+5Av9WhhU2NXoeTelzwP7Aq2lye3sA7Tu+eKGW7eDNdnoNqZbdihqmu9aSLBP",
-	"NNfgJopORwf0ty0GULzul+awi4aFyyfeuHJFZrJD6id6yLq+VOSu57b11lYczX/rQwzAiWzTI2AKkw09",
-	"An7tsKWiSdiqNugnO/cROXMZc2Oxa/fpOGJl40GuJvraCgHty150paZyHqAubE/M7vP0PIEXTar1w642",
-	"tgEydX91NXp4QEPRLKGm1GjS+Hwvh/G6zENbQyc6uGA+xnezcmL9D80b5FMqH/o+3Hg9KGCw7F6D8rPn",
-	"0h3dW7buZi4NI2ixDet5FDc2BH12TDlJYs6KbnuyG+G5fLN5AYagqAfxsSBHP7PAszQPAcFaDiyeylmQ",
-	"1/wNfHLqgECVyF5iSQPTsbbujjNYm/wvO+My17pZX+b6DctT9W0s/uMjbnzLGq2NjNk6f1jW1M4TLmqa",
-	"Xo3+l8zI34W8C8D7AE1hV6O6Tkrye4tC5pAFsWEj1tSzlWkHpcLuftj1C+0dNmvXI/cXoDPDwC3AuxWj",
-	"G6lThISQEjtP4V7jazxYxKs6n0MboJsNjWupWbtfS73CnaqY103vsVuS6jUkyFba0riiW/JYHYfwiCgv",
-	"HP3GwpaGWrket0mzReJXcMHxWXI2wr3RIc47N25meA2IVIHzvvLJtyFzFWZ9tec7YYYlq6Am72tdIpRK",
-	"9PlWxawPLt+/u385B2dHh+aipQvXKGsYS/02KCR2np4e+Ua8im2XditX0qHYO1UsziI2TRceGjZJJOVm",
-	"2nDfpkrOeNKRT7qARuh6VmTmHYeuMyxI3kuqaOtRC0okrt1ZntQDQzaft4iKW0vli42g2t36udD5bz1P",
-	"RZtIwJ3W4r5ZTbb4KVbTS29cO5ViYa00wHWwtf8ELcW46ib1VsbMJ6peu0Y74EbHHabGKH6dme2y4+7s",
-	"KdcZT+LpLKG3CCMbLfCBBa1kJlr/uTFeYCEruedKPxiT7p298FS4K832a3gS2epgxNPaEf56u+xu8VWZ",
-	"gCQzY1fd1/0dEHz0Ggy/oJb+r3++OYU6YjEatbSrBGxZaBr3gbSljLOkA+1cJNmcC78K6yTTKFlJ3WaJ",
-	"3136jlN4zb6GlSoZMd1qCBf4qO9JyaSzsa2XVi2XIfO812NUrAW5ssyVIUuomfqH/tb7KjMLe2KmqZTJ",
-	"vhN8gEXJp4GdXmezGatHidonp1xMr33WqjbeS4oKnToD577zlNh+pzSOlTs922TyViqQzV4d3AGilGXv",
-	"CsZWILMCr/6IVsC9+cLJIWzj2nE04tKrNaivOoRPddbulAbQNH6HDzWSJ6joWTytzqLG+qOi+iuJ3lIO",
-	"Bt6dXTRiHMbrNGuXXBDP1PalbuHkd3PUa33Ytrwp8CcRVqJ84GpXIKhf26YNKqPnpu4zbjnPZSKjG5ok",
-	"DQmpH7eMXZYK1GH5aJomnVf0WDuU+2K2FKM3iKB7hLfZvnnL4zJtO3ypt9ititoM41hGOkDH/SDPWx7k",
-	"9Wnc0TgJiM6WSxYTecvQ199e1P+m0Saqe1y++2QeC34x5x8XjKaEavj3JGjHO+5P9++ZvX0mIyv4t70m",
-	"aerM2x2Qa+JLpg1dpl3Zni3syfq1nL8iaMuO4BI1AZ/+AWoT1vijgN6u/vp06ZH1vkLBD5lSys2jcf7b",
-	"jE1FlMLO+k1uGTedbv0vbcJRdqQxayPfoshTL5dUfBytnMLj3Z5QuQv/msEJv25cVrhQ84CmGl+tkgYU",
-	"fFCInOEgS/BeTs8KTs4tA6E2Kmp9/juLDEpDxUu/XsfZ33fpBydC+L3xLqAua33dlrxLmagkcW2wwse7",
-	"MZDHDcOqppIpx9G5isc+YX088pnyIYmuzxoCn2VaO/6ScqLGJk213hJjVtqwmt9ZOePAtFk+CEbs3jAR",
-	"Wy6+RrOy895bUD0VFPyiIimMkklSkelL7Pmv9JZuHUnCIyZ0UxqyxqVo1BZ2FcELiae8ukFpJ5rmW3dy",
-	"KudyxhQTu1PttDi2weiGsXRKE37LWmYfvsiMK8TRI93eUywqc+BCTY+vUPPHLY10keXB5/1yg3eMKvfu",
-	"D+tGI+zol4YRroWV9xhpu7BwSCPiKjihDRsWudfKrqUS7Zi0K6dST7bhxysMHbkanX+cTCYPD2EAgSn2",
-	"GJe/g5oi3WXA902549wPJJUJj1aldIPPN3PdVFLZNCeyuaPcXraqKafNe7aUhrkctQ23rRQCKp825cAE",
-	"t96pe2zqyjc3eNXf++e4FBC8OfUx97WSiG2QKnm/mmoZ3TBTbt3QwsXm+fXQgs9m6Oxwv6pdApEtkSeb",
-	"1s206pFeGczOBvjwNlW4Zizuaiq54ek0E7nmsVXuWT9Mtz41vdThwZbKrptabvf7VGYmzUwPg54vCpun",
-	"goq7J/BbF1DXBlU3yUfXa6jf2O7ONHXI5ovYthpcY31bXzHaLunzvHaTkAay1rGYQAl+qhhJqdYsJka6",
-	"ksfqlimSiWhBxbzW07Bw01tzusA0ecjxAL/hDmfgACzwBSwUCT9yESUZyMuQCz1m2nmw17jz7TbYr/kC",
-	"NPoJrYcgkrGrNTgjIZ3PddiGrbAPdnpLiz4jmSQ0rUuBh5kw3e9trstgFMsIWJpp4QRZ7fOVjE4d04Uq",
-	"TiOJYiZTgozXy8DZ7cLTqdssjgtnr784msbz3b5HMVNyWQ/QlQjbhvhY4PzgW92+lOn0WjrVflPSEYz+",
-	"h8fa9LvkoibScpZIauoSsaR8J6tYK4TZplKbaSHadEnhXvE929zwXmnhwSfIT3ydXYIf1Fif+IhNYCXt",
-	"aWlzLpwJYFr2eF17gzMS4FHtTsjYVyPlIZ/ev3eUaMBZvHWkckK1gXBl93eq2C2XmSYpnbP+Qcp2NL9N",
-	"hdxwPa/Jj8V/Zw1Regnf7fJ9aR+K8dpsjtO+tDPXKYv4zJUw92JcQNaOiq+h1EqI9GbLDvwaiGTNZwBT",
-	"YG1Cb6kcZ9sDXXKPbHCB7HHKcg/H4qDVp8NpYvqNotENgpdu8H+EJ4qo6s0JrKX/dEkT3QAmnVy/2xRn",
-	"vdzqPOlFlp165M3SH1WO5qXvB9N0DO7X20zlgy/14P9c7zRcTpBVBBY3JoTopeJqCM/IgwlJuQyxFSB8",
-	"qJaTKUIOoV/heaH2Csp6L4zwMuW8iZlm+kpop+04CUjI4xBz88KVgQOCuODQnquQjMOr7NmzP0cpNYsJ",
-	"/qzhG3aGP9jH8IvJMtOGRgsWngTOSRKyLeva2JAdfHzSFN9nhSrQYoXF+6xMyLx/hRskmckkRiDfzO0e",
-	"13fOY+w6zyGJy1bfh6iPJGyhkCRje665o5Dy1ra5kXFNuwvuVZ7ND/HfNLmliueVNLt7hDQz502C/KF0",
-	"to4K1wybICJMzYKJPCNcPNPTja/r9HhwjX2HnhINQcStSgD47F4tagX4sgLtXTHWM1/Vpkzc5ajYmGG/",
-	"nKiiKd/HXpJ4eC4f+2zyOTxgpshHZbtYG/3h01es81+Hdf6pEEKDBvnTlJvb4huETGiNT8EBi76te2Zs",
-	"28Gy1NnRSsySeuaSx41Gj4YF3hxWOYv0xmI1Zm52+qzH+dgWN8Z2vIJR5I//smMW7Qrv1M9zTWYssRyF",
-	"MTfPhADsV5hSLhKmodgmu08V01ZODGu5iD2vWl1GUPv389Ity7Xnb6iG6F9Iim3YvemaERvWqHbxUQR4",
-	"s2Y3c5UILFrKNEuoArf2O7qq9wArEprVxBomeYZU3zv7bRSM5g2uS7e+GEpXeQAbBsUb6+a7llBt89hY",
-	"wWEC8BW2SPo2gTzjO11Py6lZOooaTj1J4jz7DJqoi1X2NungahSvBF3y6Gp0PplMgitvoMmfsP/rJXr+",
-	"BI5cedK5PtUpC7Ntq2sM3vUiWku3U8TBbOwsDrHX2NrbsRxLjlo6FpNwzky4zbq1nsG+ozUrZoZFZgp+",
-	"crVsViyjejRJqbIMS5FVxEiyZGpuhS9n4GP39n4sVSppZ0+yBJClmqkGeZ7POmcgwVbt04ZU6ixszh3d",
-	"Dh2glnWpbesJ+O5ZvHWmxW9bsrkY6TLK5zJ+/lMsGRpiYSd6CVLl1DWbRbgh6C123jgNMcWPjUnWgqZ6",
-	"IRuWaEfccpJFTLCtzo9LLvgyW6JX2dQiBTX8mifcrFq1u+OKdWhWVDzY3NNqtSrXC+YtQAdgTfyLEpez",
-	"Y/yXyVd/mdzXZaNf97X0aZdbhzGWtndjMzaWttWCtFvtX5rP4aarsmFKgCjA7jc+TucwdKiIWcsL/Ey5",
-	"+U6qb2/t1VDpd7lkMceZZ2qOVesXfL4Ap2K1hNdgTnfL+mS8Lq/7A8i8SDi7NttuI7Erd1ra4fffXn4g",
-	"Ly5eo6sEqFT/kVGlVmS85AnTRgpGvjonzmIACmHwZHS5Iq8EIsOSCjpnFhKCos5W7iIakOssucmDqwIC",
-	"xaRLHpEnkytxJV5KYZcJfQ6sLIMDYrdMrYj0ktW5ffTfSS5pER5r8P3YLP2Yz87eWZpwQRJ5x9RLumTJ",
-	"S6oZGfsC9RP0+A7J//d//d951XossRyePL8SpKZ30KdxTRRLwVvc9h/enzJ9SlMeTsjPFi2rTWCVNehY",
-	"7bCkINrOjiYkpWahiVT2VUtmFjLWAWaUtr+c4VckpVyRhWOl5Z0oVgUKOob4mpCcEffxe3u5539BNJz9",
-	"Gxz/7CpeULMoytRpVxczhK0J7QRDdKuBQn3Oe+HcQsSSnmpmG9qJJ1zbTb7zleUCEk5pkoQBgVtsSc3C",
-	"zgs6dSfp3L3I3pO4fTpNOJ4JxbRM3Gks3HgCuGfcV0pmhimYQqsCfJpkGk9ImJfzCwlyamRcY51b91c8",
-	"ObczqL7L2POhCSUp1sw9vc7MKTaaJRTK+bkTD/X8XGm/EysKOb9HAoVLz/2oQxJRAbNk9m2ZtmvAsHQi",
-	"OBPbUd1wcSpTJmjKyS1NeEwNWBNj+FXSlJ9GMmZzJsi1XWRFFANZrJgSyBmweD9ybdB5Jt5csrFP2Db1",
-	"/k12HhV7MCwa8JZTe06dTyns59ohsRMah9qsEnYOux5A6QgZs6KUnJ0ETRJ5VzvWt9mSKR5tjjMCwBKS",
-	"hA77w7NwSe/h0zlRVMwZueUSZSo8bIqlUpn1I5aXg9/ca6xvB4WexuG/NP+d/VIModg2IsBMeMsCLAtI",
-	"/nX61S8h0tr7wouNMxyG3UfvCUTGYR2/761tREt0wl+nCIPqdjwHgR05Tk6TTNwICxI3bKVxajVz0hPy",
-	"k8YUwCmLUT7PNz4sp5Ys0k3+5j2O4XVlo+uJBcQw5wHPyRoLGNppbMsz71bKJQ3zSwPFae1Eve/fOqyK",
-	"2K6fZ0ZCy6kqRiyeYNE4fAK8JOCUJYzewi7XrnlIMqGZCQhW3eTC3jbCIvafJ8/whGrC7o2ifkDPXUFK",
-	"wRARv5cWNzI7dmOvAW3oyr4OgXRMBRx+HnFDtu06uZNZEhMax4QKEr6oHeuSpkg5JAS4x7sCtgbHH8kk",
-	"4TFzZyB3n6RLL/6dTEhYqPmhjrIfXgI3rzj3pViR1qi65kZRtbIvA3M17JtlOizZS1G5U4qapljYKCAh",
-	"9IYle9chBK8JlJ/w9qFRxFJTYgbs1Iqbzz7Pl2kC7Mc6Sf+bJksexwm7owph5I2b/91CauY4A22o8rlW",
-	"piGZM2N3EH+z38rMeGejGb8n4zCXhMNzEk557BiH169CWPci0yV8fekNbuQihwy4M0tcjmcE8nkhQvyv",
-	"F29+JFRECwmAfJU9e/an/4nH/gLtnSdVkinV9wWzpEXTCrWckz89+wpFOeedT5D5sTeZZ9kC8vWzrz1S",
-	"lYqo2skVkT+egJ1hngCGkHG1QmgA+qcsMeckD5wLT+wL/sNl/0NektxRbhzEcYi8zwxe8FX+D/gfSkKX",
-	"jThcSzFYUwAcoBt9h3/49sWr8hILu+pkQW8ZoeixDdZjF64GVjRUd7xIabRgp3+aPEN/AJPYbx2v7Lnj",
-	"FxevS7Fm56Nnk6/weXdfj85Hf548m/x5FIyA37P9n9n/uVr5Xqp4JdHGkqlkdA65FPT52dnd3d3Exf5N",
-	"InlmRQJ2xsRZJR7wTHlfyDPL8J9hnu2FWSZuHDjz1zEkR5jJkbPxMvQHaij7UDxydgHEDGevsfZD6XEo",
-	"c9b6aQChDxYVWjf5DqDD8rHtmwC2uMd/CarJ5P707JkLGjGuQCFNIX28XbazX53BFDnH3Ymp81BxENWq",
-	"ItrLkkzlnGysjL2AIGEYy3+fupN8eqFknEWNPrGuzdl/u+f94+6tQChNbfPZ4+qDVK+z5ZKqFfiomkwJ",
-	"Ta6p5lHFH4hee1R0x3+CyYN1uRDlL8HIS0Sg/MJoczvcT3DeL5w9YDjvm+d9U3uQi/yaqEwI5yfx6U7n",
-	"D4zG207o3YKZhcvVUj/27Yczr6dwNgUNxsFxmUf23agsaURoeMpXWX+RJJ3PLxaz+6mIlGp9bF5Y3uGt",
-	"dGPo0IxTvVZqvnXjH2VEk9ZP/0FocztdOJPWaF9Ib6qFkWiSEK8kK9FQKUN0BeDxwTkzjohKBHX20fJS",
-	"D0+Qrr5ZvcUUAANpDaRVT1pfP/u69fNvpfkO0oPskyTn/NZKbF63PlcyS0vVnnvR5qE5sfaU+O29FYcH",
-	"YhyIcSv/l5NVK3K0Ld44N6BDcJr2atwgzcIS3o4c4XFdUGS3Uw+H0NKL3QwsruhuW5fg1UVxfmr6rnjf",
-	"dKbtDxid1fqwvaGWv+/a6oukMjA5fCPj1d6UGrWOVDXqjbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskj",
-	"gpH6k1HZs8CojD30ur+jGyHvEhbPWXvU2Nvt/SKOtbNnLuUt0zlC4FRpkqzawwQ6BOWkjWz1dZbcHJjK",
-	"YxnpU/ueBvr+xg6hKz07p4gX4LWOzsytj7jLMdP+eUyL1Pr5rqhhF+DDKm1P1mgM6Pj4ty6tRMdmr0XH",
-	"Zhc8ZQkXrMN2AJUCHAxImyNtPVr4RzjDcwNP90I2ILvHAtQFgrEmyywxPE3yCshoDwq8F6LFMMx+WDad",
-	"WAQXzOdmKSMZwFIVxq7deF1mnU8EVBcQYjlg1YBVA1b9gbGKjC9++gA+SCetYAt4rYiaw2ouI2oaoOsl",
-	"NT+wJO0MXa5d63PykprLQSfRaAc27N6c5XHkhbBU45NbY02jhjARp5KDP6w9jSl4gQg2eTRx/Ai+JMa9",
-	"5sXF64qq3p7c6rGGo2ZPVH60z0o6g4MecVQXNB/0viqCR2njLKF0evhgVPWSmn8OSsTDKRFfUvMBYuIP",
-	"YC3bTXNV6b1EdkcxjbWnvl4K+IECBwr8VBRY0cB3oMO9qNstHUNAy+HJF17TTL4vYRR92MTPkPYGajoU",
-	"NeXRnRim5SKG67z8aqkLaeGhShtnH0Fee3gaNPLa1R8ZCGUglL0TCl5GNT5TW8mls7+DPcJW8Fu/ihZ5",
-	"+qTD0hm+Z5vKAsbRg8g+dOIbP/AlG/jMwfz9NGGCkkiKiGsIOcQwUXSfr96qLgamjdoGqKq4XUtlMQ9L",
-	"7x7QGgn+dV5prTPFf7My7LBED8vWpcWF4l0ed9aLn0QiacziSzaHEKn2BDIIzgOgfQ6AVh8C1Jrb8XC1",
-	"AWDHExDaAllvIWFAswHNBjT7jNGsowSXY9reZLgl9SXFDguF+J5mJMSj+kdRlAxk/DkrY1gCJeIInmlI",
-	"Z7abdB2hFdxIXnf5sIQHr2mmu7euxPLTYz2+y5Lk9atj8hIDmAxg8gR4AqTYnYCC+FHgSany9mERxb2o",
-	"GVMu3Eh6oIoj4W+kNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEdT+BJtiDiImf/YWkY39NMwpe+asMT",
-	"VEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+iek9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwW",
-	"H/LRDEq6gZQ/A948ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlHc6fvQqC9nOoHIh2I9JMT6ZKaaMHF",
-	"HPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bityx5UvTY9fnHBNa7tmAm6doIS7F0",
-	"f9X7vKZm38G+LlXg7NcH1g8dILJj3jDwmAxGXz/7j7aP28Mcv8vM6Bj5k13+8y1xFrUJa/2DVZfQCkge",
-	"SavRGSz7aTcGxBwQc0DMATEbEDMgCV9yw2LiqkM2a4pa4el+NEYOj33xnOMg8ZyZU//G7Xj8PTOXfmhd",
-	"J/xdQvPGrY+nsyW/wiOinxjEDtUt2ieCdCfIn4DmQhflagL5qdyrxJoypbm2U8JCaIoKzSEwb+21ZOwL",
-	"pbl3ayKFzwt00h4j5sxMc5I+aF4zT9KY36glVV9kR6bqgTqfUIbWzUOwJU0rVOLOyadUiTsnIv/dQxgQ",
-	"wbS9YKUis4QaqCzXOlfrwea2DXdywr9jypdVjh8PPpgEV5eBR6qtuBOKLEmgWBWDmpHulw6Yk2ZlzKly",
-	"F8ZVSD48awGv2o4+lwbL2nbNrdErDXtfcbB/vvheAHkMedKJPG9cST5X0Lhr8wGU++jhyyd/n5xNDiS2",
-	"ZzL25RYD9EcNoBAuqObtEQ7IrYS/IilmfJ65gnns3vYC5Tnbow1CSg3MnH1cMqN49PC08OYNDGpAnQF1",
-	"BtTZUz6tlCqj1xMVID12hZHOdu8Nyq5VqlTw6LjK7m641E/hPYDTAE4DOHUFp33pgfcMXcHjFMjI2U2R",
-	"s5sWLB0W70wYyn8HADx88Sm++LR48XbsewVD+ie0fQlNvy2G3DMH/3u2lLeDX9GhCr4WW4vKkihhUJx8",
-	"LCSUxj55vNrkpe0SqXiHpNKeTPHwTxvpwxLw4erj9KOOC6nNnmgDu3krY/CXan/7Fu1ev9IH09gOJPgo",
-	"EqRxvF8ChJpUoDrwl+MOOiRjdk8jk6wgZb2ckdC2noIXYEikcn/zWIddVJlSmy0U2+riO/uYjwRY/jWy",
-	"Wau1LpdLeqqZfchyBrZp4crI7SMpBSc+V+8/73tDux1sSf3/S4E1MUsVi+zLfLPPAH08jAwV+j4zXKgU",
-	"Zv+ZKmHP445y7K/cCeVS+BbdKrLvB2CuV0CIZFxQDLG0+JxQoe+Y0uSOmwWhJHSjDAnOYN94c/gU3vjt",
-	"9gzF9rfvmTli/Vts+WGhpDEJiw9dN7evduINF5eRVKwLWrjVb1+JCjaoaxmuf7RfMkGT1e8WMro18KvV",
-	"up1zr3kHZ0u2f9+rWQd/SsGZ6GDsZ2rJBTXsxcx0WIGh/pY+A1DoX4Drpc8wvTcVjMiW10xZdtCnwC5F",
-	"iVDyW8bUKiDy1hVJdqoXMv7+W6y79ZxQuLkI14RGEUsNiytwjki5juZ5puzDyXNtIXrA5wGfB3we8PlL",
-	"wue2AAzsMtjapj7M77B8sy81P2dFyO32evPfM6zx4WMJXyTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJku",
-	"fK7X+irtc2bWCaOOWkrx6Qc13Xi6wZe0JB203FSWtzPpDO7AR6ODF9GNkHcJi+csfjQV4N7rzTQNoCol",
-	"UpE7zxeetKcKZ6FZJ4zgSd8Yw3UxXBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz7T3XRg/E80UH",
-	"hMbfyUzEGBP6dbsWb7jWYFToQGu23TZ6u1sws2Cqhu4Ig2PYnqzw+RrKenS2koMqqDxxplnbm+0iq95s",
-	"F3Zwfaf5Esrtd1AquGY002wg1YNrIvx691dG7JWfxNMCjGPmIqaoWCfc8cW7S1QLd7gU06zuUjxcGObj",
-	"yW4guYHkngjJBQQCMFls71NBaMGy4nNckwi6iR9HkKD6WNI0dd4Ix5H33At3intv8Lk+qkGXxODDKnX3",
-	"/sE97I9tzOkFB0M5/M607w7hfiVSRwHgHt+g398tcnq6rVDx2YyzJD77CP/oh+MRNbywNWl/Z592S9uX",
-	"uDtnKCm/tBslfPFwMpA6q56Pw9F7EfCCNArFLwqjRjcMgC4KJOhuBoCGMHFdDmpZOvPiMbztllli+Cn+",
-	"0QAcb/DXPm536JFgKbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee0ikdsl/7yIclIdqm7uEIu3f",
-	"/p5p80EamvzAjX6hX3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0",
-	"TYh2UEC4gJgLN+ay85zF+Lev/uvy3dvci87HKOz2olsWgz68H1178B2Qd0DeAXkH5H16yNseUcu87dlx",
-	"XOPKALtLMe0WzSssj8TudsfLvcD0J4O9gb7zHXy8avyAdF7y2Dgsp1W1UB2O5XoEFAw4MODAgAM97/11",
-	"g9cxSsi7JFTwqlMuZrKBziHf/2sxk8fxyBrsxz3OdrFHh6tgjhHZXHSrMII1zzkMrTjakHbtqAccXrjt",
-	"hF/CiLoe8aLpS7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NuJVGKdvYq7/M+Z+e6ZPMlE+Y7nrBL",
-	"/vtjevpJJJLGLHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLT",
-	"AbFIE5BrxehNq6wQCGuIYhu4duT0tl0ArmeK2wHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ/LpDt9",
-	"4kgI7rUDKA6gOIDiFwmKzYl82X2pzafAzqB9sxJKbeLuR5c9cSpVDdpWE8G9EwwSoxHN1C3T5FqaBQnX",
-	"e3oIoQRW8b3rNjxHZ2/0BYvW8iEyYRRm4yH4/JXApGyhrzgTBiSU8H/HjduPv94u7T8ljhz+VFToVCpj",
-	"/7B3A7RKsjkX0IqLOdMGPwGXHwZXIpzSJAlPCDdEs4RFRruRWBnALJi64xrPBeGxnlyJUfA0NGuQQjV+",
-	"p3peRIOe7UvSsxUo5RBMqtJ37kAXLpn2oW5quD7o9fqVP53NAPRwZvv/JMJveyKznwYy+8ORWS0BrVEa",
-	"GdsvQnuWws1YwkPRVRdmYDcFPlG9OtLeIGENEtaAm5+7dr2EmEcQmzxAboG7J6xuR9wb9EsD+g3o96Xp",
-	"lz4NDgaPV9Q3weeTV9mX0XRQ3A/AOgDrlw6sT0d9/0j83bey/+GJq9kGFdugYnsEo/TpFGopNwfPqZxK",
-	"LswpF6eGL5mdd2OtLanZhX34tbCHvDM5DfED+mx9ER+RYz9hVL2UwrB7vEVapbHcaPXI6pdSM00ogTME",
-	"3th8ycgYIotCHoctSqDYLqbQfsrF1LZ3Loy/ZVSp1ZlMmaAp99g/+VVLUbplqmf0H9DmHTZxxeGGc1p/",
-	"vCJ7CrBAGCRPw8JpZ359i5qANI65/YkmF8out+G2HywB6OoFyutfWWRGdmfn8tR9aXuavKd3b5jWdM58",
-	"Lbb1UnB2t15cvCZ/njyb/Dkv77BeCPnFxevJHi8HrvP35m+kmvzX5bu35SOLZ3D0C55IxWaK6cVxckS5",
-	"l23PDPUeH3qRJMetsDZkWzo+jwTJEvQ7fwz2QAxwdpiur2jVIXWpp4uHo+QJ7kgYA1UMVPFYquhBCu7C",
-	"WErDwBHlOIIxvnCbZOyYovfwYK84yoE9asMe1Y8BW+kzXH63F17urfJSDdwS7rBni3RAbtiKxeR6RWjC",
-	"qZ7sVYD2JW5ZvP7e9pVqseG0FHOpmIiZOlI6EXzZehKBLWLue2hw+ejEIoO0mydVeHSwfN2etBZ530qT",
-	"l3p4JGXYUVhxdy3OHuo5y8wQlQkBSafNYyuD4rGdHjffxl5oZSCUgVA6EEpvSqi7Ss4+8vjhM7hPXsfD",
-	"jTIQSoVQjLRcVreLJfx4hUdIX43OP04mk4eHEO6aR90vfdIm+XP96hgFg/ZEggP9DfTXh/4OQHVwl6Gk",
-	"p/M77KBGP1dAFad9iq/eQkFYRvMSHute9qejRXyo3LO32qnHJSdfbLUgJzgwRKp1wtpJKa7CKnZw2Mqq",
-	"c2Za08H3zPQkguFQ9z7UxaK3PdGVFnvRhu3hSM+ZKZ3njmwWtDsOe4WFslqTxEXm1rpfFcaj3A04QOf2",
-	"8I+MqdWQ9LID05dv8ROpCHdpjybQZBMxNpVgrCXMNKsQZvbUCGsgqoGongZRWdEHf7aiz9UooWJ+NTq/",
-	"Gi0zbWi0YFej4GqkZaYidjU6R9moGwFuiEJnHyM8YiAUPeba7Hikn/Jd64c4XLkDOnwSdKAzwxSxzXni",
-	"FCMuFy/6Vzua/aLuYXeYB4IbCO4JE1yoI6kYZK1y93YYkMlk0ucaPl5Nw60FtS57FzN8IWiy+t2epbYu",
-	"fNjAO+MdqbKCq8yKXmyy/Whfzbo4GSaUi46loOAUxh1DQl/J6JYmGevY7Dsll0+4NtaRnTt/ZIIz0UlT",
-	"6OiqdZN/HLgu2GWkZJJ0fEmnCiydKs9dStXhNgUZpuPj395DOLDu2MxFEXcIMWRqyQU17MXMdMA2iOds",
-	"/3Q2nzONhae7NnojY9a1Tbe9xDYfQEw7UGCm5VluLu1lqru1yYvzdMOWC6oMp4mjNaY7leruXosI3/NP",
-	"pjSXXa6F397KC8Utl2KPYYeqRcBtvaTRov02f0NNtGDxexZnETt2mclHFLl8RImmgRf3R7M/I365n9JK",
-	"vjJXfXxMP7/OY5aqbcFTDwz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUB+XoW7NMZc00mcaLsKDO8lGCaPq",
-	"FF+2NTEOowrv5sGnvFdOnHz9Pu90ON8pxjTB8+INMtpnw8GvpzwOA/AmVFzMiVSECkKVoqvnBAuGkBn0",
-	"guUUsFGbLDqMqqkji4N6y+6kBtzIXqX4O7K38PjrV8MlcqRL5JEUWlwixw7yKALaBbs35NoyQUTO0Lhq",
-	"adU5Oq2VyXc/8thbWn/LgCZz0rXftQv8KCjzkGqfdqQ50OVAl58ZXZZvUFcNrLhOyR0XRN4ytUGj7ely",
-	"k7k8+5i/4eEJMpqvXw2s5sBqYo6WauG7Dfazka0sLBgxSbg2lpD0Z8hrvn51BG5zuKSGS2r7JRWzVLEI",
-	"aBCKWlaMhAUv2Y7ISgxjj1N9nECx1uQ50OZAm18gbZaZxuMkM1tLebHVtP+Y3GVfvDG4h3H3qZpsu/oh",
-	"+HNxoeSMd9jZ7gaxR8Dy47w/BlDfX6KWTwfuPjWLjy3cCEekIiYqcxeA+xH0AHv31zpWAr4++D6A+wDu",
-	"A7gP4P4HBPfu6F3Hsh884db/mPzPlsju0mwN+VS/uERY65kUGFUJZ4oodss1l8KXO6lkGdLkxcXrk7a5",
-	"sso8ykFE0Pbn+HtmhkO8n8RX/TIk1rbccyKsQx7pOTOfT1LS9nRxkQ10sZ9Q/T0xQAcK2a+SRgCJev1f",
-	"paSheyWZNFsjmexpHfWLbMh4/Uc47WR88RNqXPxpXj/lXc+yY9qxDutxiq9BTlD3xu2FpuCmxQf7FJvq",
-	"l+vlsylR1auC7o8you21Ki7Yx0X8DdWzOioAHFXt0xbnCQcscX2KaEGm1HxkQP7Hsa+VyT/PK3/71U4E",
-	"8NDcBwGOQCI9QQYJ68MqZW/pkg2E1YWwfmRzGq38udgffaH/VgK9u8LzdQmId9PX2vVaKMMEXbLDezx6",
-	"SnN56FsTG2pWeotP/ShhyNr9qZlNr1CrPfiajO2h1UQqcudZlA7lS4+lP9vLFTPcLwN11d8vrRSDh7qX",
-	"LN/XQJxLaqIFF3P00wJCHedkahlEebdmie9yewWjBaPxgYk1J1R2z7XRO+n1W3hsINmBZEvk8wOjcW5e",
-	"akWstsUbrjUX806EatttI9a7BTMLFy9TS7QEz3l7msTnH6Gy97SCx+rwvsvrlL2bpi+y/A7ul3bbNX4J",
-	"2Yc7e3S8U3GHzCTH4XMHOOiv1n1i2lw8lcBCZ2lM0Xhdjw0NKb23A8RRrBOPp+yBqgeq/kNSdV9KfghG",
-	"Zx+hq6PrjOCtbbRFTzRh/2djxBm49yfjUCYFs8S8lIp1N6s44jyaeqsFgfYKTup5P3U0K37RJta+RtOh",
-	"iuUWAIGQewGURdM04REc97NftRT2Ox0t2JLCr3HM7U80uVCWLAzHfurGgK3sjsXs/tI49tmsUjY6H8nr",
-	"X1lkRg8PgC/oLsTt20YfwIvIsutyRhiNFnjfB+SGrVhMrv39L+iSTT5t6CZNONVMB2RJ0xTsxlTEFSPy",
-	"o1DPYt1xtIROadJCM9gZ8wbsGhw+vlAlJE2SUhkjH7YHtNRV/9hd7Qio+iPXpWJ/qJjYRNMQADPE+PG8",
-	"C8J1btfw/m5OspIEC42RMSV29RJ8CpQmB0QhV92sBfOF0uHR+K/KW3+m3Hwn1YvI8FsG+WD1wRQaA9NS",
-	"r85oza9s40twO4GOXELgJnYkkmLG5xmewyqtjEN/3YcBCT0fYD875iA8mTSpU/Y/C23xrWESON47qh1x",
-	"x5O9KWmo8L1zsyAyRQ4xZ4TW+CO3MO0hEsdb0dicTaGX4/jU+QHvkgdfwJCOF9Tck+WBYfauRdCJnRsY",
-	"F+bWu4Ojg3v+kBJLC9HEPbnFkwEp8NGMyyZVH9uTrxV9ox6rH4kP1/4fLXrWkdlMyeXjCM15+OW09sRu",
-	"O8tGx8OVN1Dh073yUDo/yMV3BM1cK2pE1dzAfg60+Nk471WpEpRgRIpNdVp7ynSOfPvhSlse42P7/LVC",
-	"g4sM7+Z+vn4Dq3q86GjYpv053ByX163z0HEU3eRot52A06wsU2ZPipYGOhro6Ph01It2NvUp7MlrVNhA",
-	"YINO5ZE6FSwXgTaXIlX2SX9Vyx+egWQDCzlcfZ+MhVyj5oB8aTzlcOkNpPUkSOsRRFVhNq+z5MaOtsfF",
-	"eax7MJaRPrXjbCDRb7LkBgbUmTQf4xb0ns0U0+1Pd9ds310BwK5Ct+L7T7lE/gVPWcIF61SfnCuUTAbQ",
-	"7ACa9tz0B0zb+tG4d8GURTNNlllieJowkhO4fp57QjrXR/cm57wkZ4QbtrQ/UYNukUKKSnwZIFwVFK/d",
-	"qA/HXLTGrD55KgfYGmBrgK0nDVtFWtKTAyJYhZOLZIZ+qQcvCAZvaioaa38DZBsqgdUJd1xcRlKxp1dd",
-	"5h/tl0zQZPV7h0QCroFfrdbtXMzNOzhgsv37Xs3a+yYwwVmHYjIfmFpyQQ17MTMdVmBAbH0GyPCIMsgA",
-	"b5+26mO2vGbKInYso2xpWxfpxqirBc5rHCIeWxYs8nN/dLjRwYuJtbsbhothuBiGi2G4GP7oF0Nb5K8y",
-	"+qAmzuuIPUpz24JmZHSc+t6gMoE5TpvuD8x61ce++SWpTP7JlOZSdH2+k5alsyJjADIgFSD+Biz7ajfQ",
-	"vJIRHnJnffprG/gTs4RHZn+BoTmIlV0Cn5MZ5YnGaNGvn/2V3C2YKD8LP0A9BrpkhMc1ST1zcFwHORcr",
-	"enCFbAt0GZBlQJYBWQ6NLMdAkwrPFMvoc7BybwUoGM6LzMjX8VFR6l3aicD/iKD2enbJfnsrOzx/obil",
-	"Dis2DtalLx5vHwWfQPdVxgzgkQpCMyOX1PCIJsmKzJmweMFiwuM2SAloswmUB69QXeAdvmFreeo/NEN2",
-	"HFw5Cts3JGVsnR7olYx+Vtyw7bmBCjCgmiAhxWQcKmh07r9xqYycbmw/w4OevSKtwyCFNGRm25SGKaSZ",
-	"wndhQKrzJnpBU3YSEKlKuZtiybAjYAivxBj2/r3bCtdmciWOz+UWVdj9pNtg8DGy5ALUzplpLp/eGWSh",
-	"HGv8HWdJt8zOXU0W7xlNDO+Q9u17Zg4N4k/aA2nA8qeF5XAeWyMkIOHeAft7Zh6J1vDvOZnRRLMwIPmk",
-	"WmI0OkBNc6yfsvuIwYvDgGwB8L0YaLrh8eHz9+5A454pewdAHgB5yJnyxHINF4DaXn35qNzCn6lhFz3h",
-	"j23XHfSag15z0Gt2RNlXMvoJYhMBZj8b05NURLE0oVGjgbuDwvTT2qmPH+o4AOUAlANQ/pGBsq81yeWQ",
-	"P07K9zkzp+6FOxPhvnEDO1o1is+lRk6/7BNDis/O+OBOoP60nst5kYc91L3Kqf1pB6p4uEizlnBxkXm4",
-	"6CWi9oWMoSxolYFV3JVMeSeS1cDMdMuL4w7w55oZ50UcazID5TYxsg1y9a8bXkax7AmC0ABAAwANAPTk",
-	"Aagn6NSJT2fw4rOP+P6H40lT8MLWMhUYH90+94zy7Vlrs/zmjrVLv3R5bpC1WPV8PCGBqwgHdciyDyEM",
-	"utqbKNbm1oc3ec+DzfJgHsQ+mlXK+kas9hgR6m/X5MmYpYpFoGI7NypjwRNj7mDQg5Q5MHlfKpO3F4e2",
-	"Mi+43aPNDREc2miplcXUBaMxUNfH0c9UCaenrnuve/LslUMPLoVvAe99+sKwxd6Y/GVyDxIx5mV+tFz8",
-	"OYDpAKQDkA5AOgDpYYD0ORGMxZqEHFFjan+eCrpkf7OAGAaECn3HlIt0piQuJk7ucOYne9EUuOwxx0j/",
-	"COkuT/GPBih+g7/2zgOJmao6eWC4V76h9y+liDKlmDDYTQe0s2+M/85WneRrxAjwqbnkv3cYcWWotrkr",
-	"ad8lXlGbD9LQ5Adu9Av9ukPCqpeRfsMFX/Lf2XtLTUbxVD/V2+T46d/65Uobrq+cEPtrel0Hj1e7ZEIT",
-	"zW6ZognRDgoIFwDsbszPAfWhoIJF7Y0EvdXsjbszNS6LsT/9XI0dgXxA8QHFBxQfUPzzRPH20F3HWJ8Z",
-	"tkwTitkwDsdhlxH51L9yOzR/cE8dk9fuDrB7wfVPhpMDIOQ76I/bkwQG4knmSGzeNEeFp83vPRZWBkwZ",
-	"MGXAlAMyHSUgqXAfKTePNpgfFlpSyYU55eLU8CWzk2qAlXcpExf22dfiA192N8v8nbH0RcJvj+Gi8whf",
-	"m+Ok5B8SsLQ3cawdvO1WDjjNkKmdQ9rRyfGdhex4NaFrQxlTogVN9UKaqueQA5oTcsNSY7kXEt4wlk6p",
-	"pZVwJ/7IlIkpvGrKxdS+ag2BFAZzHsfn0L1su33XhZcet7zU4LV3fK89jFJ+58/Ap/Dbg5PGdL0psFZc",
-	"2G7A89T0eURIdSHHgRYHWvxktNiDACuX3BGN51utLZePs5ofrf7S4yTfI1Rv+vY+TSgXHdnwXjnUXsno",
-	"liYZ69jsOyWXT9hwcmSM7Vptq4ek9Y8Dy2SXkZJJ0vEl3SofdzFLXkplvowEej0rq10a2sEEe5nN50xj",
-	"CFPXRm9kzLq26baX2OYDuzcHc0e1PMgNVCDU3drkytNu2HJBleE0cbQGQvkhDfz4nq6ZgDCnT49EPc4F",
-	"4CWNFu23+RtqogWL37M4i9ixfRAe4QHxCBX6oAT3R7O/7vsyV30flyP3ppb9l7v9nHyo2vLzAzM/MPMD",
-	"Mz8w8wMzPzDzAzM/MPMDMz8w858FM9+aW6/RqB/Ja7adY9vlftxlv3j27WheLIdnsrpKDv5wXCg548kh",
-	"fRcHt8NPDtKP9zr8VGD9nomYKU0oWWbaWLZk3VeRUBETlbmcQ+5HecvUNmVNW8XM5+L13PtaGO6E4U4Y",
-	"7oThTvjD3gndL4I15t8YyLR3tESV/o07c1Re+qF1hfgvPF3PdwnN1+ZAWf/7Jvcc/O8AVty5/aTJKz2Z",
-	"7SVRpS5N6dFc5METdWdQy6Ul0Fxkxwaars9fKKaZumVQbbQLg/ZlI9qXzwntJaYGCLCApPpYmhwsjCRI",
-	"PQERTGOV+o9XWC/oanT+8WoksuU1U1M5myoGY9JXo/OvHh7CEwsxs4SaUpNJw9MhyK8KK165jISfYaZx",
-	"LBrloglXgi55tD/cTbMy7tYybWcfBV2yhyfMu72lSxYPDNzAwA0MXFcGzpJ2/ETZuDbaHnhVUeS4mmhc",
-	"g0vC2UceHxi9dlRwt1AFQ+mMUUM99qEe+x8tPttX2nQk08BM5hV7kcgDQjXR4OFHxnRmmHI/kBlMFdOq",
-	"flKoDR0ehRZlu1XSBFh1y4HZdT8NkIFwqAcsG7Dsj869/cBonENEK0yxLd5wrV3G/NawYtttg5a7BTML",
-	"pspFzBmQKaj3F1QTWkBPG7DB1iW86cHEFRxZKxfr16/q2DfUEeTs2xGHcVArNGAszq0BZlHiP2pF9yeN",
-	"aj/SDvjcGf+ZUat3wtfNfjJF6o9TQH6oB384pSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwGIBWaqZMkRC",
-	"c70n3eYeqtJ3ZKiPW8bea09L16OrvLCx8tJeorjkZIyrTJNk5dadiznh5qTNDYrgjjsORhWH35u7L2TM",
-	"/k2THz58uCA0jhXTmox9yjh7y5yfnX31p79Mnk2eTb46/+ufnj2DAeAtdAYn1w1mvfeXSaatFMTFDI46",
-	"lwIZAstSL2wngi7Z6HwU4YNANNUu4AolSyronOHRjGDbAxKzhNl/58wEeYWMIFcjBcRl1Tgpvccrjpre",
-	"Qy0Eoa7JtXDf1LS45GKesNN8515cvC43LPZls6ld9essubFtSk3sV3UvQqcIu3CRzFBYcy3ymMT1Nv/I",
-	"qFKrU52yiM94RJiIIZ9WeYS/wTM1jV/KZUojE5CFBc1TxWhMrxNGjP2/JmMrSEYUZ1xe3Ygayz79/wEA",
-	"AP//",
+	"7L3tciM3sij4KgjuRhzqbIlqz/jeuaOOiRtytz/6HHe3ptUzPjdGDhZUBZKwikAZQEmie/V3H2D/7APt",
+	"m+yTbCATqA+yiqwqkWy1XT/spkh8IzOR3/lpFMllKgUTRo/OP40WjMZMwcfXLFUsooZL8RNVgou5/TZm",
+	"OlI8td+OzkcXJC5akXtsdk7CP/31r+TbhGrDI82oihanf5l89ZfJi9Pr7MWLP0c3GU9i+MjI9Qi/WzKt",
+	"6Zzht9ejcDIKRjpasCW105pVykbnI22UXcfjYzD6Lzf+pZJxFpnNtbkfCG6JRAsW3bKY3KyIWTAiZzMe",
+	"cZpUl0mihNujIOOw8n14Ul0OE9lydP6vUaXR6OdgY52PwSilii6Zcad6kXCqv31IqYh/4kkcURXrS9vC",
+	"/kiTRN5/u0zN6p80ydjo3KiMBWv7+mnBzIIpYiRhMA65dwPZvxXTmkuh7c+RFJFihhEuYh4xTcyCGkIV",
+	"IzJlIiBRIjWLA7LgccwEkYrQJCHjmM1olphz+xfsmz2kiYzZ6HxGE82CEbfL+DVjajUKRoIu7Y5xKVO/",
+	"FF05Lm7YEnb/vys2G52P/rezAurOsJk+WzuU0WN+mlQpurJ/a7NK7BczqZb2bzjMd3TJLqlZbELAK7lc",
+	"0lPN7A0YFpOEa0PkjFDbjdiFa7vp2uMbh1OaJKH9Pfz3kMzwcOA4YPupnTHfPfwTjBT7NeOKxf7itsHv",
+	"hb3rd/INXk0OAo13zedCKkb4jNBixf5ii5UTxbRM7pgmXBhJxCYUXIuxWXD7e5RkMdOk2On9ggnbxQ+7",
+	"oHeM3DAmiE5ZxGecxSeTazGqBwGA3qmQU9e9AgJbb15/I2XCqCgO5pIqw2lyBYj1geksMbvOKMUu9gBs",
+	"a4BzxUymBIvJmAttGI3h+gVhSkl1QqQgemHPcUZ5kikEB8OXTGaWBjhEIPYyi5uv3bWbfIqUYOrW0PcE",
+	"BE1WvzGPCg37voIrWdlLg/3nQGFJQqrYjD8Qu1bONNELmSUxuWGE4thxsTtA6ubtYfscsZ+2JdWwl4+L",
+	"fGUA7JlmgHKWUsOCCGLOjlWqHW/GN9RECxZ/YHEWsSv+G9uyHJEtb5iy8IIg4sEqp6EKRokJNUSKiFlg",
+	"ssuNpFQxF9RwMSdCxqw46f/21Z8az/kGlzbFUaea/8bqNsOFYXOmcDdZcvtxlTZt4rWbNZZRtmTCEDsE",
+	"nCqQY3K/4NGCxFL8myGpknc8tnuA5eKTzuKXRIpkRcJpLKOwcemwtO0H/4qab1amkczZ884EN4QLtywj",
+	"Scx1mtAVuVkZRu7se6gbD8+O3Roy/WL8yr7LkuTN64alfQAKAjc7y5IEb5RbypvTE/ubXkhlmKU0d0wB",
+	"HS6e0e0IZked8r549YqaH7qxD02PYiSTbCncqziG545TzfRJ6S5e5kRGE5iMxW35g0U9Q7AGKruffLth",
+	"RhOzaLiv9xZg9ULe54/YPTcLAi/eAjoSbajJGmEJG7W+DlzMFQyZ3whL0u3gtGBJSriwm0LWeYykw16B",
+	"PlkHLkNvEta83iTtDzxvkAn4RkqjjaJNy3bNyI1vR9Ikm3OhW4O54zam+QhPXvM/RCJpzOIrNrfkTe9Y",
+	"+pItpVrZI81cR6Jdz41NvLRMEJvNWAQk6e8ZVWq1a2d+2Kkftv8OLxXfCd5AdQw1HAQQu69U8SW1T+UC",
+	"ELTtzaSK91/p1RGIj5bKkJtVQBiNFkTCWDSx55DNZvyBxSQ8pzpCXv3cThi2pUp6f1TpI1+yPs+bZTd3",
+	"PG+2SZfXzS7FX9DHJry48kDEUhktgGm082hDl6mnRCUY2soDPwXW/9mwvkvFLc+yYF6AT7hlTgx7MATp",
+	"ZuNy7vquJtJvueBL/hv7IDMRG8XTXVKHYOZeqluibIdT6AHc4dINFAPHFSmp9WmUZNowRZyuwUqLTLcW",
+	"NKJIT/2oU5Wvr+9ecS324WJvmVE8aidDW0FH51yP7e1F5YCEN4mMbrX9tGSGxtRQ+9myTPClkpnliqfw",
+	"npW/yFssqV0U/G3/dLxU2CR2L2HhHQVvxxe/T5miRm6TSPy1SNe0ViRxf+R3+P7DSxJRzU650Exobvhd",
+	"8526TlM/Q+vLXNsEbmy2ZS8zzpLYi1ZU53u7XzDF7HOHDZzcyDWZ8zsmLMVqK4PFsx1CwGsZWTa7Dsrg",
+	"tL2cwuOG6wYuudNVywgo63d2bx3VbBckanis4KRAwYbqBXucBjcAsxFlBSjNhEHeTs4IdcdrAQhesQU3",
+	"bd8oP+wU593Ti/WtUlJ9VDRiO/gmh+fRLTG2td1NrlUBNUrjswW/TqFXTyL1nPWk12K8BiAvSf5a2n5O",
+	"U/ZslaffPqQJ5aKldqmA9pgZyhMWV+QXeiMzQ3QklRVjlmnmYJ9qeDEQBxzQN5yAXUxPOAH8fkvTlIv5",
+	"jzKiSWlTXpdRDySv89+J5iJi5C+T/wG8ECVCnsqUjBFxlzg4vu00uacrbc9DcXZnKYOdM1mdvCRU6Hum",
+	"nNBJ66wjTScAY/Tef2KYsqR1fzTOjqjJOFxwoyfwvymP7aN8aqS8tR/+/d8ndu3hiX1TYoSQOIuQZCim",
+	"Uyk0a0vlcMKpI/j7oHDfJdRcMWMZDL1dGteulX3tZgn1/GV7FU5CzdQP0vcKYcrGdeJh5gsLf9FS2DtY",
+	"0SVwXtGNVPZfveQJC09eOpk1h8f/uHr/rnH5MOiOx/s7JZdNpMJQBdpOOZtpVhwbedF8Ykoud6k3v2fm",
+	"A5sppheNpwK/Ov2bpeuRFIZyi2X+QUaO4obNLGFKmbJ79T8j08WlaFqlwgl63ihqhgZT335eqx+yJRU7",
+	"lGq2CVGMxla+cDI1sFyFnqRRi2b79rzoN7NL1Lx8ZGq5TW/j4K8KfISjLJVQbUrfwv1FCyrmlrSWgXkB",
+	"7CbXub7HMLVsVE7Npq7Z1Dar7NDhPWDdf/96FNQh4ZvZFfv1nTzirrSViu1LjAaYLRvT7NepkN23BIbU",
+	"jwsljUlYvEO+zw2fOYoFDhdZTHJFVWGJLSxtaLCN0ahq/HSN+4HW07xdX1iEYf4h6B3liUWDztvbtZOs",
+	"GJuMl1xroPzKUZiTHfsr9e67Q5RLnADcwnDuhbQkyYXe/MHP5TGn0PB776rVds310/b0cZUy9GbYuieK",
+	"ljy7BCuos4eURQZAEPaQs6puTzcyXpGzQmhzzTyD1nmvdvKpc3jot9mYPfzItenmtMFtN9QQB1493OS9",
+	"8ZLUem/4651ci9fU2JMyCzIO0f8okXN9+knI+7P4EZ2QwhOQBKq6O0thLFvs/j6HZdmWVi6IIpYaRBTF",
+	"qp5F1wJ/BVXBckKu0oQbGN85bOSeSZqpO6ZKbhZrShA7YUc9CBx5s58MmLstNIGUZhE6Ye68x1I5lwl0",
+	"mkklF8DrGQnG4nvFjWvbpKTruWB7Ua8Uo4b9RLn5TqqLyPA7drWosFFrnChDjXFhu6fQyZtEjCT3lAN/",
+	"73nC6quFSKLJ2D0YAEAWkhqxwo43nUk1xZmmONMOZvo/GUsvEn7XhOk/yHuSSMemwpED1nJE+FuWGnsd",
+	"d4yMC+tBQMKvls3rvGUsnUKnjlfxIxXzLXpF/JskVMwzOi85O6SUi4Rp3bgi22XHOf3IBGfCtFRR4ON/",
+	"egPvMWosc7+esc6iBWgjwNMBIJg9GAsR1IILUzxCHd3J5sPX7PKU4AJ7UsIf2R1LdmwOmCjbzkIzql4A",
+	"fEvkvGRFzkm5I0/Nh2+H7GjkhuXiwtd0LDXMOKgzyosLSCyJkCZXm5QsCFYcJKj7r7rM7HqTnqI0cfoi",
+	"rxtu8xaBBwgqhLZ6DzZQwlyB2wX/3DLR0aeJers3HxmDMfrrvCRUrHIuoXibuFmQcOMx/5tdSWgxhAvy",
+	"l0kjNXfOPt12YC/2I7rV7QJ3bIVGMykEi1BukB48KhSPTeYTEv75hW6me86i5MYd7VrpwyspokwpJgy8",
+	"NB+cja6Vo1iU9819xpyFL/WA7UQcsP+xBxZlpsRtkv+2ZRsP02J4fGWmfvhdmpS3XFxFUu3S9IOvlxfI",
+	"vArTkIRZGQ4WHk5BwxuWeMgsadTpLrnA9vUi2iyRoHVyC8ZjxPXiAVVvA75q9CCzL+bSwru3TLrmRGUi",
+	"99Ab57v5KtfVkyV9GH8VkJgaClekyf/7/5AlF2N3S2ahGI1JKmVyLTT/jQXkqxcnJ1v8YNfvyi1l1y29",
+	"kzF78/q96mKNdd5o4K4MtDAMSDhFmIePaJh1XDOPdUBCaow6BwQqLK6AxWFQuHedXAvAwOp0aG/F4V4S",
+	"I5OYUFDvt2Nd7WqnPJ5KNe1lucUT+twnM9m6uR5b6nLh5Rsg49ALsna9Ev6fKhkxDR9/uVvafxCApxaA",
+	"4U9FhU6lMvaPhTEp9EJvLvuRiznTBj8BE56f1l6t8HbjV4YaDbJJlyNAwaTk+jQOYxnBMrWx1AmXzh64",
+	"mMOXGMERkNDpc3duCHpPn7atLjsq7WWuZJbaLZUOv+XFznT5Rm8Uo7clUN/75WnY5iu5TBNm97VmY6/u",
+	"GH/M/SeivJe7TQfWY8+l5PaLBdUYw5B3KA6rtcK66L1fG3pxDLA/+4R0OYWZ79TyEIr2Pc4g73zQI+i8",
+	"c1Cw1EODLk4iKPwxu214/9v8HhC0Uf8ALINDYrA84DdlavWUTeHIe9+U4wCdJ+13PIHgiGarqX0+vPcs",
+	"mfGEEcsY7cmP1o07teNCHERfrerG/jp6DD9zP+Fie9v0CBfzuWJzK2SX9dsleEzXZe6TAL5DVJQK/gB5",
+	"Yz+6hLVlr23FirlN9/K6HMhSEBP/1jdQ0T5oBhPsCcvep1tidL59SBMe8YqJbJWyCfHmDSv5IjcTOrWP",
+	"kyhROhOE+RFK7nMBevNKEkagQA2vxUZfK2RLwZqlGJlONwJ7tt0r7hOu85KnLOFimzs0cpkkdS0Jh/Wm",
+	"ijk2h3ARSbDUVwXSRid2N9AOAf9SMfSVAeG+WwSYJvRG3jHnwU3tYk/RawWdf4lRPCX6lqc61zeDuZMK",
+	"Ia2caaJF4Ux5LcaoqJTC6SoVu1fccvNbRMtUsanzlEEVQJs4sUvFZkwx0ejqV9Y1AimQDuPXtOOFYtTZ",
+	"fHH5ufpCURHL5ZZAA7+O3bcEkuS3D5ZGNaqfSza+W8ZSwlzzwryXCW9rHoNyg8YxEezeAr4+KVQAQAm2",
+	"rBoWM/XD9yTXl4oZs2p0drc/evceVK04/e5/XL1/V/GmalikMaueK/t7w6L+DmDpVD0/ZhETa57PeiUM",
+	"fWha0687bvkDo4nhO62dYMGlsfMmMJZqoNFprNwAgb/IE+KeBPA6cNKek69Ys5MPjtLz8La7KIWoVR1L",
+	"RdgyNauTfFXoMkzhXbJLzA1US3rr1IQF4t1xzW8SBsEwwFAGJPSGp/Ba2I/4HlI/fj4SN763FREtoIcY",
+	"bJafWSyZFS/Mwl4pPCv5GpsJUVfXKHdM7sjgHXpFo8XOywdMgOYksu0J1+htiK8/1/nPngrBIeZ8gacF",
+	"J83XD92nMHpvGADRGbIRNG9IQHhHQJyg7XzGmaUp1Cu5IUDbmVrb2kDceFPo1XsH2nyUhiY/cKMv9JtG",
+	"m5u/GHQLNbZLSOAWRMwUiwnVdgfefFqNupc3v1hOuWXkubLXAjNM7WRTqqe8t6ntAzNq9V68kmKW8Mjs",
+	"0iJDJBRcUJbGlnnm3t3XecHQPM43ckMSGUWZ0m28H+1Iq6kUU9931wv+AeNktj7fPCIunAatI42TY6Md",
+	"xPkKxn8lhWEPptnu5Ky/EbZDR8RlagVCU/zKhTe2ayPh4eCGjEPDlqkl6KCji1BxN5lMmhRVbo6OmqrK",
+	"PuBB223LPsxuNnRSfju7l78taobHzmvDgIuWW2ShefDr2ldIzVWk5JZweXeMMknsykqpBJBzOHWcg2V0",
+	"XhKKvkkhdpjyOCT3XDR7DOTtRm3XWHdqF8UCX6KdMWFUnbovaaNLPI/B3ovq1IbjLK+w+6nu8gaxaxOa",
+	"a2PFvDtuGdlZ+anL2fMl5eAI7d5JXBUoMgAmSjbUHWe966AxPctW6tQcY6Br6ZZ+IuGCJV0BNuw37Mth",
+	"WF30VyXEhYzDqZCCTVFitx9bKx5wjv2qaPFEPjo60IWWHIiC4HqalSJOi7qmEmmCU0y400lVUaygtKB/",
+	"4nveORyq4sXsmYK2YU+ufU+mBl2zd/qeb1/7mr+1yx5UeJZ7GgMy1VLGFmPzuMZyLGP97fw6FbLZBb3L",
+	"XoGP757sywkAO9N9AQ2d4CFM/z3cY6avLWqmd7mKybK4pZvJucivmtnINrqfK6nMvgigc5QF4oQesuf4",
+	"TcwV+uk4v1mSUo5hoa1onlRmX6ROZipi3z5gYrM9x/uON3LfnGBgDloLwIetorkJpxrWE+IIbc/D9Zq6",
+	"gffyDASjh9O5PHUzVI+pODhn+DjawRlFI+8DDVCfn+ETj86ntjvU0fmDKo6u25E5tZDlJp1KpkqT17ZP",
+	"gI0wAcSb7Djta9Fw3Dh8s0bHTbmNvao7CjgCQ01HoMll1tDQeZjHKnhljmWcEjmfW8Jt4SO3V9GEpJlK",
+	"pWaarMdfd+CyqNkbd3VETnMjcuOZMZrZfM60gbPYyYrwaFHNSQGCCo5QcaFdXzg2wZXvkgWw7VsZ77J8",
+	"uFEtf1NyYXfRTSe71mJ7tWc+i0WVF7mFSci1UqXjaYaKXYttxTVg24+g+2mW84EAEJ+Rx6c2sr+UFlpI",
+	"pf5h3LXCFnoRL828opluOrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhuHd80qGztZ24WB4bXJG4byxIcFsly+",
+	"IjRRjMYrtGO11/+ijbcnW+3X256vzpfbxwO+B/fsV/hexVvTh0r7ey6ssDmNVqWjXfpoGjDDQsiisE/I",
+	"gs8XEOYTM6WJvGNK8ZgR+2wqNBM2HTt06Rx86ndzqeSMJ+3MH06z7sRxCPyFznGzNRB+7w0SaskFNexi",
+	"Zrae+JI+8GW2LNnJC1s96E6ThEWmiLEEG1dAshQCrSheQ0E00LSITvFWlhDGL0QTRlWyauZd8pZTate8",
+	"i7xtD0Wo88lwUQldgw/aRR18VDS6BQf9FtGsEU2iDGG64JtB4awJg4xNgAErCEi0RC23llk5a0v+EcuM",
+	"36K/fl8rEmwkNyNtN4kCgGTCQFxmjpQFANEoyizBSVZBmUm2O8J+ZsGWyBHn5qZz/AlCLV1nkqVoD6QG",
+	"39CSYP3ixYstrhZ4HoX9adclrlIW/ydb7bpC6vyxQEtkOVt89Jhy9NReGybhyiNCucK4npYPvW0bT2/Z",
+	"qu81bteE5ejhdV0O/V3EDkY9RCuwoiiZdNF8tSGgbnHb1IdetPALxKAof+92MCVocrJjZd1UiqVl4TIl",
+	"aKsgYKEJJDYc2+NcDsJAlJJ2YWwBH0O3INAAgKWZ8LhghF1AW6zSvv9t1+ke/pYr5fGudcJ4O1baPga4",
+	"Lnd3JFPuc6IsM23Azo6RwT41jJIRY3HuAlFxfDqHbFDiVADi3rFr4e3bnrpUo8BgsrFiFlGoJv8H+eok",
+	"yCOJq759X6Ezhle4SpGsttCkXsHG7ui+vdvi8mrbkEwYngA9dqFLyco+yhmL4WUxujgaTA6YKi4VNytH",
+	"tMBxr5kryRePg7VGrcr6yzt663JMbqdXP/mAb+D+XJeCNoDPBfs1o4m9oTnw0rYtFaWNutY7d+aHn/al",
+	"bm5n7+QbwQ2nCf+Ni/lWcC+xBvfFJRpIQIAsAOGlsbyjkXtLXJjwzo1BUYdilDrAa/++5Jv8wBIZQaL8",
+	"p25R5SP132Axxp62F7MW6Abicp6EpaAiSFe5JqVsK+G7MHBaePa34nNU+sxKX8PHORu/O9nhi1A6hbgt",
+	"Jf7AlvKuMQi8gnTuZYiLtyJh1MV/+7QajgyDKd7eYsvEw/nKFS7naVeGWdzb3Zlf+Nht0qdLBf/6E5Rv",
+	"1qJnt+edz7eCzfonoHeb2S7klOU3EGrKqTHCRoIW7lx9O5HnJ8UNg8i/9yJZ7faZo2ma2Ee1yG0jkpV/",
+	"eks5SCq5SqQiLlpKMbpsrU+B4aYYA2in6QVTj4H3LPxGxpyBQvWbLLn9RsYr+xncfwRUrYK9oUn17Bdt",
+	"d/6p7tW44YLCMjdPszzCw6mI+4zyuK6efsfuEy7YacwSvuTGeSKfA98kxVn+ktpGmozDT9cYN3k9Ov80",
+	"mUweHy31+XTt1FPr36JbXenba2G/jlnCyl+fuKTv7CFiqSH4M5lJtGtY+Yh6NaRdx8vCUg1RBUzEeSpO",
+	"gfuZXItw/cTDSoIEIyUZR5lKrOisNCYBSqnSLmWZpktG7ulqQt7gG/O9dGXDbIdrEdp7/ombhb3rcWQe",
+	"AgIlwHRArmuv6noUEHUSnqM20EpvBMYYW5odWp5lIWNyD2pUewenTEQyZtfCZ3dChrGqVIMU34wq9Czq",
+	"DHZbM8wX4zpX3jr4sdeZu0Ndj87Bu0SRf/FY//wYTiBrfiI1u5RcmDfCkqs9r7I6+I6l4hqvR5PJ5Hr0",
+	"CHRu80BlJsx+F2lH3LKyC6cVA22/xdXIuADaTFhYLfQlgIAYWVJgD5yyD5va68L9oN4IuLn0SkrvMcU4",
+	"BvQAPqk9XZf14cunkIXCEzW2tFrBoEwp7T0BRXwMnSoLwgSgJRIeei3ASRL73lsJNnQpJUJHs/RJG7rX",
+	"RK3csfcgWA1kxw3oNd2/+/vElDnhdOlLRbr80bnxwTa7FnDv+FbhxQfXWBpSFwgLSgJPjOqbnLR74+ou",
+	"5jIzEKKwV0LgB91CxMBW6EOynNrIhTiEGMxWqgUB2Rv0tMSE5cILbsHlQ9rrJj6uUubGbdqAz7AEBkWO",
+	"2bbsVaVKpkwZznSF7tYfP7pz7/v8cdTdTzFPjV3jNWReux6dX4+WmTY0WrDrUVCCTZQenae2VI5oo3j5",
+	"2PA02mU8De13bbIy+o7NetTLN+MiTyAVsN2W20xIxoyqhDNFFLvjVsKpv7sDcFEdGCjkTL5aWrq7xlSV",
+	"GJbck3W/y3QVOHdgNxDGEm5k2mfZxijC11c/TjadkQ+w0hYQ8rFsdB+HztXqLOTCEs/QhTAVIEMd0FjK",
+	"FIeoyZ1BmnWg9NxoEiKZxlvovTsaxxyLW13mVMWbyN3rhavyTmnuSzvS5AO9f4sllHft+ZzkLMg0pcYw",
+	"JSzx+tdkMvk5qCCPhUBHuIFEePEb/nA5WK9Hj/aZcqrg69H5O4tWcD+a3iTsJH/UmiYES7rtGLSbLiRj",
+	"tO/X4SoI3mggw3rL0a2Q9wmL57bJnkCtPCgWp206c+/Qdm+BqtRrkpcvxmU+EUa2LxcULW6yDyySKi65",
+	"czmIalh/nmjX+XrDJQbklq1Q/C6y8pZ39E6a72Qm9nfg3zPkMvzAzYd+JZf5qbM4Xz+W5MJk1fBuQ3Ea",
+	"eASRFfnXw8++Ab6GoFC7Hp1//eLrAB8RZNrR8flTCSDds/8YnqNI7ucEc9M9U4zMID8AhZgxniTg6Mfi",
+	"k8J8bQ/Rx+Gi/w8ZQ4WevPKDXtCUgWnIVX7d29nawZrP873waf4gEQhqfwLL8XrQBvSd+Cp4kNl7b+Ix",
+	"NR/kvd5g+Vd0mfQbxbAHc4alZir9dwoHFySiBitxntsbngvwhXrA2D8/aBiQcmx1gO5RZkFClEf+Buqm",
+	"MyzbAZpKpSgkLVTyXpP7hbQymatcgPCikG1WRGRJ4u4fNDAuqFHvV6/jR22GiMId0ZXMdz0cqCvGYjL+",
+	"+sXXLlBWEI4m45gISSBrsetx4pRARSG6PW6lGLQVgV6vbJeX6sPUAaD8cbG6+1pjBb/rQW4jxnjsS+Ll",
+	"ocNTJuZcQLQAg45O6wOapX3rqbYdZGG62vTm8Xoo9IqM96mFAkvC9pXlWij7CKM6OibjEKnauf+m0Jb9",
+	"A3TTn3WVqB6PfT4LF4QOTISvS5Wv37f9P4mQMnXbAOA6IqiKarZ7rAxXfWk/XY+UlGYKbrRlfnOVFhoR",
+	"9NN1mrHyM/zOqzPLtb6OxDpVp2zLOq0VDquyTJYHdx8++Sbn5BMUA7fEsvw58IM8PjrxG/VPsPifsKpY",
+	"0z5cy7PXRSEy3+PRFVlC9cE+WTWvkNgG7tV49XEILBIYYjBqAZ9NvH5iebDcYVpBNgYX7eC2UBH99rqV",
+	"NaGyzZaqYbNP2tsPjMY5Km+gnEMyN1AkXQ5nyHh2I+NVMUbOja9lujO5s/lGl7fIDNd2WmdV1zsn6Ei+",
+	"l0vA4bafvCvsvvZ2u9oVm9b50jI/8iWL32fmqMsFQ3skBZIjxzhBjjBmynUpcrfj0H6KpzIzAEXOJcIX",
+	"9vDQuT9OsDrs9s3krz1KMR7s8c3/EeT0fgvsQ66r87Um1fke1uIGSlQb8uiPcwON0w4BIue8rsVbHMsD",
+	"2XHfKTdbRxG/XC+ojYzv7Dt7AzY33nYRlAmjVpiK0iXAWpdAnacA3Aio5JAshi8JhTIglQiK8BPQzsAR",
+	"Yac+BZetN2Im97a3fMTm3b3ZqKKKUfkJJgYDn6lJNV3rfpcHQ25RqBSpQvPc+jVr27PCp4VwpJjz/Bg7",
+	"gAW9S5Az0idrzxQs9ANE0xyIX6gbfJf06YJ7iiQbuZJ87yr8rbwLosaCGx2UYxQ0qLi9s49bnSt0ehSa",
+	"5mfrSNTK9sY2RA0dUN97j+/9nX113B2XAM7quoJwlNwoSeOoUkdxArosN8e6ltvNcf6pZJuETaxpwt05",
+	"3niftcBV6qoL/UWH2OmuIR7L6vh/VWf8eePmnLr4IvInvs3+sfkkoCryJWEPNDLJCsqRyRkJaRxjsv+l",
+	"vGPFJ2dMtuLT2rnE8U59P6wzjt1SYZt2zFb9wFOWrXed5ofdcgBU4rtRHhsPM1/kjvNcOwPIHVh387Sw",
+	"UawRYFCbu0IU3kTmFNq5VtOpL8FQU7ZY/evnYgZ0AahLHIW+T+PcgniCKnVfm7qceUcXOTIXSmbzReFl",
+	"MNllLdsG+Gi08qmnNlOhlzNXgaNIno16XJwIqsZO2i3ESih1Ocnz6oeQk9tZ0Z528lxPsR5wAzmouGHU",
+	"t1lm2mBm3PrfO5zcjTSL4vggNs6lK+tzki4vVLv5K7n6e0zXiI6vc4t4N/r2EY0I3ppe8WoWQOlcecaK",
+	"NIIZYMEQgY1PNqndc8G28s1sYt3TAXPz/je9yOrvrEKvvxgqupWEHZGmbCcIOw69/MZ1Ovnnsfu63X2T",
+	"JbdvDFs278dlaakTDsDsKmeA8N7ymnOwgHJYHg+VE2VG6Jahd8SSPpTn+ioYLblY+6Z6lC6dRAujsd2W",
+	"Z2gD57rfvV8rPmizG1o9uvbbdkMF37zOaxKdRVCUwB551ZpDlsw+ETq3x0DBJR8tYz8j64wfIRsefCxn",
+	"xHMOji+vhRS+YikJQUERTnI9Bij+Foz88PHjpdcde2dKhILxn1585a1ZAfnTixcBqKaENFPQQNs//+qc",
+	"KcFDtHrxUw58sMgSLM9ddTxyMF5NAfXmtT3AaQP2rbWFRrZ5JRtgi8DI6jilfIcwmqsC33kcSJ6II2C0",
+	"XxtJrlCGrI+GY9jhcNbth4Fx4sEoDxTtvHwX9GoHYd5AsFOhAulygOeWKmLx1Gdxr31B58zsltATLtj3",
+	"zKBc4/Fne5mQNVE4cDa+hlwdZXly6ktJux4/N2BzkwQMB1XzFHxUGXPeCj5gD1gsw5ZOdTgprqMiL2O+",
+	"IilvWwX4BkVyrfxDG+pVl3yr9aRrZwj9An8UfkV1J/mKmm9WppZpITcrw0gmXLxg7hmDOR9FtrQz3YyC",
+	"kZ3q1n5Y2v/sB4sJc/sBSn/aD6n976a0hOLx9p47mykJqAGPmZeo3EEhgmtSfrvBX2ZUOvMmHdR2ilf3",
+	"ZKxfxitqPvIlqzspCK7ccVLxKBgt3CHZO1nC/3ikpIawRCF1/fHUOOxsAL3IllNwyqlDsGAETxuLW+lz",
+	"irZBadha2NkMEevEzxV5tLel717n0KCy/jphdrnA+4hwTSFk3VjTuKXw4XyWwNfd6zx7zJfah0Hnmst9",
+	"uRQHIygcyvc9btuT6KvT/PKOo1GDWtlMeQE/N5/hrgP0RVP2fDhf9qn3OOaSo+HGGd8kMrrd9wk7J4cp",
+	"krkawdc3yLJaChT4yugCUoXW/e6MPt00V+5Aikwr49CvJJJSxa7YTejcYu8gAxF4M/I5pjyG/IFQ39Zb",
+	"4cvFiE9KrFjbs8K0Fvs9f6dYmh5ybOOdqfc4Nji0NgNFB3lkHWsqELkDV5wMtYEq+pan6VZWRetZltT/",
+	"DrnaWogR2K4yXpDPXLvwcpR2p8cYU0vsYPNB42rZOMqFW27TEuoJzJ4l2Mi7DrcQaPLMi/EUcjS24CJx",
+	"+ELurj1x0GKAyqDXuZf0rX0sz+u6+03vAx/iIZ3CpUiNtW5oprmGd5NyARUuPIRah6gGeZxUJxt6A2iV",
+	"z/pZmo7rB/GT1sGPS7GGygZUjnhh6+KdlQXefxgFIyrsKFLVClevQZ+5FnBUI424nCRgqvcRRkXeg6q2",
+	"EIzR6LWda+XCEx/5j96cfgzYHLx2UrD3s9H5v7p5mQedHGx+Rtf38gi1OYMKnTT1ZRgdwCMeBM4dPXDn",
+	"UmOBmtY9PYNesbVecZ0S3dOVJuE0llE4GQXHUztu6hA3appqwAFwV0X9Wuha/w2TwOIQRdXKejXbkRSR",
+	"TcpGrOZVSunnxi9uuICWdSispU2OOGDNgG7cNfTxNuv8icFIA3tDG/owpx3pwTSvZXjptMyLggJ6Hz0q",
+	"VuUUMC+dbV1j6V7McpsqFhVB+B3XW1Jwd1urIHnsFBmHdoLc1rIW05I3w6gMTACN1uycnFcDsTaMa3Z9",
+	"8fRm1U1dnxPCnapKXE0je4/hNa1G8u6Vk3olXO59yWPvMYEPWbleXgtngHyaerMJSEM+aKi14rx6eht1",
+	"KyzW1vMqBnI+KxqxLRUw6rR5FfkCEwe7s64jAbA+fwh1E1Vf57rYj7pwq3Jm6BrLR6tTw4IlFavMJhdQ",
+	"tkFGMi5ztk1CF65gq+mmNH/trLhJgAQydpmkXE0c9HlZ4okW8IgOMTN2j3010Vm0gPwOOauWO62047Iq",
+	"kNWiaQ7plsEqEgTuvlH3/jmvHEgvwQxT5wTzp+dJ0QMfI4ieQM78MQ7/J5YEtw3/p390w5PgWmDC/SWj",
+	"Qrux0Bjs+WP71SgYweijYFTLG3/7kFIR/+TrDJXZa5kyO1qUSA08uvPjCUZCQnV+miS1QzZE+O8140H1",
+	"yL9+8XUeHsTMKcppF5dvMA+f48Zzg5IFpQrMMB3Y57UACAdtVf6dUBFjVgAE/ICkSabJljQB9T7KNfb6",
+	"J+H007H1e2Z2C0ebAtH3zOSyEOzXpePclxiUj99HAio6b+pY2kstcyEVCrktaymtDeP6f3YJqNF3rtrN",
+	"eVLuS2jK2c0O6QebCpM9P5kp5/nb7M5JCCBrueCaHWqTNaEFuzVgbyVKtz+8Ny4tcDnHdgrAEDbropA3",
+	"N7R7H3XxNgfZT0Ib/FVNKZJoW64pU0QJ4xby19t9CwlFQFLmBiOBDdlMndnFlrXrADFe9Ud2x5LyM+6U",
+	"+aPCgdIr4Wpf70rUa436EKoVeOpU6EU29cnVwga7m0xTpiJnDlxLU5ItqThVjMaQPN2iLBmj0el/Luxv",
+	"FVNSyVW3bvgp1VMUWCvoH8vsBuosuVFckzbmuZgldMXiaSao1pBNZuumS26svfkhF5i9wQhdMnWKrAbG",
+	"UddyIP7sEgspf/PWOMjthV85P8eTWi13XfGA2n26+rtyNoW047l1bVtLLqazhM8XZjpjJlrsat5qzJSJ",
+	"GE1w+rah8Wa9gHqrVc5ztc/iHozsvNMlfZjeUw5TcDGFWhz7A/TGKaZLniRct7UA+dD0eprZCr63WRLz",
+	"EyxPtXmfDaATNBCfdUpTd531YFu3pW3o3AxV22C4xfXsJlXN9P4qB0pP8OeKgZi2Ykki7+E84npSz+te",
+	"V/aQJlTQfpEuUHSMlIYg4xD+4gIVxc36QPd0f1uafqfK6Ytg5QUkpep+ltiP8JgJw80KLTX+SyGY8uXa",
+	"tx3nO5x890nWO4+sDQaVTp+FdGLhrP4Bb1CHOkRadym0w+zRRrRrD2AEOqB09OzFnwWfL4A6buN/2hcu",
+	"Xns//eAsJjNF5xDgFtRZVxpYG8EUVgjshKxvPDKW5yrZcMJP1yP76/XonPzAjfbVrh7DHsYRTEoS2wdE",
+	"dT4uKNDfUAFYGW+Ncqq0BTdkvNO2k0++y92vspQdFjpE79pHr3R+m4+Xv7tWpgX7/NWckX2oe5OXsu/S",
+	"jrk1lNfcOIpi+gC303QKH/08NWKq/amUxs+O4/XsL0tVNp3nnsLQB18e07IdXJjSe91OX5eXC92pr8tb",
+	"Xug3wqDCrkbPuyl9HtgXaC1NbmcfoHXPF7fcuhusyUa3sd2yQ1HTftdCgn2iuQY3UXQ6OqC/bbGAYrqf",
+	"m8MuGg4u33jjyRWZyQ6pn+gh6/pSkbvabRutrTia/9YHGYAT2aZHwBQmG3oE/NrRloomYavaoJ/s3Efk",
+	"zGXMjcOuvafjiJWNgFxN9LWVBLQve9EVm8p5gLqwPTF7yNPzBF40qdYPu964BsjU/dX16PERDUWzhJpS",
+	"p0lj+14O43WZh7aGTnRwwXyK72YFYv0PzRfkUyof+j3cmB4UMFh2r0H52fPoju4tW/cyl5YRtLiG9TyK",
+	"GxeCPjumnCQxZ0W3teyGeC7fbF6AISjqQXwq0NHvLPAszWNAsJYDi6dyFuQ1fwOfnDogUCWyl1jSwHSs",
+	"nbvjDNY2//POuMy1YdaPueHCeMQ0BP49yRl6l7J+zS0MvSVa+M5jw7qlbzKlbhlYfNTnSsQR1kTO+se3",
+	"3nG7Og/Y7n32S28ugBhRmAn1CXvy9YYz3XJr71Mm+l/awfzU61ecp4SsAYanRnb5njXaQRmz9RsvWwTm",
+	"CRc1Xa9H/0tm5D+FvA/AywVNrtejukFKeqIWBfMh22YDwq+ZASrbLuYpll1/0N4xuPY8cr8UOjMM3E+8",
+	"+zq6KzuFWwip1/NSATU+7YPnRVW3eGhHh2aD9loK4O7sT6+wuurb2k2/tlti77UkyIrb0oinW/LyHZfw",
+	"hGhCXP3GwZaWWmHDtmlNigTD4OrlszFtpBVAx0vvRLuZSTggUgXOy88neYcMaZhd2MJ3wgxLVkFNfuG6",
+	"hDuVLAdbDQA+icH+w0rKuV47Os4XPV1YUFmTXRq3gcXYCT098tp4Ve4uLWquDEb1ylSxOIvYNF140rCJ",
+	"Iik304b3NlVyxpOO/PgldEIXxyID9Dh0g2Hh+17Sa1vPbVBWcu1geVJPGLL5vEX05VrKaOwEVRXX4ULn",
+	"v/WEijYRpzu9Evpmz9niD1tNY77x7FSK0rWyNNSRrf0nAirWVbepdzJmPiH62jPagW50vGFqjOI3mdku",
+	"Qe3O0nOT8SSezhJ6h2Rkowc2WNBKBqz1nxvjUhaykuOw9IMx6d7ZC4+Fu9K5v4GWyFYHI57WrvCXu2V3",
+	"zwKVCUhmNHZVpN3fAcGmN+BgAOaP//jn21OoVxej8VS7itOWhaZxH5K2lHGWdMCdyySbc+FPYR1lGiUr",
+	"qdsc8fsrP3AK0+xrWamSEdOtlnCJTf1ISiadjbq9tLe5DJnnVx+jAjfIlbKu3F1CzdQ3+lvvp8wsLMRM",
+	"UymTfSeSAculTzc8vclmM1ZPJWpbTrmY3vjsaG285BQVOnWG9H3nw7HjTmkcKwc922TyVqq2zVEduQOK",
+	"Upa9KzS2QjIr5NWDaIW4Nz84OQnbeHYcjrg0fg1q0g5hep21iKUFNK3f0YcayRNMQSyeVndRY2VUUf2T",
+	"RO8oB0eCnUM00jiMC2vWLrlgsakdS90B5HdzCG0NbFtmCjwkwkmUAa72BIL6s226oDL13NSxxy33uUxk",
+	"dEuTpCHx+dOOsctRgTosX03TpvPKMWtAuS9mSzF6ixR0j+Rttm/e8rhM2w4zwBb7aFEDZBzLSAcYIBLk",
+	"+fGDvA6SA42TgOhsuWQxkXcMY0rsQ/1vGm3vusfju0/mseAXc/5xwWhKqIZ/T4J2vOP+bEye2dtn0ruC",
+	"f9trMrDOvN0BuSa+ZNrQZdqV7dnCnqw/y/kUQVt2BI+oifDpH6AGZo3fE+jt6p9Pl4Zb7yvlwCFTl7l9",
+	"NO5/m7GpiIbZWSfMHeOmc7f/pU3Y0450eW3kWxR56uWSii+tlVN4vNvjLg8VWTM44deNxwoPah44V+MT",
+	"WNKAgq8TkTNcZIm8l9MAgzN9y4C7jcptX/7NIoPSUFnVn9dx7vd9+tGJEP5uvKuxq45QdyXvUyYqyYIb",
+	"vD3i3TSQxw3LqqYsKsdrusravjBCPPIVGSBZs89OA59lWrv+knKixiZNtd4Sy1i6sJrfWTmzxbRZPghG",
+	"7MEwEVsuvkazsvPdW1A9FRT87yIpjJJJUpHpS+z5L/SObl1JwiMmdJOzQONRNGoLu4rghcRTPt2gdBNN",
+	"+62DnApczphiYndKpxZgG4xuGUunNOF3rGWW68vMuIIvPdI6PsfiRQcuCPb0Skh/3BJcl1me5KBfDvqO",
+	"2Qu8+8O60QgH+rlhhWvpC3qstF36AUhX4yqFoQ0bDrnXya6lrO2YHC7HUo+24adrDFG6Hp1/mkwmj49h",
+	"AAFQFozL30Htmu4y4IemHIXuB5LKhEerUlrLl5s5lSopk5oTJt1Tbh9b1ZQ76QNbSsNcLuSG11YKARV2",
+	"m9wLwX186ppNXZnwhuiNB9+OSwFBwlOf26FWErEdUiUfVlMto1tmyr0bergYUH8eWvDZDJ0dHla1RyCy",
+	"JfJk07qdViMfKovZ2QEbb1OFa8birqaSW55OM5FrHlvlOPbLdOdTM0odPdhSQXhTy+1+n8rMpJnpYdDz",
+	"xYfzlGNx90SR6wLq2qLqNvnkuiD1F9vdmaaOsvliya0W11hH2Xvb2iN9mdcIE9JAdkQWkwVTjFDFSEq1",
+	"ZjEx0pXWVndMkUxECyrmtZ6GhZvemtMFpmNEjgf4DQecgSNggS+Uokj4iYsoyUBehpz7MdMuUqLGnW+3",
+	"wX7NF6DRT2g91JWMXU3LGQnpfK7DNmyFbdhplhZjRjJJaFqXahEzrrrf2zyXwSiWEbA008IJsjrmaxmd",
+	"OqYLVZxGEsVMpgQZr5cbtNeF0KnbHI5Lm1D/cDSt57t9r2Km5LKeQFciuRvisIHzg291+5K50xvpVPtN",
+	"yW0wywQ0azPukouaiN5ZIqmpS/iT8p2sYq0QZrtKbaaFaNOlVEDF92zzwnuVHwCfIL/xdXYJflBjfeIj",
+	"g4GVtNDSBi6cCWBa9nhdm8EZCRBUuyMyjtWIecin9x8dJRpwFm8dEZ9QbSAs3v2dKnbHZaZJSuesfzC8",
+	"Xc2vUyE3XM9rQhv4b6whGjThu12+r2yjGJ/N5nwAV3bnOmURn7lS+V6MC8gaqPhaXa2ESG+27MCvgUjW",
+	"DAOYam2T9JbKvrYF6JJ7ZIMLZA8oyz0cC0CrT7vUxPQbRaNbJF66wf8RWhTR+5sbWEsz65JzugVMOrl+",
+	"tykCfLXVedKLLDv1yJslZqoczSs/DqaDGdyvt5nKB1/qwf+53mm4nIitCGBvTDzSS8XVEJ6RB62Scrlr",
+	"K0D4UC0nU4QcQr/C80LtFZT1XhjhZcr5OTPN9LXQTttxEpCQxyHmgIYnAxcE8eehhauQjMPr7MWLP0cp",
+	"NYsJ/qzhG3aGP9hm+MVkmWlDowULTwLnJAlZvXVtbMgOPj5piu+zQhVoscJiPisTMu9f4RZJZjKJkZBv",
+	"1hCI6wfnMQ6d5yrFY6sfQ9RHErZQSJKxhWvuMKR8tW1eZDzT7oJ7lWfzS/w3Te6o4nnF1u4eIc3MeZMg",
+	"fyidrcPCNcMmiAhTs2AizzwYz/R04+s6PR48Y9+hp0RDsHqrUhM+i1yLmhS+fEV7V4z1DGu1qTl3OSo2",
+	"VnIoJ0Rpyiuzl2QxnsvHMZt8Dg+YkfRJWVXWVn/4NCnr/NdhnX8qiNCgQf48ZQ23+AYhE1rjU3DA4oLr",
+	"nhnbbrAsdXa0ErOknrnkcaPRo+GAN5dVzla+cViNGcKdPutpPrbFi7GdXsEq8uY/79hFuwJP9ftckxlL",
+	"LEdhzM0zbgD7FaaUi4RpKOrKHlLFtJUTw1ouYs+nVpd51v79svTKcu35G6oh+heSrxv2YLpmXoczqj18",
+	"FAHertnNXMULSy1lmiVUgVv7PV3Ve4AVifNqYg2TPBOvH539OgpG8wbXpTtfdKerPIAdg2LGuv2uJe7b",
+	"BBsrOEyAfIUtkgtOIJ/9TtfTcgqgjqKGU0+SOM9yhCbq4pS9TTq4HsUrQZc8uh6dTyaT4NobaPIW9n+9",
+	"RM9/gCNXntywTxXUwmzb6hmDuS6itbRORRzMxs3iEnutrb0dy7HkqKVjMQnnzITbrFvrlRI6WrNiZlhk",
+	"puAnV8tmxTKqpyYpVZZhKbKKGEmWTM2t8OUMfOzBvo+lijjt7EkWAbJUM9Ugz/NZ5wwk2Kt92pBKPY/N",
+	"vaPboSOoZV1q27oVfngWb91p8duWbC7GpyLKZfz8p1gyNMTCTfQSpMqpazaLvUPQW+y8cRpiip8ak6wF",
+	"TfVCNhzRjrjlJIuYYFudH5dc8GW2RK+yqaUU1PAbnnCzatXvnivWoVtRWWPzTqtV0dwomLcAHYA18RMl",
+	"LmfH+C+Tr/4yeairerDua+nTe7cOYyxd78ZlbBxtqwNpd9o/N8PhpquyYUqAKMAeNj5O57B0qLxaywv8",
+	"RLn5Tqpv7+zTUBl3uWQxx51nas6giPeCzxfgVKyWMA3WDrCsT8br6gc8gsyLiLPrsu01Entyp6Ub/vDt",
+	"1UdycfkGXSVApfr3jCq1IuMlT5g2UjDy1TlxFgNQCIMno8tJei2QMiypoHNmSUJQ1HPLXUQDcpMlt3lw",
+	"VUCgaHnJI/Jkci2uxSsp7DGhz4GVZXBB7I6pFZFesjq3Tf+d5JIW4bEG34/NEqP57uybpQkXJJH3TL2i",
+	"S5a8opqRcejs3RP0+A7J//d//d/Ef4mlvMOTl9eC1IwO+jTIBZeCt7gdP3w4ZfqUpjyckJ8stax2gVPW",
+	"oGO1y5KCaLs7mpCUmoUmUtmplswsZKwDzFxufznDr0hKuSILx0rLe1GcChQODXGakJwR9/F7+7jnf0E0",
+	"nP0bHP/sKV5SsyjKIWpXfzWEqwntBkN0q4GCkM574dySiCU91cx2tBtPuLaXfO8rGAYknNIkCQMCr9iS",
+	"moXdFwzqIOncTWTfSbw+nSYcYUIxLRMHjYUbTwDvjPtKycwwBVtoVehRk0wjhIR52ciQIKdGxjXWuXV/",
+	"xZNzu4PqXMbChyaUpFib+fQmM6fYaZZQKBvpIB7qRroSkidWFHJ+jwQK5J77VYckogJ2yexsmbZnwLBE",
+	"JzgT21XdcnEqUyZoyskdTXhMDVgTY/hV0pSfRjJmcybIjT1kRRQDWazYEsgZcHg/cm3QeSbePLKxT9g2",
+	"9f5Ndh8VezAcGvCWUwunzqcU7nMNSOyGxqE2q4Sdw60HUKJExqwoWWg3QZNE3teu9V22ZIpHm+uMgGAJ",
+	"SUJH+8OzcEkf4NM5UVTMGbnjEmUqBDbFUqnMOojhg2cWbPOusY4iFBQbh//S/Df2c7GE4tqIADPhHQuw",
+	"/CT51+lXP4eIax8KLzbOcBn2Hr0nEBmHdfy+t7YRLdEJfx0jDKrbEQ4Cu3LcnCaZuBWWSNyylcat1exJ",
+	"T8g/NKaaTlmM8nl+8WE5hWmR1vRX73EM05WNrieWIIY5D3hO1ljA0G5jWz0Dd1IuaZg/GiiCbDfqff/W",
+	"yaqI7fl5ZiS0nKpixNITLE6ILcBLAqAsYfQObrn2zEOSCc1MQLC6Kxf2tRGWYv958gIhVBP2YBT1C3rp",
+	"Cp8KhhTxe2npRmbXbuwzoA1d2emQkI6pAODnETdk262Te5klMaFxTKgg4UXtWpc0RcwhIZB7fCvganD9",
+	"kUwSHjMHA7n7JF168e9kQsJCzQ/1uv3yEnh5xbkv+Yu4RtUNN4qqlZ0MzNVwb5bpsGgvReVNKWrnYgGt",
+	"gIQwGpaGXich+Eyg/ISvD40ilpoSM2C3Vrx8tj1fpgmwH+so/W+aLHkcJ+yeKiQjb93+7xdSM8cZaEOV",
+	"z7UyDcmcGXuD+Jv9VmbGOxvN+AMZh7kkHJ6TcMpjxzi8eR3CuReZLuHrK29wI5c5yYA3s8TleEYg3xdS",
+	"iP918fZHQkW0kECQr7MXL/703xHsL9HeeVJFmVIdaTBLWmpawZZz8qcXX6Eo57zzCTI/9iXzLFtAvn7x",
+	"tadUpWK9dnNF5I9HYGeYJ0BDyLhaiTYA/VOWmHOSB86FJ3aC/+Gy/yEvSe4pN47EcYi8zww+8FX+D/gf",
+	"SkKX9TpcSzFYU2geSDf6Dv/w7cXr8hELe+pkQe8YoeixDdZjF64GVjRUd1ykNFqw0z9NXqA/gEnst45X",
+	"9tzxxeWbUqzZ+ejF5Cts797r0fnoz5MXkz+PghHwe3b8M/u/OWZU9VLFa4k2lkwlo3PIpaDPz87u7+8n",
+	"LvZvEskzKxKwMybOKvGAZ8r7Qp5Zhv8M87kvzDJx68Cdv4khOcJMjpyNl6E/UEN5kaLJ2SUgM8BeY42R",
+	"UnMop9e6NRChj5YqtO7yHZAOy8e27wK0xTX/Oagmk/vTixcuaMS4Qpg0hTIF9tjOfnEGU+QcdydAz0PF",
+	"QVSrimivSjKVc7KxMvYCgoRhLf916iD59FLJOIsafWJdn7P/cu19czcrIEpT33z3ePog1etsuaRqBT6q",
+	"JlNCkxuqeVTxB6I3nio68J9g8mBdLnj6czDyEhEovzDa3C73M8D7pbMHDPC+Ce+b2oNc5NdEZUI4P4nP",
+	"B50/MBpvg9D7BTMLl6ulfu3bgTOv23E2BQ3Gwekyj+zcqCxppNDQylfzv0iSzvCLRRP/UURKtQabC8s7",
+	"vJNuDR26caq/fUipiH/yCoHWnX+UEU1at/6D4OZ2vHAmrdG+KL2pFuCiSeJLH5RxqJQhukLgseGcGYdE",
+	"JYQ6+2R5qcdniFffrN5hCoABtQbUqketr1983br9O2m+g/Qg+0TJOb+zEpvXrc+VzNJSVfFeuHloTqw9",
+	"Jn77YMXhARkHZNzK/+Vo1QodbY+3zg3oEJymfRo3ULOwhLdDR2iuC4zsBvUAhBZf7GVgEU/32roEry6K",
+	"83Pjd8X7pjNuf8TorNbA9pZa/r5rr98lloHJ4RsZr/am1Kh1pKpRb+SFXIlznCJGkpQptP1wQaAmSUAo",
+	"2kOpkUseEYzUn4zKngVGZeyx1/tdLhzVlmrs7fW+iGPt7JlLecd0TiFwqzRJVu3JBDoE5aiNbPVNltwe",
+	"GMtjGelTO08Dfn9jl9AVn51TxAV4raMzc2sQdzlm2rfHtEit23elGvYAPq7S9miNxoCOzb91aSU6dnsj",
+	"Ona75ClLuGAdrgOwFMjBQGlzSltPLXwTzhBuoHUvygZo91QCdYnEWJNllhieJnmlbbQHBd4L0dIwzH5Y",
+	"Np1YCi6Yz81SpmRAlqpk7Mat12XW+UyE6hJCLAdaNdCqgVb9gWkVGV/+4yP4IJ20IlvAa0XUHFZzGVHT",
+	"QLpeUfMDS9LOpMv1aw0nr6i5GnQSjXZgwx7MWR5HXghLNT65NdY0aggTcSo5+MNaaEzBC0SwyZOR40fw",
+	"JTFumovLNxVVvYXcKlgDqFmIykH7rKQzOCiIo7qgGdD7qgiepI2ziNKp8cGw6hU1/xyUiIdTIr6i5iPE",
+	"xB/AWrYb56rSewntjmIaa499vRTwAwYOGPi5MLCige+Ah3tRt1s8hoCWw6MvTNOMvq9gFX3YxC8Q9wZs",
+	"OhQ25dGdGKblIobrvPxqsQtx4bGKG2efQF57fB448sbVHxkQZUCUvSMKPkY1PlNb0aWzv4MFYSv4rT9F",
+	"izx90mHxDOfZprKAdfRAso+d+MaPfMkGPnMwfz9PMkFJJEXENYQcYpgous9XX1UXA9NGbQNYVbyupbKY",
+	"h8V3T9AaEf5NXmmtM8Z/szLssEgPx9alx6XiXZo768U/RCJpzOIrNocQqfYIMgjOA0H7EghafQhQa27H",
+	"k6sNAnY8AaEtIestJAzUbKBmAzX7gqlZRwkup2l7k+GW1JcUOywpxHmaKSGC6h9FUTKg8ZesjGEJlIgj",
+	"CNOQzmw36jpEK7iRvO7yYREPpmnGu3euxPLzYz2+y5Lkzetj8hIDMRmIyTPgCRBjdxIUpB8FPSlV3j4s",
+	"RXETNdOUS7eSHlTFofA3UhptFE0H3B1w9/kyAlxoQ5OExcThBJEzTKXYjifwKFsgcZGz/7A4jPM0o/CV",
+	"r9rwDFUSA5oPaH5UNEdk8XaU1sK6LmpnlJH7eOrHdkj+jJWPA6YPmP4ZMb2jck7nxSH3pJvLC7AcnlTk",
+	"UzVTi4/5agYl3YDKXwBvHrOHooYRGcMo2s7j8vLOabQ62Y3WBRY+bmLm0dzpuyBoL6f6AUkHJP3sSLqk",
+	"JlpwMUc9GF22eXZL+Nk524vruuFnj65Sx3FwxLl2ODlio56OjtitdwIpdseSZ4WPXds/JbDe9QUzSddO",
+	"WIql+1Qf8pqafRf7plSBs98YWD90IJEd84aBx2Qw+vrF/2jb3AJz/D4zo2PkT3b5z7fEWdQmrPUNqy6h",
+	"FSJ5JK1GZ2LZT7sxUMyBYg4Uc6CYDRQzIAlfcsNi4qpDNmuKWtHT/WiMHD32xXOOQ4nnzJz6GbfT4++Z",
+	"ufJL67rh7xKad24Nns6W/BpBRD8zEjtUt2ifCNJBkIeA5kIX5WoCOVTuVWJNmdJc2y1hITRFheYQmLc2",
+	"LRn7Qmlubk2k8HmBTtrTiDkz0xylD5rXzKM05jdqidWX2ZGxesDOZ5ShdRMItqRphUrcOfqUKnHnSOS/",
+	"ewwDIpi2D6xUZJZQA5XlWudqPdjettGdHPHvmfJlleOnEx9MgqvLhEeqrXQnFFmSQLEqBjUj3S8daE6a",
+	"lWlOlbswrkLy4VkLmGo79bkyWNa2a26NXmnY+4qD/fPF9yKQx5Anncjz1pXkcwWNu3YfiHIfPXwZ8vfJ",
+	"2eSExI5Mxr7cYoD+qAEUwgXVvAXhgNxJ+CuSYsbnmSuYxx7sKFCesz21QZJSQ2bOPi2ZUTx6fF705i0s",
+	"aqA6A9UZqM6e8mmlVBm9nqgA8bErGels997A7FqlSoUeHVfZ3Y0u9VN4D8RpIE4DcepKnPalB94z6Qqe",
+	"pkBGzm6KnN20YOmweGfCUP47AMHDiU9x4tNi4u207zUs6Z/Q9xV0/bZYcs8c/B/YUt4NfkWHKvhaXC0q",
+	"S6KEQXHysZBQGvvk6WqTV3ZIxOIdkkp7NEXgnzbih0Xgw9XH6Ycdl1KbPeEGDvNOxuAv1f71Lfq9ea0P",
+	"prEdUPBJKEjjeL8ICDWpQHXgH8cdeEjG7IFGJllByno5I6HtPQUvwJBI5f7msQ67qDKlNlswttXDd/Yp",
+	"Xwmw/Gtos1ZrXS6X9FQz28hyBrZr4crIbZOUghOfq/efj72h3Q62pP7/uaA1MUsVi+xkvtsXQH08GRkq",
+	"9H1hdKFSmP0nqoSFxx3l2F87COVS+B7dKrLvh8DcrAARybjAGGJx8SWhQt8zpck9NwtCSehWGRLcwb7p",
+	"zeFTeOO32zMU29++Z+aI9W+x58eFksYkLD503dy+2om3XFxFUrEu1MKdfvtKVHBBXctw/b39kQmarH6z",
+	"JKNbB39arfs595r3AFuy/XyvZx38KQVnooOxn6klF9Swi5npcAJD/S19BkShfwGuVz7D9N5UMCJb3jBl",
+	"2UGfArsUJULJrxlTq4DIO1ck2aleyPj7b7Hu1ktC4eUiXBMaRSw1LK6Qc6SU69Q8z5R9OHmuLYke6PNA",
+	"nwf6PNDn3xN9bkuAgV0GW9vUh/kdlm/2pebnrAi53V5v/nuGNT58LOFFkhzHEXKIfD2SealyvXpv2MPu",
+	"mFqtRcCW8cLneq2v0j5nZh0x6rClFJ9+UNONxxucpCXqoOWmcrydUWdwBz4aHlxEt0LeJyyes/jJWIB3",
+	"rzfTNICqlEhF7j1feNIeK5yFZh0xgmf9YgzPxfBc7CtdAhnnaGP5LXm/Ju12f1RQ33tg5NmV3cRhzrcP",
+	"XBs9IM/vOiA0/k5mIsaY0K/b9XjLtQajQgdcs/224dv9gpkFUzV4RxiAYXu0wvY1mPXkbCUHVVB55Eyz",
+	"ti/bZVZ92S7t4vpu8xWU2++gVHDdaKbZgKoH10T48+6vjNgrP4nQAoxj5iKmqFhH3PHl+ytUC3d4FNOs",
+	"7lE8XBjm09FuQLkB5Z4JygUEAjBZbN9TQWjBsmI7rkkEw8RPQ0hQfSxpmjpvhOPIe27CneLeW2zXRzXo",
+	"khh8XKXu3T+4h/2xjTm9yMFQDr8z7jsg3K9E6jAA3OMb9Pu7RU6PtxUsPptxlsRnn+Af/Xg8pIYJW6P2",
+	"d7a1O9q+yN05Q0l50m6Y8LsnJwOqsyp8HA7fi4AXxFEoflEYNbrRABiioATdzQDQETauy0EtS2dePIa3",
+	"3TJLDD/FPxoIx1v8tY/bHXokWMxt/7bibG/pwyspokwpJgwO0wET7Yzxf7JVJxxEsIdEalf8ty7CQXmp",
+	"trtLKNJ+9g9Mm4/S0OQHbvSFftPBMeFVpN9ywZf8N/ZBZiI2iqf6uVK647v59POJGSS3HBH7C25ugKfT",
+	"8kxooi2VpgnRjhQQLiDmwq257Dxnafy71/9x9f5d7kXnYxR2e9Eti0Uf3o+uPfEdKO9AeQfKO1De50d5",
+	"21PUMm97dhzXuDKB3aWYdofmFZZHYne708u9kOnPRvYG/M5v8Omq8QPieclj47CcVtVCdTiW6wmkYKAD",
+	"Ax0Y6EDPd3/d4HWMEvIuCRVMdcrFTDbgOeT7fyNm8jgeWYP9uAdsF3d0uArmGJHNRbcKI1jznMPSCtCG",
+	"tGtHBXCYcBuEX8GKuoJ40fWVXKYJs2N6XXXL2y+GgI4xNfRpI/Tp+L2SWdqnY7eSKEU/+5T3mc/Zua7Y",
+	"fMmE+Y4n7Ir/9pSR/iESSWMWuxEHQnV4QoWoti9KZTGbAxnwtiukVGNnhQqI1AFJlYyY1gH55W4ZELNQ",
+	"jMbTVMokIDMdEEtpAnKjGL1tlRUCyRpSsQ26duT0tl0IXM8UtwOZG8jcQOY+K5krjPINBK8j0epDAkok",
+	"pGyKryN9LpPu9JlTQnCvHYjiQBQHovi7JIrNiXzZQ6nP56CdQftuJSq1SXc/ueyJU6lqqG01Edx7wSAx",
+	"GtFM3TFNbqRZkHB9pMcQSmAV37thw3N09kZfsGgtHyITRmE2HoLtrwUmZQt9xZkwIKGE/ztu3H785W5p",
+	"/ylx5PCnokKnUhn7h30boFeSzbmAXlzMmTb4Cbj8MLgW4ZQmSXhCuCGaJSwy2q3EygBmwdQ91wgXhMd6",
+	"ci1GwfPQrEEK1fi96vkQDXq235OeraBSjoJJVfrOAXThkmkbdVPD9aFeb1576GwmQI9ndvzPIvy2RzL7",
+	"aUCzPxya1SLQGqaRsf0itLAUbsYSHgqvujADuzHwmerVEfcGCWuQsAa6+aVr10sU8whikyeQW8jdM1a3",
+	"I90b9EsD9Ruo3+9Nv/R56GDwdEV9E/l89ir7MjUdFPcDYR0I6++dsD4f9f0T6e++lf2Pz1zNNqjYBhXb",
+	"Exilz6dQS7k5eE7lVHJhTrk4NXzJ7L4ba21JzS5t4zfCAnlndBriB/TZ+iE+Icd+wqh6JYVhD/iKtEpj",
+	"udHridUvpWaaUAIwBN7YfMnIGCKLQh6HLUqg2CGm0H/KxdT2dy6Mv2ZUqdWZTJmgKfe0f/KLlqL0ylRh",
+	"9O/Q5z12ccXhBjitB6/IQgEWCIPkaVg47cyfb1ETkMYxtz/R5FLZ4zbcjoMlAF29QHnzC4vMyN7sXJ66",
+	"L+1Ikw/0/i3Tms6Zr8W2XgrO3tbF5Rvy58mLyZ/z8g7rhZAvLt9M9vg4cJ3Pm89INfmPq/fvyiCLMDj6",
+	"GSFSsZlienGcHFFusu2ZoT5go4skOW6FtSHb0vF5JEiWoN97MNgDMgDsMF1f0apD6lKPF49HyRPcETEG",
+	"rBiw4qlY0QMV3IOxlIaBI8pxBGOccJtk7JiiD9CwVxzlwB61YY/q14C99Bkev7sLL/dWeakGbglv2LNF",
+	"OiC3bMVicrMiNOFUT/YqQPsStyxen7d9pVrsOC3FXComYqaOlE4EJ1tPIrBFzP0AHa6enFhkkHbzpApP",
+	"Dpavu5PWIu87afJSD0/EDLsKK+6uxdlDPWeZGaIyISDptHlqZVAE2+lx823sBVcGRBkQpQOi9MaEuqfk",
+	"7BOPH7+A9+RNPLwoA6JUEMVIy2V1e1jCT9cIQvp6dP5pMpk8Pobw1jzpfemTNsnD9etjFAzaEwoO+Dfg",
+	"Xx/8OwDWwVuGkp7O37CDGv1cAVXc9ilOvQWDsIzmFTTrXvano0V8qNyzt9qpx0UnX2y1QCcAGCLVOmLt",
+	"xBRXYRUHOGxl1TkzrfHge2Z6IsEA1L2Bujj0thBd6bEXbdgeQHrOTAmeO7JZ0O847BUWymqNEpeZO+t+",
+	"VRiP8jbgAp3bw98zplZD0ssOTF9+xc+kItyVBU3AySZkbCrBWIuYaVZBzOy5IdaAVANSPQ+ksqIP/mxF",
+	"n+tRQsX8enR+PVpm2tBowa5HwfVIy0xF7Hp0jrJRNwTcEIXOPkUIYiAUPeXZ7AjSz/mt9UscntyBOnwW",
+	"6kBnhiliu/PEKUZcLl70r3Y4+7t6hx0wDwg3INwzRrhQR1IxyFrl3u0wIJPJpM8zfLyahlsLal31LmZ4",
+	"IWiy+s3CUlsXPuzgnfGOVFnBVWZFLzbZfrWvZ12cDBPKRcdSUACFcceQ0NcyuqNJxjp2+07J5TOujXVk",
+	"584fmeBMdNIUOrxq3eXvB64LdhUpmSQdJ+lUgaVT5bkrqTq8piDDdGz+7QOEA+uO3VwUcYcQQ6aWXFDD",
+	"LmamA22DeM72rbP5nGksPN2101sZs659ut0l9vkIYtqBAjMtz3J7ZR9T3a1PXpynG225pMpwmjhcY7pT",
+	"qe7utYhwnn8ypbns8iz8+k5eKm65FAuGHaoWAbf1ikaL9tf8DTXRgsUfWJxF7NhlJp9Q5PIJJZoGXtyD",
+	"Zn9G/Go/pZV8Za76+Jh+fp3HLFXbgqceGOqBoR4Y6oGhHhjqgaEeGOqBoR4Y6oGhPi5D3ZpjLmmkzzQ8",
+	"hAd3ko0SRtUpTrY1MQ6jCt/mwae8V06c/Py+7HQ43ynGNEF48QYZ7bPh4NdTHocBeBMqLuZEKkIFoUrR",
+	"1UuCBUPIDEbBcgrYqU0WHUbV1KHFQb1ld2IDXmSvUvwd2Vto/ub18Igc6RF5IoYWj8ixgzyKgHbBHgy5",
+	"sUwQkTM0rlpcdY5Oa2Xy3Y889pbWXzPAyRx17XftAj8KzDyk2qcdag54OeDlF4aX5RfUVQMrnlNyzwWR",
+	"d0xt4Gh7vNxkLs8+5TM8PkNG883rgdUcWE3M0VItfLfBfjaylYUFIyYJ18Yikv4Cec03r4/AbQ6P1PBI",
+	"bX+kYpYqFgEOQlHLipGw4CXbIVmJYewB1ccJFGuNngNuDrj5O8TNMtN4nGRmaykvtpr2n5K77HdvDO5h",
+	"3H2uJtuufggeLi6VnPEON9vdIPYEsvw074+BqO8vUcvnI+4+NYuPLdwIR6QiJipzD4D7EfQAe/fXOlYC",
+	"vj70fSDuA3EfiPtA3P+AxL079a5j2Q+ecOu/Tf57S8ru0mwN+VR/d4mw1jMpMKoSzhRR7I5rLoUvd1LJ",
+	"MqTJxeWbk7a5sso8ykFE0PZw/D0zAxDvJ/FVvwyJtT33nAjrkCA9Z+bLSUraHi8uswEv9hOqvycG6EAh",
+	"+1XUCCBRr/+rlDR0ryiTZmsokz0vUL/MhozXfwRoJ+PLf6DGxUPzOpR3hWXHtGMd1uMUX4OcoG7G7YWm",
+	"4KXFhn2KTfXL9fLFlKjqVUH3RxnR9loVF+zjIv6G6lkdFQAOq/Zpi/OIA5a4PkW0IFNqvjJA/+PY18ro",
+	"n+eVv/tqJwXwpLkPBTgCivQkMohYH1cpe0eXbECsLoj1I5vTaOXhYn/4hf5bCYzuCs/XJSDejV9rz2uh",
+	"DBN0yQ7v8egxzeWhb41sqFnpLT71w4Qha/fnZja9Qq0W8DUZW6DVRCpy71mUDuVLj6U/28sTM7wvA3bV",
+	"vy+tFIOHepcs39eAnEtqogUXc/TTAkQd52hqGUR5v2aJ7/J6BaMFo/GBkTVHVPbAtdE78fVbaDag7ICy",
+	"JfT5gdE4Ny+1Qlbb4y3Xmot5J0S1/bYh6/2CmYWLl6lFWoJw3h4nsf0TVPYeVxCsDu+7vI7Zu3H6Msvf",
+	"4H5pt13nV5B9uLNHx3sVd8hMchw+dyAH/dW6z0ybi1AJLHSWxhSN1/W0oSGl93YCcRTrxNMxe8DqAav/",
+	"kFjdF5Mfg9HZJxjq6DojmLWNtuiZJuz/Yow4A/f+bBzKpGAWmZdSse5mFYecR1NvtUDQXsFJPd+njmbF",
+	"37WJta/RdKhiuYWAQMi9AMyiaZrwCMD97Bcthf1ORwu2pPBrHHP7E00ulUULw3GcujVgL3tjMXu4Mo59",
+	"NquUjc5H8uYXFpnR4yPQF3QX4na20UfwIrLsupwRRqMFvvcBuWUrFpMb//4LumSTzxu6SRNONdMBWdI0",
+	"BbsxFXHFiPwkqmdp3XG0hE5p0kIz2JnmDbRrcPj4nSohaZKUyhj5sD3Apa76x+5qR6CqP3JdKvaHiolN",
+	"ahoCwQwxfjwfgnCd2zW8v5uTrCTBQmNkTIk9vQRbgdLkgFTIVTdrwXyhdHg0/qsy60+Um++kuogMv2OQ",
+	"D1YfTKExMC316ozW/Mo2vgSvE/DIJQRuYkciKWZ8niEcVnFlHPrnPgxI6PkA+9kxB+HJpEmdsv9daEvf",
+	"GjaB672n2iF3PNmbkoYKPzo3CyJT5BBzRmiNP3IH055E4norGpuzKYxyHJ86v+Bd8uAFLOl4Qc09WR5Y",
+	"Zu9aBJ3YuYFxYe68Ozg6uPaHlFhaiCau5RZPBsTAJzMum1h9bE++VviNeqx+KD48+3+06FmHZjMll09D",
+	"NOfhl+PaM3vtLBsdD0/egIXP98lD6fwgD98RNHOtsBFVcwP7OeDiF+O8V8VKUIIRKTbVae0x0zny7Ycr",
+	"bQnGx/b5a0UNLjN8m/v5+g2s6vGio+Ga9udwc1xet85Dx2F0k6PddgROs7JMmT0rXBrwaMCj4+NRL9zZ",
+	"1KewZ69RYQOCDTqVJ+pUsFwE2lyKVNkn/VUtf3gGkg0s5PD0fTYWcg2bA/J74ymHR29ArWeBWk9Aqgqz",
+	"eZMlt3a1PR7OY72DsYz0qV1nA4p+kyW3sKDOqPkUt6APbKaYbg/dXbN9dyUA9hS6Fd9/ziXyL3nKEi5Y",
+	"p/rkXKFkMhDNDkTTwk1/gml7P5nuXTJlqZkmyywxPE0YyRFcv8w9IZ3ro5vJOS/JGeGGLe1P1KBbpJCi",
+	"El8GFK5KFG/cqg/HXLSmWX3yVA5kayBbA9l61mSrSEt6ckAKVuHkokRq1pOVq/qkO1au6o56QWCC2C37",
+	"lrFUE240iamh4CO6ZIbCH2MaKak1UUwbqow+ITeZIYrNMs20S+DK0K/0XnHL5t5zs7gWeE64kXjKHiIG",
+	"k4cv8zxbhD2kVEDuYn3LYQEkEwnTmoTwUzzNc/2EhDv0JSEOGU6uhZPnCE0Uo/HKb4oqRhI2M0Rmxl5J",
+	"6Phm2+XADvR2ATs85+Fmh7DiJwX/ND+aPx/Q07t8gztdvQEw75liDio/Q6QcLFR3D3tD4rNGkGSGx3fw",
+	"CoUwU1MVa/sbELmhNGEd1nNxFUnFnl+5q7+3PzJBk9VvHTKbuA7+tFr3c0GA7wHAZPv5Xs/aO0sxwVmH",
+	"6lYfmVpyQQ27mJkOJzCwkPoMKMMT6rIDefu8ZWiz5Q1Tll+JZZQtbe8i/yElv2ZMrQiv8dB6ap3CyO99",
+	"X7zm534bhodheBiGh2F4GP7oD0Nbyl9l9MFulRc2fJIpqQXOyOjgNbYKHS6qJJreD0zD18fh4vekw/0n",
+	"U5pL0bV9J7VvZ83qQMgAVQD5G2jZV7sJzWsZIZA7c/hf25A/MUt4ZPYXqZ4TsbKP8ksyozxB1SH5+sVf",
+	"yf2CiXJb+AEKxNAlIzyuyTKcE8d1IueC1w9uIWpBXQbKMlCWgbIcmrIcg5pUeKZYRl+C281WAgXLuciM",
+	"fBMflUq9Tzsh+B+RqL2ZXbFf38kO7S8Vt9hhxcbB3P27p7dPIp+A91XGDMgjFYRmRi6p4RFNkhWZM2Hp",
+	"BYsJj9tQSqA2m4Ty4CXzC3qHM2ytl/+HZsiOQ1eOwvYNWWJbW7Ffy+gnxc0OC3ZBDKgmiEgxGYcKOp37",
+	"b1xuNacb28/yYGSvSOuwSCENmdk+pWUKaabwXRiQ6r6JXtCUnQREqlIyuVgyHAgYwmsxhrv/4K7C9Zlc",
+	"i+NzuXkQVr7pNjT4GGm7gdTOWZNZpo+hHupDx99xlnRLNd/VZPGB0cTwDnkov2fm0ET8WbtEDrT8edFy",
+	"gMfWFBIo4d4J9vfMPJFaw7/nZEYTzcKA5JtqSaOdp2FO60vOhgHZQsD3YqDpRo8Pn1B8BzXumUN8IMgD",
+	"QR6SOD2z5OcFQW2vvnxSsvMv1LCLoTnHtusOes1BrznoNTtS2dcy+gcESwOZ/WJMT1IRxdKERo0G7g4K",
+	"089rpz5+7PVAKAdCORDKPzKh7GtNckUtjlODYs7MqZtwZ2but25hRyuP86XE7fULSxxyDnemDw4C9ef1",
+	"XM6rzuyhEF+O7c87UMWTizRrSS4uM08ueomofUnGEFBcZWAVdzWc3otkNTAz3RJ1OQD+UlN1XcSxJjNQ",
+	"bhMj21CuJtFud/nzMhXLniERGgjQQIAGAvTsCVBPolMnPp3BxGefcP7H40lTMGFrmQqMj+6ee0b59iz+",
+	"W565YzHl37s8N8harAofz0jgKsJBHWXZhxAGQ+1NFGvz6sNM3vNgs16hJ2KfzCplj0/OmNV6Rai/3Uiy",
+	"lSoWgYrt3KiMBc+MuYNFD1LmwOT9Xpm8vTi0lXnB7R5tbong0EZLvSxNXTAaA3Z9Gv1ElXB66rp5Xcuz",
+	"1456cCl8D5j3+QvDlvbG5C+TB5CIMVH8k+XiL4GYDoR0IKQDIR0I6WEI6UsiGIs1CV3u06n9eSrokv3N",
+	"EsQwIFToe6ZcpDMlcbFxco87P9mLpsBljzlG+kfIv3uKfzSQ4rf4a+88kJipqpMHhpvyLX14JUWUKcWE",
+	"uXK5b9sTcXu7/8lWneRrpBHgU3PFf+uw4spSbfcPiGRd4hW1+SgNTX7gRl/oNx0SVr2K9Fsu+JL/xj5Y",
+	"bDKKp/q5vibHT//WL1fa8HzliNhf0+sGeLraJROaaHbHFE2KNNhcAGF3a34JVB8qvFiqvZExvJq9cXem",
+	"xmWx9uefq7EjIR+o+EDFByo+UPEvk4q3J911jPWZYcs0oZgN43Acdpkin/opt5Pmj67VMXnt7gR2L3T9",
+	"s9HJgSDkN+jB7VkSBuJR5khs3jSnCs+b33sqWRloykBTBppyQKajREgq3IdMmThcjakPzI6vS5WmnI5z",
+	"wbgiGoLEMBpkRe4X1GBCRjwVzPSQ0OhWn7wkdpy8f17ciSZSsMm1yCUFrCcVEyPX57xZ5Uc3rikt5X/z",
+	"laVODl4nyu6oTbGo9/aGhlpRX26tKHuBHUpFWbj4LKWi3teganvLARCSKm1JudknaTkALqaSC3PKxanh",
+	"S2Y31ICK9mgubds3wuJIZ3T8T8bSi4TfHcP97wl+fMcp9zEkd2pPQtYAbzsZAWiGKhAcUhp/NhpC15Yy",
+	"pkQLmuqFNFWvREc8TsgtS42VjEh4y1g6pRZXwp28jaU5U5hqysXUTrVGgRQGih/Hn9lNtv01d6Hrxy1d",
+	"N3gEH98jGLmM9x4GPodPMEAa0/VuBrWqiO1PvMemLyP6sgs6Drg44OJnw8UeCFh55I7omLPVknv1NI+c",
+	"o9V2e5pW7QiV4b59SBPKRUc2vFd+xtcyuqNJxjp2+07J5TM2yh6Zxnat5NdD0vr7gWWyq0jJJOk4SSft",
+	"eyeXhyupzO8jOWfPqo1XhnZw77jK5nOmMTyya6e3MmZd+3S7S+zzkT2Yg7m6Wx7kFqqb6m59csNMN9py",
+	"SZXhNHG4BkL5IZ2HcJ6uWcYwX1iPJGDOvegVjRbtr/kbaqIFiz+wOIvYsf2bnuBd9QTz3GBg86DZ3652",
+	"lZvVjsuRezPu/ktpf0n+mW35+YGZH5j5gZkfmPmBmR+Y+YGZH5j5gZkfmPkvgplvza3XaNSP5JHfzmn2",
+	"aj+u+L979u1oXiyHZ7K6Sg4eOC6VnPHkkH7Rg0vzZyfST/do/lzE+gMTMVOaULLMtLFsybofNKEiJipz",
+	"+czcj/KOqW3KmraKmS8loqL3szC8CcObMLwJw5vwh30Tuj8Ea8y/MZDF82hJcP2MO/PfXvmldSXxv/Pw",
+	"ju8Smp/NgSqK9E0cPPjfAVlxcPtZE+N6NNtLElxd2tKTuciDFwHIoE5US0JzmR2b0HRtf6mYZuqOQSXj",
+	"Lgza75ui/f45oX2F5bGHgiTVx9LkxMJIgtgTEMG0YTEZh5+usRbZ9ej80/VIZMsbpqZyNlUM1qSvR+df",
+	"PT6GJ5bEzBJqSl0mDa1DkF8VVtNz2U6/wCoGWJDORSqvBF3yaH90N83KdLeWaTv7JOiSPT5j3u0dXbJ4",
+	"YOAGBm5g4LoycBa142fKxrXR9sBURQH1ahEDDS4JZ594fGDqBfV/58w0UCxLqmApnWlUDzXbB0YTwzvk",
+	"wP6emUMX/33WHijHqDQ8xGe35yV9FV+HMg3MZF4NHJE8IFQTDR5+ZExnhin3A5nBVjFl82cltaGjR6Gl",
+	"st2q9AJZdceBmbs/DyED4VAPtGygZX907u0HRuOcRLSiKbbHW661q8bRmqzYfttIy/2CmQVTJYpCGKAp",
+	"qPcXVBNakJ42xAZ7l+hNDyau4MhauVi/eV3HvqGOIGffjriMg1qhgcbi3hrILEr8nQlsc0amL5yq/Ug7",
+	"0OfO9J8ZtXovfE3+g70bnRUNM/RPbd++rysrV+wi4XRQiu5ZKYpo7Hx1GxMMoad0QbzHYSwj1HOG2DgM",
+	"sBBJlmqmDJHQXe9Jt/laRrhOeMn+9OKrVl1eKea7dGaov37x190dPDruTXtaeh5dVZeNk5f2EcUjJ2M8",
+	"ZZokK3fuXMwJNydtXlAk7njjYFRx9Hvz9oWM2b9p8sPHj5eExrFiWpOxz5toX5nzs7Ov/vSXyYvJi8lX",
+	"53/904sXsAB8hc4Act1i1kd/lWTaSkFczADUuRTIEFiWemEHEXTJRuejCBsC0lSHgCeULKmgc4agGcG1",
+	"ByRmCbP/zpkJ8uo7Qa5GCojLqnFSmscrjprmoZYEoa7J9XDf1PS44mKesNP85i4u35Q7Fvey2dWe+k2W",
+	"3No+pS72q7qJ0CnCHlwkMxTWXI88JnG9z98zqtTqVKcs4jMeESZiyKdVXuGv0Kam8yu5TGlkArKwRPNU",
+	"MRrTm4QRY/+PWT5JRHHH5dONqLHs0/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
