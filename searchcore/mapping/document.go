@@ -76,6 +76,9 @@ func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry
 	for _, f := range p.fields {
 		doc.AddField(f)
 	}
+	for _, f := range p.exactFields() {
+		doc.AddField(f)
+	}
 	if len(p.names) > 0 {
 		doc.AddField(bluge.NewKeywordField(FieldNamesField, strings.Join(p.names, "\x00")).WithAnalyzer(listAnalyzer{}))
 	}
@@ -125,6 +128,9 @@ type docParser struct {
 
 	fields  []bluge.Field
 	names   []string
+	// exact holds the exact doc-values words per numeric path (exact.go).
+	exact      map[string][]byte
+	exactOrder []string
 	ignored []string
 
 	added       []addedField
@@ -710,8 +716,12 @@ func (p *docParser) index(f *Field, path string, v *jnode) *eserr.Error {
 		if n, _, cause = parseNumeric(f, nv); cause != nil {
 			return cause
 		}
+		v = nv
 	}
 	p.addNumeric(path, n, indexed, dv, store)
+	if HasExactValues(f) {
+		p.addExact(path, exactWord(f, v, n))
+	}
 	return nil
 }
 
