@@ -126,12 +126,12 @@ type docParser struct {
 	dateDetection    bool
 	numericDetection bool
 
-	fields  []bluge.Field
-	names   []string
+	fields []bluge.Field
+	names  []string
 	// exact holds the exact doc-values words per numeric path (exact.go).
 	exact      map[string][]byte
 	exactOrder []string
-	ignored []string
+	ignored    []string
 
 	added       []addedField
 	addedByPath map[string]*Field
