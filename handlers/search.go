@@ -306,6 +306,9 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 			sb, _ := json.Marshal(h.Sort)
 			b.Write(sb)
 		}
+		if len(h.InnerHits) > 0 {
+			writeInnerHits(&b, h.InnerHits, totalAsInt)
+		}
 		b.WriteByte('}')
 	}
 	b.WriteString(`]}`)

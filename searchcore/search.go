@@ -363,6 +363,8 @@ type Hit struct {
 	SeqNo       int64
 	PrimaryTerm int64
 	Fields      map[string][]any
+	// InnerHits are the inner hits of the query's nested queries.
+	InnerHits []InnerHits
 }
 
 // SearchResult is the outcome of a search.
@@ -391,6 +393,7 @@ type shardHit struct {
 	dm    *search.DocumentMatch
 	shard int // global shard ordinal across indices
 	idx   *Index
+	r     *bluge.Reader // the snapshot the hit comes from
 }
 
 // scrollState is what a scroll remembers between pages.
@@ -563,6 +566,8 @@ type compiledIndex struct {
 	// over when it differs from query (post_filter narrows hits only).
 	aggRoot  *aggs.Root
 	aggQuery bluge.Query
+	// innerHits are the inner_hits of the query's nested queries.
+	innerHits []*query.InnerHitsSpec
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -661,11 +666,15 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if b, ok := req.indexBoost[idx.Name()]; ok {
 			q = query.Boosted(q, b)
 		}
+		nested := idx.Mapping().HasNested()
+		if nested {
+			q = query.ExcludeNested(q)
+		}
 		order, dec, err := query.CompileSort(compileFields, qctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		ci := &compiledIndex{query: q, order: order, dec: dec}
+		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits}
 		if req.Aggs != nil {
 			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
 				return nil, nil, err
@@ -673,6 +682,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if aggNode != nil {
 				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
 					return nil, nil, err
+				}
+				if nested {
+					ci.aggQuery = query.ExcludeNested(ci.aggQuery)
 				}
 			}
 		}
@@ -778,7 +790,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if req.MinScore != nil && dm.Score < *req.MinScore {
 				continue
 			}
-			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx})
+			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx, r: sh.rr.r})
 		}
 		shardAggs := it.Aggregations()
 		if countHits {
@@ -844,6 +856,11 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		h, err := fetchHit(sh, req, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
 		if err != nil {
 			return nil, nil, err
+		}
+		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs); err != nil {
+				return nil, nil, err
+			}
 		}
 		res.Hits = append(res.Hits, h)
 	}
@@ -969,6 +986,9 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 		if err != nil {
 			return 0, 0, false, err
 		}
+		if idx.Mapping().HasNested() {
+			q = query.ExcludeNested(q)
+		}
 		for _, sh := range idx.shards {
 			shards++
 			rr := sh.acquire()
@@ -1014,6 +1034,8 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 		Index:          ix.Name(),
 		IndexUUID:      ix.UUID(),
 		TermsLookup:    lookup,
+
+		MaxInnerResultWindow: st.MaxInnerResultWindow,
 	}
 }
 

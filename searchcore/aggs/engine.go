@@ -92,7 +92,7 @@ func (r *Request) Prepare(ctx *query.Context, sortFields []string) (*Root, error
 		}
 	}
 	walk(nodes)
-	return &Root{nodes: nodes, fieldList: fields}, nil
+	return &Root{nodes: nodes, fieldList: fields, excludeNested: ctx != nil && ctx.Mapping != nil && ctx.Mapping.HasNested()}, nil
 }
 
 func compileLevel(cm *ctxMapping, defs []*def, parent *def) ([]*node, error) {
@@ -126,6 +126,8 @@ type Root struct {
 	nodes     []*node
 	fieldList []string
 	env       *env // set by Bind
+	// excludeNested keeps the global aggregation off nested documents.
+	excludeNested bool
 }
 
 // Fields implements search.Aggregation: the de-duplicated doc-value fields

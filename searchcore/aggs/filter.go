@@ -397,7 +397,11 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 			}
 		}
 		walkF(n.subs)
-		req := bluge.NewAllMatches(bluge.NewMatchAllQuery())
+		var all bluge.Query = bluge.NewMatchAllQuery()
+		if a.excludeNested {
+			all = query.ExcludeNested(all)
+		}
+		req := bluge.NewAllMatches(all)
 		req.AddAggregation(RootName, &globalAgg{g: g, fields: fl})
 		it, err := r.Search(ctx, req)
 		if err != nil {

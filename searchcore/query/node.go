@@ -49,6 +49,14 @@ type Context struct {
 	// Index and IndexUUID are rendered in query_shard_exception errors.
 	Index     string
 	IndexUUID string
+	// MaxInnerResultWindow is index.max_inner_result_window (0 = 100).
+	MaxInnerResultWindow int
+	// InnerHits collects the inner_hits of the compiled query's nested
+	// queries (filled by Compile).
+	InnerHits []*InnerHitsSpec
+	// nestedPath is the path of the nested query being compiled ("" at
+	// the top level).
+	nestedPath string
 }
 
 func (c *Context) now() time.Time {
@@ -123,6 +131,7 @@ func NewParser() *Parser {
 	registerTermsSet(p)
 	registerCombinedFields(p)
 	registerQueryString(p)
+	registerNested(p)
 	return p
 }
 
