@@ -468,6 +468,9 @@ func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc,
 		return nil, nil, err
 	}
 	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
+	if routing != "" {
+		doc.AddField(bluge.NewKeywordField("_routing", routing))
+	}
 	return &parsedDoc{root: doc, nested: nested}, upd, nil
 }
 

@@ -138,6 +138,10 @@ func parseMatch(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node; it is MatchQuery.parse(Type.BOOLEAN, ...).
 func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		// _index is not analysed: match is a term query
+		return indexNameQuery(ctx, []scalar{q.value}, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	an, unsupported, err := ctx.matchAnalysis("match", ft, q.analyzer)
 	if err != nil {

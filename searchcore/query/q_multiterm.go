@@ -179,6 +179,9 @@ func parsePrefix(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *PrefixQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return indexPrefixQuery(ctx, q.value, q.caseInsensitive, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -214,6 +217,9 @@ func parseWildcard(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return indexWildcardQuery(ctx, q.value, q.caseInsensitive, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -270,6 +276,9 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return nil, ctx.shardErr("Can only use regexp queries on keyword and text fields - not on [%s] which is of type [%s]", indexField, indexField)
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil

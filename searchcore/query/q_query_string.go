@@ -715,6 +715,10 @@ func (c *qsCompiler) fieldsFor(field string) []resolvedField {
 	if strings.Contains(field, "*") {
 		return c.ctx.resolveFields([]fieldBoost{{field: field, boost: 1}})
 	}
+	if field == indexField {
+		// the terms compile to the _index queries (meta_fields.go)
+		return []resolvedField{{ft: &fieldType{path: indexField, typ: indexField}, boost: 1}}
+	}
 	if ft, _ := c.ctx.lookupField(field); ft != nil {
 		return []resolvedField{{ft: ft, boost: 1}}
 	}
