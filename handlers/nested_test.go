@@ -209,3 +209,42 @@ func TestNestedLimits(t *testing.T) {
 		t.Errorf("include_in_parent change: %d %s", code, str(body))
 	}
 }
+
+func TestNestedAggregations(t *testing.T) {
+	n := newTestNode(t)
+	seedNested(t, n)
+	aggs := `{"c":{"nested":{"path":"comments"},"aggs":{
+		"authors":{"terms":{"field":"comments.author"},"aggs":{"back":{"reverse_nested":{},"aggs":{"titles":{"terms":{"field":"title"}}}}}},
+		"avg_stars":{"avg":{"field":"comments.stars"}},
+		"r":{"nested":{"path":"comments.replies"},"aggs":{"w":{"terms":{"field":"comments.replies.who"}},
+			"up":{"reverse_nested":{"path":"comments"},"aggs":{"s":{"sum":{"field":"comments.stars"}}}}}}}},
+		"none":{"nested":{"path":"unmapped"}}}`
+	code, raw := n.raw("POST", "/blog/_search?size=0", "application/json", `{"aggs":`+aggs+`}`)
+	want := `{"c":{"doc_count":4,` +
+		`"authors":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[` +
+		`{"key":"bob","doc_count":3,"back":{"doc_count":2,"titles":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"A","doc_count":1},{"key":"B","doc_count":1}]}}},` +
+		`{"key":"ann","doc_count":1,"back":{"doc_count":1,"titles":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"A","doc_count":1}]}}}]},` +
+		`"avg_stars":{"value":3.0},` +
+		`"r":{"doc_count":2,"w":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"x","doc_count":1},{"key":"y","doc_count":1}]},"up":{"doc_count":1,"s":{"value":5.0}}}},` +
+		`"none":{"doc_count":0}}`
+	if got := rawMember(raw, "aggregations"); code != 200 || got != want {
+		t.Errorf("aggregations:\n got %s\nwant %s", got, want)
+	}
+	// The query narrows the documents whose nested objects are counted.
+	code, raw = n.raw("POST", "/blog/_search?size=0", "application/json", `{"query":{"term":{"title":"B"}},"aggs":{"c":{"nested":{"path":"comments"},"aggs":{"s":{"sum":{"field":"comments.stars"}}}}}}`)
+	if got := rawMember(raw, "aggregations"); code != 200 || got != `{"c":{"doc_count":2,"s":{"value":6.0}}}` {
+		t.Errorf("filtered nested agg = %d %s", code, got)
+	}
+	for _, tc := range []struct{ aggs, typ, reason string }{
+		{`{"x":{"nested":{}}}`, "parsing_exception", "Missing [path] field for nested aggregation [x]"},
+		{`{"x":{"nested":{"path":"title"}}}`, "aggregation_execution_exception", "[nested] nested path [title] is not nested"},
+		{`{"x":{"reverse_nested":{}}}`, "illegal_argument_exception", "Reverse nested aggregation [x] can only be used inside a [nested] aggregation"},
+		{`{"x":{"nested":{"path":"comments"},"aggs":{"y":{"reverse_nested":{"path":"tags"}}}}}`, "illegal_argument_exception",
+			"Reverse nested aggregation [y] path [tags] is not a parent of the current nested path [comments]"},
+	} {
+		code, body := n.do("POST", "/blog/_search", "application/json", `{"aggs":`+tc.aggs+`}`)
+		if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || str(jsonPath(body, "error.reason")) != str(tc.reason) {
+			t.Errorf("%s = %d %s", tc.aggs, code, str(body))
+		}
+	}
+}

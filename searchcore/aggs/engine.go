@@ -110,7 +110,16 @@ func compileLevel(cm *ctxMapping, defs []*def, parent *def) ([]*node, error) {
 					"Aggregator [%s] of type [%s] cannot accept sub-aggregations", d.name, d.typ)
 			}
 		}
-		if n.subs, err = compileLevel(cm, d.subs, d); err != nil {
+		outer := cm.nestedPath
+		switch x := im.(type) {
+		case *nestedImpl:
+			cm.nestedPath = x.path
+		case *reverseNestedImpl:
+			cm.nestedPath = x.path
+		}
+		n.subs, err = compileLevel(cm, d.subs, d)
+		cm.nestedPath = outer
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, n)
