@@ -41,10 +41,11 @@ func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCr
 			}
 		}
 	}
-	if _, err := s.core.CreateIndex(c.Request().Context(), index, req); err != nil {
+	idx, err := s.core.CreateIndex(c.Request().Context(), index, req)
+	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}, {"shards_acknowledged", true}, {"index", index}})
+	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}, {"shards_acknowledged", true}, {"index", idx.Name()}})
 }
 
 // decodeMembers decodes a JSON object into raw members.
@@ -64,7 +65,17 @@ func (s *Server) IndicesDelete(c echo.Context, index string, p cluster.IndicesDe
 			return searchcore.IllegalArgument("The provided expression [%s] matches an alias, specify the corresponding concrete indices instead.", part)
 		}
 	}
-	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
+	// DELETE expands wildcards to open and closed indices and deletes
+	// closed ones like open ones.
+	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+	if err != nil {
+		return err
+	}
+	if p.ExpandWildcards == nil || len(*p.ExpandWildcards) == 0 {
+		o.ExpandClosed = true
+	}
+	o.AllowClosed = true
+	indices, err := s.core.Resolve(index, o)
 	if err != nil {
 		return err
 	}

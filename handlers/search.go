@@ -201,6 +201,9 @@ func (s *Server) execSearch(ctx context.Context, index string, p cluster.SearchP
 		if indices, err = s.core.Resolve(index, o); err != nil {
 			return nil, err
 		}
+		if err := s.core.ResolveIndicesBoost(req, o); err != nil {
+			return nil, err
+		}
 		if req.PIT != nil && len(indices) == 0 {
 			return nil, searchcore.ValidationError("[indices] cannot be used with point in time. Do not specify any index with point in time.")
 		}
@@ -303,6 +306,9 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 			b.WriteString(`,"sort":`)
 			sb, _ := json.Marshal(h.Sort)
 			b.Write(sb)
+		}
+		if len(h.InnerHits) > 0 {
+			writeInnerHits(&b, h.InnerHits, totalAsInt)
 		}
 		b.WriteByte('}')
 	}

@@ -134,6 +134,8 @@ type ShardStats struct {
 	StoreBytes int64
 	// IndexTotal, DeleteTotal and Refreshes count operations since start.
 	IndexTotal, DeleteTotal, Refreshes int64
+	// GetTotal counts document GETs (including terms-lookup fetches).
+	GetTotal int64
 }
 
 // ShardStats measures every shard of the given indices (all when nil).
@@ -149,6 +151,7 @@ func (e *Engine) ShardStats(indices []*Index) []ShardStats {
 				IndexTotal:  sh.stats.indexTotal.Load(),
 				DeleteTotal: sh.stats.deleteTotal.Load(),
 				Refreshes:   sh.stats.refreshes.Load(),
+				GetTotal:    sh.stats.getTotal.Load(),
 				StoreBytes:  dirSize(filepath.Join(e.cfg.DataPath, "indices", ix.UUID(), fmt.Sprint(sh.num))),
 			}
 			rr := sh.acquire()

@@ -23,10 +23,17 @@ type GetOptions struct {
 // ResolveSingle resolves name to exactly one index (an index or an alias of
 // one index), as single-document APIs require.
 func (e *Engine) ResolveSingle(name string) (*Index, error) {
+	name, err := resolveDateMathName(name, e.now())
+	if err != nil {
+		return nil, err
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if idx, ok := e.indices[name]; ok {
 		return idx, nil
+	}
+	if idx, ok := e.closed[name]; ok {
+		return nil, IndexClosed(name, idx.UUID())
 	}
 	members := e.aliasMembersLocked()[name]
 	switch len(members) {
@@ -52,6 +59,7 @@ func (e *Engine) Get(ctx context.Context, indexName, id string, o GetOptions) (*
 		return idx, nil, ValidationError("id is missing")
 	}
 	sh := idx.shardFor(id, o.Routing)
+	sh.stats.getTotal.Add(1)
 	if o.Refresh {
 		if err := idx.Refresh(ctx); err != nil {
 			return idx, nil, err

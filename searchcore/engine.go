@@ -59,6 +59,8 @@ type Engine struct {
 	// mu guards indices and aliases (the cluster metadata).
 	mu      sync.RWMutex
 	indices map[string]*Index
+	// closed are the closed indices: metadata only, no shards (see close.go).
+	closed map[string]*Index
 	// clusterUUID identifies this cluster (persisted).
 	clusterUUID string
 	// cl is the cluster state (settings, voting exclusions, local node).
@@ -103,6 +105,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store:   cfg.Storage,
 		now:     cfg.Now,
 		indices: make(map[string]*Index),
+		closed:  make(map[string]*Index),
 		stop:    make(chan struct{}),
 	}
 	e.contexts = newContextRegistry(cfg.Now, cfg.MaxOpenScrollContexts)
@@ -137,6 +140,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	for _, m := range metas {
+		if m.State == stateClosed {
+			idx, err := e.newIndex(m)
+			if err != nil {
+				e.closeIndices()
+				return nil, fmt.Errorf("load closed index [%s]: %w", m.Name, err)
+			}
+			e.closed[m.Name] = idx
+			continue
+		}
 		idx, err := e.openIndex(ctx, m)
 		if err != nil {
 			e.closeIndices()
@@ -221,6 +233,8 @@ type indexMeta struct {
 	Mapping      json.RawMessage       `json:"mapping"`
 	Aliases      map[string]*AliasMeta `json:"aliases,omitempty"`
 	Version      int64                 `json:"version"`
+	// State is "close" for a closed index, empty when open.
+	State string `json:"state,omitempty"`
 }
 
 // AliasMeta is one alias of an index.
@@ -282,6 +296,18 @@ func (ix *Index) metaSnapshot() *indexMeta {
 }
 
 func (e *Engine) openIndex(ctx context.Context, m *indexMeta) (*Index, error) {
+	idx, err := e.newIndex(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := idx.openShards(ctx); err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// newIndex builds the index of m without opening its shards.
+func (e *Engine) newIndex(m *indexMeta) (*Index, error) {
 	settings, err := parseIndexSettings(m.Settings)
 	if err != nil {
 		return nil, err
@@ -297,18 +323,23 @@ func (e *Engine) openIndex(ctx context.Context, m *indexMeta) (*Index, error) {
 			return nil, err
 		}
 	}
-	idx := &Index{engine: e, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}
-	build := idx.buildDoc
-	for i := 0; i < settings.NumberOfShards; i++ {
+	return &Index{engine: e, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}, nil
+}
+
+// openShards opens (replaying) the shards of the index.
+func (ix *Index) openShards(ctx context.Context) error {
+	e, m := ix.engine, ix.meta
+	for i := 0; i < ix.settings.NumberOfShards; i++ {
 		dir := filepath.Join(e.cfg.DataPath, "indices", m.UUID, fmt.Sprint(i))
-		sh, err := openShard(ctx, i, m.UUID, dir, e.store, build, e.log)
+		sh, err := openShard(ctx, i, m.UUID, dir, e.store, ix.buildDoc, e.log)
 		if err != nil {
-			_ = idx.close()
-			return nil, err
+			_ = ix.close()
+			ix.shards = nil
+			return err
 		}
-		idx.shards = append(idx.shards, sh)
+		ix.shards = append(ix.shards, sh)
 	}
-	return idx, nil
+	return nil
 }
 
 func (ix *Index) close() error {
@@ -401,10 +432,14 @@ type CreateIndexRequest struct {
 // CreateIndex creates an index. Returns resource_already_exists_exception if
 // the name is taken and invalid_index_name_exception for a bad name.
 func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRequest) (*Index, error) {
+	name, err := resolveDateMathName(name, e.now())
+	if err != nil {
+		return nil, err
+	}
 	if err := ValidateIndexName(name); err != nil {
 		return nil, err
 	}
-	req, err := e.applyTemplates(name, req)
+	req, err = e.applyTemplates(name, req)
 	if err != nil {
 		return nil, err
 	}
@@ -441,6 +476,9 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if existing, ok := e.indices[name]; ok {
+		return nil, IndexExists(name, existing.UUID())
+	}
+	if existing, ok := e.closed[name]; ok {
 		return nil, IndexExists(name, existing.UUID())
 	}
 	if e.aliasExistsLocked(name) {
@@ -519,12 +557,15 @@ func (e *Engine) DeleteIndex(ctx context.Context, names []string) error {
 	for _, name := range names {
 		idx, ok := e.indices[name]
 		if !ok {
-			return IndexNotFound(name)
+			if idx, ok = e.closed[name]; !ok {
+				return IndexNotFound(name)
+			}
 		}
 		if err := e.store.DeleteMeta(ctx, metaIndexPrefix+name); err != nil {
 			return err
 		}
 		delete(e.indices, name)
+		delete(e.closed, name)
 		// scrolls and points in time over the index go with it
 		e.contexts.freeIndex(idx)
 		if err := idx.close(); err != nil {

@@ -44,6 +44,7 @@ var (
 	ValidationError  = eserr.ValidationError
 	IndexNotFound    = eserr.IndexNotFound
 	IndexExists      = eserr.IndexExists
+	IndexClosed      = eserr.IndexClosed
 	InvalidIndexName = eserr.InvalidIndexName
 	Internalf        = eserr.Internalf
 )

@@ -12,9 +12,14 @@ import (
 type ResolveOptions struct {
 	IgnoreUnavailable bool
 	AllowNoIndices    bool
-	// ExpandOpen/ExpandHidden follow expand_wildcards (open, hidden, all, none).
+	// ExpandOpen/ExpandClosed/ExpandHidden follow expand_wildcards (open,
+	// closed, hidden, all, none).
 	ExpandOpen   bool
+	ExpandClosed bool
 	ExpandHidden bool
+	// AllowClosed returns closed indices instead of failing with
+	// index_closed_exception (delete, open and close resolve this way).
+	AllowClosed bool
 }
 
 // DefaultResolve is the strict-for-concrete, lenient-for-wildcards default.
@@ -22,15 +27,17 @@ var DefaultResolve = ResolveOptions{AllowNoIndices: true, ExpandOpen: true}
 
 // ParseExpandWildcards applies an expand_wildcards value to o.
 func (o *ResolveOptions) ParseExpandWildcards(v string) error {
-	o.ExpandOpen, o.ExpandHidden = false, false
+	o.ExpandOpen, o.ExpandClosed, o.ExpandHidden = false, false, false
 	for _, p := range strings.Split(v, ",") {
 		switch strings.TrimSpace(p) {
-		case "open", "closed":
+		case "open":
 			o.ExpandOpen = true
+		case "closed":
+			o.ExpandClosed = true
 		case "hidden":
 			o.ExpandHidden = true
 		case "all":
-			o.ExpandOpen, o.ExpandHidden = true, true
+			o.ExpandOpen, o.ExpandClosed, o.ExpandHidden = true, true, true
 		case "none":
 		default:
 			return IllegalArgument("No enum constant org.elasticsearch.action.support.IndicesOptions.WildcardStates.%s", strings.ToUpper(p))
@@ -48,9 +55,18 @@ func (e *Engine) Resolve(expr string, o ResolveOptions) ([]*Index, error) {
 }
 
 func (e *Engine) resolveLocked(expr string, o ResolveOptions) ([]*Index, error) {
-	parts := splitExpr(expr)
+	parts, err := resolveDateMathParts(splitExpr(expr), e.now())
+	if err != nil {
+		return nil, err
+	}
 	if len(parts) == 0 || (len(parts) == 1 && (parts[0] == "_all" || parts[0] == "*")) {
 		out := e.allLocked(o, "*")
+		closed, err := e.closedMatchesLocked(o, "*")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, closed...)
+		sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 		if len(out) == 0 && !o.AllowNoIndices {
 			return nil, IndexNotFound(firstNonEmpty(expr, "_all"))
 		}
@@ -71,6 +87,11 @@ func (e *Engine) resolveLocked(expr string, o ResolveOptions) ([]*Index, error) 
 		if strings.Contains(p, "*") {
 			sawWildcard = true
 			matched := e.allLocked(o, p)
+			closed, err := e.closedMatchesLocked(o, p)
+			if err != nil {
+				return nil, err
+			}
+			matched = append(matched, closed...)
 			for _, idx := range matched {
 				set[idx.Name()] = idx
 			}
@@ -88,6 +109,15 @@ func (e *Engine) resolveLocked(expr string, o ResolveOptions) ([]*Index, error) 
 		}
 		if idx, ok := e.indices[p]; ok {
 			set[p] = idx
+			continue
+		}
+		if idx, ok := e.closed[p]; ok {
+			switch {
+			case o.AllowClosed:
+				set[p] = idx
+			case !o.IgnoreUnavailable:
+				return nil, IndexClosed(p, idx.UUID())
+			}
 			continue
 		}
 		if members, ok := e.aliasMembersLocked()[p]; ok {
@@ -204,6 +234,9 @@ func (e *Engine) resolveWriteLocked(name string) (*WriteTarget, error) {
 	if idx, ok := e.indices[name]; ok {
 		return &WriteTarget{Index: idx}, nil
 	}
+	if idx, ok := e.closed[name]; ok {
+		return nil, IndexClosed(name, idx.UUID())
+	}
 	members := e.aliasMembersLocked()[name]
 	if len(members) == 0 {
 		return nil, nil
@@ -230,6 +263,10 @@ func (e *Engine) resolveWriteLocked(name string) (*WriteTarget, error) {
 // WriteTarget resolves where a write to name goes, creating the index when
 // it is missing and auto-creation is allowed. requireAlias demands an alias.
 func (e *Engine) WriteTarget(ctx context.Context, name string, requireAlias bool) (*WriteTarget, error) {
+	name, err := resolveDateMathName(name, e.now())
+	if err != nil {
+		return nil, err
+	}
 	e.mu.RLock()
 	if idx, ok := e.indices[name]; ok && !requireAlias {
 		// The common case: a concrete index, no alias bookkeeping needed.

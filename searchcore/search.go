@@ -60,6 +60,10 @@ type SearchRequest struct {
 	// FetchOptions are docvalue_fields, fields, script_fields and highlight
 	// (fetch_fields.go).
 	FetchOptions
+	// IndicesBoost is indices_boost in request order; ResolveIndicesBoost
+	// turns it into indexBoost (concrete index name → score factor).
+	IndicesBoost []IndexBoost
+	indexBoost   map[string]float32
 }
 
 // PointInTime is the pit member of a search body.
@@ -79,7 +83,7 @@ var searchBodyKeys = map[string]bool{
 	"query": true, "from": true, "size": true, "sort": true, "_source": true, "track_total_hits": true,
 	"track_scores": true, "min_score": true, "post_filter": true, "version": true, "seq_no_primary_term": true,
 	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true, "aggs": true, "aggregations": true,
-	"pit": true, "slice": true,
+	"pit": true, "slice": true, "indices_boost": true,
 }
 
 // ParseSearchBody parses a search body into req (which carries the URL
@@ -196,6 +200,10 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			}
 		case "slice":
 			if req.Slice, err = parseSlice(v); err != nil {
+				return err
+			}
+		case "indices_boost":
+			if req.IndicesBoost, err = parseIndicesBoost(v); err != nil {
 				return err
 			}
 		}
@@ -367,6 +375,8 @@ type Hit struct {
 	Fields      map[string][]any
 	// Highlight holds the highlighted fragments per field (nil when none).
 	Highlight map[string][]string
+	// InnerHits are the inner hits of the query's nested queries.
+	InnerHits []InnerHits
 }
 
 // SearchResult is the outcome of a search.
@@ -395,6 +405,7 @@ type shardHit struct {
 	dm    *search.DocumentMatch
 	shard int // global shard ordinal across indices
 	idx   *Index
+	r     *bluge.Reader // the snapshot the hit comes from
 }
 
 // scrollState is what a scroll remembers between pages.
@@ -569,6 +580,8 @@ type compiledIndex struct {
 	aggQuery bluge.Query
 	// fetch is the fetch phase resolved against the index.
 	fetch *fetchPlan
+	// innerHits are the inner_hits of the query's nested queries.
+	innerHits []*query.InnerHitsSpec
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -639,6 +652,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		return nil, nil, err
 	}
 	now := e.now()
+	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
 	var decoders []query.SortDecoder
 	for _, sh := range shards {
@@ -658,16 +672,23 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				return nil, nil, err
 			}
 		}
-		qctx := idx.queryContext(now)
+		qctx := idx.queryContext(now, lookup)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return nil, nil, err
+		}
+		if b, ok := req.indexBoost[idx.Name()]; ok {
+			q = query.Boosted(q, b)
+		}
+		nested := idx.Mapping().HasNested()
+		if nested {
+			q = query.ExcludeNested(q)
 		}
 		order, dec, err := query.CompileSort(compileFields, qctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		ci := &compiledIndex{query: q, order: order, dec: dec}
+		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
 			return nil, nil, err
 		}
@@ -678,6 +699,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if aggNode != nil {
 				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
 					return nil, nil, err
+				}
+				if nested {
+					ci.aggQuery = query.ExcludeNested(ci.aggQuery)
 				}
 			}
 		}
@@ -783,7 +807,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if req.MinScore != nil && dm.Score < *req.MinScore {
 				continue
 			}
-			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx})
+			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx, r: sh.rr.r})
 		}
 		shardAggs := it.Aggregations()
 		if countHits {
@@ -855,6 +879,11 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
 		if err != nil {
 			return nil, nil, err
+		}
+		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs); err != nil {
+				return nil, nil, err
+			}
 		}
 		res.Hits = append(res.Hits, h)
 	}
@@ -978,13 +1007,17 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 		return 0, 0, false, err
 	}
 	now := e.now()
+	lookup := e.termsLookup(ctx)
 	var total int64
 	shards := 0
 	for _, idx := range indices {
-		qctx := idx.queryContext(now)
+		qctx := idx.queryContext(now, lookup)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return 0, 0, false, err
+		}
+		if idx.Mapping().HasNested() {
+			q = query.ExcludeNested(q)
 		}
 		for _, sh := range idx.shards {
 			shards++
@@ -1019,7 +1052,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 }
 
 // queryContext is what compiling a query against this index needs.
-func (ix *Index) queryContext(now time.Time) *query.Context {
+func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routing string) ([]any, error)) *query.Context {
 	st := ix.Settings()
 	return &query.Context{
 		Mapping:        ix.Mapping(),
@@ -1030,6 +1063,9 @@ func (ix *Index) queryContext(now time.Time) *query.Context {
 		MaxRegexLength: st.MaxRegexLength,
 		Index:          ix.Name(),
 		IndexUUID:      ix.UUID(),
+		TermsLookup:    lookup,
+
+		MaxInnerResultWindow: st.MaxInnerResultWindow,
 	}
 }
 

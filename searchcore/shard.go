@@ -17,7 +17,9 @@ import (
 type shardOp struct {
 	id  string
 	seq int64
-	doc *bluge.Document
+	doc *parsedDoc
+	// dropNested deletes the nested documents the id had.
+	dropNested bool
 	// skip marks a sequence number whose store commit failed: it only
 	// advances the applied sequence number.
 	skip bool
@@ -86,10 +88,11 @@ type shardStats struct {
 	indexTotal  atomic.Int64
 	deleteTotal atomic.Int64
 	refreshes   atomic.Int64
+	getTotal    atomic.Int64
 }
 
 // docBuilder rebuilds the bluge document of a stored record (replay).
-type docBuilder func(rec *DocRecord) (*bluge.Document, error)
+type docBuilder func(rec *DocRecord) (*parsedDoc, error)
 
 // openShard opens (or creates) the bluge index at dir, replays the store's
 // sequence log past the checkpoint and starts the writer goroutine.
@@ -163,14 +166,14 @@ func (s *shard) replay(ctx context.Context, ckpt int64, build docBuilder) error 
 	}
 	err := s.store.ReplayDocs(ctx, s.indexUUID, s.num, ckpt, func(rec *DocRecord) error {
 		if rec.Deleted {
-			batch.Delete(bluge.Identifier(rec.ID))
+			addToBatch(batch, rec.ID, nil, true)
 		} else if doc, err := build(rec); err != nil {
 			// A stored document parsed when it was stored; if it no longer
 			// does, it is left out of the index rather than blocking start-up.
 			s.log.Warn("replay: skipping document", "shard", s.num, "id", rec.ID, "err", err)
-			batch.Delete(bluge.Identifier(rec.ID))
+			addToBatch(batch, rec.ID, nil, true)
 		} else {
-			batch.Update(doc.ID(), doc)
+			addToBatch(batch, rec.ID, doc, true)
 		}
 		last = rec.SeqNo
 		n++
@@ -309,11 +312,7 @@ func (s *shard) apply(pb *pendingBatch) {
 	}
 	b := index.NewBatch()
 	for _, op := range pb.ops {
-		if op.doc == nil {
-			b.Delete(bluge.Identifier(op.id))
-		} else {
-			b.Update(op.doc.ID(), op.doc)
-		}
+		addToBatch(b, op.id, op.doc, op.dropNested)
 	}
 	pb.reset()
 	err := s.writer.Batch(b)

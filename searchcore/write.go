@@ -127,7 +127,7 @@ type writeItem struct {
 	req    *DocRequest
 	target *Index
 	shard  *shard
-	doc    *bluge.Document
+	doc    *parsedDoc
 	rec    DocRecord
 	prev   *DocRecord
 	slot   *slot
@@ -458,21 +458,24 @@ func (e *Engine) reparse(ctx context.Context, it *writeItem) error {
 
 // parseDoc turns a source into the bluge document of the index. A non-nil
 // mapping is the dynamic update the document needs.
-func (ix *Index) parseDoc(id string, source []byte, routing string) (*bluge.Document, *mapping.Mapping, error) {
+func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc, *mapping.Mapping, error) {
 	ix.metaMu.RLock()
 	mp, reg := ix.mapping, ix.analyzers
 	ix.metaMu.RUnlock()
 	doc := bluge.NewDocument(id)
-	upd, err := mp.ParseDocument(id, source, reg, doc)
+	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
-	return doc, upd, nil
+	if routing != "" {
+		doc.AddField(bluge.NewKeywordField("_routing", routing))
+	}
+	return &parsedDoc{root: doc, nested: nested}, upd, nil
 }
 
 // buildDoc rebuilds the bluge document of a stored record (replay).
-func (ix *Index) buildDoc(rec *DocRecord) (*bluge.Document, error) {
+func (ix *Index) buildDoc(rec *DocRecord) (*parsedDoc, error) {
 	doc, _, err := ix.parseDoc(rec.ID, rec.Source, rec.Routing)
 	if err != nil {
 		return nil, err
@@ -551,7 +554,7 @@ func (e *Engine) sequence(ctx context.Context, sh *shard, items []*writeItem) {
 		}
 		it.moved = moved
 		sh.pending[rec.ID] = &it.rec
-		it.slot = sh.reserve(shardOp{id: rec.ID, seq: rec.SeqNo, doc: it.doc})
+		it.slot = sh.reserve(shardOp{id: rec.ID, seq: rec.SeqNo, doc: it.doc, dropNested: it.target.Mapping().HasNested()})
 		it.res.Version = version
 		it.res.SeqNo = rec.SeqNo
 		it.res.PrimaryTerm = 1
@@ -692,7 +695,7 @@ func (sh *shard) removeMoved(id string) {
 	sh.writeMu.Lock()
 	seq := sh.nextSeq
 	sh.nextSeq++
-	sl := sh.reserve(shardOp{id: id, seq: seq})
+	sl := sh.reserve(shardOp{id: id, seq: seq, dropNested: true})
 	sh.writeMu.Unlock()
 	sh.settle([]*slot{sl}, true)
 }

@@ -954,6 +954,25 @@ type IndexTemplatesResult struct {
 	} `json:"index_templates"`
 }
 
+// IndicesCloseResult defines model for IndicesCloseResult.
+type IndicesCloseResult struct {
+	Acknowledged bool `json:"acknowledged"`
+
+	// Indices The indices this request closed, keyed by name.
+	Indices map[string]struct {
+		Closed bool `json:"closed"`
+	} `json:"indices"`
+
+	// ShardsAcknowledged false when no index needed closing
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
+// IndicesOpenResult defines model for IndicesOpenResult.
+type IndicesOpenResult struct {
+	Acknowledged       bool `json:"acknowledged"`
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -6040,6 +6059,30 @@ type BulkIndexPutParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesCloseParams defines parameters for IndicesClose.
+type IndicesCloseParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+}
+
 // CountIndexGetParams defines parameters for CountIndexGet.
 type CountIndexGetParams struct {
 	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
@@ -6987,6 +7030,30 @@ type MsearchTemplateIndexParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesOpenParams defines parameters for IndicesOpen.
+type IndicesOpenParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -12155,6 +12222,15 @@ type ClientInterface interface {
 	// Corresponds with PUT /{index}/_bulk (the `BulkIndexPut` operationId).
 	BulkIndexPut(ctx context.Context, index IndexNamePath, params *BulkIndexPutParams, body BulkIndexPutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// IndicesClose Closes indices.
+	//
+	// A closed index keeps its data and metadata (across restarts) but refuses searches and writes with
+	// `index_closed_exception`; wildcard expansion skips it unless `expand_wildcards` includes `closed`.
+	// Indices already closed are left out of `indices`.
+	//
+	// Corresponds with POST /{index}/_close (the `IndicesClose` operationId).
+	IndicesClose(ctx context.Context, index IndexListPath, params *IndicesCloseParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CountIndexGetWithBody Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 	//
 	// Takes any type of body and a specified content type.
@@ -12397,6 +12473,14 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /{index}/_msearch/template (the `MsearchTemplateIndex` operationId).
 	MsearchTemplateIndex(ctx context.Context, index IndexListPath, params *MsearchTemplateIndexParams, body MsearchTemplateIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndicesOpen Opens closed indices.
+	//
+	// Reopens closed indices (their shards replay what the search index lacks); open indices are left alone.
+	// Wildcards expand to closed indices by default (`expand_wildcards` default `closed`).
+	//
+	// Corresponds with POST /{index}/_open (the `IndicesOpen` operationId).
+	IndicesOpen(ctx context.Context, index IndexListPath, params *IndicesOpenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OpenPointInTime Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
 	//
@@ -15073,6 +15157,25 @@ func (c *Client) BulkIndexPut(ctx context.Context, index IndexNamePath, params *
 	return c.Client.Do(req)
 }
 
+// IndicesClose Closes indices.
+//
+// A closed index keeps its data and metadata (across restarts) but refuses searches and writes with
+// `index_closed_exception`; wildcard expansion skips it unless `expand_wildcards` includes `closed`.
+// Indices already closed are left out of `indices`.
+//
+// Corresponds with POST /{index}/_close (the `IndicesClose` operationId).
+func (c *Client) IndicesClose(ctx context.Context, index IndexListPath, params *IndicesCloseParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesCloseRequest(c.Server, index, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CountIndexGetWithBody Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 //
 // Takes any type of body and a specified content type.
@@ -15652,6 +15755,24 @@ func (c *Client) MsearchTemplateIndexWithBody(ctx context.Context, index IndexLi
 // Corresponds with POST /{index}/_msearch/template (the `MsearchTemplateIndex` operationId).
 func (c *Client) MsearchTemplateIndex(ctx context.Context, index IndexListPath, params *MsearchTemplateIndexParams, body MsearchTemplateIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMsearchTemplateIndexRequest(c.Server, index, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndicesOpen Opens closed indices.
+//
+// Reopens closed indices (their shards replay what the search index lacks); open indices are left alone.
+// Wildcards expand to closed indices by default (`expand_wildcards` default `closed`).
+//
+// Corresponds with POST /{index}/_open (the `IndicesOpen` operationId).
+func (c *Client) IndicesOpen(ctx context.Context, index IndexListPath, params *IndicesOpenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesOpenRequest(c.Server, index, params)
 	if err != nil {
 		return nil, err
 	}
@@ -36029,6 +36150,127 @@ func NewBulkIndexPutRequestWithBody(server string, index IndexNamePath, params *
 	return req, nil
 }
 
+// NewIndicesCloseRequest constructs an http.Request for the IndicesClose method
+func NewIndicesCloseRequest(server string, index IndexListPath, params *IndicesCloseParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Timeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "timeout", *params.Timeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WaitForActiveShards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait_for_active_shards", *params.WaitForActiveShards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCountIndexGetRequest calls the generic CountIndexGet builder with application/json body
 func NewCountIndexGetRequest(server string, index IndexListPath, params *CountIndexGetParams, body CountIndexGetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -40594,6 +40836,127 @@ func NewMsearchTemplateIndexRequestWithBody(server string, index IndexListPath, 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIndicesOpenRequest constructs an http.Request for the IndicesOpen method
+func NewIndicesOpenRequest(server string, index IndexListPath, params *IndicesOpenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_open", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Timeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "timeout", *params.Timeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WaitForActiveShards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait_for_active_shards", *params.WaitForActiveShards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -45341,6 +45704,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /{index}/_bulk (the `BulkIndexPut` operationId).
 	BulkIndexPutWithResponse(ctx context.Context, index IndexNamePath, params *BulkIndexPutParams, body BulkIndexPutJSONRequestBody, reqEditors ...RequestEditorFn) (*BulkIndexPutResponse, error)
 
+	// IndicesCloseWithResponse Closes indices.
+	//
+	// A closed index keeps its data and metadata (across restarts) but refuses searches and writes with
+	// `index_closed_exception`; wildcard expansion skips it unless `expand_wildcards` includes `closed`.
+	// Indices already closed are left out of `indices`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /{index}/_close (the `IndicesClose` operationId).
+	IndicesCloseWithResponse(ctx context.Context, index IndexListPath, params *IndicesCloseParams, reqEditors ...RequestEditorFn) (*IndicesCloseResponse, error)
+
 	// CountIndexGetWithBodyWithResponse Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -45593,6 +45967,16 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /{index}/_msearch/template (the `MsearchTemplateIndex` operationId).
 	MsearchTemplateIndexWithResponse(ctx context.Context, index IndexListPath, params *MsearchTemplateIndexParams, body MsearchTemplateIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*MsearchTemplateIndexResponse, error)
+
+	// IndicesOpenWithResponse Opens closed indices.
+	//
+	// Reopens closed indices (their shards replay what the search index lacks); open indices are left alone.
+	// Wildcards expand to closed indices by default (`expand_wildcards` default `closed`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /{index}/_open (the `IndicesOpen` operationId).
+	IndicesOpenWithResponse(ctx context.Context, index IndexListPath, params *IndicesOpenParams, reqEditors ...RequestEditorFn) (*IndicesOpenResponse, error)
 
 	// OpenPointInTimeWithResponse Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
 	//
@@ -51424,6 +51808,61 @@ func (r BulkIndexPutResponse) ContentType() string {
 	return ""
 }
 
+type IndicesCloseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesCloseResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesCloseResponse) GetJSON200() *IndicesCloseResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndicesCloseResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesCloseResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesCloseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesCloseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesCloseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesCloseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CountIndexGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -52504,6 +52943,61 @@ func (r MsearchTemplateIndexResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r MsearchTemplateIndexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type IndicesOpenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesOpenResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesOpenResponse) GetJSON200() *IndicesOpenResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndicesOpenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesOpenResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesOpenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesOpenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesOpenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesOpenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -55282,6 +55776,23 @@ func (c *ClientWithResponses) BulkIndexPutWithResponse(ctx context.Context, inde
 	return ParseBulkIndexPutResponse(rsp)
 }
 
+// IndicesCloseWithResponse Closes indices.
+//
+// A closed index keeps its data and metadata (across restarts) but refuses searches and writes with
+// `index_closed_exception`; wildcard expansion skips it unless `expand_wildcards` includes `closed`.
+// Indices already closed are left out of `indices`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /{index}/_close (the `IndicesClose` operationId).
+func (c *ClientWithResponses) IndicesCloseWithResponse(ctx context.Context, index IndexListPath, params *IndicesCloseParams, reqEditors ...RequestEditorFn) (*IndicesCloseResponse, error) {
+	rsp, err := c.IndicesClose(ctx, index, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesCloseResponse(rsp)
+}
+
 // CountIndexGetWithBodyWithResponse Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -55741,6 +56252,22 @@ func (c *ClientWithResponses) MsearchTemplateIndexWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseMsearchTemplateIndexResponse(rsp)
+}
+
+// IndicesOpenWithResponse Opens closed indices.
+//
+// Reopens closed indices (their shards replay what the search index lacks); open indices are left alone.
+// Wildcards expand to closed indices by default (`expand_wildcards` default `closed`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /{index}/_open (the `IndicesOpen` operationId).
+func (c *ClientWithResponses) IndicesOpenWithResponse(ctx context.Context, index IndexListPath, params *IndicesOpenParams, reqEditors ...RequestEditorFn) (*IndicesOpenResponse, error) {
+	rsp, err := c.IndicesOpen(ctx, index, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesOpenResponse(rsp)
 }
 
 // OpenPointInTimeWithResponse Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
@@ -60030,6 +60557,46 @@ func ParseBulkIndexPutResponse(rsp *http.Response) (*BulkIndexPutResponse, error
 	return response, nil
 }
 
+// ParseIndicesCloseResponse parses an HTTP response from a IndicesCloseWithResponse call
+func ParseIndicesCloseResponse(rsp *http.Response) (*IndicesCloseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesCloseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesCloseResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseCountIndexGetResponse parses an HTTP response from a CountIndexGetWithResponse call
 func ParseCountIndexGetResponse(rsp *http.Response) (*CountIndexGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -60818,6 +61385,46 @@ func ParseMsearchTemplateIndexResponse(rsp *http.Response) (*MsearchTemplateInde
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseIndicesOpenResponse parses an HTTP response from a IndicesOpenWithResponse call
+func ParseIndicesOpenResponse(rsp *http.Response) (*IndicesOpenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesOpenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesOpenResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

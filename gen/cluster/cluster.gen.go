@@ -955,6 +955,25 @@ type IndexTemplatesResult struct {
 	} `json:"index_templates"`
 }
 
+// IndicesCloseResult defines model for IndicesCloseResult.
+type IndicesCloseResult struct {
+	Acknowledged bool `json:"acknowledged"`
+
+	// Indices The indices this request closed, keyed by name.
+	Indices map[string]struct {
+		Closed bool `json:"closed"`
+	} `json:"indices"`
+
+	// ShardsAcknowledged false when no index needed closing
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
+// IndicesOpenResult defines model for IndicesOpenResult.
+type IndicesOpenResult struct {
+	Acknowledged       bool `json:"acknowledged"`
+	ShardsAcknowledged bool `json:"shards_acknowledged"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -6041,6 +6060,30 @@ type BulkIndexPutParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesCloseParams defines parameters for IndicesClose.
+type IndicesCloseParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+}
+
 // CountIndexGetParams defines parameters for CountIndexGet.
 type CountIndexGetParams struct {
 	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
@@ -6988,6 +7031,30 @@ type MsearchTemplateIndexParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesOpenParams defines parameters for IndicesOpen.
+type IndicesOpenParams struct {
+	// Timeout Explicit operation timeout (time value, e.g. `30s`).
+	Timeout *TimeoutParam `form:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
+	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
+	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -11452,6 +11519,9 @@ type ServerInterface interface {
 	// BulkIndexPut Performs multiple operations (PUT form); `index` is the default index of items that name none.
 	// (PUT /{index}/_bulk)
 	BulkIndexPut(ctx echo.Context, index IndexNamePath, params BulkIndexPutParams) error
+	// IndicesClose Closes indices.
+	// (POST /{index}/_close)
+	IndicesClose(ctx echo.Context, index IndexListPath, params IndicesCloseParams) error
 	// CountIndexGet Returns the number of documents matching a query in the given indices (GET form; a body is accepted).
 	// (GET /{index}/_count)
 	CountIndexGet(ctx echo.Context, index IndexListPath, params CountIndexGetParams) error
@@ -11516,6 +11586,9 @@ type ServerInterface interface {
 	// MsearchTemplateIndex Runs several search templates in one request; the path names the default indices.
 	// (POST /{index}/_msearch/template)
 	MsearchTemplateIndex(ctx echo.Context, index IndexListPath, params MsearchTemplateIndexParams) error
+	// IndicesOpen Opens closed indices.
+	// (POST /{index}/_open)
+	IndicesOpen(ctx echo.Context, index IndexListPath, params IndicesOpenParams) error
 	// OpenPointInTime Opens a point in time (a snapshot of the given indices) kept for `keep_alive`.
 	// (POST /{index}/_pit)
 	OpenPointInTime(ctx echo.Context, index IndexListPath, params OpenPointInTimeParams) error
@@ -21646,6 +21719,66 @@ func (w *ServerInterfaceWrapper) BulkIndexPut(ctx echo.Context) error {
 	return err
 }
 
+// IndicesClose converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesClose(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesCloseParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_active_shards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesClose(ctx, index, params)
+	return err
+}
+
 // CountIndexGet converts echo context to params.
 func (w *ServerInterfaceWrapper) CountIndexGet(ctx echo.Context) error {
 	var err error
@@ -24025,6 +24158,66 @@ func (w *ServerInterfaceWrapper) MsearchTemplateIndex(ctx echo.Context) error {
 	return err
 }
 
+// IndicesOpen converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesOpen(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesOpenParams
+	// ------------- Optional query parameter "timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "timeout", ctx.QueryParams(), &params.Timeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait_for_active_shards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesOpen(ctx, index, params)
+	return err
+}
+
 // OpenPointInTime converts echo context to params.
 func (w *ServerInterfaceWrapper) OpenPointInTime(ctx echo.Context) error {
 	var err error
@@ -26144,6 +26337,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id", wrapper.PutScript, options.OperationMiddlewares["putScript"]...)
 	router.POST(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContextPost, options.OperationMiddlewares["putScriptContextPost"]...)
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
+	router.POST(options.BaseURL+"/:index/_close", wrapper.IndicesClose, options.OperationMiddlewares["indicesClose"]...)
+	router.POST(options.BaseURL+"/:index/_open", wrapper.IndicesOpen, options.OperationMiddlewares["indicesOpen"]...)
 
 }
 
@@ -26152,419 +26347,426 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
-	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
-	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
-	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
-	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
-	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
-	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
-	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
-	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
-	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
-	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
-	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
-	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
-	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
-	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
-	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
-	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
-	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
-	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
-	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
-	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
-	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
-	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
-	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
-	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
-	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
-	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
-	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
-	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
-	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
-	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
-	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
-	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
-	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
-	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
-	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
-	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
-	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
-	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
-	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
-	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
-	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
-	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
-	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
-	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
-	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
-	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
-	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
-	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
-	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
-	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
-	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
-	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
-	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
-	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
-	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
-	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
-	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
-	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
-	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
-	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
-	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
-	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
-	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
-	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
-	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
-	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
-	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
-	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
-	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
-	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
-	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
-	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
-	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
-	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
-	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
-	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
-	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
-	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
-	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
-	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
-	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
-	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
-	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
-	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
-	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
-	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
-	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
-	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
-	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
-	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
-	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
-	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
-	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
-	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
-	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
-	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
-	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
-	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
-	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
-	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
-	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
-	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
-	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
-	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
-	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
-	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
-	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
-	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
-	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
-	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
-	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
-	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx73FX+97XPiN",
-	"rrePOXeXyfvK73btxuriivc1wgoW1ZPHRjz02Jfvy8Ocp0zMuYDIBgYNnYYKtGD71qltW8DCzLbpeeR1",
-	"ZujBGe9TYwZWj+0jyzVmlmFA1XlMxiEi8Ln/ptDs/QR69E86SlTlxz73hguYB4bH19DKx++f/T+JkDJ1",
-	"04DDdcSjKqqZ+bGKXZUr+Hg1UlKaKbj8lnnjVVpob9Cn2GnxyizDW696LdclOxKbV31lWzZvrchZlb2z",
-	"8oL78NE/ck4+QuFyC+zlz4Hv5OHBqQpQVwaD/xkroDXNwz159qoomuZbPLiCUKjq2Cdb6ZUn2457NbZ+",
-	"HAI7B0YjjLDAKx63n1h+MXfuVpA5wkVmuClUxNS9TmVNAG4zpWqI76Pm9gOjcU7KGyTniMx1FEmXbxqy",
-	"s13LeFX0kUsOa1n5TO4Yv9HkDTLutY3W2er1xgk6ve9lE7C77SvvitCv8RmuzsamJ0FpmB/4ksXvMnPU",
-	"4YJTQCQFwpFj8iCfGTPlGhq5i3RoP8VTmRk4Rc59wxch2T/zVO22JeOEEleVafoRdAr9BtgHrqvvaw3V",
-	"+RzWYhxKqA05/8e5MclpsoCQc77c0i325Q/Zce8p97aO6ohybaM2+ghni9rbYXP9bReXmTBqhWkzXbKu",
-	"dWnZeTXAjoD6EGExfE4olCypRHuEHwE7AwfCTtUL7mWvxUzubW55j82ze71R8RUzCCSYxAz8uybV1LL7",
-	"HR50uUX5U6Q1zesA1Ixtz8qpFsKRYs5LZewOLOiIgpyRPlm7pmCg7yHy50D8Ql3nuyRlF4hUJATJFfp7",
-	"Nzds5V2QNBbc6KAcT6FBHe8dk9zoXFHWo2Caf1tHUCvbRtuAGjrLvvPe6ftb+2q/OzYBHOt1heAouVaS",
-	"xlGl5uME9G7uHesaefeO848lOypMYk1r79bx2vvXBa6qWF2YMjrvTnd18VA2Hfyr+sZfNnbOqbZfRH7F",
-	"t9lqNq8EVJs+J+yeRiZZQek0OSMhjWMsTLCUt6z45AzfVnxaW5c43mmbgHHGsRsqTNP22aodePWy9abT",
-	"fLFbdoAGB9fLQ+Ni5oPcsZ5rawB5Dut2nhb2lDUABhW/K5rhzXlO+Z5rYJ2qFYxKZevav34p3oDuCnVJ",
-	"rtBPa5xbO09Q/e/raJezBOkin+dCyWy+KDwiJrsse9sOPhrYfJqszbTt5Sxb4NSSZ84eFyuCqrGTdgOx",
-	"Ekpd/vS8UiPkD3cWv8etPNdTrF3cAAcVl5H6Z5aZNpjFt/73Dit3Lc2iWD6I43Op1fqspMth1e79lboC",
-	"PV7XSI6vcut9N3z7gAYPb/mveGALQDpXSrIijWC2WjCa4MMnm2j3VKitvDObVPf4g7m5/5seb/V7VsHr",
-	"zwZFt0LYETFlOyDsWPTyHddp5Z/G7Otm902W3Lw2bNk8H5dRpk44ABOxnAHBeytxzsECyWEpP1ROlBmh",
-	"G4aeHEt6X37XV8FoycXaN9WldKkvWhi47bQ8Qxu4MIPu7VrxQZvN0OrRtd22HSr45nVek+gsggIKdsmr",
-	"1hyyZPaK0Lk9BopD+cge+xlZZ/wImfvgYzl7n3PGfH4lpPDVVUkICopwkusxQPG3YOSHDx8uvO7YO37i",
-	"KRj/6dlX3poVkD89exaAakpIMwUNtP3zr87xE7xZqxs/5cAHiyzBUuJVJyl3xqvpql6/sgs4baC+tWfh",
-	"Ift4JXNhiyDOaj+l3IzQm6tY37kfSPSIPWBkYhtJrlCGrPeGfdju8K3bFwNj2oNRHtTaefguQNd2wryB",
-	"YKdCBVL7AM8tVcTiqc84X3uDzpnZLaEnXLDvmUG5xtPP9pIma6Jw4Gx8DXlFyvLk1Je9di1+aaDmJgkY",
-	"FqrmKvigMuY8K3xwIbBYhi2d6nBSbEdFXsbcSlLetApGDopEYPmHNuhVlyis9UvX1hDaBX4p/IjqVvIl",
-	"Nd+sTC3TQq5XhpFMuNjG3IsH81OKbGnfdD0KRvZVN/bD0v5nP1hKmNsPUKbUfkjtf9elIRSXt/cy2kyf",
-	"QA149zxH5Q4KEVyT8t0Nvj2j0po36aC2I17dlbG+GS+p+cCXrG6lIBB0x0rFo2C0cItk92QJ/+ORkhpC",
-	"KIXU9ctT41y0cehFtpyCA1EdgQUjuNpY3EqfUzwblLqtPTub4Wyd+Lki5/e2VOPrHJpZsOVkHZhd3vI+",
-	"IlxTuFs31jRuKXw4/yrwy/c6zx7vS+3FoHPN5b7cn4MRFDnl++637Ur01Wl+fsvRqEGtTKY8gF+a13DX",
-	"AvoCL3tenM971Xssc8kpcmONrxMZ3ex7hZ2TwxRhrkbw9Q9kWS0CBb6Ku4C0pnW/O6NPN82VW5AiK8w4",
-	"9COJpFSxK8wTOhfeW8iWBN6MfI7pmSHXIdTi9Vb4cuHkkxIr1natMAXHftffKZamh+zbeMfvPfYNzrfN",
-	"h6KDPLJONZUTuYNWnAy1QSr6hqfpVlZF61mW1P8OeeVaiBH4XKW/IH9z7cCbfIk3xp8z8VNT9nnJWdBd",
-	"T3ejtfBjHn700Rs8c2dBHfigiYfAOxIHBLKPoBNhVyKqB5q1tXXJSGtm9stOPnr9PNWsZf3ulOL9O7FK",
-	"mKRkhxAG+nDLZFMu3GFqGkL9mdizfiHyjt0txM08h2c8hWyfLXh87L7QitSuOOiYQKHTa91L2vA+fgHr",
-	"lpVN3xAfLCSdOqxIsrbuBkBz/fsmScAdWfhvtQ52DvKIu04eDg1Hq7zWT9KwX9+Jf2nd+XHJ+lAVhKor",
-	"Lwq/eGsltXfvR8GICtuLVLWi7yvQNq+FrtXIii67DThS+Fi1IoNGVZcLrgLoU5/rTMMTn0MCfW19HzA5",
-	"4EWkYO9mo/N/dYsBCDq5P/2CgQnlHmqzTxUWA+oLeroDj3QQuGCBwK1LjX1wWscYDFrf1lrfdSS6oytN",
-	"wmkso/Kle3il8KaGd6M6rgYaAGdi1H6G7um/YTph7KKof1qvBD2SmrhJFYx14UrJIV3/xQ4Xp2X9FNZi",
-	"kwMHrD7RjR+DNt6jIL9iMA7E7tCGttLprnpwY2u5gjoN80WBgN6DkopVOZnQc+f5oLEINOZLThWLinQO",
-	"HcdbMj90G6sgeWQbGYf2BbklbC3iKH8MY2YwlTj6GuRwXg2T2zB92vHF0+tVN2NKDoQ7Fck4mkbhC4Of",
-	"WvXknV8n9SrS3DeWx96fBS+ycuXFFq4a+WvqjVogq/qQrtZmjerqbVRAsVRbz6sYyB6uaMS21FLZJaG4",
-	"FNRuresgAMbnF6HuRdXbuS4ypy4YrpxjvMYu1WrVsPRNxWa2yQWULcSRjMucbZNIjCPYalgrvb/2rThJ",
-	"OAlk7HKSuepK6JG0xBUtziO6K83YHbbVRGfRAjKF5Kxa7lLUjsuqnKwWj+Yn3TJYRarJ3Tvq7j/nMwWJ",
-	"Sphh6pxgJv48vX7gIzjRT8sZp8bhf2Jxefvgf/pLNzwJrgSWblgyKrTrC031nj+2X42CEfQ+Cka1vPG3",
-	"9ykV8c++YlWZvZYps71FidTAozsvq2AkpLD90SSp7bIhV8Rec2dUl/zrZ1/nwVvMnKKc9uLiNWZ0dNx4",
-	"bu6zR6lyZpgO7PVaHAh32qr8O6EixvwSePADkiaZJlsSTtR7kNd4UzyKph9Prd8zs1s42hSIvmcml4Vg",
-	"vi6x677EoLz/PhJQ0XhTx9JeapkLqVDIbVmVa60b1/6TS0CNno3VZs7PdV9CU85udkhk2VTi7unJTDnP",
-	"32Z2TkIAWcuFPu1Qm6wJLdisgXorMdT9z3vj0AKXvW6nAAxBzS5GfHNCu+dRFw11kPkktMGbuKxc35a1",
-	"zBQx3DiF/PZ230JqGpCUucE4bUM2k7B2sTTuWkCMJv6R3bKkfI07U8uocG/1Srja27sSk1yjPoS6Fx6d",
-	"Cr3Ipj65WiJj9yPTlKnIGWvXEt5kSypOFaMxpOG3JEvGaBL8z4X9rWLoKzlS13U/pXqKAmuF/GOZXUPF",
-	"LteLe6SN8TRmCV2xeJoJqjXkJdo66ZKTcW9+yIXNbzBCF0ydIquBUe61HIhfu8SelL95WylkicOvnBfq",
-	"Sa2Wu64MRe08XSVnOZtCAvvc9rntSS6ms4TPF2Y6YyZa7Hq8VZ8pEzEaSPVNw8OblSfqbYo5z9W+HkAw",
-	"su+dLun99I5yeAUXU6jqsr+D3viK6ZInCddtLUA+cUA9ZrY639vsvPkKll+1uZ8NRydoAJ91pKnbzvpj",
-	"WzelbeTcfKq2neEW27Mbqprx/jI/lB7w54qBmLZiSSLvYD3ieqjntZx+Ed77nIRTjslI6DVogPEwVorX",
-	"/s3VwK0xD7D7NKGC9gtpgkp4pNQFGYfwFxeoc25WLTou4NvS63dqr9pxFaVuTvUNT09lijM6TSUUNssz",
-	"1n5K4UFAQrXuS47tCI+ZMNys0DbkvxSCKXsodq36W3z57gWvdyZa6wyq9D4Jecgex3qWoUEB60h33cXU",
-	"drNHq9SuOYDZ6YDy2NMWuNZP+T/R3pLX+HYYBokgwNTivoCQUuMTc2mCZB7UGWogJcCCzxcA+tvYuvaV",
-	"vdfYAt85i8lM0bkrOOGSx5A7RdMUKJRgKTt2lkptiKFzfdIw5FrGTjCFlTY7AcdrDww6qGbAcRas8OPV",
-	"yP56NTonP3CjfdW4Xo5FOOfYXp+q86pqqUxTJW1lvC3OKRIX3JDxTstW/vJdrqjbnJcKUR9BpvayL63c",
-	"pljmd62VScVe+zWrYxmU3iBX9qjb8W4NBWo3FqF4fYDTaVqFD/49NeK5/amUXNL24+0Lz0t1ah0bozAg",
-	"xxeYtewWF6bEXLTTU+YFd3fqKfMnX+jXwqCiska/vSl1H9gHai3RdGffp3WPHzfcuh2syZG4Md2yI1XT",
-	"fNcC1X36wwbnZXS2OqAXeDGA4nVbnBgbFi6feOPKFfnyDqmX6SHj+2Kru57b1ltbMTz/rQ8xAD+0TX+C",
-	"iXU29Cf4tcOWigZlq7qkn86gj6idy9Ybi127T8cRpxsPcjX93FYIaF84pis1lbNTdWF4YnZPCh9qJyBV",
-	"K/BdbWwD5Lr/6mr08IAGsllCTanRpPH5XmEMdfmwtgb0dHA9fYzPauXE+h+aN8gnJT/0fbjxelA8YeHK",
-	"BqVvz6U7updw3c1cGkbQYht2hjKgr1KbMIbqk11DGKolTALSNqQBq6GweCpnQV41+/iRDmuT7xzlsL7M",
-	"9RuWJ5DcjCF5dByYb1mjO5IxW+cPyxrqecJFTdOr0f+SGfm7kHcBeF2gCfBqVNdJSYuwjQSczgByczaF",
-	"nFTV0pVpF+8phl2/0N5RtXY9cj8JOjMM3CG8OzW6zzp1TAiJ2vMiCDVK1METoKp5OrThvdnAupYwuPu1",
-	"1CsIr4p53TQeuyWpXkOCHLotjUq6JY/VcQiPiD3E0W8sbGmoletxmzRbpCMG1yOfu6nBouKdOjfzDgdE",
-	"qsB5nfmU8JBPDXMR2/OdMMOSVVCTjbguPU8lJ8JW9bBPebD/MIdyZtiOjtxFSxemUtYtlvptUEjsPD09",
-	"suB4Fdsu7VaupEOxd6pYnEVsmi48NGySSMrNtOG+TZWc8aQjn3QBjdDlrsgXPQ5dZ1jSv5dU0daTGJRI",
-	"XLuzPKkHhmw+bxENuJZgGhtBvcj1c6Hz33qeijYRkDut5H1z7Wzxz6wmPd+4dirl9lppgOtga/9pg4px",
-	"1U3qrYyZT5++do12wI2OO0yNUfw6M9tlx905fa4znsTTWUJvEUY2WuADC1rJl7X+c2OcxEJWMiKWfjAm",
-	"3Tt74alwV/L31/AkstXBiKe1I/z1dtnd7qwyAamPxq4+tvs7IPjodWHc+q9/vjmFSnyxt8xhLW3LQtO4",
-	"D6QtZZwlHWjnIsnmXPhVWCeZRslK6jZL/O7Sd5zCa/Y1rFTJiOlWQ7jAR31PSiadzWy9tGq5DJlnYx+j",
-	"Yi3IlWWukF9CzdQ/9LfeV5lZ2BMzTaVM9p12BixKPjnx9DqbzVg9StQ+OeVieu1zqbXx2lJU6NSZNved",
-	"Pcf2O6VxrNzp2SaTt1KBbPbq4A4QpSx7VzC2ApkVePVHtALuzRdODmEb146jEZf0r0F91SFsrLN2pzSA",
-	"pvE7fKiRPEFFz+JpdRY11h8V1V9J9JZyMPDu7KIR4zBOqVm75IKXpuAodQsnv5uDYuvDtuVNgT+JsBLl",
-	"A1e7AkH92jZtUBk9N3Wfcct5LhMZ3dAkaUiT/rhl7LJUoA7LR9M06bzOzNqh3BezpRi9QQTdI7zN9s1b",
-	"Hpdp2+FDvsVuVVQMGccy0gF6QgV5Nv0gr5rkjsZJQHS2XLKYyFuGMQ72ov43jTZR3ePy3SfzWPCLOf+4",
-	"YDQlVMO/J0E73nF/un/P7O0zRV7Bv+01dVhn3u6AXBNfMm3oMu3K9mxhT9av5fwVQVt2BJeoCfj0D1Ax",
-	"s8YfBfR29denS9qt9xUCf8hEZ24ejfPfZmwqojN2VhVzy7jp+ut/aROGsyO5Xhv5FkWeermk4t1o5RQe",
-	"7/aEykMX1gxO+HXjssKFmgdy1fhqlTSg4INC5AwHWYL3ctJgcLVuGQC2Ueft899ZZFAa6rD69TrO/r5L",
-	"PzgRwu+Nd/50tRTqtuRdykQltXCDFT7ejYE8bhhWNYVOOX7Q1eH2ZRTika/fAKmdfbYU+CzT2vGXlBM1",
-	"Nmmq9ZbYutKG1fzOypkWps3yQTBi94aJ2HLxNZqVnffeguqpoOAXFUlhlEySikxfYs9/pbd060gSHjGh",
-	"m9KvNS5Fo7awqwheSDzl1Q1KO9E037qTUzmXM6aY2J1iqMWxDUY3jKVTmvBb1jIn9kVmXHmYHmkGn2Kp",
-	"owOXD3t83aQ/bsGuiywPuu+Xsb5jNL13f1g3GmFHvzSMcC2cvsdI24XDQ/oUV1cMbdiwyL1Wdi2Fasdk",
-	"ZTmVerINP15h0MjV6PzjZDJ5eAgDCEmxx7j8HVS66S4Dvm/Kmed+IKlMeLQqpVl8vpnjp5LCpzmBzx3l",
-	"9rJVTbl83rOlNMxlTm64baUQUI+3KfcnuPVO3WNTV1S8wav+3j/HpYCg1anPNVAridgGqZL3q6mW0Q0z",
-	"5dYNLVyEoF8PLfhshs4O96vaJRDZEnmyad1Mqx7plcHsbIAPb1OFa8birqaSG55OM5FrHlvl3PXDdOtT",
-	"00sdHmypN7yp5Xa/T2Vm0sz0MOj5UsV5Cqy4e+LCdQF1bVB1k3x0FZH6je3uTFOHbL60cqvBNVZd9nXM",
-	"7ZI+zyuKCWkgWx+LyYIpRqhiJKVas5gY6Qpxq1umSCaiBRXzWk/Dwk1vzekC0wMixwP8hjucgQOwwJdV",
-	"UST8yEWUZCAvQ4b+mGnnwV7jzrfbYL/mC9DoJ7QefEjGrgLmjIR0PtdhG7bCPtjpLS36jGSS0LQu9R9m",
-	"AHW/t7kug9FalOpmn69kdOqYLlRxGkkUM5kSZLxenNBuF55O3WZxXOx9/cXRNJ7v9j2KmZLLeoCuhOA2",
-	"BNAC5wff6vYFdqfX0qn2m5KtYKoCeKxNv0suaiItZ4mkpi4BTcp3soq1QphtKrWZFqJNl9T1Fd+zzQ3v",
-	"lQ4ffIL8xNfZJfhBjfWJj9gEVtKeljbnwpkApmWP17U3OCOBj/juSsjYVyPlIZ/ev3eUaMBZvHWMckK1",
-	"gUBl93eq2C2XmSYpnbP+4cl2NL9NhdxwPa/JC8Z/Zw1Regnf7fJ9aR+K8dpsjtC+tDPXKYv4zBXW92Jc",
-	"QNaOiq/s1UqI9GbLDvxaOWlAzUAx9dcm9JaKxLY90CX3yAYXyB6nLPdwLA5afRqgJqbfKBrdIHjpBv9H",
-	"eKKIqt6cwFraU5cs0g1g0sn1u03J4MutzpNeZNmpR94sSFPlaF76fjBZyOB+vc1UPvhSD/7P9U7D5cRg",
-	"RWBxY0KIXiquhvCMPJiQlItjWwHCh2o5mSLkEPoVnhdqr6Cs98IIL1POF5lppq+EdtqOk4CEPA4xJzFc",
-	"GTggiAsO7bkKyTi8yp49+3OUUrOY4M8avmFn+IN9DL+YLDNtaLRg4UngnCQhy7SujQ3ZwccnTfF9VqgC",
-	"LVZYvM/KhMz7V7hBkplMYgTyzZz2cX3nPMau89yZuGz1fYj6SMIWCkkytueaOwopb22bGxnXtLvgXuXZ",
-	"/BD/TZNbqnhe37W7R0gzc94kyB9KZ+uocM2wCSLC1CyYyDPhxTM93fi6To8H19h36CnREETcqvSBzzHW",
-	"okaCL6fQ3hVjPf9WbarIXY6KjZUFyokqmvJ97CWJh+fysc8mn8MDZsh8VLaLtdEfPn3FOv91WOefCiE0",
-	"aJA/TRHELb5ByITW+BQcsNjdumfGth0sS50drcQsqWcuedxo9GhY4M1hlbNnbyxWY8Zqp896nI9tcWNs",
-	"xysYRf74Lztm0a7gUP0812TGEstRGHPzTAjAfoUp5SJhGkrAsvtUMW3lxLCWi9jzqtWlL7V/Py/dslx7",
-	"/oZqiP6FZOCG3ZuumcBhjWoXH0WAN2t2M1eBwaKlTLOEKnBrv6Oreg+wIqFZTaxhkqdz9b2z30bBaN7g",
-	"unTri8B0lQewYVC8sW6+awnVNo+NFRwmAF9hi6RvE8ivvtP1tJyapaOo4dSTJM6zz6CJulhlb5MOrkbx",
-	"StAlj65G55PJJLjyBpr8Cfu/XqLnT+DIlSed61OVszDbtrrG4F0vorV0O0UczMbO4hB7ja29Hcux5Kil",
-	"YzEJ58yE26xb65n7O1qzYmZYZKbgJ1fLZsUyqkeTlCrLsBRZRYwkS6bmVvhyBj52b+/HUoWWdvYkSwBZ",
-	"qplqkOf5rHMGEmzVPm1Ipb7E5tzR7dABalmX2raOgu+exVtnWvy2JZuLkS6Tfi7j5z/FkqEhFnailyBV",
-	"Tl2zWRoegt5i543TEFP82JhkLWiqF7JhiXbELSdZxATb6vy45IIvsyV6lU0tUlDDr3nCzapVuzuuWIdm",
-	"RaWHzT2tVulyvWDeAnQA1sS/KHE5O8Z/mXz1l8l9XRb+dV9Ln/y5dRhjaXs3NmNjaVstSLvV/qX5HG66",
-	"KhumBIgC7H7j43QOQ4dKoLW8wM+Um++k+vbWXg2VfpdLFnOceabmDIpKL/h8AU7FagmvwVz2lvXJeF0+",
-	"+weQeZFwdm223UZiV+60tMPvv738QF5cvEZXCVCp/iOjSq3IeMkTpo0UjHx1TpzFABTC4MnockVeCUSG",
-	"JRV0ziwkBEV9sdxFNCDXWXKTB1cFBIpolzwiTyZX4kq8lMIuE/ocWFkGB8RumVoR6SWrc/vov5Nc0iI8",
-	"1uD7sVnyMp+dvbM04YIk8o6pl3TJkpdUMzIOnb17gh7fIfn//q//m/gvsbR0ePL8SpCa3kGfxjVRLAVv",
-	"cdt/eH/K9ClNeTghP1u0rDaBVdagY7XDkoJoOzuakJSahSZS2VctmVnIWAeYS9r+coZfkZRyRRaOlZZ3",
-	"olgVKGQZ4mtCckbcx+/t5Z7/BdFw9m9w/LOreEHNoijPp1090BC2JrQTDNGtBgoUOu+FcwsRS3qqmW1o",
-	"J55wbTf5zlfUC0g4pUkSBgRusSU1Czsv6NSdpHP3IntP4vbpNOF4JhTTMnGnsXDjCeCecV8pmRmmYAqt",
-	"Cg9qkmk8IWFexjAkyKmRcY11bt1f8eTczqD6LmPPhyaUpFgr+PQ6M6fYaJZQKGPoTjzUMXQlDU+sKOT8",
-	"HgkUbD33ow5JRAXMktm3ZdquAcOSkeBMbEd1w8WpTJmgKSe3NOExNWBNxNztkqb8NJIxmzNBru0iK6IY",
-	"yGLFlEDOgMX7kWuDzjPx5pKNfcK2qfdvsvOo2INh0YC3nNpz6nxKYT/XDomd0DjUZpWwc9j1AOpcyJgV",
-	"JfTsJGiSyLvasb7NlkzxaHOcEQCWkCR02B+ehUt6D5/OiaJizsgtlyhT4WFTLJXKrB+xvAz+5l5jXT8o",
-	"cDUO/6X57+yXYgjFthEBZsJbFmA5RPKv069+CZHW3hdebJzhMOw+ek8gMg7r+H1vbSNaohP+OkUYVLfj",
-	"OQjsyHFymmTiRliQuGErjVOrmZOekJ80pgBOWYzyeb7xYTm1ZJFu8jfvcQyvKxtdTywghjkPeE7WWMDQ",
-	"TmNbhnm3Ui5pmF8aKMprJ+p9/9ZhVcR2/TwzElpOVTFi8QSL5eET4CUBpyxh9BZ2uXbNQ5IJzUxAsNoo",
-	"F/a2ERax/zx5hidUE3ZvFPUDeu4KcQqGiPi9tLiR2bEbew1oQ1f2dQikYyrg8POIG7Jt18mdzJKY0Dgm",
-	"VJDwRe1YlzRFyiEhwD3eFbA1OP5IJgmPmTsDufskXXrx72RCwkLND7Vv/PASuHnFuS9Bi7RG1TU3iqqV",
-	"fRmYq2HfLNNhyV6Kyp1S1HLFgk4BCaE3LFW8DiF4TaD8hLcPjSKWmhIzYKdW3Hz2eb5ME2A/1kn63zRZ",
-	"8jhO2B1VCCNv3PzvFlIzxxloQ5XPtTINyZwZu4P4m/1WZsY7G834PRmHuSQcnrt6QcA4vH4VwroXmS7h",
-	"60tvcCMXOWTAnVnicjwjkM8LEeJ/vXjzI6EiWkgA5Kvs2bM//U889hdo7zypkkyprjGYJS2aVqjlnPzp",
-	"2VcoyjnvfILMj73JPMsWkK+ffe2RqlQ81k6uiPzxBOwM8wQwhIyrlVED0D9liTkneeBceGJf8B8u+x/y",
-	"kuSOcuMgjkPkfWbwgq/yf8D/UBK6bMThWorBmsLnAN3oO/zDty9elZdY2FUnC3rLCEWPbbAeu3A1sKKh",
-	"uuNFSqMFO/3T5Bn6A5jEfut4Zc8dv7h4XYo1Ox89m3yFz7v7enQ++vPk2eTPo2AE/J7t/8z+b44ZVb1U",
-	"8UqijSVTyegccino87Ozu7u7iYv9m0TyzIoE7IyJs0o84JnyvpBnluE/wzzbC7NM3Dhw5q9jSI4wkyNn",
-	"42XoD9RQ9qF45OwCiBnOXmPth9LjUN6t9dMAQh8sKrRu8h1Ah+Vj2zcBbHGP/xJUk8n96dkzFzRiXGFG",
-	"mkL6eLtsZ786gylyjrsTU+eh4iCqVUW0lyWZyjnZWBl7AUHCMJb/PnUn+fRCyTiLGn1iXZuz/3bP+8fd",
-	"W4FQmtrms8fVB6leZ8slVSvwUTWZEppcU82jij8Qvfao6I7/BJMH63IBzl+CkZeIQPmF0eZ2uJ/gvF84",
-	"e8Bw3jfP+6b2IBf5NVGZEM5P4tOdzh8Yjbed0LsFMwuXq6V+7NsPZ15P4WwKGoyD4zKP7LtRWdKI0PCU",
-	"ry7/Ikk6n18sqfdTESnV+ti8sLzDW+nG0KEZp3qtxH7rxj/KiCatn/6D0OZ2unAmrdG+kN5UCyPRJCFe",
-	"SVaioVKG6ArA44NzZhwRlQjq7KPlpR6eIF19s3qLKQAG0hpIq560vn72devn30rzHaQH2SdJzvmtldi8",
-	"bn2uZJaWqlz3os1Dc2LtKfHbeysOD8Q4EONW/i8nq1bkaFu8cW5Ah+A07dW4QZqFJbwdOcLjuqDIbqce",
-	"DqGlF7sZWFzR3bYuwauL4vzU9F3xvulM2x8wOqv1YXtDLX/ftdUXSWVgcvhGxqu9KTVqHalq1Bt5gU3i",
-	"HKeIkSRlCm0/XBCoSRIQivZQauSSRwQj9SejsmeBqy7e4/6OboS8S1g8Z+1RY2+394vY1VRWbClvmc4R",
-	"AqdKk2TVHibQISgnbWSrr7Pk5sBUHstIn9r3NND3N3YIXenZOUW8AK91dGZufcRdjpn2z2NapNbPd0UN",
-	"uwAfVml7skZjQMfHv3VpJTo2ey06NrvgKUu4YB22A6gU4GBA2hxp69HCP8IZnht4uheyAdk9FqAuEIw1",
-	"WWaJ4WmSV0BGe1DgvRAthmH2w7LpxCK4YD43SxnJAJaqMHbtxusy63wioLqAEMsBqwasGrDqD4xVZHzx",
-	"0wfwQTppBVvAa0XUHFZzGVHTAF0vqfmBJWln6HLtWp+Tl9RcDjqJRjuwYffmLI8jL4SlGp/cGmsaNYSJ",
-	"OJUc/GHtaUzBC0SwyaOJ40fwJTHuNS8uXldU9fbkVo81HDV7ovKjfVbSGRz0iKO6oPmg91URPEobZwml",
-	"08MHo6qX1PxzUCIeTon4kpoPEBN/AGvZbpqrSu8lsjuKaaw99fVSwA8UOFDgp6LAiga+Ax3uRd1u6RgC",
-	"Wg5PvvCaZvJ9CaPowyZ+hrQ3UNOhqCmP7sQwLRcxXOflV0tdSAsPVdo4+wjy2sPToJHXrv7IQCgDoeyd",
-	"UPAyqvGZ2kounf0d7BG2gt/6VbTI0ycdls7wPdtUFjCOHkT2oRPf+IEv2cBnDubvpwkTlERSRFxDyCGG",
-	"iaL7fPVWdTEwbdQ2QFXF7Voqi3lYeveA1kjwr/NKa50p/puVYYcleli2Li0uFO/yuLNe/CQSSWMWX7I5",
-	"hEi1J5BBcB4A7XMAtPoQoNbcjoerDQA7noDQFsh6CwkDmg1oNqDZZ4xmHSW4HNP2JsMtqS8pdlgoxPc0",
-	"IyEe1T+KomQg489ZGcMSKBFH8ExDOrPdpOsIreBG8rrLhyU8eE0z3b11JZafHuvxXZYkr18dk5cYwGQA",
-	"kyfAEyDF7gQUxI8CT0qVtw+LKO5FzZhy4UbSA1UcCX8jpdFG0XSg3YF2ny4jwIU2NElYTBxNEDnDVIrt",
-	"eAJPsgURFzn7D0vD+J5mEr70VRueoEpiIPOBzI9K5kgs3o7SWljXRe2MMnEfT/3YjsifsPJxoPSB0j8h",
-	"pXdUzum8OOSedHN5AZbDQ0X+qma0+JCPZlDSDaT8GfDmMbsvahiRMfSi7XtcXt45jVYnu8m6oMKHTco8",
-	"mjt9FwLt5VQ/EOlApJ+cSJfURAsu5qgHo8s2126JPjtne3FNN/zs0VXqOA6O+K4dTo74UE9HR2zWO4EU",
-	"u2XJk6LHrs8/JrDetQUzSddGWIql+6ve5zU1+w72dakCZ78+sH7oAJEd84aBx2Qw+vrZf7R93B7m+F1m",
-	"RsfIn+zyn2+Js6hNWOsfrLqEVkDySFqNzmDZT7sxIOaAmANiDojZgJgBSfiSGxYTVx2yWVPUCk/3ozFy",
-	"eOyL5xwHiefMnPo3bsfj75m59EPrOuHvEpo3bn08nS35FR4R/cQgdqhu0T4RpDtB/gQ0F7ooVxPIT+Ve",
-	"JdaUKc21nRIWQlNUaA6BeWuvJWNfKM29WxMpfF6gk/YYMWdmmpP0QfOaeZLG/EYtqfoiOzJVD9T5hDK0",
-	"bh6CLWlaoRJ3Tj6lStw5EfnvHsKACKbtBSsVmSXUQGW51rlaDza3bbiTE/4dU76scvx48MEkuLoMPFJt",
-	"xZ1QZEkCxaoY1Ix0v3TAnDQrY06VuzCuQvLhWQt41Xb0uTRY1rZrbo1eadj7ioP988X3AshjyJNO5Hnj",
-	"SvK5gsZdmw+g3EcPXz75++RsciCxPZOxL7cYoD9qAIVwQTVvj3BAbiX8FUkx4/PMFcxj97YXKM/ZHm0Q",
-	"Umpg5uzjkhnFo4enhTdvYFAD6gyoM6DOnvJppVQZvZ6oAOmxK4x0tntvUHatUqWCR8dVdnfDpX4K7wGc",
-	"BnAawKkrOO1LD7xn6Aoep0BGzm6KnN20YOmweGfCUP47AODhi0/xxafFi7dj3ysY0j+h7Uto+m0x5J45",
-	"+N+zpbwd/IoOVfC12FpUlkQJg+LkYyGhNPbJ49UmL22XSMU7JJX2ZIqHf9pIH5aAD1cfpx91XEht9kQb",
-	"2M1bGYO/VPvbt2j3+pU+mMZ2IMFHkSCN4/0SINSkAtWBvxx30CEZs3samWQFKevljIS29RS8AEMilfub",
-	"xzrsosqU2myh2FYX39nHfCTA8q+RzVqtdblc0lPN7EOWM7BNC1dGbh9JKTjxuXr/ed8b2u1gS+r/Xwqs",
-	"iVmqWGRf5pt9BujjYWSo0PeZ4UKlMPvPVAl7HneUY3/lTiiXwrfoVpF9PwBzvQJCJOOCYoilxeeECn3H",
-	"lCZ33CwIJaEbZUhwBvvGGz/FqfddPqwiYY7y8mn+3t3RBLnLxkvfxvtK96kM/2SF9kF8tuLz+hbvr8I7",
-	"u2VqRfJmuad/mZ58Tqtm94caemkipFI8zkFFVV+SdpOk2girGyvemaIGL4jjlWZfK+36KMLA/dc1JKHJ",
-	"GLhEy+neeYXqCRGSlALX/MMkW6s+sZ2InOBaR0fB53LvDJfOcOl0MGbX0NdmcBkZ55RGaJLIOxafPP5q",
-	"Qg75iV0830Lx94Gqvnh/+jgvKd6qBrlt8YZrDTJZBwK07bYR4d2CmQVTDcRIGBzH9rSGzzeQ26ODPg+q",
-	"t+1LsRfZ5iV4YYfZd8IvoX7pQIYHL2LrF7x/Idu98py478BYZs6ZlNbR5Pji3WVNsdrthJlmTZfg4RzV",
-	"90lRAzUN1HQIagoIJdcZT2LLcF4nMrohclYW5Rryk7B4Kmd7oD+nHzl4rUD8dnspNPvb96z7xdXfSwhb",
-	"flgoaUzC4tbtjuwG9YaLy0gq1gUP3Oq3L3kPG9S13v8/2i+ZoMnqdwsK3Rr41WrdzsXxvYOzJdu/79Ws",
-	"Q+C24Ex00KcxteSCGvZiZjqswIDqVv7PhOkP6S99Kbu9aQxEtrxmyoK0r7VX0hhQ8lvG1Cog8pYpQpPE",
-	"+3iR8fffIs/03AK+jFeEa0KjiKVmTZmASLkO43lJvsMJIG0hesDnAZ8HfB7w+UvC57YADOwysORHssl7",
-	"GXbOdkqvDu2+Z1hMeDDEf6na28r27tsIX5U3dwuYnoDmzKwTRh21HNvwji9pSTpoda0s72Bx/4NZ3Df0",
-	"LTXW9vZU4Szq64QRPOkbY7guhutiX3lZ+5nOt10qRzGb73JAcZSD1vKBeAZL+XEt5VW6a20l92TlrOSb",
-	"lPV5WMjTrO3NdpFVb7Zj2sXzZjTTg/1vsP9pQsU64XYypXvqTbO6S/HwZvT+ZDeQ3EByT4TkAgKZ3lhs",
-	"71NBaMGy4nNckwi6iR9HkKD6WNI0dWFPx5H33At3intv8Lk+qkGXLfXDKnX3/sFTeRzbmNMLDrox5ANr",
-	"zexCwyHcr0TqKADycDTo93eLnJ5uK1R8NuMsic8+wj/64XhEDS9sTdrf2afd0vYl7s6pkMsv7UYJXzyc",
-	"DKTOqufjcPReZNZBGoUqu4VRoxsGQBcFEnQ3A0BDmLguZ89ZOvPiMbztllli+Cn+0QAcb/DXPm536JFg",
-	"Kbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee6jYcMl/7yIclIdqm7vMxe3f/p5p80EamvzAjX6h",
-	"X3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0TYh2UEC4gOQubsxl",
-	"5zmL8W9f/dflu7e5F51PhrLbi25ZDPrwfnTtwXdA3gF5B+QdkPfpIW97RC3ztmfHcY0rA+wuxbRbNK+w",
-	"PBK72x0v9wLTnwz2BvrOd/DxqvED0nnJY+OwnFbVQnU4lusRUDDgwIADAw70vPfXDV6QZu842e7hVadc",
-	"zGQDnUNh0ddiJo/jkTXYj3uc7WKP9qUT3qzOiakfuehWyhhaTTgMrTjaUN/hqAccXrjthF/CiLoe8aLp",
-	"S7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NutZeLdvYq7/M+Z+e6ZPMlE+Y7nrBL/vtjevpJJJLG",
-	"LHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLTAbFIE5BrxehN",
-	"q/SzCGuIYhu4duQ6Wl0ArmctrQHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ8r2TV94kgI7rUDKA6g",
-	"OIDiFwmKzRXD2H2pzafAzqB9sxJKbeLuR1emZSpVDdpWK068EwwqMBDN1C3T5FqaBQnXe3oIodZ+8b3r",
-	"NjxHZ+88y3yl8AoTRmE2HoLPXwms/hD60tZhQEIJ/3fcuP346+3S/lPiyOFPRYVOpTL2D3s3QKskm3MB",
-	"rbiYM23wE3D5YXAlwilNkvCEcEM0S1hktBuJlQHMgqk7rvFcEB7ryZUYBU9Dswa1muJ3qudFNOjZviQ9",
-	"W4FSDsGkKn3nDnThkmkf6qaG64Ner1/509kMQA9ntv9PIvy2JzL7aSCzPxyZ1RLQGqWRsf0itGcp3Iwl",
-	"PBRddWEGdlPgE9WrI+0NEtYgYQ24+blr10uIeQSxyQPkFrh7wup2xL1BvzSg34B+X5p+6dPgYPB4RX0T",
-	"fD55lX0ZTQfF/QCsA7B+6cD6dNT3j8TffSv7H564mm1QsQ0qtkcwSp9OoZZyc/CcyqnkwpxycWr4ktl5",
-	"N5bRkppd2IdfC3vIO5PTED+gz9YX8RE59hNG1UspDLvHW6RVGsuNVo9LzWVnowklcIbAG5svGRlDZFHI",
-	"47BFCRTbxRTaT7mY2vbOhfG3jCq1OpMpEzTlHvsnv2opSrdM9Yz+A9q8wyau7ttwTuuPV2RPARYIg+Rp",
-	"ESzjmV9fHS3YksKvccztTzS5UHa5Dbf9GJWxYGRWKRudj+T1rywyI7uzc3nqvrQ9Td7TuzdMazq32wrn",
-	"rewB8GHBiN2tFxevyZ8nzyZ/zss7eLh2205eXLye7PFy4Dp/b/5Gqsl/Xb57Wz6yeAZHv+CJVGymmF4c",
-	"J0eUe9n2zFDv8aEXSXLcCmtDtqXj80iQLEG/88dgD8QAZ4fp+opWHVKXerp4OEqe4I6EMVDFQBWPpYoe",
-	"pOAujKU0DBxRjiMY4wu3ScaOKXoPD/aKoxzYozbsUf0YsJU+w+V3e+Hl3iov1cAt4Q57tkgH5IatWEyu",
-	"V4QmnOrJXgXoSIoZn2eKxevv3S06e34dG05LMZeKiZipI6UTwZetJxHYIua+hwaXj04sMki7eVKFRwfL",
-	"1+1Ja5H3rTR5qYdHUoYdhRV31+LsyR03C5kZojIhIOm0eWxlUDy20+Pm29gLrQyEMhBKB0LpTQl1V8nZ",
-	"Rx4/fAb3yet4uFEGQqkQipGWy+p2sYQfr/AI6avR+cfJZPLwEMJd86j7pU/aJH+uXx2jYNCeSHCgv4H+",
-	"+tDfAagO7jKU9HR+hx3U6OcKqOK0T/HVWygIy2hewmPdy/50tIgPlXv2Vjv1uOTki60W5AQHhki1Tlg7",
-	"KcVVWMUODltZdc5Mazr4npmeRDAc6t6Hulj0tie60mIv2rA9HOk5M6Xz3JHNgnbHYa+wUFZrkrjI3Fr3",
-	"q8J4lLsBB+jcHv6RMbUakl52YPryLX4iFeEu7dEEmmwixqYSjLWEmWYVwsyeGmENRDUQ1dMgKiv64M9W",
-	"9LkaJVTMr0bnV6Nlpg2NFuxqFFyNtMxUxK5G5ygbdSPADVHo7GOERwyEosdcmx2P9FO+a/0Qhyt3QIdP",
-	"gg50ZpgitjlPnGLE5eJF/2pHs1/UPewO80BwA8E9YYILdSQVg6xV7t4OAzKZTPpcw8erabi1oNZl72KG",
-	"LwRNVr/bs9TWhQ8beGe8I1VWcJVZ0YtNth/tq1kXJ8OEctGxFBScwrhjSOgrGd3SJGMdm32n5PIJ18Y6",
-	"snPnj0xwJjppCh1dtW7yjwPXBbuMlEySji/pVIGlU+W5S6k63KYgw3R8/Nt7CAfWHZu5KOIOIYZMLbmg",
-	"hr2YmQ7YBvGc7Z/O5nOmsfB010ZvZMy6tum2l9jmA4hpBwrMtDzLzaW9THW3Nnlxnm7YckGV4TRxtMZ0",
-	"p1Ld3WsR4Xv+yZTmssu18NtbeaG45VLsMexQtQi4rZc0WrTf5m+oiRYsfs/iLGLHLjP5iCKXjyjRNPDi",
-	"/mj2Z8Qv91NayVfmqo+P6efXecxStS146oGhHhjqgaEeGOqBoR4Y6oGhHhjqgaEeGOrjMtStOeaSRvpM",
-	"w0V4cCfZKGFUneLLtibGYVTh3Tz4lPfKiZOv3+edDuc7xZgmeF68QUb7bDj49ZTHYQDehIqLOZGKUEGo",
-	"UnT1nGDBEDKDXrCcAjZqk0WHUTV1ZHFQb9md1IAb2asUf0f2Fh5//Wq4RI50iTySQotL5NhBHkVAu2D3",
-	"hlxbJojIGRpXLa06R6e1MvnuRx57S+tvGdBkTrr2u3aBHwVlHlLt0440B7oc6PIzo8vyDeqqgRXXKbnj",
-	"gshbpjZotD1dbjKXZx/zNzw8QUbz9auB1RxYTczRUi18t8F+NrKVhQUjJgnXxhKS/gx5zdevjsBtDpfU",
-	"cEltv6RilioWAQ1CUcuKkbDgJdsRWYlh7HGqjxMo1po8B9ocaPMLpM0y03icZGZrKS+2mvYfk7vsizcG",
-	"9zDuPlWTbVc/BH8uLpSc8Q47290g9ghYfpz3xwDq+0vU8unA3adm8bGFG+GIVMREZe4CcD+CHmDv/lrH",
-	"SsDXB98HcB/AfQD3Adz/gODeHb3rWPaDJ9z6H5P/2RLZXZqtIZ/qF5cIaz2TAqMq4UwRxW655lL4cieV",
-	"LEOavLh4fdI2V1aZRzmICNr+HH/PzHCI95P4ql+GxNqWe06EdcgjPWfm80lK2p4uLrKBLvYTqr8nBuhA",
-	"IftV0gggUa//q5Q0dK8kk2ZrJJM9raN+kQ0Zr/8Ip52ML35CjYs/zeunvOtZdkw71mE9TvE1yAnq3ri9",
-	"0BTctPhgn2JT/XK9fDYlqnpV0P1RRrS9VsUF+7iIv6F6VkcFgKOqfdriPOGAJa5PES3IlJqPDMj/OPa1",
-	"MvnneeVvv9qJAB6a+yDAEUikJ8ggYX1YpewtXbKBsLoQ1o9sTqOVPxf7oy/030qgd1d4vi4B8W76Wrte",
-	"C2WYoEt2eI9HT2kuD31rYkPNSm/xqR8lDFm7PzWz6RVqtQdfk7E9tJpIRe48i9KhfOmx9Gd7uWKG+2Wg",
-	"rvr7pZVi8FD3kuX7GohzSU204GKOflpAqOOcTC2DKO/WLPFdbq9gtGA0PjCx5oTK7rk2eie9fguPDSQ7",
-	"kGyJfH5gNM7NS62I1bZ4w7XmYt6JUG27bcR6t2Bm4eJlaomW4DlvT5P4/CNU9p5W8Fgd3nd5nbJ30/RF",
-	"lt/B/dJuu8YvIftwZ4+OdyrukJnkOHzuAAf91bpPTJuLpxJY6CyNKRqv67GhIaX3doA4inXi8ZQ9UPVA",
-	"1X9Iqu5LyQ/B6OwjdHV0nRG8tY226Ikm7P9sjDgD9/5kHMqkYJaYl1Kx7mYVR5xHU2+1INBewUk976eO",
-	"ZsUv2sTa12g6VLHcAiAQci+AsmiaJjyC4372q5bCfqejBVtS+DWOuf2JJhfKkoXh2E/dGLCV3bGY3V8a",
-	"xz6bVcpG5yN5/SuLzOjhAfAF3YW4fdvoA3gRWXZdzgij0QLv+4DcsBWLybW//wVdssmnDd2kCaea6YAs",
-	"aZqC3ZiKuGJEfhTqWaw7jpbQKU1aaAY7Y96AXYPDxxeqhKRJUipj5MP2gJa66h+7qx0BVX/kulTsDxUT",
-	"m2gaAmCGGD+ed0G4zu0a3t/NSVaSYKExMqbErl6CT4HS5IAo5KqbtWC+UDo8Gv9VeevPlJvvpHoRGX7L",
-	"IB+sPphCY2Ba6tUZrfmVbXwJbifQkUsI3MSORFLM+DzDc1illXHor/swIKHnA+xnxxyEJ5Mmdcr+Z6Et",
-	"vjVMAsd7R7Uj7niyNyUNFb53bhZEpsgh5ozQGn/kFqY9ROJ4Kxqbsyn0chyfOj/gXfLgCxjS8YKae7I8",
-	"MMzetQg6sXMD48LcendwdHDPH1JiaSGauCe3eDIgBT6acdmk6mN78rWib9Rj9SPx4dr/o0XPOjKbKbl8",
-	"HKE5D7+c1p7YbWfZ6Hi48gYqfLpXHkrnB7n4jqCZa0WNqJob2M+BFj8b570qVYISjEixqU5rT5nOkW8/",
-	"XGnLY3xsn79WaHCR4d3cz9dvYFWPFx0N27Q/h5vj8rp1HjqOopsc7bYTcJqVZcrsSdHSQEcDHR2fjnrR",
-	"zqY+hT15jQobCGzQqTxSp4LlItDmUqTKPumvavnDM5BsYCGHq++TsZBr1ByQL42nHC69gbSeBGk9gqgq",
-	"zOZ1ltzY0fa4OI91D8Yy0qd2nA0k+k2W3MCAOpPmY9yC3rOZYrr96e6a7bsrANhV6FZ8/ymXyL/gKUu4",
-	"YJ3qk3OFkskAmh1A056b/oBpWz8a9y6YsmimyTJLDE8TRnIC189zT0jn+uje5JyX5Ixww5b2J2rQLVJI",
-	"UYkvA4SrguK1G/XhmIvWmNUnT+UAWwNsDbD1pGGrSEt6ckAEq3BykczQL/XgBcHgTU1FY+1vgGxDJbA6",
-	"4Y6Ly0gq9vSqy/yj/ZIJmqx+75BIwDXwq9W6nYu5eQcHTLZ/36tZe98EJjjrUEzmA1NLLqhhL2amwwoM",
-	"iK3PABkeUQYZ4O3TVn3MltdMWcSOZZQtbesi3Rh1tcB5jUPEY8uCRX7ujw43OngxsXZ3w3AxDBfDcDEM",
-	"F8Mf/WJoi/xVRh/UxHkdsUdpblvQjIyOU98bVCYwx2nT/YFZr/rYN78klck/mdJciq7Pd9KydFZkDEAG",
-	"pALE34BlX+0GmlcywkPurE9/bQN/YpbwyOwvMDQHsbJL4HMyozzRGC369bO/krsFE+Vn4Qeox0CXjPC4",
-	"JqlnDo7rIOdiRQ+ukG2BLgOyDMgyIMuhkeUYaFLhmWIZfQ5W7q0ABcN5kRn5Oj4qSr1LOxH4HxHUXs8u",
-	"2W9vZYfnLxS31GHFxsG69MXj7aPgE+i+ypgBPFJBaGbkkhoe0SRZkTkTFi9YTHjcBikBbTaB8uAVqgu8",
-	"wzdsLU/9h2bIjoMrR2H7hqSMrdMDvZLRz4obtj03UAEGVBMkpJiMQwWNzv03LpWR043tZ3jQs1ekdRik",
-	"kIbMbJvSMIU0U/guDEh13kQvaMpOAiJVKXdTLBl2BAzhlRjD3r93W+HaTK7E8bncogq7n3QbDD5GllyA",
-	"2jkzzeXTO4MslGONv+Ms6ZbZuavJ4j2jieEd0r59z8yhQfxJeyANWP60sBzOY2uEBCTcO2B/z8wj0Rr+",
-	"PSczmmgWBiSfVEuMRgeoaY71U3YfMXhxGJAtAL4XA003PD58/t4daNwzZe8AyAMgDzlTnliu4QJQ26sv",
-	"H5Vb+DM17KIn/LHtuoNec9BrDnrNjij7SkY/QWwiwOxnY3qSiiiWJjRqNHB3UJh+Wjv18UMdB6AcgHIA",
-	"yj8yUPa1Jrkc8sdJ+T5n5tS9cGci3DduYEerRvG51Mjpl31iSPHZGR/cCdSf1nM5L/Kwh7pXObU/7UAV",
-	"Dxdp1hIuLjIPF71E1L6QMZQFrTKwiruSKe9EshqYmW55cdwB/lwz47yIY01moNwmRrZBrv51w8solj1B",
-	"EBoAaACgAYCePAD1BJ068ekMXnz2Ed//cDxpCl7YWqYC46Pb555Rvj1rbZbf3LF26Zcuzw2yFquejyck",
-	"cBXhoA5Z9iGEQVd7E8Xa3PrwJu95sFkezIPYR7NKWd+I1R4jQv3tmjwZs1SxCFRs50ZlLHhizB0MepAy",
-	"BybvS2Xy9uLQVuYFt3u0uSGCQxsttbKYumA0Bur6OPqZKuH01HXvdU+evXLowaXwLeC9T18Yttgbk79M",
-	"7kEixrzMj5aLPwcwHYB0ANIBSAcgPQyQPieCsViTkCNqTO3PU0GX7G8WEMOAUKHvmHKRzpTExcTJHc78",
-	"ZC+aApc95hjpHyHd5Sn+0QDFb/DX3nkgMVNVJw8M98o39P6lFFGmFBMGu+mAdvaN8d/ZqpN8jRgBPjWX",
-	"/PcOI64M1TZ3Je27xCtq80EamvzAjX6hX3dIWPUy0m+44Ev+O3tvqckonuqnepscP/1bv1xpw/WVE2J/",
-	"Ta/r4PFql0xootktUzQh2kEB4QKA3Y35OaA+FFSwqL2RoLeavXF3psZlMfann6uxI5APKD6g+IDiA4p/",
-	"nijeHrrrGOszw5ZpQjEbxuE47DIin/pXbofmD+6pY/La3QF2L7j+yXByAIR8B/1xe5LAQDzJHInNm+ao",
-	"8LT5vcfCyoApA6YMmHJApqMEJBXuI+Xm0Qbzw0JLKrkwp1ycGr5kdlINsPIuZeLCPvtafODL7maZvzOW",
-	"vkj47TFcdB7ha3OclPxDApb2Jo61g7fdygGnGTK1c0g7Ojm+s5AdryZ0bShjSrSgqV5IU/UcckBzQm5Y",
-	"aiz3QsIbxtIptbQS7sQfmTIxhVdNuZjaV60hkMJgzuP4HLqXbbfvuvDS45aXGrz2ju+1h1HK7/wZ+BR+",
-	"e3DSmK43BdaKC9sNeJ6aPo8IqS7kONDiQIufjBZ7EGDlkjui8XyrteXycVbzo9Vfepzke4TqTd/epwnl",
-	"oiMb3iuH2isZ3dIkYx2bfafk8gkbTo6MsV2rbfWQtP5xYJnsMlIySTq+pFvl4y5myUupzJeRQK9nZbVL",
-	"QzuYYC+z+ZxpDGHq2uiNjFnXNt32Ett8YPfmYO6olge5gQqEulubXHnaDVsuqDKcJo7WQCg/pIEf39M1",
-	"ExDm9OmRqMe5ALyk0aL9Nn9DTbRg8XsWZxE7tg/CIzwgHqFCH5Tg/mj2131f5qrv43Lk3tSy/3K3n5MP",
-	"VVt+fmDmB2Z+YOYHZn5g5gdmfmDmB2Z+YOYHZv6zYOZbc+s1GvUjec22c2y73I+77BfPvh3Ni+XwTFZX",
-	"ycEfjgslZzw5pO/i4Hb4yUH68V6Hnwqs3zMRM6UJJctMG8uWrPsqEipiojKXc8j9KG+Z2qasaauY+Vy8",
-	"nntfC8OdMNwJw50w3Al/2Duh+0WwxvwbA5n2jpao0r9xZ47KSz+0rhD/hafr+S6h+docKOt/3+Seg/8d",
-	"wIo7t580eaUns70kqtSlKT2aizx4ou4Marm0BJqL7NhA0/X5C8U0U7cMqo12YdC+bET78jmhvcTUAAEW",
-	"kFQfS5ODhZEEqScggmmsUv/xCusFXY3OP16NRLa8ZmoqZ1PFYEz6anT+1cNDeGIhZpZQU2oyaXg6BPlV",
-	"YcUrl5HwM8w0jkWjXDThStAlj/aHu2lWxt1apu3so6BL9vCEebe3dMnigYEbGLiBgevKwFnSjp8oG9dG",
-	"2wOvKoocVxONa3BJOPvI4wOj144K7haqYCidMWqoxz7UY/+jxWf7SpuOZBqYybxiLxJ5QKgmGjz8yJjO",
-	"DFPuBzKDqWJa1U8KtaHDo9CibLdKmgCrbjkwu+6nATIQDvWAZQOW/dG5tx8YjXOIaIUptsUbrrXLmN8a",
-	"Vmy7bdByt2BmwVS5iDkDMgX1/oJqQgvoaQM22LqENz2YuIIja+Vi/fpVHfuGOoKcfTviMA5qhQaMxbk1",
-	"wCxK/Eet6P6kUe1H2gGfO+M/M2r1Tvi62U+mSP1xCsgP9eAPpxRFMna+uo0JhtBTugDvcRjLCPWcIT4c",
-	"BlgsIEs1U4ZIaK73pNvcQ1X6jgz1ccvYe+1p6Xp0lRc2Vl7aSxSXnIxxlWmSrNy6czEn3Jy0uUER3HHH",
-	"waji8Htz94WM2b9p8sOHDxeExrFiWpOxTxlnb5nzs7Ov/vSXybPJs8lX53/907NnMAC8hc7g5LrBrPf+",
-	"Msm0lYK4mMFR51IgQ2BZ6oXtRNAlG52PInwQiKbaBVyhZEkFnTM8mhFse0BiljD775yZIK+QEeRqpIC4",
-	"rBonpfd4xVHTe6iFINQ1uRbum5oWl1zME3aa79yLi9flhsW+bDa1q36dJTe2TamJ/aruRegUYRcukhkK",
-	"a65FHpO43uYfGVVqdapTFvEZjwgTMeTTKo/wN3impvFLuUxpZAKysKB5qhiN6XXCiLH/12RsBcmI4ozL",
-	"qxtRY9mn/z8AAP//",
+	"7L3tchs5sij4KgjuRhzqbImyZ/reuSPHxA233R8+p21rLM/0uTHqYEFVIIlWEagGUJLYXv3dB9g/+0D7",
+	"JvskG8gE6oOsIqtKJC2760e3KRLfyEzkd34aRXKZSsGE0aPzT6MFozFT8PE1SxWLqOFS/EyV4GJuv42Z",
+	"jhRP7bej89FLEhetyB02Oyfhn/76V/JdQrXhkWZURYvTv0ye/2Xy7PQqe/bsz9F1xpMYPjJyNcLvlkxr",
+	"Omf47dUonIyCkY4WbEnttGaVstH5SBtl1/HwEIz+y41/oWScRWZzbe4Hglsi0YJFNywm1ytiFozI2YxH",
+	"nCbVZZIo4fYoyDisfB+eVJfDRLYcnf9rVGk0+iXYWOdDMEqpoktm3Km+TDjV392nVMQ/8ySOqIr1hW1h",
+	"f6RJIu++W6Zm9U+aZGx0blTGgrV9/bxgZsEUMZIwGIfcuYHs34ppzaXQ9udIikgxwwgXMY+YJmZBDaGK",
+	"EZkyEZAokZrFAVnwOGaCSEVokpBxzGY0S8y5/Qv2ze7TRMZsdD6jiWbBiNtl/JYxtRoFI0GXdse4lKlf",
+	"iq4cFzdsCbv/3xWbjc5H/9tZAXVn2EyfrR3K6CE/TaoUXdm/tVkl9ouZVEv7NxzmO7pkF9QsNiHglVwu",
+	"6alm9gYMi0nCtSFyRqjtRuzCtd107fGNwylNktD+Hv57SGZ4OHAcsP3UzpjvHv4JRor9lnHFYn9x2+D3",
+	"pb3rd/INXk0OAo13zedCKkb4jNBixf5ii5UTxbRMbpkmXBhJxCYUXImxWXD7e5RkMdOk2OndggnbxQ+7",
+	"oLeMXDMmiE5ZxGecxSeTKzGqBwGA3qmQU9e9AgJbb15/K2XCqCgO5oIqw2lyCYj1geksMbvOKMUu9gBs",
+	"a4BzxUymBIvJmAttGI3h+gVhSkl1QqQgemHPcUZ5kikEB8OXTGaWBjhEIPYyi5uv3bWbfIqUYOrW0PcE",
+	"BE1WvzOPCg37voQrWdlLg/3nQGFJQqrYjN8Tu1bONNELmSUxuWaE4thxsTtA6ubtYfscsR+3JdWwl4+L",
+	"fGUA7JlmgHKWUsOCCGLOjlWqHW/Gt9RECxZ/YHEWsUv+O9uyHJEtr5my8IIg4sEqp6EKRokJNUSKiFlg",
+	"ssuNpFQxF9RwMSdCxqw46f/2/E+N53yNS5viqFPNf2d1m+HCsDlTuJssufm4Sps28drNGssoWzJhiB0C",
+	"ThXIMblb8GhBYin+zZBUyVse2z3AcvFJZ/ELIkWyIuE0llHYuHRY2vaDf0XNtyvTSObseWeCG8KFW5aR",
+	"JOY6TeiKXK8MI7f2PdSNh2fHbg2ZfjF+Zd9nSfLmdcPSPgAFgZudZUmCN8ot5c3pif1NL6QyzFKaW6aA",
+	"DhfP6HYEs6NOeV+8ekXNj93Yh6ZHMZJJthTuVRzDc8epZvqkdBcvciKjCUzG4rb8waKeIVgDld1Pvt0w",
+	"o4lZNNzXewuweiHv8kfsjpsFgRdvAR2JNtRkjbCEjVpfBy7mEobMb4Ql6XZwWrAkJVzYTSHrPEbSYa9A",
+	"n6wDl6HXCWteb5L2B543yAR8K6XRRtGmZbtm5Nq3I2mSzbnQrcHccRvTfIRHr/kfIpE0ZvElm1vypncs",
+	"fcmWUq3skWauI9Gu58YmXlgmiM1mLAKS9PeMKrXatTM/7NQP23+HF4rvBG+gOoYaDgKI3Veq+JLap3IB",
+	"CNr2ZlLF+6/08gjER0tlyPUqIIxGCyJhLJrYc8hmM37PYhKeUx0hr35uJwzbUiW9P6r0kS9Zn+fNsps7",
+	"njfbpMvrZpfiL+hjE15ceiBiqYwWwDTaebShy9RTohIMbeWBHwPr/2xY34XilmdZMC/AJ9wyJ4bdG4J0",
+	"s3E5t31XE+m3XPAl/519kJmIjeLpLqlDMHMn1Q1RtsMp9ADucOkGioHjipTU+jRKMm2YIk7XYKVFplsL",
+	"GlGkp37UqcrX13evuBb7cLG3zCgetZOhraCjc67H9vaickDC60RGN9p+WjJDY2qo/WxZJvhSycxyxVN4",
+	"z8pf5C2W1C4K/rZ/Ol4qbBK7l7DwjoK344vfp0xRI7dJJP5apGtaK5K4P/I7fP/hBYmoZqdcaCY0N/y2",
+	"+U5dp6mfofVlrm0CNzbbspcZZ0nsRSuq873dLZhi9rnDBk5u5JrM+S0TlmK1lcHi2Q4h4LWMLJtdB2Vw",
+	"2l5O4XHDdQOX3OmqZQSU9Xu7t45qtpckanis4KRAwYbqBXucBjcAsxFlBSjNhEHeTs4IdcdrAQhesQU3",
+	"bd8oP+wU593Ti/WdUlJ9VDRiO/gmh+fRDTG2td1NrlUBNUrjswW/TqFXTyL1lPWkV2K8BiAvSP5a2n5O",
+	"U/Zklaff3acJ5aKldqmA9pgZyhMWV+QXei0zQ3QklRVjlmnmYJ9qeDEQBxzQN5yAXUxPOAH8fkvTlIv5",
+	"TzKiSWlTXpdRDySv89+J5iJi5C+T/wG8ECVCnsqUjBFxlzg4vu00uaMrbc9DcXZrKYOdM1mdvCBU6Dum",
+	"nNBJ66wjTScAY/Tef2KYsqR1fzTOjqjJOFxwoyfwvymP7aN8aqS8sR/+/d8ndu3hiX1TYoSQOIuQZCim",
+	"Uyk0a0vlcMKpI/j7oHDfJ9RcMmMZDL1dGteulX3tZgn1/GV7FU5CzdQP0vcKYcrGdeJh5gsLf9VS2DtY",
+	"0SVwXtG1VPZfveQJC09eOJk1h8f/uHz/rnH5MOiOx/t7JZdNpMJQBdpOOZtpVhwbedZ8Ykoud6k3f2Dm",
+	"A5sppheNpwK/Ov2bpeuRFIZyi2X+QUaO4prNLGFKmbJ79T8j08WlaFqlwgl63ihqhgZT335eqx+zJRU7",
+	"lGq2CVGMxla+cDI1sFyFnqRRi2b79rzoN7ML1Lx8ZGq5TW/j4K8KfISjLJVQbUrfwv1FCyrmlrSWgXkB",
+	"7CbXub7HMLVsVE7Npq7Z1Dar7NDhPWDdf/9mFNQh4ZvZJfvtnTzirrSViu1LjAaYLRvT7LepkN23BIbU",
+	"jwsljUlYvEO+zw2fOYoFDhdZTHJFVWGJLSxtaLCN0ahq/HSN+4HW07xdX1iEYf4h6C3liUWDztvbtZOs",
+	"GJuMl1xroPzKUZiTHfsr9e67Q5RLnADcwnDuhbQkyYXe/MHP5TGn0PB776rVds314/b0cZUy9GbYuieK",
+	"ljy7BCuos/uURQZAEPaQs6puT9cyXpGzQmhzzTyD1nmvdvKpc3jot9mY3f/EtenmtMFtN9QQB1493OS9",
+	"8YLUem/4651cidfU2JMyCzIO0f8okXN9+knIu7P4AZ2QwhOQBKq6O0thLFvs/j6HZdmWVi6IIpYaRBTF",
+	"qp5FVwJ/BVXBckIu04QbGN85bOSeSZqpW6ZKbhZrShA7YUc9CBx5s58MmLstNIGUZhE6Ye68x1I5lwl0",
+	"mkklF8DrGQnG4jvFjWvbpKTruWB7Ua8Uo4b9TLn5XqqXkeG37HJRYaPWOFGGGuPCdk+hkzeJGEnuKAf+",
+	"3vOE1VcLkUSTsXswAIAsJDVihR1vOpNqijNNcaYdzPR/Mpa+TPhtE6b/KO9IIh2bCkcOWMsR4W9Yaux1",
+	"3DIyLqwHAQmfL5vXecNYOoVOHa/iJyrmW/SK+DdJqJhndF5ydkgpFwnTunFFtsuOc/qJCc6EaamiwMf/",
+	"9BreY9RY5n49Y51FC9BGgKcDQDC7NxYiqAUXpniEOrqTzYev2eUpwQX2pIQ/sVuW7NgcMFG2nYVmVL0A",
+	"+JbIecmKnJNyR56aD98O2dHIDcvFha/pWGqYcVBnlBcXkFgSIU2uNilZEKw4SFD3X3WZ2fUmPUZp4vRF",
+	"Xjfc5i0CDxBUCG31HmyghLkCtwv+uWWio08T9XZvPjIGY/TXeUGoWOVcQvE2cbMg4cZj/je7ktBiCBfk",
+	"L5NGau6cfbrtwF7sR3Sr2wXu2AqNZlIIFqHcID14VCgem8wnJPzzM91M95xFyY072rXS+1dSRJlSTBh4",
+	"aT44G10rR7Eo75v7jDkLX+oB24k4YP9j9yzKTInbJP9tyzbup8Xw+MpM/fC7NClvubiMpNql6QdfLy+Q",
+	"eRWmIQmzMhwsPJyChjcs8ZBZ0qjTXXKB7etFtFkiQevkFozHiOvFA6reBnzV6EFmX8ylhXdvmXTNicpE",
+	"7qE3znfzPNfVkyW9Hz8PSEwNhSvS5P/9f8iSi7G7JbNQjMYklTK5Epr/zgLy/NnJyRY/2PW7ckvZdUvv",
+	"ZMzevH6vulhjnTcauCsDLQwDEk4R5uEjGmYd18xjHZCQGqPOAYEKiytgcRgU7l0nVwIwsDod2ltxuBfE",
+	"yCQmFNT77VhXu9opj6dSTXtZbvGEPvfJTLZurseWulx4+QbIOPSCrF2vhP+nSkZMw8dfb5f2HwTgqQVg",
+	"+FNRoVOpjP1jYUwKvdCby37kYs60wU/AhOentVcrvN34paFGg2zS5QhQMCm5Po3DWEawTG0sdcKls3su",
+	"5vAlRnAEJHT63J0bgt7Tx22ry45Ke5krmaV2S6XDb3mxM12+0WvF6E0J1Pd+eRq2+Uou04TZfa3Z2Ks7",
+	"xh9z/4ko7+Vu04H12HMpuf1iQTXGMOQdisNqrbAueu/Xhl4cA+zPPiFdTmHmO7U8hKJ9jzPIOx/0CDrv",
+	"HBQs9dCgi5MICn/Mbhve/zZ/AARt1D8Ay+CQGCwP+E2ZWj1mUzjy3jflOEDnSfs9TyA4otlqap8P7z1L",
+	"ZjxhxDJGe/KjdeNO7bgQB9FXq7qxv44ew0/cT7jY3jY9wsv5XLG5FbLL+u0SPKbrMvdJAN8hKkoFf4C8",
+	"sR9dwtqy17Zixdyme3ldDmQpiIl/6xuoaB80gwn2hGXv0y0xOt/dpwmPeMVEtkrZhHjzhpV8kZsJndrH",
+	"SZQonQnC/Agl97kAvXklCSNQoIZXYqOvFbKlYM1SjEynG4E92+4V9wnXecFTlnCxzR0auUySupaEw3pT",
+	"xRybQ7iIJFjqqwJpoxO7G2iHgH+hGPrKgHDfLQJME3otb5nz4KZ2safotYLOv8QonhJ9w1Od65vB3EmF",
+	"kFbONNGicKa8EmNUVErhdJWK3SluufktomWq2NR5yqAKoE2c2IViM6aYaHT1K+sagRRIh/Fr2vFCMeps",
+	"vrj8XH2hqIjlckuggV/H7lsCSfK7e0ujGtXPJRvfDWMpYa55Yd7LhLc1j0G5QeOYCHZnAV+fFCoAoARb",
+	"Vg2Lmfrhe5LrC8WMWTU6u9sfvXsPqlacfvc/Lt+/q3hTNSzSmFXPlf29YVF/B7B0qp6fsoiJNc9nvRKG",
+	"3jet6bcdt/yB0cTwndZOsODS2HkTGEs10Og0Vm6AwF/kCXFPAngdOGnPyVes2ckHR+l5eNtdlELUqo6l",
+	"ImyZmtVJvip0GabwLtkl5gaqJb1xasIC8W655tcJg2AYYCgDEnrDU3gl7Ed8D6kfPx+JG9/biogW0EMM",
+	"NsvPLJbMihdmYa8UnpV8jc2EqKtrlDsmd2TwDr2i0WLn5QMmQHMS2faEa/Q2xNef6/xnT4XgEHO+wNOC",
+	"k+brh+5TGL03DIDoDNkImjckILwjIE7Qdj7jzNIU6pXcEKDtTK1tbSBuvCn06r0DbT5KQ5MfudEv9ZtG",
+	"m5u/GHQLNbZLSOAWRMwUiwnVdgfefFqNupfXv1pOuWXkubLXAjNM7WRTqqe8t6ntAzNq9V68kmKW8Mjs",
+	"0iJDJBRcUJbGlnnm3t3XecHQPM43ckMSGUWZ0m28H+1Iq6kUU9931wv+AeNktj7fPCIunAatI42TY6Md",
+	"xPkSxn8lhWH3ptnu5Ky/EbZDR8RlagVCU/zKhTe2ayPh4eCGjEPDlqkl6KCji1BxN5lMmhRVbo6OmqrK",
+	"PuBB223LPsxuNnRSfju7l78taobHzmvDgIuWW2ShefDr2ldIzWWk5JZweXeMMknsykqpBJBzOHWcg2V0",
+	"XhCKvkkhdpjyOCR3XDR7DOTtRm3XWHdqL4sFvkA7Y8KoOnVf0kaXeB6DvRfVqQ3HWV5h91Pd5Q1i1yY0",
+	"18aKebfcMrKz8lOXs+dLysER2r2TuCpQZABMlGyoO85610Fjepat1Kk5xkDX0i39SMIFS7oEbNhv2JfD",
+	"sLror0qICxmHUyEFm6LEbj+2VjzgHPtV0eKJfHR0oAstORAFwfU0K0WcFnVNJdIEp5hwp5OqolhBaUH/",
+	"xPe8czhUxYvZMwVtw55c+55MDbpm7/Q93772NX9rlz2o8Cz3NAZkqqWMLcbmcY3lWMb62/ltKmSzC3qX",
+	"vQIf3z3ZlxMAdqb7Aho6wUOY/nu4x0xfW9RM73IVk2VxSzeTc5HPm9nINrqfS6nMvgigc5QF4oQesuf4",
+	"TcwV+uk4v1mSUo5hoa1onlRmX6ROZipi391jYrM9x/uON3LfnGBgDloLwIetorkJpxrWE+IIbc/D9Zq6",
+	"gffyDASj+9O5PHUzVI+pODhn+DjawRlFI+8DDVCfn+Ejj86ntjvU0fmDKo6u25E5tZDlJp1KpkqT17ZP",
+	"gI0wAcSb7DjtK9Fw3Dh8s0bHTbmNvao7CjgCQ01HoMll1tDQeZjHKnhljmWcEjmfW8Jt4SO3V9GEpJlK",
+	"pWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbPYyYrwaFHNSQGCCo5QcaFdXzg2wZXvkgWw7VsZ77J8",
+	"uFEtf1NyYXfRTSe71mJ7tWc+i0WVF7mFSci1UqXjaYaKXYttxTVg24+g+2mW84EAEJ+Rx6c2sr+UFlpI",
+	"pf5h3LXCFnoRL828opluOrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhuHd80qGztZ24WB4bXJG4byxIcFsly+",
+	"IjRRjMYrtGO11/+ijbcnW+3X256vzpfbxwO+B/fsV/hexVvTh0r7ey6ssDmNVqWjXfpoGjDDQsiisE/I",
+	"gs8XEOYTM6WJvGVK8ZgR+2wqNBM2HTt06Rx86ndzoeSMJ+3MH06z7sRxCPyFznGzNRB+7w0SaskFNezl",
+	"zGw98SW958tsWbKTF7Z60J0mCYtMEWMJNq6AZCkEWlG8hoJooGkRneKtLCGMX4gmjKpk1cy75C2n1K55",
+	"F3nbHopQ55PhohK6Bh+0izr4qGh0Aw76LaJZI5pEGcJ0wTeDwlkTBhmbAANWEJBoiVpuLbNy1pb8I5YZ",
+	"v0F//b5WJNhIbkbabhIFAMmEgbjMHCkLAKJRlFmCk6yCMpNsd4T9zIItkSPOzU3n+BOEWrrOJEvRHkgN",
+	"vqElwfrZs2dbXC3wPAr7065LXKUs/k+22nWF1PljgZbIcrb46DHl6Km9NkzClUeEcoVxPS0fets2nt6w",
+	"Vd9r3K4Jy9HD67oc+ruIHYx6iFZgRVEy6aL5akNA3eK2qQ+9aOEXiEFR/t7tYErQ5GTHyrqpFEvLwmVK",
+	"0FZBwEITSGw4tse5HISBKCXtwtgCPoZuQaABAEsz4XHBCLuAtlilff/brtM9/C1XyuNd64Txdqy0fQxw",
+	"Xe7uSKbc50RZZtqAnR0jg31qGCUjxuLcBaLi+HQO2aDEqQDEvWVXwtu3PXWpRoHBZGPFLKJQTf4P8vwk",
+	"yCOJq759z9EZwytcpUhWW2hSr2Bjd3Tf3W5xebVtSCYMT4Aeu9ClZGUf5YzF8LIYXRwNJgdMFZeKm5Uj",
+	"WuC418yV5IvHwVqjVmX95R29dTkmt9Orn33AN3B/rktBG8Dngv2W0cTe0Bx4aduWitJGXeudO/PDT/tS",
+	"N7ezd/KN4IbThP/OxXwruJdYg7viEg0kIEAWgPDSWN7RyL0lLkx458agqEMxSh3gtX9f8k1+YImMIFH+",
+	"Y7eo8pH6b7AYY0/bi1kLdANxOU/CUlARpKtck1K2lfBdGDgtPPtb8TkqfWalr+HjnI3fnezwRSidQtyW",
+	"En9gS3nbGAReQTr3MsTFW5Ew6uK/fVoNR4bBFG9vsWXi4XzlCpfzuCvDLO7t7swvfOw26dOlgn/9Cco3",
+	"a9Gz2/PO51vBZv0T0LvNbBdyyvIbCDXl1BhhI0ELd66+ncjzs+KGQeTfe5GsdvvM0TRN7KNa5LYRyco/",
+	"vaUcJJVcJVIRFy2lGF221qfAcFOMAbTT9IKph8B7Fn4rY85Aofptltx8K+OV/QzuPwKqVsHe0KR69qu2",
+	"O/9U92pcc0FhmZunWR7h/lTEfUZ5WFdPv2N3CRfsNGYJX3LjPJHPgW+S4ix/SW0jTcbhpyuMm7wanX+a",
+	"TCYPD5b6fLpy6qn1b9GtrvTtlbBfxyxh5a9PXNJ3dh+x1BD8mcwk2jWsfES9GtKu40VhqYaoAibiPBWn",
+	"wP1MrkS4fuJhJUGCkZKMo0wlVnRWGpMApVRpl7JM0yUjd3Q1IW/wjflBurJhtsOVCO09/8zNwt71ODL3",
+	"AYESYDogV7VXdTUKiDoJz1EbaKU3AmOMLc0OLc+ykDG5AzWqvYNTJiIZsyvhszshw1hVqkGKb0YVehZ1",
+	"BrutGeaLcZ0rbx382OvM3aGuRufgXaLIv3isf3kIJ5A1P5GaXUguzBthydWeV1kdfMdScY1Xo8lkcjV6",
+	"ADq3eaAyE2a/i7QjblnZS6cVA22/xdXIuADaTFhYLfQlgIAYWVJgD5yyD5va68L9oN4IuLn0SkrvMcU4",
+	"BvQAPqk9XZf14cunkIXCEzW2tFrBoEwp7T0BRXwInSoLwgSgJRIeeiXASRL73lkJNnQpJUJHs/RJG7rX",
+	"RK3csfcgWA1kxw3oNd1f/X1iypxwuvSlIl3+6Nz4YJtdCbh3fKvw4oMrLA2pC4QFJYEnRvVNTtq9cXUX",
+	"c5EZCFHYKyHwg24hYmAr9CFZTm3kQhxCDGYr1YKA7A16WmLCcuEFt+DyIe11Ex9XKXPjNm3AZ1gCgyLH",
+	"bFv2qlIlU6YMZ7pCd+uPH925933+OOrup5inxq7xCjKvXY3Or0bLTBsaLdjVKCjBJkqPzlNbKke0Ubx8",
+	"aHga7TIeh/a7NlkZfcdmPerlm3GRJ5AK2G7LbSYkY0ZVwpkiit1yK+HU390BuKgODBRyJs+Xlu6uMVUl",
+	"hiX3ZN3vMl0Fzh3YDYSxhBuZ9lm2MYrw9eVPk01n5AOstAWEfCwb3cehc7U6C7mwxDN0IUwFyFAHNJYy",
+	"xSFqcmeQZh0oPTeahEim8RZ6747GMcfiVhc5VfEmcvd64aq8U5r70o40+UDv3mIJ5V17Pic5CzJNqTFM",
+	"CUu8/jWZTH4JKshjIdARbiARXvyGP1wO1qvRg32mnCr4anT+zqIV3I+m1wk7yR+1pgnBkm47Bu2mC8kY",
+	"7ft1uAqCNxrIsN5ydCPkXcLiuW2yJ1ArD4rFaZvO3Du03VmgKvWa5OWLcZmPhJHtywVFi5vsA4ukikvu",
+	"XA6iGtafJ9p1vt5wiQG5YSsUv4usvOUdvZPme5mJ/R34Dwy5DD9w86FfymV+6izO148luTBZNbzbUJwG",
+	"HkFkRf51/4tvgK8hKNSuRuffPPsmwEcEmXZ0fP5UAkj37D+E5yiS+znB3HTHFCMzyA9AIWaMJwk4+rH4",
+	"pDBf20P0cbjo/0PGUKEnr/ygFzRlYBpylV/3drZ2sObzfC98mj9IBILan8ByvB60AX0nvgoeZPbem3hM",
+	"zQd5pzdY/hVdJv1GMezenGGpmUr/ncLBSxJRg5U4z+0NzwX4Qt1j7J8fNAxIObY6QPcosyAhyiN/A3XT",
+	"GZbtAE2lUhSSFip5p8ndQlqZzFUuQHhRyDYrIrIkcfcPGhgX1Kj3q9fxozZDROGO6Ermux4O1BVjMRl/",
+	"8+wbFygrCEeTcUyEJJC12PU4cUqgohDdHrdSDNqKQK9XtstL9WHqAFD+uFn8877Hg98Yevuac3eZfKz8",
+	"bddurS6ueF8rrNCievTYiIce+/J9eZjzlIk5FxDZwKCj01CBFmzfOrVtB1iY2TY9j7zODD04431qzMDq",
+	"sX1lucbMMgyoOo/JOEQKfO6/KTR7/wA9+mddJaryY597wwXMA8Pja2jl6/dt/08ipEzdNgC4jgiqopqZ",
+	"H6vYVbmCT1cjJaWZgstvmTdepYX2Bn2KnRavzDK886rXcl2yI7F51SnbsnlrRc6q7J2VF9yHT77JOfkE",
+	"hcstYS9/DvwgDw9OVYC6Mlj8z1gBrWkfruXZ66Jomu/x4ApCoapjn2ylV55sA/dqbP04BHYOjEYYYYFP",
+	"PF4/sfxi7tytIHOEi8xwW6iIqXvdypoA3GZL1RDfR+3tR0bjHJU3UM4hmRsoki7fNGRnu5bxqhgjlxzW",
+	"svKZ3DF+o8tbZNxrO62z1eudE3R638sl4HDbT94VoV/jM1ydjU1PgtIyP/Ili99n5qjLBaeASAokR47J",
+	"g3xmzJRraOQu0qH9FE9lZgCKnPuGL0Kyf+apOmxLxgklrirT9BPoFPotsA+5rs7XmlTne1iLcShRbcj5",
+	"P86NSU6TBYic8+UWb3EsD2THfafcbB3VEeXaRm30Ec4WtTdgc+NtF5eZMGqFaTNdsq51adl5NcCNgPoQ",
+	"yWL4glAoWVKJ9gg/Ae0MHBF2ql5wL3sjZnJve8tHbN7dm42Kr5hBIMEkZuDfNammlt3v8mDILcqfIq1p",
+	"XgegZm17Vk61EI4Uc14qYwewoCMKckb6ZO2ZgoV+gMifA/ELdYPvkpRdIFKRECRX6O/d3LCVd0HUWHCj",
+	"g3I8hQZ1vHdMcqtzRVmPQtP8bB2JWtk22oaoobPse++dvr+zr4674xLAsV5XEI6SayVpHFVqPk5A7+bm",
+	"WNfIuznOP5XsqLCJNa29O8dr718XuKpidWHK6Lw73TXEQ9l08K/qjL9s3JxTbb+M/Ilvs9VsPgmoNn1B",
+	"2D2NTLKC0mlyRkIax1iYYClvWfHJGb6t+LR2LnG80zYB64xjt1TYph2zVT/w6mXrXaf5YbccAA0ObpSH",
+	"xsPMF7njPNfOAPIc1t08LewpawQYVPyuaIY35znle66BdapWMCqVrWv/+qWYAd0V6pJcoZ/WOLd2nqD6",
+	"39fRLmcJ0kU+z4WS2XxReERMdln2tgE+Gth8mqzNtO3lLFvg1JJnzh4XJ4KqsZN2C7ESSl3+9LxSI+QP",
+	"dxa/x50811OsXdxADiouI/Vtlpk2mMW3/vcOJ3ctzaI4Pojjc6nV+pyky2HVbv5KXYEe0zWi4+vcet+N",
+	"vn1Eg4e3/Fc8sAVQOldKsiKNYLZaMJpg45NNavdUsK18M5tY93jA3Lz/TY+3+jur0OsvhopuJWFHpCnb",
+	"CcKOQy+/cZ1O/mnsvm5332bJzRvDls37cRll6oQDMBHLGSC8txLnHCygHJbyQ+VEmRG6YejJsaT35bme",
+	"B6MlF2vfVI/Spb5oYeC22/IMbeDCDLr3a8UHbXZDq0fXfttuqOCb13lNorMICijYI69ac8iS2SdC5/YY",
+	"KA7lI3vsZ2Sd8SNk7oOP5ex9zhnzxZWQwldXJSEoKMJJrscAxd+CkR8/frzwumPv+IlQMP7Ts+femhWQ",
+	"Pz17FoBqSkgzBQ20/fOvzvETvFmrFz/lwAeLLMFS4lUnKQfj1XRVb17bA5w2YN9aW2hkm1cyF7YI4qyO",
+	"U8rNCKO5ivWdx4FEjzgCRia2keQKZcj6aDiGHQ5n3X4YGNMejPKg1s7LdwG6dhDmDQQ7FSqQ2gd4bqki",
+	"Fk99xvnaF3TOzG4JPeGC/cAMyjUef7aXNFkThQNn42vIK1KWJ6e+7LXr8UsDNjdJwHBQNU/BR5Ux51nh",
+	"gwuBxTJs6VSHk+I6KvIy5laS8qZVMHJQJALLP7ShXnWJwlpPunaG0C/wR+FXVHeSr6j5dmVqmRZyvTKM",
+	"ZMLFNuZePJifUmRLO9P1KBjZqW7sh6X9z36wmDC3H6BMqf2Q2v+uS0soHm/vZbSZPoEa8O55gcodFCK4",
+	"JuW3G3x7RqUzb9JBbad4dU/G+mW8ouYjX7K6k4JA0B0nFY+C0cIdkr2TJfyPR0pqCKEUUtcfT41z0QbQ",
+	"i2w5BQeiOgQLRvC0sbiVPqdoG5SGrYWdzXC2TvxckfN7W6rxdQ7NLNhysk6YXd7yPiJcU7hbN9Y0bil8",
+	"OP8q8Mv3Os8e86X2YdC55nJf7s/BCIqc8n2P2/Yk+uo0v7zjaNSgVjZTXsAvzWe46wB9gZc9H86Xfeo9",
+	"jrnkFLlxxteJjG72fcLOyWGKZK5G8PUNsqyWAgW+iruAtKZ1vzujTzfNlTuQIivMOPQriaRUsSvMEzoX",
+	"3lvIlgTejHyO6Zkh1yHU4vVW+HLh5JMSK9b2rDAFx37P3ymWpocc23jH7z2ODc63zUDRQR5Zx5oKRO7A",
+	"FSdDbaCKvuFpupVV0XqWJfW/Q165FmIEtquMF+Qz1y68yZd4Y/05Ez81ZZ+XnAXd1bobroWf8vCjT97g",
+	"mTsL6sAHTTwE3pE4IJB9BJ0IuyJRPaFZO1uXjLRmZ7/s5KPX4anmLOtvpxTv34lVwiQlO4Qw0IdbJpty",
+	"4YCpaQn1MLFn/ULkHbtbiJt5Ds94Ctk+W/D4OHyhFak9cdAxgUKn17mXtOF9/ALWLSubviE+WEg6dViR",
+	"ZG3dDYDm+vdNlIA3svDfah3sHOQRd508HBpAq3zWT9KwXz+In7QOflyyPlQFoerKi8Iv31lJ7f2HUTCi",
+	"wo4iVa3o+xq0zWuhazWyostuA44UPlatyKBR1eWCqwD61Oc60/DE55BAX1s/BmwOeBEp2PvZ6Pxf3WIA",
+	"gk7uT79gYEJ5hNrsU4XFgPqCng7gEQ8CFywQuHOpsQ9O6xiDQevbWuu7Tonu6EqTcBrLqPzoHl4pvKnh",
+	"3aiOqwEHwJkYtZ+ha/03TCeMQxT1T+uVoEdSEzepgrEuXCk5pBu/uOECWtahsJY2OeKA1Se68WPQx3sU",
+	"5E8MxoHYG9rQVjrdVQ9ubC1XUKdlviwooPegpGJVTib0wnk+aCwCjfmSU8WiIp1Dx/WWzA/d1ipIHtlG",
+	"xqGdILeErUUc5c0wZgZTiaOvQU7Oq2FyG6ZPu754er3qZkzJCeFORTKuplH4wuCnViN559dJvYo0943l",
+	"sfdnwYesXHmxhatGPk29UQtkVR/S1dqsUT29jQooFmvreRUD2cMVjdiWWiq7JBSXgtqddR0JgPX5Q6ib",
+	"qPo610Xm1AXDlXOM19ilWp0alr6p2Mw2uYCyhTiScZmzbRKJcQVbDWul+WtnxU0CJJCxy0nmqiuhR9IS",
+	"T7SAR3RXmrE77KuJzqIFZArJWbXcpagdl1WBrBZNc0i3DFaRanL3jbr3z/lMQaISZpg6J5iJP0+vH/gI",
+	"TvTTcsapcfg/sbi8bfg//aMbngRXAks3LBkV2o2FpnrPH9uvRsEIRh8Fo1re+Lv7lIr4Z1+xqsxey5TZ",
+	"0aJEauDRnZdVMBJS2PFoktQO2ZArYq+5M6pH/s2zb/LgLWZOUU57efEGMzo6bjw391lQqsAM04F9XguA",
+	"cNBW5d8JFTHml0DAD0iaZJpsSThR70Fe403xKJx+PLb+wMxu4WhTIPqBmVwWgv26xK77EoPy8ftIQEXn",
+	"TR1Le6llLqRCIbdlVa61YVz/zy4BNXo2Vrs5P9d9CU05u9khkWVTibunJzPlPH+b3TkJAWQtF/q0Q22y",
+	"JrRgtwbsrcRQ94f3xqUFLnvdTgEYgppdjPjmhnbvoy4a6iD7SWiDN3FZub4ta5kpYrhxC/nr7b6F1DQg",
+	"KXODcdqGbCZh7WJp3HWAGE38E7tlSfkZd6aWUeHe6pVwta93JSa5Rn0IdS88dSr0Ipv65GqJjN1NpilT",
+	"kTPWriW8yZZUnCpGY0jDb1GWjNEk+D8X9reKoa/kSF03/JTqKQqsFfSPZXYNFbvcKK5JG+NpzBK6YvE0",
+	"E1RryEu0ddMlJ+Pe/JALm99ghC6YOkVWA6PcazkQf3aJhZS/eVspZInDr5wX6kmtlruuDEXtPl0lZzmb",
+	"QgL73Pa5rSUX01nC5wsznTETLXY1bzVmykSMBlJ909B4s/JEvU0x57na1wMIRnbe6ZLeT+8ohym4mEJV",
+	"l/0BeuMU0yVPEq7bWoB84oB6mtkKvrfZefMTLE+1eZ8NoBM0EJ91SlN3nfVgW7elbejcDFXbYLjF9ewm",
+	"Vc30/jIHSk/w54qBmLZiSSLv4DzielLPazn9Irz3BQmnHJOR0GvQACMwVorX/s3VwK0xD7D7NKGC9gtp",
+	"gkp4pDQEGYfwFxeoc25WLTou4LvS9Du1V+24itIwp/qGp6cyxR2dphIKm+UZaz+n8CAgoVr3I8d+hMdM",
+	"GG5WaBvyXwrBlAWKXaf+DifffeD1zkRrg0GV3ichD1lwrGcZGhSwDnXXXUztMHu0Su3aA5idDiiPPW2B",
+	"ax3K/4n2lrzGt6NhkAgCTC3uCwgpNT4xlyaI5kGdoQZSAiz4fAFEfxtb176y9xpb4AdnMZkpOncFJ1zy",
+	"GHKnaJoChhIsZcfOUqkNMXSuTxqWXMvYCaaw0mYnwvHGEwYdVDPgOAtW+OlqZH+9Gp2TH7nRvmpcL8ci",
+	"3HNsn0/V+VS1VKapkrYy3hbnFIkLbsh4p2Urn3yXK+o256VC1EciU/vYl05uUyzzt9bKpGKf/ZrTsQxK",
+	"byJX9qjbMbeGArUbh1BMH+B2mk7ho5+nRjy3P5WSS9pxvH3hRalOrWNjFAbk+AKzlt3iwpSYi3Z6yrzg",
+	"7k49Zd7ypX4jDCoqa/Tbm1L3gX2g1hJNd/Z9Wvf4ccutu8GaHIkb2y07UjXtdy1Q3ac/bHBeRmerA3qB",
+	"FwsoptvixNhwcPnGG0+uyJd3SL1MDxnfF1vd1W7baG3F8Py3PsgA/NA2/Qkm1tnQn+DXjrZUNChb1SX9",
+	"dAZ9RO1ctt447Np7Oo443QjI1fRzW0lA+8IxXbGpnJ2qC8MTs3tS+FA7Aalage9q4xog1/3zq9HDAxrI",
+	"Zgk1pU6Txva9whjq8mFtDejp4Hr6GJ/VCsT6H5ovyCclP/R7uDE9KJ6wcGWD0rfn0R3dS7juZS4tI2hx",
+	"DTtDGdBXqU0YQ7Vl1xCGagmTgLQNacBqKCyeylmQV80+fqTD2uY7RzmsH3PDhfGIaQhHfZQT+C4jxZo7",
+	"HHqJtIgZwIZ1S99kSt0ysHyvz+CJI6wJm/WPb73DenUe8FnwOVm9mQQil2Em1GrsyccdznTLrb1Pmeh/",
+	"aQfzz69fcZ6otAYYHhtv6HvW6ChlzNZvvGwJmSdc1HS9Gv0vmZH/FPIuAO8eNDVfjeoGKWmrtpFap5uC",
+	"HLBNoU1V80dl28U8xbLrD9o7RNeeR+6PQ2eGgduNd9tHN22n9guhIEBebKNGWT94nFQ1nId28Gg25K8l",
+	"pu7O/vQK9qy+rd00a7sl9l5LglzNLY2XuiUv33EJj4hxxdVvHGxpqRU2bJvWpEh7DS5uPkdYg+XOOw9v",
+	"5rcOiFSB8270pQcgbx/mvLbwnTDDklVQk/W6Lg1UJffGVjOET62x/3CacgbijgEDRU8XDlXWYZfGbWAx",
+	"dkJPj2xLXpW7S4uaK4NRvTJVLM4iNk0XnjRsokjKzbThvU2VnPGkIz9+AZ3QtbPISz4O3WDnZIeZdnvg",
+	"eRuPdVBWcu1geVJPGLL5vEXU6Voic+wEdUnX4ULnv/WEijaRtju9MfrmdNriB1xNrr/x7FTKOrayNNSR",
+	"rf2npyrWVbepdzJmPk3/2jPagW50vGFqjOLXmdkuQe3OHXWd8SSezhJ6i2Rkowc2WNBKXrb1nxvjcRay",
+	"knmz9IMx6d7ZC4+Fu4oMvIGWyFYHI57WrvDX22V3/waVCUixNXZ12N3fAcGm14UR9T/++fYUKj7G3gKM",
+	"NdstC03jPiRtKeMs6YA7F0k258KfwjrKNEpWUrc54veXfuAUptnXslIlI6ZbLeECm/qRlEw6m3N7aW9z",
+	"GTLP+j9GBW6QK2VdwciEmqlv9LfeT5lZWIiZplIm+05vBJZLnwR7ep3NZqyeStS2nHIxvfY5+9p4Byoq",
+	"dOpM6PvO0mTHndI4Vg56tsnkrVRtm6M6cgcUpSx7V2hshWRWyKsH0Qpxb35wchK28ew4HHHJJRvUpB3C",
+	"EztrEUsLaFq/ow81kieYglg8re6ixsqoovonid5SDo4EO4dopHEYD9esXXJBclNwyLsFyO/mCNsa2LbM",
+	"FHhIhJMoA1ztCQT1Z9t0QWXqualjj1vuc5nI6IYmSUM6/scdY5ejAnVYvpqmTef1jNaAcl/MlmL0Bino",
+	"HsnbbN+85XGZth1mgC320aIyzTiWkQ7Q4y7IqzYEeXUuBxonAdHZcsliIm8ZxtLYh/rfNNredY/Hd5/M",
+	"Y8Ev5vzjgtGUUA3/ngTteMf92Zg8s7fPVIwF/7bXFHWdebsDck18ybShy7Qr27OFPVl/lvMpgrbsCB5R",
+	"E+HTP0Jl1hq/J9Db1T+fLjm83leqhUMm1HP7aNz/NmNTEQW0s3qdO8ZNF3P/S5twrx1JHNvItyjy1Msl",
+	"FS9aK6fweLfHXR4is2Zwwq8bjxUe1DxgsMYnsKQBBV8nIme4yBJ5LyenBpf+loGGG/UEv/ybRQalod6v",
+	"P6/j3O/79KMTIfzdeCdjV7Oj7krep0xUUlg3eHvEu2kgjxuWVU3VVI5TdfXefbmOeOTrhEAKcZ+VBz7L",
+	"tHb9JeVEjU2aar0lhrN0YTW/s3JGj2mzfBCM2L1hIrZcfI1mZee7t6B6Kij430VSGCWTpCLTl9jzX+kt",
+	"3bqShEdM6CZngcajaNQWdhXBC4mnfLpB6Saa9lsHORW4nDHFxO5UVi3ANhjdMJZOacJvWcvc6xeZcWWI",
+	"eqSzfIoltQ5cpu7x9bn+uIXhLrI8uUO/yggdszZ494d1oxEO9EvDCtfSNvRYabu0C5Cmx9WvQxs2HHKv",
+	"k11L1dsxKV6OpR5tw09XGJx0NTr/NJlMHh7CAEKfLBiXv4OKSt1lwA9NuRndDySVCY9WpXSeLzZzSVVS",
+	"RTUnirqj3D62qiln1Ae2lIa5DN0Nr60UAuo+N7kXgvv41DWbuuL1DdEb974dlwKCo6c+p0WtJGI7pEre",
+	"r6ZaRjfMlHs39HCRqP48tOCzGTo73K9qj0BkS+TJpnU7rUY+VBazswM23qYK14zFXU0lNzydZiLXPLbK",
+	"7eyX6c6nZpQ6erClrvWmltv9PpWZSTPTw6DnS2Lnqdbi7gky1wXUtUXVbfLR1WrqL7a7M00dZfMlvFst",
+	"rrG6t/e2tUf6Iq9cJ6SBrJAsJgumGKGKkZRqzWJipCv4rm6ZIpmIFlTMaz0NCze9NacLTEOJHA/wGw44",
+	"A0fAAl++R5HwExdRkoG8DJUgYqZdpESNO99ug/2aL0Cjn9B6kCsZu0qrMxLS+VyHbdgK27DTLC3GjGSS",
+	"0LQuxSRmmnW/t3kug9FaNPTmmK9ldOqYLlRxGkkUM5kSZLxeBNNeF0KnbnM4LsdD/cPRtJ7v972KmZLL",
+	"egJdCfVuCNQGzg++1e0LOU+vpVPtNyX1wZQY0KzNuEsuaiJ6Z4mkpi7RUcp3soq1QpjtKrWZFqJNlxIJ",
+	"Fd+zzQvvVXYBfIL8xtfZJfhBjfWJjwwGVtJCSxu4cCaAadnjdW0GZyTwmQW6IjKO1Yh5yKf3Hx0lGnAW",
+	"bx0Ln1BtICDe/Z0qdstlpklK56x/GLxdzW9TITdcz2tCG/jvrCEaNOG7Xb4vbaMYn83mTACXduc6ZRGf",
+	"8cg5M/qHZw1UfAW5VkKkN1t24NfKySlqFoop5jZJb6kYcVuALrlHNrhA9oCy3MOxALT6dFNNTL9RNLpB",
+	"4qUb/B+hRRG9v7mBtfS6LimpW8Ckk+t3m9LUl1udJ73IslOPvFn4qMrRvPLjYFKawf16m6l88KUe/J/r",
+	"nYbLCeiKAPbGxCO9VFwN4Rl50CopF2G3AoQP1XIyRcgh9Cs8L9ReQVnvhRFeppyXNNNMXwnttB0nAQl5",
+	"HGLua3gycEEQfx5auArJOLzKnj37c5RSs5jgzxq+YWf4g22GX0yWmTY0WrDwJHBOkpDNXNfGhuzg45Om",
+	"+D4rVIEWKyzmszIh8/4VbpFkJpMYCflm7YS4fnAe49B5jlY8tvoxRH0kYQuFJBlbuOYOQ8pX2+ZFxjPt",
+	"LrhXeTa/xH/T5JYqntcR7u4R0sycNwnyh9LZOixcM2yCiDA1CybyjIvxTE83vq7T48Ez9j16SjQEq7cq",
+	"seFz2bWoxeHLdrR3xVjP81abknSXo2JjBYtyQpSmvDJ7SRbjuXwcs8nn8ICZWB+VVWVt9YdPk7LOfx3W",
+	"+aeCCA0a5M9TbHOLbxAyoTU+BQcsqrjumbHtBstSZ0crMUvqmUseNxo9Gg54c1nlLO0bh9WYGd3psx7n",
+	"Y1u8GNvpFawib/7Ljl20K2xVv881mbHEchTG3DzjBrBfYUq5SJiGUsPsPlVMWzkxrOUi9nxqdWly7d8v",
+	"Sq8s156/oRqifyHpvGH3pmvGeTij2sNHEeDtmt3MVfqw1FKmWUIVuLXf0VW9B1iROK8m1jDJ0wb70dlv",
+	"o2A0b3BduvXFhrrKA9gxKGas2+9a4r5NsLGCwwTIV9giueAE8vjvdD0tpwDqKGo49SSJ8yxHaKIuTtnb",
+	"pIOrUbwSdMmjq9H5ZDIJrryBJm9h/9dL9PwHOHLlyQ37VH8tzLatnjGY62W0ltapiIPZuFlcYq+1tbdj",
+	"OZYctXQsJuGcmXCbdWu9QkRHa1bMDIvMFPzkatmsWEb11CSlyjIsRVYRI8mSqbkVvpyBj93b97FUCaid",
+	"PckiQJZqphrkeT7rnIEEe7VPG1KpY7K5d3Q7dAS1rEttW6/DD8/irTstftuSzcX4VES5jJ//FEuGhli4",
+	"iV6CVDl1zQbtxaC32HnjNMQUPzYmWQua6oVsOKIdcctJFjHBtjo/Lrngy2yJXmVTSymo4dc84WbVqt8d",
+	"V6xDt6KiyOadVqvBuVEwbwE6AGviJ0pczo7xXybP/zK5r6v2sO5r6ZOMtw5jLF3vxmVsHG2rA2l32r80",
+	"w+Gmq7JhSoAowO43Pk7nsHSoOFvLC/xMuflequ9u7dNQGXe5ZDHHnWdqzqB4+YLPF+BUrJYwDdZMsKxP",
+	"xuvqJjyAzIuIs+uy7TUSe3KnpRv+8N3lR/Ly4g26SoBK9e8ZVWpFxkueMG2kYOT5OXEWA1AIgyejy0l6",
+	"JZAyLKmgc2ZJQlDUsctdRANynSU3eXBVQKBYe8kj8mRyJa7EKynsMaHPgZVlcEHslqkVkV6yOrdN/53k",
+	"khbhsQbfj83Sqvnu7JulCRckkXdMvaJLlryimpFx6OzdE/T4Dsn/93/938R/iSXMw5MXV4LUjA76NMgF",
+	"l4K3uB0/vD9l+pSmPJyQny21rHaBU9agY7XLkoJouzuakJSahSZS2amWzCxkrAPMWW5/OcOvSEq5IgvH",
+	"Sss7UZwKFEwNcZqQnBH38Qf7uOd/QTSc/Rsc/+wpXlCzKMpAald3NoSrCe0GQ3SrgUKYznvh3JKIJT3V",
+	"zHa0G0+4tpd85ys3BiSc0iQJAwKv2JKahd0XDOog6dxNZN9JvD6dJhxhQjEtEweNhRtPAO+M+0rJzDAF",
+	"W2hV4FKTTCOEhHm5zJAgp0bGNda5dX/Fk3O7g+pcxsKHJpSkWJP69Dozp9hpllAol+kgHuplutKZJ1YU",
+	"cn6PBAoDn/tVhySiAnbJ7GyZtmfAsDQpOBPbVd1wcSpTJmjKyS1NeEwNWBOxRoCkKT+NZMzmTJBre8iK",
+	"KAayWLElkDPg8H7i2qDzTLx5ZGOfsG3q/ZvsPir2YDg04C2nFk6dTync5xqQ2A2NQ21WCTuHWw+gnoqM",
+	"WVGq0W6CJom8q13ru2zJFI821xkBwRKShI72h2fhkt7Dp3OiqJgzcsslylQIbIqlUpl1EMMHzyzY5l1j",
+	"/UgopDYO/6X57+yXYgnFtREBZsJbFmDZTfKv0+e/hIhrHwovNs5wGfYevScQGYd1/L63thEt0Ql/HSMM",
+	"qtsRDgK7ctycJpm4EZZI3LCVxq3V7ElPyD80pppOWYzyeX7xYTmFaZHW9DfvcQzTlY2uJ5YghjkPeE7W",
+	"WMDQbmNbJQN3Ui5pmD8aKP5sN+p9/9bJqojt+XlmJLScqmLE0hMsyogtwEsCoCxh9BZuufbMQ5IJzUxA",
+	"sKotF/a1EZZi/3nyDCFUE3ZvFPULeuEKvgqGFPEHaelGZtdu7DOgDV3Z6ZCQjqkA4OcRN2TbrZM7mSUx",
+	"oXFMqCDhy9q1LmmKmENCIPf4VsDV4PojmSQ8Zg4GcvdJuvTi38mEhIWaH2os+eUl8PKKc1/qGHGNqmtu",
+	"FFUrOxmYq+HeLNNh0V6KyptS1AzGwmEBCWE0LIm9TkLwmUD5CV8fGkUsNSVmwG6tePlse75ME2A/1lH6",
+	"3zRZ8jhO2B1VSEbeuv3fLaRmjjPQhiqfa2Uakjkz9gbxN/utzIx3NprxezIOc0k4PHd1qYBxePM6hHMv",
+	"Ml3C15fe4EYucpIBb2aJy/GMQL4vpBD/6+XbnwgV0UICQb7Knj37039HsL9Ae+dJFWVK9bPBLGmpaQVb",
+	"zsmfnj1HUc555xNkfuxL5lm2gHzz7BtPqUpFiu3misgfj8DOME+AhpBxtQJvAPqnLDHnJA+cC0/sBP/D",
+	"Zf9DXpLcUW4cieMQeZ8ZfOCr/B/wP5SELut1uJZisKbAPpBu9B3+8buXr8tHLOypkwW9ZYSixzZYj124",
+	"GljRUN3xMqXRgp3+afIM/QFMYr91vLLnjl9evCnFmp2Pnk2eY3v3Xo/OR3+ePJv8eRSMgN+z45/Z/80x",
+	"o6qXKl5LtLFkKhmdQy4FfX52dnd3N3Gxf5NInlmRgJ0xcVaJBzxT3hfyzDL8Z5jPfWGWiVsH7vxNDMkR",
+	"ZnLkbLwM/YEayosUTc4uAJkB9hprjJSaQxnB1q2BCH20VKF1l++BdFg+tn0XoC2u+S9BNZncn549c0Ej",
+	"xhUApSmUKbDHdvarM5gi57g7AXoeKg6iWlVEe1WSqZyTjZWxFxAkDGv5r1MHyacXSsZZ1OgT6/qc/Zdr",
+	"75u7WQFRmvrmu8fTB6leZ8slVSvwUTWZEppcU82jij8QvfZU0YH/BJMH63Kh11+CkZeIQPmF0eZ2uZ8B",
+	"3i+cPWCA901439Qe5CK/JioTwvlJfD7o/JHReBuE3i2YWbhcLfVr3w6ced2OsyloMA5Ol3lk50ZlSSOF",
+	"hlY/MIzyfZkkneEXSzf+o4iUag02Ly3v8E66NXToxqn+7j6lIv7ZKwRad/5JRjRp3foPgpvb8cKZtEb7",
+	"ovSmWoCLJokvfVDGoVKG6AqBx4ZzZhwSlRDq7JPlpR6eIF59u3qHKQAG1BpQqx61vnn2Tev276T5HtKD",
+	"7BMl5/zWSmxetz5XMktL1dR74eahObH2mPjdvRWHB2QckHEr/5ejVSt0tD3eOjegQ3Ca9mncQM3CEt4O",
+	"HaG5LjCyG9QDEFp8sZeBRTzda+sSvLoozs+N3xXvm864/RGjs1oD21tq+fuuvb5KLAOTw7cyXu1NqVHr",
+	"SFWj3sgLuRLnOEWMJClTaPvhgkBNkoBQtIdSI5c8IhipPxmVPQtcFfse73e5cFRbqrG31/tl7Gp3K7aU",
+	"t0znFAK3SpNk1Z5MoENQjtrIVl9nyc2BsTyWkT618zTg97d2CV3x2TlFvASvdXRmbg3iLsdM+/aYFql1",
+	"+65Uwx7Ax1XaHq3RGNCx+XcurUTHbm9Ex24XPGUJF6zDdQCWAjkYKG1OaeuphW/CGcINtO5F2QDtHkug",
+	"LpAYa7LMEsPTJK+0jfagwHshWhqG2Q/LphNLwQXzuVnKlAzIUpWMXbv1usw6n4lQXUCI5UCrBlo10Ko/",
+	"MK0i44t/fAQfpJNWZAt4rYiaw2ouI2oaSNcran5kSdqZdLl+reHkFTWXg06i0Q5s2L05y+PIC2Gpxie3",
+	"xppGDWEiTiUHf1gLjSl4gQg2eTRy/AS+JMZN8/LiTUVVbyG3CtYAahaictA+K+kMDgriqC5oBvS+KoJH",
+	"aeMsonRqfDCsekXNPwcl4uGUiK+o+Qgx8Qewlu3Guar0XkK7o5jG2mNfLwX8gIEDBn4uDKxo4Dvg4V7U",
+	"7RaPIaDl8OgL0zSj7ytYRR828QvEvQGbDoVNeXQnhmm5iOE6L79a7EJceKjixtknkNcengaOvHH1RwZE",
+	"GRBl74iCj1GNz9RWdOns72BB2Ap+60/RIk+fdFg8w3m2qSxgHT2Q7GMnvvEjX7KBzxzM30+TTFASSRFx",
+	"DSGHGCaK7vPVV9XFwLRR2wBWFa9rqSzmYfHdE7RGhH+TV1rrjPHfrgw7LNLDsXXpcaF4l+bOevEPkUga",
+	"s/iSzSFEqj2CDILzQNC+BIJWHwLUmtvx5GqDgB1PQGhLyHoLCQM1G6jZQM2+YGrWUYLLadreZLgl9SXF",
+	"DksKcZ5mSoig+kdRlAxo/CUrY1gCJeIIwjSkM9uNug7RCm4kr7t8WMSDaZrx7p0rsfz0WI/vsyR58/qY",
+	"vMRATAZi8gR4AsTYnQQF6UdBT0qVtw9LUdxEzTTlwq2kB1VxKPytlEYbRdMBdwfcfbqMABfa0CRhMXE4",
+	"QeQMUym24wk8yhZIXOTsPywO4zzNKHzpqzY8QZXEgOYDmh8VzRFZvB2ltbCui9oZZeQ+nvqxHZI/YeXj",
+	"gOkDpn9GTO+onNN5ccg96ebyAiyHJxX5VM3U4mO+mkFJN6DyF8Cbx+y+qGFExjCKtvO4vLxzGq1OdqN1",
+	"gYUPm5h5NHf6Lgjay6l+QNIBST87ki6piRZczFEPRpdtnt0SfnbO9uK6bvjZo6vUcRwcca4dTo7YqKej",
+	"I3brnUCK3bLkSeFj1/aPCax3fcFM0rUTlmLpPtWHvKZm38W+KVXg7DcG1g8dSGTHvGHgMRmMvnn2P9o2",
+	"t8Acv8/M6Bj5k13+8y1xFrUJa33DqktohUgeSavRmVj2024MFHOgmAPFHChmA8UMSMKX3LCYuOqQzZqi",
+	"VvR0PxojR4998ZzjUOI5M6d+xu30+AdmLv3Sum74+4TmnVuDp7Mlv0YQ0U+MxA7VLdongnQQ5CGgudBF",
+	"uZpADpV7lVhTpjTXdktYCE1RoTkE5q1NS8a+UJqbWxMpfF6gk/Y0Ys7MNEfpg+Y18yiN+Y1aYvVFdmSs",
+	"HrDzCWVo3QSCLWlaoRJ3jj6lStw5EvnvHsKACKbtAysVmSXUQGW51rlaD7a3bXQnR/w7pnxZ5fjxxAeT",
+	"4Ooy4ZFqK90JRZYkUKyKQc1I90sHmpNmZZpT5S6Mq5B8eNYCptpOfS4NlrXtmlujVxr2vuJg/3zxvQjk",
+	"MeRJJ/K8dSX5XEHjrt0HotxHD1+G/H1yNjkhsSOTsS+3GKA/agCFcEE1b0E4ILcS/oqkmPF55grmsXs7",
+	"CpTnbE9tkKTUkJmzT0tmFI8enha9eQuLGqjOQHUGqrOnfFopVUavJypAfOxKRjrbvTcwu1apUqFHx1V2",
+	"d6NL/RTeA3EaiNNAnLoSp33pgfdMuoLHKZCRs5siZzctWDos3pkwlP8OQPBw4lOc+LSYeDvtew1L+if0",
+	"fQVdvyuW3DMH/we2lLeDX9GhCr4WV4vKkihhUJx8LCSUxj55vNrklR0SsXiHpNIeTRH4p434YRH4cPVx",
+	"+mHHhdRmT7iBw7yTMfhLtX99i35vXuuDaWwHFHwUCtI43i8CQk0qUB34x3EHHpIxu6eRSVaQsl7OSGh7",
+	"T8ELMCRSub95rMMuqkypzRaMbfXwnX3KVwIs/xrarNVal8slPdXMNrKcge1auDJy2ySl4MTn6v3nY29o",
+	"t4Mtqf9/KWhNzFLFIjuZ7/YFUB9PRoYKfV8YXagUZv+ZKmHhcUc59tcOQrkUvke3iuz7ITDXK0BEMi4w",
+	"hlhcfEGo0HdMaXLHzYJQErpVhgR3sG9647c49b7Lh1UkzFFePs3n3R1NkLtsvPJ9vK90n8rwT1ZoH8Rn",
+	"Kz6vX/H+KryzW6ZWJO+We/qX8cnntGp2f6jBlyZEKsXjHFRU9SVpN1GqjbC6ceKdMWrwgjheafa10q6P",
+	"Qgy8f12DEpqMgUu0nO6dV6ieECFJKXDNNybZWvWJ7UjkBNc6PAq+lHdneHSGR6eDMbsGvzaDy8g4xzRC",
+	"k0Tesfjk8U8TcshP7OH5Doq/D1j11fvTx3lJ8VY1yG2Pt1xrkMk6IKDttw0J7xbMLJhqQEbCABzb4xq2",
+	"b0C3Rwd9HlRv2xdjL7LNR/DCLrPvhl9B/dIBDQ9exNYfeP9CtnvlOfHegbHMnDMprcPJ8cX7y5pitdsR",
+	"M82aHsHDOarvE6MGbBqw6RDYFBBKrjOexJbhvE5kdEPkrCzKNeQnYfFUzvaAf04/cvBagfjt9lJo9rcf",
+	"WPeHq7+XEPb8uFDSmITFrfsd2Q3qLReXkVSsCz1wp9++5D1cUNd6/39vf2SCJqvfLVHo1sGfVut+Lo7v",
+	"PcCWbD/f61mHwG3BmeigT2NqyQU17OXMdDiBgapb+T8Tpj9Jf+VL2e1NYyCy5TVTlkj7WnsljQElv2VM",
+	"rQIib5kiNEm8jxcZ//Ad8kwvLMGX8YpwTWgUsdSsKROQUq6T8bwk3+EEkLYkeqDPA30e6PNAn78m+tyW",
+	"AAO7DCz5kWzyXoads53Sq6N2PzAsJjwY4r9W7W3levdthK/Km7sFTI9Ac2bWEaMOW45teMdJWqIOWl0r",
+	"xztY3P9gFvcNfUuNtb09VjiL+jpiBE/6xRiei+G52Fde1n6m822PylHM5rscUBzmoLV8QJ7BUn5cS3kV",
+	"71pbyT1aOSv5JmZ9GRbyNGv7sl1k1ZftmHbxvBvN9GD/G+x/mlCxjridTOkee9Os7lE8vBm9P9oNKDeg",
+	"3BNBuYBApjcW2/dUEFqwrNiOaxLBMPHjEBJUH0uapi7s6Tjynptwp7j3Ftv1UQ26bKkfV6l79w+eyuPY",
+	"xpxe5KAbQz6w1sweNADhfiVShwGQh6NBv79b5PR4W8HisxlnSXz2Cf7RD8dDapiwNWp/b1u7o+2L3J1T",
+	"IZcn7YYJXz05GVCdVeHjcPheZNZBHIUqu4VRoxsNgCEKStDdDAAdYeO6nD1n6cyLx/C2W2aJ4af4RwPh",
+	"eIu/9nG7Q48Ei7nt31ac7S29fyVFlCnFhMFhOmCinTH+T7bqhIMI9lCx4ZL/3kU4KC/VdneZi9vP/oFp",
+	"81EamvzIjX6p33RwTHgV6bdc8CX/nX2QmYiN4ql+qpTu+G4+/XxiBsktR8T+gpsb4PG0PBOaaEulaUK0",
+	"IwWEC0ju4tZcdp6zNP7d6/+4fP8u96LzyVB2e9Eti0Uf3o+uPfEdKO9AeQfKO1Dep0d521PUMm97dhzX",
+	"uDKB3aWYdofmFZZHYne708u9kOnPRvYG/M5v8PGq8QPieclj47CcVtVCdTiW6xGkYKADAx0Y6EDPd3/d",
+	"4AVp9o6T7R6mOuViJhvwHAqLvhEzeRyPrMF+3AO2izval054szonpn7kolspY+g14bC0ArShvsNRARwm",
+	"3Abhl7CiriBedH0ll2nC7JheV93y9oshoGNMDX3cCH06/qBklvbp2K32ctHPPuV95nN2rks2XzJhvucJ",
+	"u+S/P2akf4hE0pjFbsSBUB2eUCGq7YtSWczmQAa87Qop1dhZoQIidUBSJSOmdUB+vV0GxCwUo/E0lTIJ",
+	"yEwHxFKagFwrRm9apZ9FsoZUbIOuHbmOVhcC17OW1kDmBjI3kLnPSuYKo3wDwetItPqQgBIJKZvi60if",
+	"K9k1feKUENxrB6I4EMWBKH6VRLG5Yhi7L/X5HLQzaN+tRKU26e4nV6ZlKlUNta1WnHgvGFRgIJqpW6bJ",
+	"tTQLEq6P9BBCrf3iezdseI7O3nmW+UrhFSaMwmw8BNtfCaz+EPrS1mFAQgn/d9y4/fjr7dL+U+LI4U9F",
+	"hU6lMvYP+zZArySbcwG9uJgzbfATcPlhcCXCKU2S8IRwQzRLWGS0W4mVAcyCqTuuES4Ij/XkSoyCp6FZ",
+	"g1pN8XvV8yEa9Gxfk56toFKOgklV+s4BdOGSaRt1U8P1oV5vXnvobCZAD2d2/M8i/LZHMvtpQLM/HJrV",
+	"ItAappGx/SK0sBRuxhIeCq+6MAO7MfCJ6tUR9wYJa5CwBrr5pWvXSxTzCGKTJ5BbyN0TVrcj3Rv0SwP1",
+	"G6jf16Zf+jx0MHi8or6JfD55lX2Zmg6K+4GwDoT1ayesT0d9/0j6u29l/8MTV7MNKrZBxfYIRunzKdRS",
+	"bg6eUzmVXJhTLk4NXzK778YyWlKzC9v4jbBA3hmdhvgBfbZ+iI/IsZ8wql5JYdg9viKt0lhu9Hpcai67",
+	"G00oARgCb2y+ZGQMkUUhj8MWJVDsEFPoP+Viavs7F8bfMqrU6kymTNCUe9o/+VVLUXplqjD6d+jzHru4",
+	"um8DnNaDV2ShAAuEQfK0CI7xzJ+vjhZsSeHXOOb2J5pcKHvchttxjMpYMDKrlI3OR/L6VxaZkb3ZuTx1",
+	"X9qRJh/o3VumNZ3bawV4K3sAfFwwYm/r5cUb8ufJs8mf8/IOnly7aycvL95M9vg4cJ3Pm89INfmPy/fv",
+	"yiCLMDj6BSFSsZlienGcHFFusu2ZoT5go5dJctwKa0O2pePzSJAsQb/3YLAHZADYYbq+olWH1KUeLx6O",
+	"kie4I2IMWDFgxWOxogcquAdjKQ0DR5TjCMY44TbJ2DFFH6BhrzjKgT1qwx7VrwF76TM8fncXXu6t8lIN",
+	"3BLesGeLdEBu2IrF5HpFaMKpnuxVgI6kmPF5pli8Pu9u0dnz69hxWoq5VEzETB0pnQhOtp5EYIuY+wE6",
+	"XD46scgg7eZJFR4dLF93J61F3nfS5KUeHokZdhVW3F2Lsyd33CxkZojKhICk0+axlUERbKfHzbexF1wZ",
+	"EGVAlA6I0hsT6p6Ss088fvgC3pM38fCiDIhSQRQjLZfV7WEJP10hCOmr0fmnyWTy8BDCW/Oo96VP2iQP",
+	"16+PUTBoTyg44N+Af33w7wBYB28ZSno6f8MOavRzBVRx26c49RYMwjKal9Cse9mfjhbxoXLP3mqnHhed",
+	"fLHVAp0AYIhU64i1E1NchVUc4LCVVefMtMaDH5jpiQQDUPcG6uLQ20J0pcdetGF7AOk5MyV47shmQb/j",
+	"sFdYKKs1Slxk7qz7VWE8ytuAC3RuD3/PmFoNSS87MH35FT+RinCXFjQBJ5uQsakEYy1iplkFMbOnhlgD",
+	"Ug1I9TSQyoo++LMVfa5GCRXzq9H51WiZaUOjBbsaBVcjLTMVsavROcpG3RBwQxQ6+xQhiIFQ9JhnsyNI",
+	"P+W31i9xeHIH6vBZqAOdGaaI7c4TpxhxuXjRv9rh7Ff1DjtgHhBuQLgnjHChjqRikLXKvdthQCaTSZ9n",
+	"+Hg1DbcW1LrsXczwpaDJ6ncLS21d+LCDd8Y7UmUFV5kVvdhk+9W+nnVxMkwoFx1LQQEUxh1DQl/L6JYm",
+	"GevY7Xsll0+4NtaRnTt/YoIz0UlT6PCqdZe/H7gu2GWkZJJ0nKRTBZZOlecuperwmoIM07H5d/cQDqw7",
+	"dnNRxB1CDJlackENezkzHWgbxHO2b53N50xj4emund7KmHXt0+0usc9HENMOFJhpeZabS/uY6m598uI8",
+	"3WjLBVWG08ThGtOdSnV3r0WE8/yTKc1ll2fht3fyQnHLpVgw7FC1CLitVzRatL/mb6mJFiz+wOIsYscu",
+	"M/mIIpePKNE08OIeNPsz4pf7Ka3kK3PVx8f08+s8ZqnaFjz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUA8M",
+	"9XEZ6tYcc0kjfabhITy4k2yUMKpOcbKtiXEYVfg2Dz7lvXLi5Of3ZafD+V4xpgnCizfIaJ8NB7+e8jgM",
+	"wJtQcTEnUhEqCFWKrl4QLBhCZjAKllPATm2y6DCqpg4tDuotuxMb8CJ7leLvyN5C8zevh0fkSI/IIzG0",
+	"eESOHeRRBLQLdm/ItWWCiJyhcdXiqnN0WiuT737ksbe0/pYBTuaoa79rF/hRYOYh1T7tUHPAywEvvzC8",
+	"LL+grhpY8ZySOy6IvGVqA0fb4+Umc3n2KZ/h4Qkymm9eD6zmwGpijpZq4bsN9rORrSwsGDFJuDYWkfQX",
+	"yGu+eX0EbnN4pIZHavsjFbNUsQhwEIpaVoyEBS/ZDslKDGMPqD5OoFhr9Bxwc8DNrxA3y0zjcZKZraW8",
+	"2Graf0zusq/eGNzDuPtUTbZd/RA8XFwoOeMdbra7QewRZPlx3h8DUd9fopbPR9x9ahYfW7gRjkhFTFTm",
+	"HgD3I+gB9u6vdawEfH3o+0DcB+I+EPeBuP8BiXt36l3Hsh884dZ/m/z3lpTdpdka8ql+dYmw1jMpMKoS",
+	"zhRR7JZrLoUvd1LJMqTJy4s3J21zZZV5lIOIoO3h+AdmBiDeT+KrfhkSa3vuORHWIUF6zsyXk5S0PV5c",
+	"ZANe7CdUf08M0IFC9quoEUCiXv9XKWnoXlEmzdZQJntaoH6RDRmv/wjQTsYX/0CNi4fmdSjvCsuOacc6",
+	"rMcpvgY5Qd2M2wtNwUuLDfsUm+qX6+WLKVHVq4LuTzKi7bUqLtjHRfwN1bM6KgAcVu3TFucRByxxfYpo",
+	"QabUfGWA/sexr5XRP88rf/t8JwXwpLkPBTgCivQkMohYH1cpe0eXbECsLoj1E5vTaOXhYn/4hf5bCYzu",
+	"Cs/XJSDejV9rz2uhDBN0yQ7v8egxzeWhb41sqFnpLT71w4Qha/fnZja9Qq0W8DUZW6DVRCpy51mUDuVL",
+	"j6U/28sTM7wvA3bVvy+tFIOHepcs39eAnEtqogUXc/TTAkQd52hqGUR5t2aJ7/J6BaMFo/GBkTVHVHbP",
+	"tdE78fU7aDag7ICyJfT5kdE4Ny+1Qlbb4y3Xmot5J0S1/bYh692CmYWLl6lFWoJw3h4nsf0jVPYeVxCs",
+	"Du+7vI7Zu3H6Isvf4H5pt13nV5B9uLNHx3sVd8hMchw+dyAH/dW6T0ybi1AJLHSWxhSN1/W0oSGl93YC",
+	"cRTrxOMxe8DqAav/kFjdF5MfgtHZJxjq6DojmLWNtuiJJuz/Yow4A/f+ZBzKpGAWmZdSse5mFYecR1Nv",
+	"tUDQXsFJPd+njmbFr9rE2tdoOlSx3EJAIOReAGbRNE14BOB+9quWwn6nowVbUvg1jrn9iSYXyqKF4ThO",
+	"3Rqwl72xmN1fGsc+m1XKRucjef0ri8zo4QHoC7oLcTvb6CN4EVl2Xc4Io9EC3/uA3LAVi8m1f/8FXbLJ",
+	"5w3dpAmnmumALGmagt2YirhiRH4U1bO07jhaQqc0aaEZ7EzzBto1OHx8pUpImiSlMkY+bA9wqav+sbva",
+	"EajqT1yXiv2hYmKTmoZAMEOMH8+HIFzndg3v7+YkK0mw0BgZU2JPL8FWoDQ5IBVy1c1aMF8oHR6N/6rM",
+	"+jPl5nupXkaG3zLIB6sPptAYmJZ6dUZrfmUbX4LXCXjkEgI3sSORFDM+zxAOq7gyDv1zHwYk9HyA/eyY",
+	"g/Bk0qRO2f8utKVvDZvA9d5R7ZA7nuxNSUOFH52bBZEpcog5I7TGH7mDaU8icb0Vjc3ZFEY5jk+dX/Au",
+	"efAlLOl4Qc09WR5YZu9aBJ3YuYFxYe68Ozg6uPaHlFhaiCau5RZPBsTARzMum1h9bE++VviNeqx+KD48",
+	"+3+06FmHZjMll49DNOfhl+PaE3vtLBsdD0/egIVP98lD6fwgD98RNHOtsBFVcwP7OeDiF+O8V8VKUIIR",
+	"KTbVae0x0zny7YcrbQnGx/b5a0UNLjJ8m/v5+g2s6vGio+Ga9udwc1xet85Dx2F0k6PddgROs7JMmT0p",
+	"XBrwaMCj4+NRL9zZ1KewJ69RYQOCDTqVR+pUsFwE2lyKVNkn/VUtf3gGkg0s5PD0fTYWcg2bA/K18ZTD",
+	"ozeg1pNArUcgVYXZvM6SG7vaHg/nsd7BWEb61K6zAUW/zZIbWFBn1HyMW9AHNlNMt4furtm+uxIAewrd",
+	"iu8/5RL5FzxlCResU31yrlAyGYhmB6Jp4aY/wbS9H033Lpiy1EyTZZYYniaM5AiuX+SekM710c3knJfk",
+	"jHDDlvYnatAtUkhRiS8DClclitdu1YdjLlrTrD55KgeyNZCtgWw9abJVpCU9OSAFq3ByUSI168nKVX3S",
+	"HStXdUd9SWCC2C37hrFUE240iamh4CO6ZIbCH2MaKak1UUwbqow+IdeZIYrNMs20S+DK0K/0TnHL5t5x",
+	"s7gSeE64kXjK7iMGk4cv8jxbhN2nVEDuYn3DYQEkEwnTmoTwUzzNc/2EhDv0JSEOGU6uhJPnCE0Uo/HK",
+	"b4oqRhI2M0Rmxl5J6Phm2+XADvR2ATs85+Fmh7DiRwX/ND+avxzQ07t8gztdvQEw75hiDio/Q6QcLFR3",
+	"D3tD4rNGkGSGx3fwCoUwU1MVa/sbELmhNGEd1nNxGUnFnl65q7+3PzJBk9XvHTKbuA7+tFr3c0GA7wHA",
+	"ZPv5Xs/aO0sxwVmH6lYfmVpyQQ17OTMdTmBgIfUZUIZH1GUH8vZ5y9Bmy2umLL8Syyhb2t5F/kNKfsuY",
+	"WhFe46H12DqFkd/7vnjNz/02DA/D8DAMD8PwMPzRH4a2lL/K6IPdKi9s+ChTUguckdHBa2wVOlxUSTS9",
+	"H5iGr4/Dxdekw/0nU5pL0bV9J7VvZ83qQMgAVQD5G2jZ892E5rWMEMidOfyvbcifmCU8MvuLVM+JWNlH",
+	"+QWZUZ6g6pB88+yv5G7BRLkt/AAFYuiSER7XZBnOieM6kXPB6we3ELWgLgNlGSjLQFkOTVmOQU0qPFMs",
+	"oy/B7WYrgYLlvMyMfBMflUq9Tzsh+B+RqL2ZXbLf3skO7S8Ut9hhxcbB3P3V09tHkU/A+ypjBuSRCkIz",
+	"I5fU8IgmyYrMmbD0gsWEx20oJVCbTUJ58JL5Bb3DGbbWy/9DM2THoStHYfuGLLGtrdivZfSz4maHBbsg",
+	"BlQTRKSYjEMFnc79Ny63mtON7Wd5MLJXpHVYpJCGzGyf0jKFNFP4LgxIdd9EL2jKTgIiVSmZXCwZDgQM",
+	"4ZUYw91/cFfh+kyuxPG53DwIK990Gxp8jLTdQGrnrMks08dQD/Wh4+85S7qlmu9qsvjAaGJ4hzyUPzBz",
+	"aCL+pF0iB1r+tGg5wGNrCgmUcO8E+wdmHkmt4d9zMqOJZmFA8k21pNHO0zCn9SVnw4BsIeB7MdB0o8eH",
+	"Tyi+gxr3zCE+EOSBIA9JnJ5Y8vOCoLZXXz4q2fkXatjF0Jxj23UHveag1xz0mh2p7GsZ/QOCpYHMfjGm",
+	"J6mIYmlCo0YDdweF6ee1Ux8/9noglAOhHAjlH5lQ9rUmuaIWx6lBMWfm1E24MzP3W7ewo5XH+VLi9vqF",
+	"JQ45hzvTBweB+vN6LudVZ/ZQiC/H9qcdqOLJRZq1JBcXmScXvUTUviRjCCiuMrCKuxpO70WyGpiZbom6",
+	"HAB/qam6XsaxJjNQbhMj21CuJtFud/nzMhXLniARGgjQQIAGAvTkCVBPolMnPp3BxGefcP6H40lTMGFr",
+	"mQqMj+6ee0b59iz+W565YzHlr12eG2QtVoWPJyRwFeGgjrLsQwiDofYmirV59WEm73mwWa/QE7FPZpWy",
+	"h0dnzGq9ItTfbiTZShWLQMV2blTGgifG3MGiBylzYPK+ViZvLw5tZV5wu0ebWyI4tNFSL0tTF4zGgF2f",
+	"Rj9TJZyeum5e1/LstaMeXArfA+Z9+sKwpb0x+cvkHiRiTBT/aLn4SyCmAyEdCOlASAdCehhC+oIIxmJN",
+	"Qpf7dGp/ngq6ZH+zBDEMCBX6jikX6UxJXGyc3OHOT/aiKXDZY46R/hHy757iHw2k+C3+2jsPJGaq6uSB",
+	"4aZ8S+9fSRFlSjFhLl3u2/ZE3N7uf7JVJ/kaaQT41Fzy3zusuLJU2/0DIlmXeEVtPkpDkx+50S/1mw4J",
+	"q15F+i0XfMl/Zx8sNhnFU/1UX5Pjp3/rlytteL5yROyv6XUDPF7tkglNNLtliiZFGmwugLC7Nb8Aqg8V",
+	"XizV3sgYXs3euDtT47JY+9PP1diRkA9UfKDiAxUfqPiXScXbk+46xvrMsGWaUMyGcTgOu0yRT/2U20nz",
+	"R9fqmLx2dwK7F7r+2ejkQBDyG/Tg9iQJA/EocyQ2b5pThafN7z2WrAw0ZaApA005INNRIiQV7kOmTByu",
+	"xtQHZsfXpUpTTse5YFwRDUFiGA2yIncLajAhI54KZnpIaHSjT14QO07ePy/uRBMp2ORK5JIC1pOKiZHr",
+	"c16v8qMb15SW8r/5ylInB68TZXfUpljUe3tDQ62oL7dWlL3ADqWiLFx8llJR72tQtb3lAAhJlbak3OyT",
+	"tBwAF1PJhTnl4tTwJbMbakBFezQXtu0bYXGkMzr+J2Ppy4TfHsP97xF+fMcp9zEkd2pPQtYAbzsZAWiG",
+	"KhAcUhp/NhpC15YypkQLmuqFNFWvREc8TsgNS42VjEh4w1g6pRZXwp28jaU5U5hqysXUTrVGgRQGih/H",
+	"n9lNtv01d6Hrxy1dN3gEH98jGLmM9x4GPodPMEAa0/VuBrWqiO1PvMemLyP6sgs6Drg44OJnw8UeCFh5",
+	"5I7omLPVknv5OI+co9V2e5xW7QiV4b67TxPKRUc2vFd+xtcyuqVJxjp2+17J5RM2yh6Zxnat5NdD0vr7",
+	"gWWyy0jJJOk4SSfteyeXh0upzNeRnLNn1cZLQzu4d1xm8znTGB7ZtdNbGbOufbrdJfb5yO7NwVzdLQ9y",
+	"A9VNdbc+uWGmG225oMpwmjhcA6H8kM5DOE/XLGOYL6xHEjDnXvSKRov21/wtNdGCxR9YnEXs2P5Nj/Cu",
+	"eoR5bjCwedDsb1e7zM1qx+XIvRl3/6W0vyT/zLb8/MDMD8z8wMwPzPzAzA/M/MDMD8z8wMwPzPwXwcy3",
+	"5tZrNOpH8shv5zR7uR9X/K+efTuaF8vhmayukoMHjgslZzw5pF/04NL82Yn04z2aPxex/sBEzJQmlCwz",
+	"bSxbsu4HTaiIicpcPjP3o7xlapuypq1i5kuJqOj9LAxvwvAmDG/C8Cb8Yd+E7g/BGvNvDGTxPFoSXD/j",
+	"zvy3l35pXUn8Vx7e8X1C87M5UEWRvomDB/87ICsObj9rYlyPZntJgqtLW3o0F3nwIgAZ1IlqSWgusmMT",
+	"mq7tLxTTTN0yqGTchUH7uina188J7Sssj90XJKk+liYnFkYSxJ6ACKYNi8k4/HSFtciuRuefrkYiW14z",
+	"NZWzqWKwJn01On/+8BCeWBIzS6gpdZk0tA5BflVYTc9lO/0CqxhgQToXqbwSdMmj/dHdNCvT3Vqm7eyT",
+	"oEv28IR5t3d0yeKBgRsYuIGB68rAWdSOnygb10bbA1MVBdSrRQw0uCScfeLxgakX1P+dM9NAsSypgqV0",
+	"plE91GwfGE0M75AD+wdmDl3890l7oByj0vAQn92el/RVfB3KNDCTeTVwRPKAUE00ePiRMZ0ZptwPZAZb",
+	"xZTNn5XUho4ehZbKdqvSC2TVHQdm7v48hAyEQz3QsoGW/dG5tx8ZjXMS0Yqm2B5vudauGkdrsmL7bSMt",
+	"dwtmFkyVKAphgKag3l9QTWhBetoQG+xdojc9mLiCI2vlYv3mdR37hjqCnH074jIOaoUGGot7ayCzKPF3",
+	"JrDNGZm+cKr2E+1AnzvTf2bU6r3wNfkP9m50VjTM0D+1ffu+rqxcsZcJp4NSdM9KUURj56vbmGAIPaUL",
+	"4j0OYxmhnjPExmGAhUiyVDNliITuek+6zdcywnXCS/anZ89bdXmlmO/SmaH+5tlfd3fw6Lg37WnpeXRV",
+	"XTZOXtpHFI+cjPGUaZKs3LlzMSfcnLR5QZG4442DUcXR783bFzJm/6bJjx8/XhAax4ppTcY+b6J9Zc7P",
+	"zp7/6S+TZ5Nnk+fnf/3Ts2ewAHyFzgBy3WLWR3+VZNpKQVzMANS5FMgQWJZ6YQcRdMlG56MIGwLSVIeA",
+	"J5QsqaBzhqAZwbUHJGYJs//OmQny6jtBrkYKiMuqcVKaxyuOmuahlgShrsn1cN/U9LjkYp6w0/zmXl68",
+	"KXcs7mWzqz316yy5sX1KXexXdROhU4Q9uEhmKKy5HnlM4nqfv2dUqdWpTlnEZzwiTMSQT6u8wt+gTU3n",
+	"V3KZ0sgEZGGJ5qliNKbXCSPG/h+zfJKI4o7LpxtRY9mn/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -44,6 +44,10 @@ func compile(cm *ctxMapping, d *def, parent *def) (impl, error) {
 			return nil, ferr
 		}
 		return f, f.compile(cm.qctx)
+	case "nested":
+		im, err = newNested(cm, p, d)
+	case "reverse_nested":
+		im, err = newReverseNested(cm, p, d)
 	case "global":
 		if parent != nil {
 			return nil, eserr.Errorf(eserr.Invalid, "aggregation_execution_exception",

@@ -61,8 +61,12 @@
 // bucket_selector, bucket_script and scripted_metric answer a clear
 // parsing_exception (scripts are out of scope).
 //
-// Not implemented (rejected as unknown aggregation types): nested, reverse_nested (the nested field type does
-// not exist yet), significant_terms, sampler, ip_range. Geo grids'
+// nested (sub-aggregations over the nested documents of a path inside the
+// collected documents; Bind indexes them per shard by enclosing _id) and
+// reverse_nested (back to the root or an enclosing nested path, each
+// enclosing document counted once per bucket), nested to any depth.
+//
+// Not implemented (rejected as unknown aggregation types): significant_terms, sampler, ip_range. Geo grids'
 // "bounds" is refused.
 //
 // Errors are *eserr.Error values with ES types and reasons:

@@ -92,7 +92,7 @@ func (r *Request) Prepare(ctx *query.Context, sortFields []string) (*Root, error
 		}
 	}
 	walk(nodes)
-	return &Root{nodes: nodes, fieldList: fields}, nil
+	return &Root{nodes: nodes, fieldList: fields, excludeNested: ctx != nil && ctx.Mapping != nil && ctx.Mapping.HasNested()}, nil
 }
 
 func compileLevel(cm *ctxMapping, defs []*def, parent *def) ([]*node, error) {
@@ -110,7 +110,16 @@ func compileLevel(cm *ctxMapping, defs []*def, parent *def) ([]*node, error) {
 					"Aggregator [%s] of type [%s] cannot accept sub-aggregations", d.name, d.typ)
 			}
 		}
-		if n.subs, err = compileLevel(cm, d.subs, d); err != nil {
+		outer := cm.nestedPath
+		switch x := im.(type) {
+		case *nestedImpl:
+			cm.nestedPath = x.path
+		case *reverseNestedImpl:
+			cm.nestedPath = x.path
+		}
+		n.subs, err = compileLevel(cm, d.subs, d)
+		cm.nestedPath = outer
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, n)
@@ -126,6 +135,8 @@ type Root struct {
 	nodes     []*node
 	fieldList []string
 	env       *env // set by Bind
+	// excludeNested keeps the global aggregation off nested documents.
+	excludeNested bool
 }
 
 // Fields implements search.Aggregation: the de-duplicated doc-value fields

@@ -21,6 +21,10 @@ type env struct {
 	sets   map[*node][]*roaring.Bitmap
 	global map[*node]*globalColl
 	zero   map[*node]*fieldTerms
+	// nested and reverse are the per-shard bindings of nested and
+	// reverse_nested aggregations (nested.go).
+	nested  map[*node]*nestedBinding
+	reverse map[*node]*reverseBinding
 }
 
 // fieldTerms are all the terms of a field in one shard (terms min_doc_count 0).
@@ -316,7 +320,7 @@ func (a *Root) NeedsBind() bool {
 	walk = func(ns []*node) bool {
 		for _, n := range ns {
 			switch n.impl.(type) {
-			case *filterImpl, globalImpl:
+			case *filterImpl, globalImpl, *nestedImpl, *reverseNestedImpl:
 				return true
 			case *termsImpl:
 				if n.impl.(*termsImpl).minDocCount == 0 {
@@ -338,10 +342,25 @@ func (a *Root) NeedsBind() bool {
 // over all documents. The returned aggregation must be used
 // only for a search on r (document numbers are per reader).
 func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
-	e := &env{bound: true, sets: map[*node][]*roaring.Bitmap{}, global: map[*node]*globalColl{}, zero: map[*node]*fieldTerms{}}
+	e := &env{bound: true, sets: map[*node][]*roaring.Bitmap{}, global: map[*node]*globalColl{}, zero: map[*node]*fieldTerms{},
+		nested: map[*node]*nestedBinding{}, reverse: map[*node]*reverseBinding{}}
 	var walk func([]*node) error
 	walk = func(ns []*node) error {
 		for _, n := range ns {
+			switch x := n.impl.(type) {
+			case *nestedImpl:
+				b, err := bindNested(ctx, r, n, x)
+				if err != nil {
+					return err
+				}
+				e.nested[n] = b
+			case *reverseNestedImpl:
+				b, err := bindReverse(ctx, r, n)
+				if err != nil {
+					return err
+				}
+				e.reverse[n] = b
+			}
 			if t, ok := n.impl.(*termsImpl); ok && t.minDocCount == 0 {
 				ft, err := loadTerms(r, t)
 				if err != nil {
@@ -397,7 +416,11 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 			}
 		}
 		walkF(n.subs)
-		req := bluge.NewAllMatches(bluge.NewMatchAllQuery())
+		var all bluge.Query = bluge.NewMatchAllQuery()
+		if a.excludeNested {
+			all = query.ExcludeNested(all)
+		}
+		req := bluge.NewAllMatches(all)
 		req.AddAggregation(RootName, &globalAgg{g: g, fields: fl})
 		it, err := r.Search(ctx, req)
 		if err != nil {

@@ -207,6 +207,9 @@ type ctxMapping struct {
 	m       *mapping.Mapping
 	nowTime time.Time
 	qctx    *query.Context
+	// nestedPath is the path of the enclosing nested aggregation ("" at
+	// the root or below a reverse_nested to the root).
+	nestedPath string
 }
 
 func (c *ctxMapping) now() time.Time {

@@ -63,6 +63,12 @@ func IndexNotFound(name string) *Error {
 		With("resource.type", "index_or_alias").With("resource.id", name).With("index_uuid", "_na_").With("index", name)
 }
 
+// IndexClosed is the index_closed_exception of a read or write on a closed
+// index (400).
+func IndexClosed(name, uuid string) *Error {
+	return Errorf(Invalid, "index_closed_exception", "closed").With("index_uuid", uuid).With("index", name)
+}
+
 // IndexExists is the resource_already_exists_exception for an index (400).
 func IndexExists(name, uuid string) *Error {
 	return Errorf(Invalid, "resource_already_exists_exception", "index [%s/%s] already exists", name, uuid).

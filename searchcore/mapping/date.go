@@ -167,6 +167,17 @@ func FormatDate(millis int64, format string) string {
 	return df.alts[0].print(t)
 }
 
+// FormatTime renders t in its own time zone with the first alternative of an
+// Elasticsearch date format (date-math index names); an invalid format is an
+// error.
+func FormatTime(t time.Time, format string) (string, error) {
+	df, err := compileDateFormat(format)
+	if err != nil {
+		return "", err
+	}
+	return df.alts[0].print(t), nil
+}
+
 // epochParser parses epoch_millis (with up to 6 fraction digits) or
 // epoch_second (up to 9).
 type epochParser struct{ millis bool }

@@ -35,27 +35,35 @@ const (
 // (or strict_dynamic_mapping_exception, illegal_argument_exception for
 // limits) with Elasticsearch's reason.
 func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry, doc *bluge.Document) (updated *Mapping, err error) {
+	updated, _, err = m.ParseDocumentNested(id, source, reg, doc)
+	return updated, err
+}
+
+// ParseDocumentNested is ParseDocument returning also the hidden documents
+// of the source's nested objects (see nested.go), which must be indexed
+// with doc.
+func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Registry, doc *bluge.Document) (updated *Mapping, nested []*bluge.Document, err error) {
 	if reg == nil {
 		reg = analysis.Global()
 	}
 	trimmed := bytes.TrimSpace(source)
 	if len(trimmed) == 0 {
-		return nil, eserr.MapperParsing("failed to parse, document is empty")
+		return nil, nil, eserr.MapperParsing("failed to parse, document is empty")
 	}
 	root, jerr := parseJSON(string(source))
 	if jerr != nil {
 		if c := trimmed[0]; c != '{' && c != '[' {
-			return nil, eserr.MapperParsing("failed to parse").Caused(eserr.New("not_x_content_exception",
+			return nil, nil, eserr.MapperParsing("failed to parse").Caused(eserr.New("not_x_content_exception",
 				"Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes"))
 		}
-		return nil, eserr.MapperParsing("failed to parse").Caused(eserr.New("json_parse_exception",
+		return nil, nil, eserr.MapperParsing("failed to parse").Caused(eserr.New("json_parse_exception",
 			jerr.msg+"\n at [Source: (byte[])\""+sourcePreview(source)+"\"; line: "+strconv.Itoa(jerr.line)+", column: "+strconv.Itoa(jerr.column)+"]"))
 	}
 	if root.kind != jObject {
-		return nil, eserr.MapperParsing("Malformed content, must start with an object")
+		return nil, nil, eserr.MapperParsing("Malformed content, must start with an object")
 	}
 	if m.Enabled != nil && !*m.Enabled {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p := &docParser{
 		m:                m,
@@ -64,19 +72,22 @@ func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry
 		id:               id,
 		dateDetection:    boolOr(m.DateDetection, true),
 		numericDetection: boolOr(m.NumericDetection, false),
-		fields:           make([]bluge.Field, 0, len(root.keys)*2),
 	}
+	p.fields = make([]bluge.Field, 0, len(root.keys)*2)
 	rootDyn := m.Dynamic
 	if rootDyn == "" {
 		rootDyn = "true"
 	}
 	if err := p.walkObject(root, "", rootDyn); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(p.added) > 0 {
 		updated = m.withAdditions(p.added)
 	}
 	for _, f := range p.fields {
+		doc.AddField(f)
+	}
+	for _, f := range p.exactFields() {
 		doc.AddField(f)
 	}
 	if len(p.names) > 0 {
@@ -85,7 +96,7 @@ func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry
 	if len(p.ignored) > 0 {
 		doc.AddField(bluge.NewKeywordField(IgnoredField, strings.Join(p.ignored, "\x00")).WithAnalyzer(listAnalyzer{}))
 	}
-	return updated, nil
+	return updated, p.nested, nil
 }
 
 func sourcePreview(b []byte) string {
@@ -126,14 +137,19 @@ type docParser struct {
 	dateDetection    bool
 	numericDetection bool
 
-	fields  []bluge.Field
-	names   []string
-	ignored []string
+	// docState is the document being filled: the root, or a nested object
+	// while its content is parsed (nested.go); stack holds the enclosing
+	// documents' states and frames the enclosing nested objects.
+	docState
+	stack       []docState
+	frames      []nestedFrame
+	nested      []*bluge.Document
+	nestedCount int
+	ignored     []string
 
 	added       []addedField
 	addedByPath map[string]*Field
 	newCount    int
-	nameSet     map[string]struct{}
 }
 
 func (p *docParser) lookup(path string) *Field {
@@ -231,6 +247,9 @@ func (p *docParser) field(parent, dyn, name string, val *jnode) error {
 	f := p.lookup(path)
 	if f == nil {
 		return p.dynamicField(parent, dyn, name, path, val)
+	}
+	if f.Type == TypeNested {
+		return p.nestedValue(f, path, name, dyn, val)
 	}
 	if f.IsObject() {
 		return p.objectValue(f, path, name, dyn, val)
@@ -401,6 +420,9 @@ func (p *docParser) dynamicField(parent, dyn, name, path string, val *jnode) err
 	}
 	if err := p.addDynamic(parent, name, path, f); err != nil {
 		return err
+	}
+	if f.Type == TypeNested {
+		return p.nestedValue(f, path, name, dyn, val)
 	}
 	if f.IsObject() {
 		return p.objectValue(f, path, name, dyn, val)
@@ -718,8 +740,12 @@ func (p *docParser) index(f *Field, path string, v *jnode) *eserr.Error {
 		if n, _, cause = parseNumeric(f, nv); cause != nil {
 			return cause
 		}
+		v = nv
 	}
 	p.addNumeric(path, n, indexed, dv, store)
+	if HasExactValues(f) {
+		p.addExact(path, exactWord(f, v, n))
+	}
 	return nil
 }
 

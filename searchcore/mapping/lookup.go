@@ -23,6 +23,8 @@ type fieldIndex struct {
 	// count is the number of mapped fields (for the total fields limit).
 	count     int
 	templates []*dynamicTemplate
+	// nested are the nested field paths.
+	nested map[string]struct{}
 	// dateFormats are the dynamic date formats in force.
 	dateFormats []string
 }
@@ -44,7 +46,9 @@ func buildIndex(m *Mapping) *fieldIndex {
 		all:      map[string]*Field{},
 		subNames: map[*Field][]string{},
 		copyFrom: map[string][]string{},
+		nested:   map[string]struct{}{},
 	}
+	nestedPaths(m.Properties, "", idx.nested)
 	var walk func(prefix string, props map[string]*Field)
 	var addLeaf func(path string, f *Field)
 	addLeaf = func(path string, f *Field) {

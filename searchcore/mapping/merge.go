@@ -102,6 +102,11 @@ func (m *Mapping) Merge(update *Mapping) (*Mapping, error) {
 	if len(update.Properties) > 0 && countFields(out.Properties) > totalFieldsLimit {
 		return nil, eserr.IllegalArgument("Limit of total fields [%d] has been exceeded", totalFieldsLimit)
 	}
+	if len(update.Properties) > 0 {
+		if err := checkNestedLimit(out.Properties); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -132,6 +132,9 @@ func Parse(raw json.RawMessage, reg *analysis.Registry) (*Mapping, error) {
 	if n := countFields(m.Properties); n > totalFieldsLimit {
 		return nil, eserr.IllegalArgument("Limit of total fields [%d] has been exceeded", totalFieldsLimit)
 	}
+	if err := checkNestedLimit(m.Properties); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

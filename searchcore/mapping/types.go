@@ -19,7 +19,9 @@
 //   - the engine adds "_id", "_source" (stored only) and bookkeeping fields.
 //
 // Details: date_nanos is also epoch milliseconds (with a fractional part);
-// nested fields are indexed like objects (flattened); a field with
+// the objects of nested fields are indexed as hidden nested documents
+// (nested.go), and in the enclosing documents only with include_in_parent
+// or include_in_root; a field with
 // index:false but doc_values on is still indexed (bluge builds doc values
 // from the terms), so the query side must refuse to search it; store:true
 // adds the value as a stored field (text/keyword as given, numbers

@@ -408,3 +408,20 @@ func parseZone(id string) (*time.Location, error) {
 	}
 	return loc, nil
 }
+
+// NowMath evaluates a "now"-anchored date math expression ("now",
+// "now-1d/d", "now/M") in the time zone tz ("" for UTC), rounding down, as
+// date-math index names do.
+func NowMath(now time.Time, expr, tz string) (time.Time, error) {
+	loc := time.UTC
+	if tz != "" {
+		var err error
+		if loc, err = parseZone(tz); err != nil {
+			return time.Time{}, err
+		}
+	}
+	if !strings.HasPrefix(expr, "now") {
+		return time.Time{}, parseErr("could not parse date math expression [%s]: it must start with [now]", expr)
+	}
+	return applyDateMath(now.In(loc), expr[len("now"):], false)
+}

@@ -37,6 +37,8 @@
 // filters over bluge's bounding-box searcher.
 //
 // New query types are added with one file per family that registers its
-// parsers in NewParser. The nested query is absent because the mapper has
-// no nested field type yet.
+// parsers in NewParser. The nested query (q_nested.go) joins the hidden
+// nested documents (mapping/nested.go) to their enclosing documents;
+// searches over an index with nested fields wrap the top-level query in
+// ExcludeNested.
 package query

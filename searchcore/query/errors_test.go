@@ -249,7 +249,12 @@ func TestLimits(t *testing.T) {
 	want = "query_shard_exception: failed to create query: The length of regex [6] used in the Regexp Query request has exceeded the allowed maximum of [5]. " +
 		"This maximum can be set by changing the [index.max_regex_length] index level setting. [caused_by: illegal_argument_exception: " +
 		"The length of regex [6] used in the Regexp Query request has exceeded the allowed maximum of [5]. This maximum can be set by changing the [index.max_regex_length] index level setting.]"
-	if got := compileErr(`{"regexp":{"tag":"abcdef"}}`); got != want {
-		t.Errorf("regexp over limit:\n got %s\nwant %s", got, want)
+	for _, q := range []string{`{"regexp":{"tag":"abcdef"}}`, `{"query_string":{"query":"/abcdef/"}}`, `{"query_string":{"query":"/abcdef/","lenient":true}}`} {
+		if got := compileErr(q); got != want {
+			t.Errorf("%s over limit:\n got %s\nwant %s", q, got, want)
+		}
+	}
+	if got := compileErr(`{"query_string":{"query":"/abcde/"}}`); got != "<nil>" {
+		t.Errorf("query_string regex at the limit: %s", got)
 	}
 }

@@ -31,8 +31,8 @@ type fieldType struct {
 // lookupField resolves path. It returns nil for unmapped paths; object
 // reports whether path is an object (or nested) field instead of a leaf.
 func (c *Context) lookupField(path string) (ft *fieldType, object bool) {
-	if path == idField {
-		return &fieldType{path: idField, typ: mapping.TypeKeyword}, false
+	if ft := metaFieldType(path); ft != nil {
+		return ft, false
 	}
 	if c.Mapping == nil {
 		return nil, false

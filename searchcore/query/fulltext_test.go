@@ -264,7 +264,8 @@ func TestFullTextParseErrors(t *testing.T) {
 		{`{"multi_match":{"query":"x","type":"best"}}`, `parse_exception: failed to parse [multi_match] query type [best]. unknown type.`},
 		{`{"multi_match":{"query":"x","type":"phrase","fuzziness":1}}`, `parsing_exception: Fuzziness not allowed for type [phrase]`},
 		{`{"multi_match":{"query":"x","type":"cross_fields","fuzziness":1}}`, `parsing_exception: Fuzziness not allowed for type [cross_fields]`},
-		{`{"multi_match":{"query":"x","type":"bool_prefix","slop":1}}`, `parsing_exception: slop not allowed for type [BOOL_PREFIX]`},
+		{`{"multi_match":{"query":"x","type":"bool_prefix","slop":1}}`, `parsing_exception: [slop] not allowed for type [bool_prefix]`},
+		{`{"multi_match":{"query":"x","type":"bool_prefix","cutoff_frequency":0.01}}`, `parsing_exception: [cutoff_frequency] not allowed for type [bool_prefix]`},
 		{`{"multi_match":{"query":"x","fields":["a^x"]}}`, `number_format_exception: For input string: "x"`},
 		{`{"multi_match":{"query":"x","operator":"xor"}}`, `illegal_argument_exception: No enum constant org.elasticsearch.index.query.Operator.XOR`},
 

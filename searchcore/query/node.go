@@ -45,10 +45,18 @@ type Context struct {
 	// TermsLookup fetches the values of path in document id of index for
 	// a terms lookup ({"terms":{"f":{"index","id","path"}}}). Returned
 	// values are strings, numbers (float64/json.Number/int) or booleans.
-	TermsLookup func(index, id, path string) ([]any, error)
+	TermsLookup func(index, id, path, routing string) ([]any, error)
 	// Index and IndexUUID are rendered in query_shard_exception errors.
 	Index     string
 	IndexUUID string
+	// MaxInnerResultWindow is index.max_inner_result_window (0 = 100).
+	MaxInnerResultWindow int
+	// InnerHits collects the inner_hits of the compiled query's nested
+	// queries (filled by Compile).
+	InnerHits []*InnerHitsSpec
+	// nestedPath is the path of the nested query being compiled ("" at
+	// the top level).
+	nestedPath string
 }
 
 func (c *Context) now() time.Time {
@@ -123,6 +131,7 @@ func NewParser() *Parser {
 	registerTermsSet(p)
 	registerCombinedFields(p)
 	registerQueryString(p)
+	registerNested(p)
 	return p
 }
 

@@ -131,7 +131,7 @@ func (q *CombinedFieldsQuery) Compile(ctx *Context) (bluge.Query, error) {
 	for _, p := range positions {
 		per := &boolQuery{minShould: 1, boost: 1}
 		for _, f := range fields {
-			per.should = append(per.should, boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
+			per.should = append(per.should, Boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
 		}
 		if len(per.should) == 1 {
 			clauses = append(clauses, per.should[0])
@@ -140,7 +140,7 @@ func (q *CombinedFieldsQuery) Compile(ctx *Context) (bluge.Query, error) {
 		}
 	}
 	if len(clauses) == 1 {
-		return boosted(clauses[0], q.boost), nil
+		return Boosted(clauses[0], q.boost), nil
 	}
 	b := &boolQuery{boost: 1}
 	if q.operatorAnd {
@@ -157,5 +157,5 @@ func (q *CombinedFieldsQuery) Compile(ctx *Context) (bluge.Query, error) {
 			b.minShould = n
 		}
 	}
-	return boosted(b, q.boost), nil
+	return Boosted(b, q.boost), nil
 }

@@ -96,9 +96,9 @@ func (q *DisMaxQuery) Compile(ctx *Context) (bluge.Query, error) {
 		d.clauses = append(d.clauses, c)
 	}
 	if len(d.clauses) == 1 {
-		return boosted(d.clauses[0], q.boost), nil
+		return Boosted(d.clauses[0], q.boost), nil
 	}
-	return boosted(d, q.boost), nil
+	return Boosted(d, q.boost), nil
 }
 
 // parseBoosting follows BoostingQueryBuilder.fromXContent.

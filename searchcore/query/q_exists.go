@@ -70,6 +70,9 @@ func parseExists(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *ExistsQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return indexNameMatches(ctx, true, q.boost), nil
+	}
 	return existsQuery(ctx, q.field, q.boost), nil
 }
 

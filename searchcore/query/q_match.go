@@ -138,6 +138,10 @@ func parseMatch(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node; it is MatchQuery.parse(Type.BOOLEAN, ...).
 func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		// _index is not analysed: match is a term query
+		return indexNameQuery(ctx, []scalar{q.value}, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	an, unsupported, err := ctx.matchAnalysis("match", ft, q.analyzer)
 	if err != nil {
@@ -161,7 +165,7 @@ func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 		if err != nil {
 			return lenient(err)
 		}
-		return boosted(tq, q.boost), nil
+		return Boosted(tq, q.boost), nil
 	}
 	groups := groupByPosition(an.Analyze([]byte(q.value.String())))
 	if len(groups) == 0 {
@@ -197,7 +201,7 @@ func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 		clauses = append(clauses, c)
 	}
 	if len(clauses) == 1 {
-		return boosted(clauses[0], q.boost), nil
+		return Boosted(clauses[0], q.boost), nil
 	}
 	b := &boolQuery{boost: 1}
 	if q.operator == "AND" {
@@ -215,7 +219,7 @@ func (q *MatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 			b.minShould = n
 		}
 	}
-	return boosted(b, q.boost), nil
+	return Boosted(b, q.boost), nil
 }
 
 // termClause is the query for one analyzed term: a term query, or a fuzzy

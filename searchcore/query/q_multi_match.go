@@ -80,8 +80,9 @@ func parseFieldBoost(s string) (fieldBoost, error) {
 func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 	q := &MultiMatchQuery{base: newBase(), typ: "best_fields", maxExpansions: 50, transpose: true}
 	var (
-		value *scalar
-		boost float32 = 1
+		hasCutoff bool
+		value     *scalar
+		boost     float32 = 1
 	)
 	addField := func(v *jval) error {
 		var err error
@@ -151,6 +152,7 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 			q.tieBreaker = &f
 		case "cutoff_frequency":
 			_, err = v.floatValue()
+			hasCutoff = true
 		case "lenient":
 			q.lenient, err = v.booleanValue()
 		case "zero_terms_query":
@@ -173,8 +175,11 @@ func parseMultiMatch(_ *Parser, body *jval) (Node, error) {
 	if q.fuzzy != nil && (q.typ == "cross_fields" || q.typ == "phrase" || q.typ == "phrase_prefix") {
 		return nil, body.parsingErr("Fuzziness not allowed for type [%s]", q.typ)
 	}
-	if q.slop != nil && q.typ == "bool_prefix" {
-		return nil, body.parsingErr("slop not allowed for type [%s]", "BOOL_PREFIX")
+	if q.slop != nil && *q.slop != 0 && q.typ == "bool_prefix" {
+		return nil, body.parsingErr("[slop] not allowed for type [%s]", q.typ)
+	}
+	if hasCutoff && q.typ == "bool_prefix" {
+		return nil, body.parsingErr("[cutoff_frequency] not allowed for type [%s]", q.typ)
 	}
 	if q.prefixLength < 0 {
 		return nil, searchcore.IllegalArgument("[multi_match] requires prefix length to be non-negative.")
@@ -306,9 +311,9 @@ func (q *MultiMatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 	case 0:
 		return matchNone(), nil
 	case 1:
-		return boosted(clauses[0], q.boost), nil
+		return Boosted(clauses[0], q.boost), nil
 	}
-	return boosted(&disMaxQuery{clauses: clauses, tieBreaker: tie}, q.boost), nil
+	return Boosted(&disMaxQuery{clauses: clauses, tieBreaker: tie}, q.boost), nil
 }
 
 // crossFields analyzes the text once per analyzer and searches each term
@@ -365,9 +370,9 @@ func (q *MultiMatchQuery) crossFields(ctx *Context, fields []resolvedField, tie 
 	case 0:
 		return matchNone(), nil
 	case 1:
-		return boosted(others[0], q.boost), nil
+		return Boosted(others[0], q.boost), nil
 	}
-	return boosted(&disMaxQuery{clauses: others, tieBreaker: tie}, q.boost), nil
+	return Boosted(&disMaxQuery{clauses: others, tieBreaker: tie}, q.boost), nil
 }
 
 // crossFieldsGroup is the blended query of fields sharing an analyzer: each
@@ -389,7 +394,7 @@ func (q *MultiMatchQuery) crossFieldsGroup(ctx *Context, group []resolvedField, 
 			if err := ctx.failIfNotIndexed(f.ft); err != nil {
 				return nil, err
 			}
-			alts = append(alts, boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
+			alts = append(alts, Boosted(termsAtPosition(f.ft.path, p.terms), f.boost))
 		}
 		if len(alts) == 1 {
 			clauses = append(clauses, alts[0])

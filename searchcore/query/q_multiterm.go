@@ -179,6 +179,9 @@ func parsePrefix(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *PrefixQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return indexPrefixQuery(ctx, q.value, q.caseInsensitive, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -214,6 +217,9 @@ func parseWildcard(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return indexWildcardQuery(ctx, q.value, q.caseInsensitive, q.boost), nil
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -270,6 +276,9 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
+	if q.field == indexField {
+		return nil, ctx.shardErr("Can only use regexp queries on keyword and text fields - not on [%s] which is of type [%s]", indexField, indexField)
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -280,14 +289,8 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if err := ctx.failIfNotIndexed(ft); err != nil {
 		return nil, err
 	}
-	maxLen := ctx.MaxRegexLength
-	if maxLen <= 0 {
-		maxLen = 1000
-	}
-	if n := len(utf16.Encode([]rune(q.value))); n > maxLen {
-		return nil, ctx.failedToCreate(searchcore.IllegalArgument(
-			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
-				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
+	if err := ctx.checkRegexLength(q.value); err != nil {
+		return nil, err
 	}
 	re, none, err := luceneToRE2(q.value, q.flags)
 	if err != nil {
@@ -300,6 +303,21 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 		re = "(?i)" + re
 	}
 	return ctx.regexpQuery(ft, re, q.boost)
+}
+
+// checkRegexLength enforces index.max_regex_length (default 1000, counted in
+// UTF-16 units as Java does); lenient parsing never swallows this error.
+func (ctx *Context) checkRegexLength(value string) error {
+	maxLen := ctx.MaxRegexLength
+	if maxLen <= 0 {
+		maxLen = 1000
+	}
+	if n := len(utf16.Encode([]rune(value))); n > maxLen {
+		return ctx.failedToCreate(searchcore.IllegalArgument(
+			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
+				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
+	}
+	return nil
 }
 
 // parseFuzzy follows FuzzyQueryBuilder.fromXContent.

@@ -246,13 +246,13 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 			if o.kind == textBoolPrefix {
 				return &prefixQuery{field: ft.path, prefix: v, score: float64(boost)}, nil
 			}
-			return boosted(&phrasePrefixQuery{field: ft.path, prefix: v, maxExpansions: o.maxExpansions}, boost), nil
+			return Boosted(&phrasePrefixQuery{field: ft.path, prefix: v, maxExpansions: o.maxExpansions}, boost), nil
 		}
 		tq, err := c.termQuery(ft, scalar{kind: kString, s: text}, 1)
 		if err != nil {
 			return lenient(err)
 		}
-		return boosted(tq, boost), nil
+		return Boosted(tq, boost), nil
 	}
 	if !ft.isText() {
 		// an explicit analyzer on a keyword or numeric field: analyzed
@@ -271,7 +271,7 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 				b.should = append(b.should, tq)
 			}
 		}
-		return boosted(b, boost), nil
+		return Boosted(b, boost), nil
 	}
 	if err := c.failIfNotIndexed(ft); err != nil {
 		return nil, err
@@ -291,7 +291,7 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 		return c.boolPrefix(ft, positions, o, boost)
 	case textPhrasePrefix:
 		last := positions[len(positions)-1]
-		return boosted(&phrasePrefixQuery{
+		return Boosted(&phrasePrefixQuery{
 			field:         ft.path,
 			terms:         phraseSlots(positions[:len(positions)-1], last.pos),
 			prefix:        last.terms[0],
@@ -300,10 +300,10 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 		}, boost), nil
 	}
 	if len(positions) == 1 {
-		return boosted(termsAtPosition(ft.path, positions[0].terms), boost), nil
+		return Boosted(termsAtPosition(ft.path, positions[0].terms), boost), nil
 	}
 	slots := phraseSlots(positions, positions[len(positions)-1].pos+1)
-	return boosted(bluge.NewMultiPhraseQuery(slots).SetField(ft.path).SetSlop(o.slop), boost), nil
+	return Boosted(bluge.NewMultiPhraseQuery(slots).SetField(ft.path).SetSlop(o.slop), boost), nil
 }
 
 // zeroTerms is the query for text analyzed to no terms.
@@ -343,7 +343,7 @@ func (c *Context) boolPrefix(ft *fieldType, positions []posTerms, o *textOpts, b
 		}
 	}
 	if len(clauses) == 1 {
-		return boosted(clauses[0], boost), nil
+		return Boosted(clauses[0], boost), nil
 	}
 	b := &boolQuery{boost: 1}
 	if o.operatorAnd {
@@ -360,7 +360,7 @@ func (c *Context) boolPrefix(ft *fieldType, positions []posTerms, o *textOpts, b
 			b.minShould = n
 		}
 	}
-	return boosted(b, boost), nil
+	return Boosted(b, boost), nil
 }
 
 // posTerms are the terms analyzed at one position (several for synonyms).

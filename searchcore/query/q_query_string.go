@@ -677,7 +677,7 @@ func (c *qsCompiler) compileBool(b *qsBool) (bluge.Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		return boosted(q, b.boost), nil
+		return Boosted(q, b.boost), nil
 	}
 	bq := &boolQuery{boost: 1}
 	for _, cl := range b.clauses {
@@ -704,7 +704,7 @@ func (c *qsCompiler) compileBool(b *qsBool) (bluge.Query, error) {
 	if len(bq.must)+len(bq.should)+len(bq.mustNot) > c.ctx.maxClauseCount() {
 		return nil, c.ctx.tooManyClauses()
 	}
-	return boosted(bq, b.boost), nil
+	return Boosted(bq, b.boost), nil
 }
 
 // fieldsFor returns the fields a term searches.
@@ -714,6 +714,10 @@ func (c *qsCompiler) fieldsFor(field string) []resolvedField {
 	}
 	if strings.Contains(field, "*") {
 		return c.ctx.resolveFields([]fieldBoost{{field: field, boost: 1}})
+	}
+	if field == indexField {
+		// the terms compile to the _index queries (meta_fields.go)
+		return []resolvedField{{ft: &fieldType{path: indexField, typ: indexField}, boost: 1}}
 	}
 	if ft, _ := c.ctx.lookupField(field); ft != nil {
 		return []resolvedField{{ft: ft, boost: 1}}
@@ -728,6 +732,11 @@ func (c *qsCompiler) compileTerm(t *qsTerm) (bluge.Query, error) {
 	case qsExistsKind:
 		q, err := (&ExistsQuery{base: base{boost: t.boost}, field: t.field}).Compile(c.ctx)
 		return q, err
+	}
+	if t.kind == qsRegexKind {
+		if err := c.ctx.checkRegexLength(t.text); err != nil {
+			return nil, err
+		}
 	}
 	fields := c.fieldsFor(t.field)
 	lenient := c.lenient || t.field == "" && len(c.fields) == 1 && c.fields[0].field == "*"
@@ -758,7 +767,7 @@ func (c *qsCompiler) compileTerm(t *qsTerm) (bluge.Query, error) {
 	default:
 		q = &disMaxQuery{clauses: alts, tieBreaker: c.tieBreaker}
 	}
-	return boosted(q, t.boost), nil
+	return Boosted(q, t.boost), nil
 }
 
 func (c *qsCompiler) termOnField(t *qsTerm, f resolvedField, lenient bool) (bluge.Query, error) {
@@ -887,5 +896,5 @@ func (q *QueryStringQuery) Compile(ctx *Context) (bluge.Query, error) {
 			}
 		}
 	}
-	return boosted(out, q.boost), nil
+	return Boosted(out, q.boost), nil
 }

@@ -322,5 +322,5 @@ func (q *SimpleQueryStringQuery) Compile(ctx *Context) (bluge.Query, error) {
 			}
 		}
 	}
-	return boosted(out, q.boost), nil
+	return Boosted(out, q.boost), nil
 }

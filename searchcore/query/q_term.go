@@ -267,7 +267,7 @@ func (q *TermsQuery) Compile(ctx *Context) (bluge.Query, error) {
 		if ctx.TermsLookup == nil {
 			return nil, searchcore.IllegalArgument("[terms] lookup is not available for [%s]", q.field)
 		}
-		raw, err := ctx.TermsLookup(q.lookup.index, q.lookup.id, q.lookup.path)
+		raw, err := ctx.TermsLookup(q.lookup.index, q.lookup.id, q.lookup.path, q.lookup.routing)
 		if err != nil {
 			return nil, err
 		}

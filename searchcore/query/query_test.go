@@ -275,19 +275,19 @@ func TestQueries(t *testing.T) {
 // TestTermsLookup checks the terms lookup plumbing.
 func TestTermsLookup(t *testing.T) {
 	ix := newTestIndex(t)
-	var gotIndex, gotID, gotPath string
-	ix.ctx.TermsLookup = func(index, id, path string) ([]any, error) {
-		gotIndex, gotID, gotPath = index, id, path
+	var gotIndex, gotID, gotPath, gotRouting string
+	ix.ctx.TermsLookup = func(index, id, path, routing string) ([]any, error) {
+		gotIndex, gotID, gotPath, gotRouting = index, id, path, routing
 		return []any{"b", "c", json.Number("7"), true}, nil
 	}
 	got := ix.ids(t, `{"terms":{"tag":{"index":"other","id":"42","path":"user.tags","routing":"r"}}}`)
 	if want := []string{"1", "2", "3"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lookup matched %v; want %v", got, want)
 	}
-	if gotIndex != "other" || gotID != "42" || gotPath != "user.tags" {
-		t.Errorf("lookup called with %q %q %q", gotIndex, gotID, gotPath)
+	if gotIndex != "other" || gotID != "42" || gotPath != "user.tags" || gotRouting != "r" {
+		t.Errorf("lookup called with %q %q %q %q", gotIndex, gotID, gotPath, gotRouting)
 	}
-	ix.ctx.TermsLookup = func(string, string, string) ([]any, error) { return []any{float64(100), 5}, nil }
+	ix.ctx.TermsLookup = func(string, string, string, string) ([]any, error) { return []any{float64(100), 5}, nil }
 	if got, want := ix.ids(t, `{"terms":{"count":{"index":"i","id":"1","path":"p"}}}`), []string{"1", "4"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("numeric lookup matched %v; want %v", got, want)
 	}

@@ -99,7 +99,8 @@ type scaleQuery struct {
 	factor float64
 }
 
-func boosted(q bluge.Query, boost float32) bluge.Query {
+// Boosted multiplies the scores of q by boost (indices_boost, query boosts).
+func Boosted(q bluge.Query, boost float32) bluge.Query {
 	if boost == 1 {
 		return q
 	}

@@ -251,6 +251,8 @@ type SortDecoder struct {
 	// nanos renders a date_nanos field's values as nanoseconds (values are
 	// stored as fractional milliseconds, microsecond precision).
 	nanos bool
+	// exact marks long sorts read from exact doc values (sort_exact.go).
+	exact bool
 }
 
 // Decode returns the ES sort value for raw: int64 (long types, dates,
@@ -285,6 +287,9 @@ func (d SortDecoder) Decode(raw []byte) any {
 	}
 	if d.kind == sortString {
 		return string(raw[1:])
+	}
+	if len(raw) == exactLongLen && d.kind == sortLong {
+		return decodeExactLong(raw)
 	}
 	if len(raw) != 9 {
 		return nil
@@ -412,6 +417,9 @@ func (d SortDecoder) Encode(v any) ([]byte, error) {
 		if d.dateNanos {
 			n /= 1_000_000
 		}
+		if d.exact {
+			return encodeExactLong(n), nil
+		}
 		x = float64(n)
 	default:
 		x, err = javaParseDouble(s)
@@ -507,16 +515,29 @@ type fieldSortSource struct {
 	integral bool // long arithmetic for avg/median
 	mode     string
 	missing  []byte
+	// exactField is the exact doc-values field read first (sort_exact.go;
+	// empty when the field has none); exactInt when its words are int64s.
+	// Documents indexed before exact doc values existed fall back to field.
+	exactField string
+	exactInt   bool
 }
 
 func (f *fieldSortSource) Fields() []string {
-	if f.load {
-		return []string{f.field}
+	if !f.load {
+		return nil
 	}
-	return nil
+	if f.exactField != "" {
+		return []string{f.field, f.exactField}
+	}
+	return []string{f.field}
 }
 
 func (f *fieldSortSource) Value(m *search.DocumentMatch) []byte {
+	if f.exactField != "" {
+		if t := m.DocValues(f.exactField); len(t) > 0 {
+			return f.exactValue(t[0])
+		}
+	}
 	terms := m.DocValues(f.field)
 	if !f.numeric {
 		var best []byte
@@ -717,6 +738,10 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 			dec.nanos, dec.dateNanos = true, false
 		}
 	}
+	exact := !unmapped && ft.f != nil && mapping.HasExactValues(ft.f) && sf.NumericType == ""
+	if exact && mapping.IsIntegerType(ft.typ) {
+		dec.exact = true
+	}
 	mode := sf.Mode
 	if mode == "" {
 		if desc {
@@ -741,6 +766,10 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		integral: dec.kind == sortLong || dec.kind == sortUnsignedLong,
 		mode:     mode,
 		missing:  missing,
+		exactInt: dec.exact,
+	}
+	if exact {
+		src.exactField = mapping.ExactValuesField(ft.path)
 	}
 	loaded[ft.path] = true
 	return src, dec, nil
@@ -794,6 +823,9 @@ func encodeMissing(s string, ft *fieldType, dec SortDecoder, numericField bool) 
 		n, err := javaParseLong(s)
 		if err != nil {
 			return nil, err
+		}
+		if dec.exact {
+			return encodeExactLong(n), nil
 		}
 		return encodeOrderedFloat(float64(n)), nil
 	case sortFloat:

@@ -1,0 +1,250 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const nestedMapping = `{"mappings":{"properties":{
+	"title":{"type":"keyword"},
+	"comments":{"type":"nested","properties":{"author":{"type":"keyword"},"stars":{"type":"integer"},
+		"replies":{"type":"nested","properties":{"who":{"type":"keyword"}}}}},
+	"tags":{"type":"nested","include_in_parent":true,"properties":{"name":{"type":"keyword"}}},
+	"meta":{"type":"nested","include_in_root":true,"properties":{"k":{"type":"keyword"}}}}}}`
+
+func seedNested(t *testing.T, n *testNode) {
+	t.Helper()
+	if code, body := n.do("PUT", "/blog", "application/json", nestedMapping); code != 200 {
+		t.Fatalf("create = %d %v", code, body)
+	}
+	bulk := []string{
+		`{"index":{"_id":"a"}}`, `{"title":"A","comments":[{"author":"ann","stars":5,"replies":[{"who":"x"},{"who":"y"}]},{"author":"bob","stars":1}],"tags":[{"name":"go"}],"meta":{"k":"v1"}}`,
+		`{"index":{"_id":"b"}}`, `{"title":"B","comments":[{"author":"bob","stars":4},{"author":"bob","stars":2}]}`,
+		`{"index":{"_id":"c"}}`, `{"title":"C"}`,
+	}
+	if code, body := n.do("POST", "/blog/_bulk?refresh=true", "application/x-ndjson", strings.Join(bulk, "\n")+"\n"); code != 200 || str(body["errors"]) != "false" {
+		t.Fatalf("bulk = %d %v", code, body)
+	}
+}
+
+// hitScores renders "id:score" pairs in hit order.
+func hitScores(body map[string]any) string {
+	var out []string
+	hits, _ := jsonPath(body, "hits.hits").([]any)
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s:%s", jsonPath(h, "_id"), str(jsonPath(h, "_score"))))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestNestedQuery(t *testing.T) {
+	n := newTestNode(t)
+	seedNested(t, n)
+	// bob comments score 2, comments with 3+ stars 1 (both: 3).
+	inner := `{"bool":{"should":[{"constant_score":{"filter":{"term":{"comments.author":"bob"}},"boost":2}},{"constant_score":{"filter":{"range":{"comments.stars":{"gte":3}}},"boost":1}}]}}`
+	tests := []struct {
+		name, query, want string
+	}{
+		{"score_mode avg (default)", `{"nested":{"path":"comments","query":` + inner + `}}`, "b:2.5 a:1.5"},
+		{"score_mode sum", `{"nested":{"path":"comments","score_mode":"sum","query":` + inner + `}}`, "b:5 a:3"},
+		{"score_mode min", `{"nested":{"path":"comments","score_mode":"min","query":` + inner + `}}`, "b:2 a:1"},
+		{"score_mode max", `{"nested":{"path":"comments","score_mode":"max","query":` + inner + `}}`, "b:3 a:2"},
+		{"score_mode none", `{"nested":{"path":"comments","score_mode":"none","query":` + inner + `}}`, "a:0 b:0"},
+		{"boost", `{"nested":{"path":"comments","score_mode":"max","boost":2,"query":` + inner + `}}`, "b:6 a:4"},
+		{"each object matched on its own", `{"nested":{"path":"comments","query":{"bool":{"filter":[{"term":{"comments.author":"bob"}},{"range":{"comments.stars":{"gte":5}}}]}}}}`, ""},
+		{"object conditions", `{"nested":{"path":"comments","query":{"bool":{"filter":[{"term":{"comments.author":"ann"}},{"range":{"comments.stars":{"gte":5}}}]}}}}`, "a:0"},
+		{"nested field outside nested query", `{"term":{"comments.author":"ann"}}`, ""},
+		{"include_in_parent", `{"constant_score":{"filter":{"term":{"tags.name":"go"}}}}`, "a:1"},
+		{"include_in_root", `{"constant_score":{"filter":{"term":{"meta.k":"v1"}}}}`, "a:1"},
+		{"nested in nested", `{"nested":{"path":"comments","query":{"nested":{"path":"comments.replies","query":{"constant_score":{"filter":{"term":{"comments.replies.who":"y"}}}}}}}}`, "a:1"},
+		{"deep path joined to the root", `{"nested":{"path":"comments.replies","score_mode":"sum","query":{"constant_score":{"filter":{"terms":{"comments.replies.who":["x","y"]}}}}}}`, "a:2"},
+		{"ignore_unmapped", `{"nested":{"path":"nope","ignore_unmapped":true,"query":{"match_all":{}}}}`, ""},
+		{"match_all sees top-level documents only", `{"match_all":{}}`, "a:1 b:1 c:1"},
+		{"exists inside nested", `{"nested":{"path":"comments","query":{"exists":{"field":"comments.replies"}}}}`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := n.do("POST", "/blog/_search", "application/json", `{"query":`+tc.query+`,"sort":["_score",{"title":"asc"}],"track_scores":true}`)
+			if code != 200 {
+				t.Fatalf("status %d: %v", code, body)
+			}
+			if got := hitScores(body); got != tc.want {
+				t.Errorf("hits = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	code, body := n.do("POST", "/blog/_count", "application/json", `{"query":{"match_all":{}}}`)
+	if code != 200 || str(body["count"]) != "3" {
+		t.Errorf("count = %d %v", code, body)
+	}
+	// Nested objects follow their document through updates and deletes.
+	n.do("PUT", "/blog/_doc/b?refresh=true", "application/json", `{"title":"B","comments":[{"author":"cid","stars":3}]}`)
+	n.do("DELETE", "/blog/_doc/a?refresh=true", "", "")
+	for q, want := range map[string]string{
+		`{"nested":{"path":"comments","query":{"term":{"comments.author":"bob"}}}}`:                  "",
+		`{"nested":{"path":"comments","query":{"term":{"comments.author":"cid"}}}}`:                  "b",
+		`{"nested":{"path":"comments.replies","query":{"exists":{"field":"comments.replies.who"}}}}`: "",
+		`{"match_all":{}}`: "b,c",
+	} {
+		_, body := n.do("POST", "/blog/_search", "application/json", `{"query":`+q+`,"sort":["title"]}`)
+		if got := strings.Join(hitIDs(body), ","); got != want {
+			t.Errorf("after update/delete %s = %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestNestedReplayAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	n := openTestNode(t, dir)
+	seedNested(t, n)
+	n.Close()
+	n = openTestNode(t, dir)
+	_, body := n.do("POST", "/blog/_search", "application/json", `{"query":{"nested":{"path":"comments","query":{"term":{"comments.author":"bob"}}}},"sort":["title"]}`)
+	if got := strings.Join(hitIDs(body), ","); got != "a,b" {
+		t.Errorf("after restart = %q", got)
+	}
+}
+
+func TestNestedInnerHits(t *testing.T) {
+	n := newTestNode(t)
+	seedNested(t, n)
+	code, raw := n.raw("POST", "/blog/_search", "application/json", `{"query":{"nested":{"path":"comments",
+		"query":{"constant_score":{"filter":{"term":{"comments.author":"bob"}}}},"inner_hits":{"name":"bobs","_source":["comments.stars"]}}},"sort":["title"]}`)
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, raw)
+	}
+	var hits []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(rawMember(raw, "hits.hits")), &hits); err != nil || len(hits) != 2 {
+		t.Fatalf("hits: %v %s", err, raw)
+	}
+	want := []string{
+		`{"bobs":{"hits":{"total":{"value":1,"relation":"eq"},"max_score":1,"hits":[` +
+			`{"_index":"blog","_type":"_doc","_id":"a","_nested":{"field":"comments","offset":1},"_score":1,"_source":{"stars":1}}]}}}`,
+		`{"bobs":{"hits":{"total":{"value":2,"relation":"eq"},"max_score":1,"hits":[` +
+			`{"_index":"blog","_type":"_doc","_id":"b","_nested":{"field":"comments","offset":0},"_score":1,"_source":{"stars":4}},` +
+			`{"_index":"blog","_type":"_doc","_id":"b","_nested":{"field":"comments","offset":1},"_score":1,"_source":{"stars":2}}]}}}`,
+	}
+	for i, h := range hits {
+		if got := string(h["inner_hits"]); got != want[i] {
+			t.Errorf("hit %d inner_hits:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	// from/size/sort; a deeper path's identity names each level.
+	code, raw = n.raw("POST", "/blog/_search?rest_total_hits_as_int=true", "application/json", `{"query":{"nested":{"path":"comments.replies",
+		"query":{"match_all":{}},"inner_hits":{"from":1,"size":1,"sort":[{"comments.replies.who":"desc"}]}}}}`)
+	wantDeep := `{"comments.replies":{"hits":{"total":2,"max_score":null,"hits":[` +
+		`{"_index":"blog","_type":"_doc","_id":"a","_nested":{"field":"comments","offset":0,"_nested":{"field":"replies","offset":0}},"_score":null,"_source":{"who":"x"},"sort":["x"]}]}}}`
+	var deep []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(rawMember(raw, "hits.hits")), &deep); code != 200 || err != nil || len(deep) != 1 {
+		t.Fatalf("deep inner hits: %d %v %s", code, err, raw)
+	}
+	if got := string(deep[0]["inner_hits"]); got != wantDeep {
+		t.Errorf("deep inner hits:\n got %s\nwant %s", got, wantDeep)
+	}
+}
+
+func TestNestedErrors(t *testing.T) {
+	n := newTestNode(t)
+	seedNested(t, n)
+	tests := []struct {
+		name, body  string
+		code        int
+		typ, reason string
+	}{
+		{"missing path", `{"query":{"nested":{"query":{"match_all":{}}}}}`, 400, "parsing_exception", "[nested] requires 'path' field"},
+		{"missing query", `{"query":{"nested":{"path":"comments"}}}`, 400, "parsing_exception", "[nested] requires 'query' field"},
+		{"unknown member", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"x":1}}}`, 400, "parsing_exception", "[nested] query does not support [x]"},
+		{"bad score_mode", `{"query":{"nested":{"path":"comments","score_mode":"median","query":{"match_all":{}}}}}`, 400, "illegal_argument_exception", "No score mode for child query [median] found"},
+		{"unmapped path", `{"query":{"nested":{"path":"nope","query":{"match_all":{}}}}}`, 400, "query_shard_exception", "[nested] failed to find nested object under path [nope]"},
+		{"not nested", `{"query":{"nested":{"path":"title","query":{"match_all":{}}}}}`, 400, "query_shard_exception", "[nested] nested object under path [title] is not of nested type"},
+		{"inner window", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{"from":95,"size":10}}}}`, 400, "illegal_argument_exception",
+			"Inner result window is too large, the inner hit definition's [comments]'s from + size must be less than or equal to: [100] but was [105]. This limit can be set by changing the [index.max_inner_result_window] index level setting."},
+		{"duplicate inner_hits name", `{"query":{"bool":{"should":[{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}},{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}}]}}}`, 400, "illegal_argument_exception",
+			"[inner_hits] already contains an entry for key [comments]"},
+		{"unknown inner_hits option", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{"bogus":1}}}}`, 400, "x_content_parse_exception", "[inner_hits] unknown field [bogus]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := n.do("POST", "/blog/_search", "application/json", tc.body)
+			if code != tc.code || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` {
+				t.Fatalf("= %d %s", code, str(body))
+			}
+			reason := jsonPath(body, "error.root_cause.0.reason")
+			if str(reason) != str(tc.reason) {
+				t.Errorf("reason = %s, want %q", str(reason), tc.reason)
+			}
+		})
+	}
+}
+
+func TestNestedLimits(t *testing.T) {
+	n := newTestNode(t)
+	var props []string
+	for i := 0; i < 51; i++ {
+		props = append(props, fmt.Sprintf(`"n%d":{"type":"nested"}`, i))
+	}
+	code, body := n.do("PUT", "/many", "application/json", `{"mappings":{"properties":{`+strings.Join(props, ",")+`}}}`)
+	if code != 400 || !strings.Contains(str(body), "Limit of nested fields [50] has been exceeded") {
+		t.Errorf("51 nested fields: %d %s", code, str(body))
+	}
+	n.do("PUT", "/objs", "application/json", `{"mappings":{"properties":{"n":{"type":"nested","properties":{"v":{"type":"integer"}}}}}}`)
+	objs := strings.TrimSuffix(strings.Repeat(`{"v":1},`, 10001), ",")
+	code, body = n.do("PUT", "/objs/_doc/1", "application/json", `{"n":[`+objs+`]}`)
+	if code != 400 || str(jsonPath(body, "error.type")) != `"mapper_parsing_exception"` ||
+		str(jsonPath(body, "error.reason")) != `"The number of nested documents has exceeded the allowed limit of [10000]. This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting."` {
+		t.Errorf("10001 nested objects: %d %s", code, str(body))
+	}
+	objs = strings.TrimSuffix(strings.Repeat(`{"v":1},`, 10000), ",")
+	if code, body = n.do("PUT", "/objs/_doc/1", "application/json", `{"n":[`+objs+`]}`); code != 201 {
+		t.Errorf("10000 nested objects: %d %s", code, str(body))
+	}
+	code, body = n.do("PUT", "/blog2", "application/json", `{"mappings":{"properties":{"c":{"type":"nested"}}}}`)
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	code, body = n.do("PUT", "/blog2/_mapping", "application/json", `{"properties":{"c":{"type":"nested","include_in_parent":true}}}`)
+	if code != 400 || !strings.Contains(str(body), "the [include_in_parent] parameter can't be updated on a nested object mapping") {
+		t.Errorf("include_in_parent change: %d %s", code, str(body))
+	}
+}
+
+func TestNestedAggregations(t *testing.T) {
+	n := newTestNode(t)
+	seedNested(t, n)
+	aggs := `{"c":{"nested":{"path":"comments"},"aggs":{
+		"authors":{"terms":{"field":"comments.author"},"aggs":{"back":{"reverse_nested":{},"aggs":{"titles":{"terms":{"field":"title"}}}}}},
+		"avg_stars":{"avg":{"field":"comments.stars"}},
+		"r":{"nested":{"path":"comments.replies"},"aggs":{"w":{"terms":{"field":"comments.replies.who"}},
+			"up":{"reverse_nested":{"path":"comments"},"aggs":{"s":{"sum":{"field":"comments.stars"}}}}}}}},
+		"none":{"nested":{"path":"unmapped"}}}`
+	code, raw := n.raw("POST", "/blog/_search?size=0", "application/json", `{"aggs":`+aggs+`}`)
+	want := `{"c":{"doc_count":4,` +
+		`"authors":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[` +
+		`{"key":"bob","doc_count":3,"back":{"doc_count":2,"titles":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"A","doc_count":1},{"key":"B","doc_count":1}]}}},` +
+		`{"key":"ann","doc_count":1,"back":{"doc_count":1,"titles":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"A","doc_count":1}]}}}]},` +
+		`"avg_stars":{"value":3.0},` +
+		`"r":{"doc_count":2,"w":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"x","doc_count":1},{"key":"y","doc_count":1}]},"up":{"doc_count":1,"s":{"value":5.0}}}},` +
+		`"none":{"doc_count":0}}`
+	if got := rawMember(raw, "aggregations"); code != 200 || got != want {
+		t.Errorf("aggregations:\n got %s\nwant %s", got, want)
+	}
+	// The query narrows the documents whose nested objects are counted.
+	code, raw = n.raw("POST", "/blog/_search?size=0", "application/json", `{"query":{"term":{"title":"B"}},"aggs":{"c":{"nested":{"path":"comments"},"aggs":{"s":{"sum":{"field":"comments.stars"}}}}}}`)
+	if got := rawMember(raw, "aggregations"); code != 200 || got != `{"c":{"doc_count":2,"s":{"value":6.0}}}` {
+		t.Errorf("filtered nested agg = %d %s", code, got)
+	}
+	for _, tc := range []struct{ aggs, typ, reason string }{
+		{`{"x":{"nested":{}}}`, "parsing_exception", "Missing [path] field for nested aggregation [x]"},
+		{`{"x":{"nested":{"path":"title"}}}`, "aggregation_execution_exception", "[nested] nested path [title] is not nested"},
+		{`{"x":{"reverse_nested":{}}}`, "illegal_argument_exception", "Reverse nested aggregation [x] can only be used inside a [nested] aggregation"},
+		{`{"x":{"nested":{"path":"comments"},"aggs":{"y":{"reverse_nested":{"path":"tags"}}}}}`, "illegal_argument_exception",
+			"Reverse nested aggregation [y] path [tags] is not a parent of the current nested path [comments]"},
+	} {
+		code, body := n.do("POST", "/blog/_search", "application/json", `{"aggs":`+tc.aggs+`}`)
+		if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || str(jsonPath(body, "error.reason")) != str(tc.reason) {
+			t.Errorf("%s = %d %s", tc.aggs, code, str(body))
+		}
+	}
+}
