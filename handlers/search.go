@@ -116,6 +116,7 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 		req.Scroll = d
 	}
 	req.RequestCache = boolParam((*cluster.EsBoolean)(p.RequestCache), false)
+	req.DFS = p.SearchType != nil && *p.SearchType == cluster.SearchTypeParam(cluster.SearchTypeDfsQueryThenFetch)
 	if err := searchcore.ParseSearchBody(body, req); err != nil {
 		return nil, err
 	}
@@ -303,6 +304,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 			sb, _ := json.Marshal(h.Sort)
 			b.Write(sb)
 		}
+		writeHitExtras(&b, &h, req, totalAsInt)
 		b.WriteByte('}')
 	}
 	b.WriteString(`]}`)
@@ -310,6 +312,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		b.WriteString(`,"aggregations":`)
 		b.Write(res.Aggregations)
 	}
+	writeSearchExtras(&b, res)
 	b.WriteByte('}')
 	return b.Bytes()
 }

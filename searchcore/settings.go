@@ -22,7 +22,9 @@ type IndexSettings struct {
 	MaxRegexLength       int
 	MaxSlicesPerScroll   int
 	MaxInnerResultWindow int
-	Hidden               bool
+	// MaxRescoreWindow is index.max_rescore_window (0: max_result_window).
+	MaxRescoreWindow int
+	Hidden           bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -173,6 +175,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.MaxSlicesPerScroll, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.max_inner_result_window":
 			s.MaxInnerResultWindow, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.max_rescore_window":
+			s.MaxRescoreWindow, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

@@ -309,6 +309,7 @@ type regexpQuery struct {
 	prefixBeg []byte
 	prefixEnd []byte
 	score     float64
+	pattern   string // for descriptions
 }
 
 // newRegexpQuery compiles pattern (RE2 syntax) for bluge's term dictionary
@@ -322,7 +323,7 @@ func newRegexpQuery(field, pattern string, score float64) (*regexpQuery, error) 
 	if err != nil {
 		return nil, err
 	}
-	q := &regexpQuery{field: field, re: re, score: score}
+	q := &regexpQuery{field: field, re: re, score: score, pattern: pattern}
 	if prefix := literalPrefix(parsed); prefix != "" {
 		q.prefixBeg = []byte(prefix)
 		q.prefixEnd = incrementBytes(q.prefixBeg)

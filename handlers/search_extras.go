@@ -1,0 +1,155 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/quarry-search/quarry/searchcore"
+)
+
+// writeHitExtras renders the members a hit gains from explain, named
+// queries and collapse inner hits.
+func writeHitExtras(b *bytes.Buffer, h *searchcore.Hit, req *searchcore.SearchRequest, totalAsInt bool) {
+	if h.Shard != "" {
+		b.WriteString(`,"_shard":`)
+		writeString(b, h.Shard)
+		b.WriteString(`,"_node":`)
+		writeString(b, h.Node)
+	}
+	if len(h.MatchedQueries) > 0 {
+		b.WriteString(`,"matched_queries":`)
+		mb, _ := json.Marshal(h.MatchedQueries)
+		b.Write(mb)
+	}
+	if len(h.CollapseInnerHits) > 0 {
+		b.WriteString(`,"inner_hits":{`)
+		for i, ih := range h.CollapseInnerHits {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, ih.Name)
+			b.WriteString(`:{"hits":`)
+			b.Write(hitsSection(encodeSearch(ih.Result, ih.Request, totalAsInt)))
+			b.WriteByte('}')
+		}
+		b.WriteByte('}')
+	}
+	if req.Explain {
+		b.WriteString(`,"_explanation":`)
+		writeExplanation(b, h.Explanation)
+	}
+}
+
+// hitsSection extracts the "hits" member of an encoded search response.
+func hitsSection(resp []byte) []byte {
+	var m struct {
+		Hits json.RawMessage `json:"hits"`
+	}
+	if err := json.Unmarshal(resp, &m); err != nil || m.Hits == nil {
+		return []byte(`{"hits":[]}`)
+	}
+	return m.Hits
+}
+
+// writeExplanation renders {value, description, details} recursively.
+func writeExplanation(b *bytes.Buffer, e *searchcore.Explanation) {
+	if e == nil {
+		b.WriteString(`{"value":0.0,"description":"no matching term","details":[]}`)
+		return
+	}
+	b.WriteString(`{"value":`)
+	writeFloat(b, e.Value)
+	b.WriteString(`,"description":`)
+	writeString(b, e.Description)
+	b.WriteString(`,"details":[`)
+	for i, d := range e.Details {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeExplanation(b, d)
+	}
+	b.WriteString(`]}`)
+}
+
+// writeSearchExtras renders the response's suggest and profile sections.
+func writeSearchExtras(b *bytes.Buffer, res *searchcore.SearchResult) {
+	if res.Suggest != nil {
+		b.WriteString(`,"suggest":{`)
+		for i, s := range res.Suggest {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, s.Name)
+			b.WriteString(`:[`)
+			for j, e := range s.Entries {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`{"text":`)
+				writeString(b, e.Text)
+				b.WriteString(`,"offset":` + strconv.Itoa(e.Offset) + `,"length":` + strconv.Itoa(e.Length) + `,"options":[`)
+				for k, o := range e.Options {
+					if k > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(`{"text":`)
+					writeString(b, o.Text)
+					b.WriteString(`,"score":`)
+					writeFloat(b, float64(o.Score))
+					b.WriteString(`,"freq":` + strconv.FormatInt(o.Freq, 10) + `}`)
+				}
+				b.WriteString(`]}`)
+			}
+			b.WriteByte(']')
+		}
+		b.WriteByte('}')
+	}
+	if res.Profile != nil {
+		b.WriteString(`,"profile":{"shards":[`)
+		for i, sp := range res.Profile {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"id":`)
+			writeString(b, sp.ID)
+			b.WriteString(`,"searches":[{"query":`)
+			writeProfileQueries(b, sp.Query)
+			b.WriteString(`,"rewrite_time":` + strconv.FormatInt(sp.RewriteNanos, 10) + `,"collector":[`)
+			for j, c := range sp.Collector {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`{"name":`)
+				writeString(b, c.Name)
+				b.WriteString(`,"reason":`)
+				writeString(b, c.Reason)
+				b.WriteString(`,"time_in_nanos":` + strconv.FormatInt(c.TimeNanos, 10) + `}`)
+			}
+			b.WriteString(`]}],"aggregations":[]}`)
+		}
+		b.WriteString(`]}`)
+	}
+}
+
+func writeProfileQueries(b *bytes.Buffer, qs []*searchcore.ProfileQuery) {
+	b.WriteByte('[')
+	for i, q := range qs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":`)
+		writeString(b, q.Type)
+		b.WriteString(`,"description":`)
+		writeString(b, q.Description)
+		b.WriteString(`,"time_in_nanos":` + strconv.FormatInt(q.TimeNanos(), 10) + `,"breakdown":`)
+		bb, _ := json.Marshal(q.Breakdown)
+		b.Write(bb)
+		if len(q.Children) > 0 {
+			b.WriteString(`,"children":`)
+			writeProfileQueries(b, q.Children)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+}
