@@ -3,8 +3,12 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strconv"
 
+	"github.com/labstack/echo/v4"
+
+	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
 )
 
@@ -152,4 +156,56 @@ func writeProfileQueries(b *bytes.Buffer, qs []*searchcore.ProfileQuery) {
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')
+}
+
+// ExplainGet answers GET /{index}/_explain/{id}.
+func (s *Server) ExplainGet(c echo.Context, index, id string, p cluster.ExplainGetParams) error {
+	return s.explain(c, index, id, cluster.ExplainParams(p))
+}
+
+// Explain answers POST /{index}/_explain/{id}.
+func (s *Server) Explain(c echo.Context, index, id string, p cluster.ExplainParams) error {
+	return s.explain(c, index, id, p)
+}
+
+func (s *Server) explain(c echo.Context, index, id string, p cluster.ExplainParams) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var rawQuery json.RawMessage
+	if len(bytes.TrimSpace(body)) > 0 {
+		var b cluster.ExplainRequest
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&b); err != nil {
+			return searchcore.ParsingError("request body must be {\"query\": ...}: %s", err.Error())
+		}
+		if b.Query != nil {
+			rawQuery = *b.Query
+		}
+	}
+	if p.Q != nil {
+		rawQuery = uriQuery(*p.Q, str(p.Df), str(p.DefaultOperator), str(p.Analyzer), (*cluster.EsBoolean)(p.Lenient))
+	}
+	res, err := s.core.Explain(c.Request().Context(), index, id, str(p.Routing), rawQuery)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"_index":`)
+	writeString(&b, res.Index)
+	b.WriteString(`,"_type":"_doc","_id":`)
+	writeString(&b, res.ID)
+	b.WriteString(`,"matched":` + strconv.FormatBool(res.Matched))
+	if res.Explanation != nil {
+		b.WriteString(`,"explanation":`)
+		writeExplanation(&b, res.Explanation)
+	}
+	b.WriteByte('}')
+	status := http.StatusOK
+	if !res.Found {
+		status = http.StatusNotFound
+	}
+	return writeRaw(c, status, b.Bytes())
 }

@@ -739,6 +739,37 @@ type EsBoolean string
 // ExpandWildcards defines model for ExpandWildcards.
 type ExpandWildcards string
 
+// ExplainNotFoundResult A missing document (ExplainResult, `matched: false`) or an error (missing index).
+type ExplainNotFoundResult struct {
+	union json.RawMessage
+}
+
+// ExplainRequest defines model for ExplainRequest.
+type ExplainRequest struct {
+	// Query The query (Query DSL).
+	Query *json.RawMessage `json:"query,omitempty"`
+}
+
+// ExplainResult defines model for ExplainResult.
+type ExplainResult struct {
+	ID    string `json:"_id"`
+	Index string `json:"_index"`
+
+	// Type Always `_doc`.
+	Type *string `json:"_type,omitempty"`
+
+	// Explanation A score explanation node.
+	Explanation *Explanation `json:"explanation,omitempty"`
+	Matched     bool         `json:"matched"`
+}
+
+// Explanation A score explanation node.
+type Explanation struct {
+	Description string        `json:"description"`
+	Details     []Explanation `json:"details"`
+	Value       float64       `json:"value"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -2005,6 +2036,9 @@ type CountBody = CountRequest
 
 // DocumentBody A document source (any JSON object; numbers keep their precision).
 type DocumentBody = DocumentSource
+
+// ExplainBody defines model for ExplainBody.
+type ExplainBody = ExplainRequest
 
 // MsearchBody defines model for MsearchBody.
 type MsearchBody = openapi_types.File
@@ -6382,6 +6416,84 @@ type IndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExplainGetParams defines parameters for ExplainGet.
+type ExplainGetParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// ExplainParams defines parameters for Explain.
+type ExplainParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetMappingParams defines parameters for IndicesGetMapping.
 type IndicesGetMappingParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -7747,6 +7859,12 @@ type IndexPostJSONRequestBody = DocumentSource
 
 // IndexJSONRequestBody defines body for Index for application/json ContentType.
 type IndexJSONRequestBody = DocumentSource
+
+// ExplainGetJSONRequestBody defines body for ExplainGet for application/json ContentType.
+type ExplainGetJSONRequestBody = ExplainRequest
+
+// ExplainJSONRequestBody defines body for Explain for application/json ContentType.
+type ExplainJSONRequestBody = ExplainRequest
 
 // IndicesPutMappingPostJSONRequestBody defines body for IndicesPutMappingPost for application/json ContentType.
 type IndicesPutMappingPostJSONRequestBody = TypeMapping
@@ -10805,6 +10923,68 @@ func (t *ErrorValue) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsExplainResult returns the union data inside the ExplainNotFoundResult as a ExplainResult
+func (t ExplainNotFoundResult) AsExplainResult() (ExplainResult, error) {
+	var body ExplainResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExplainResult overwrites any union data inside the ExplainNotFoundResult as the provided ExplainResult
+func (t *ExplainNotFoundResult) FromExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeExplainResult performs a merge with any union data inside the ExplainNotFoundResult, using the provided ExplainResult
+func (t *ExplainNotFoundResult) MergeExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the ExplainNotFoundResult as a ErrorResponse
+func (t ExplainNotFoundResult) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the ExplainNotFoundResult as the provided ErrorResponse
+func (t *ExplainNotFoundResult) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the ExplainNotFoundResult, using the provided ErrorResponse
+func (t *ExplainNotFoundResult) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ExplainNotFoundResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ExplainNotFoundResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsGetResult returns the union data inside the GetNotFoundResult as a GetResult
 func (t GetNotFoundResult) AsGetResult() (GetResult, error) {
 	var body GetResult
@@ -11287,6 +11467,12 @@ type ServerInterface interface {
 	// Index Creates or replaces a document.
 	// (PUT /{index}/_doc/{id})
 	Index(ctx echo.Context, index IndexNamePath, id DocIDPath, params IndexParams) error
+	// ExplainGet Explains how a document scores against a query (GET form; a body is accepted).
+	// (GET /{index}/_explain/{id})
+	ExplainGet(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExplainGetParams) error
+	// Explain Explains how a document scores against a query.
+	// (POST /{index}/_explain/{id})
+	Explain(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExplainParams) error
 	// IndicesGetMapping Returns the mappings of one or more indices.
 	// (GET /{index}/_mapping)
 	IndicesGetMapping(ctx echo.Context, index IndexListPath, params IndicesGetMappingParams) error
@@ -22342,6 +22528,226 @@ func (w *ServerInterfaceWrapper) Index(ctx echo.Context) error {
 	return err
 }
 
+// ExplainGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ExplainGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id DocIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExplainGetParams
+	// ------------- Optional query parameter "analyzer" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyzer", ctx.QueryParams(), &params.Analyzer, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyzer: %s", err))
+	}
+
+	// ------------- Optional query parameter "analyze_wildcard" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyze_wildcard", ctx.QueryParams(), &params.AnalyzeWildcard, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyze_wildcard: %s", err))
+	}
+
+	// ------------- Optional query parameter "default_operator" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "default_operator", ctx.QueryParams(), &params.DefaultOperator, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter default_operator: %s", err))
+	}
+
+	// ------------- Optional query parameter "df" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "df", ctx.QueryParams(), &params.Df, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter df: %s", err))
+	}
+
+	// ------------- Optional query parameter "lenient" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lenient", ctx.QueryParams(), &params.Lenient, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lenient: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExplainGet(ctx, index, id, params)
+	return err
+}
+
+// Explain converts echo context to params.
+func (w *ServerInterfaceWrapper) Explain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id DocIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExplainParams
+	// ------------- Optional query parameter "analyzer" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyzer", ctx.QueryParams(), &params.Analyzer, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyzer: %s", err))
+	}
+
+	// ------------- Optional query parameter "analyze_wildcard" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyze_wildcard", ctx.QueryParams(), &params.AnalyzeWildcard, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyze_wildcard: %s", err))
+	}
+
+	// ------------- Optional query parameter "default_operator" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "default_operator", ctx.QueryParams(), &params.DefaultOperator, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter default_operator: %s", err))
+	}
+
+	// ------------- Optional query parameter "df" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "df", ctx.QueryParams(), &params.Df, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter df: %s", err))
+	}
+
+	// ------------- Optional query parameter "lenient" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lenient", ctx.QueryParams(), &params.Lenient, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lenient: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Explain(ctx, index, id, params)
+	return err
+}
+
 // IndicesGetMapping converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetMapping(ctx echo.Context) error {
 	var err error
@@ -25527,6 +25933,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id", wrapper.PutScript, options.OperationMiddlewares["putScript"]...)
 	router.POST(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContextPost, options.OperationMiddlewares["putScriptContextPost"]...)
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
+	router.GET(options.BaseURL+"/:index/_explain/:id", wrapper.ExplainGet, options.OperationMiddlewares["explainGet"]...)
+	router.POST(options.BaseURL+"/:index/_explain/:id", wrapper.Explain, options.OperationMiddlewares["explain"]...)
 
 }
 
@@ -25535,413 +25943,419 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
-	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
-	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
-	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
-	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
-	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
-	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
-	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
-	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
-	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
-	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
-	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
-	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
-	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
-	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
-	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
-	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
-	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
-	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
-	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
-	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
-	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
-	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
-	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
-	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
-	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
-	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
-	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
-	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
-	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
-	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
-	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
-	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
-	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
-	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
-	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
-	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
-	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
-	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
-	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
-	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
-	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
-	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
-	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
-	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
-	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
-	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
-	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
-	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
-	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
-	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
-	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
-	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
-	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
-	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
-	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
-	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
-	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
-	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
-	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
-	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
-	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
-	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
-	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
-	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
-	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
-	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
-	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
-	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
-	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
-	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
-	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
-	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
-	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
-	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
-	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
-	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
-	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
-	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
-	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
-	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
-	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
-	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
-	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
-	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
-	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
-	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
-	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
-	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
-	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
-	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
-	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
-	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
-	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
-	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
-	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
-	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
-	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
-	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
-	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
-	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
-	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
-	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
-	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
-	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
-	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
-	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
-	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
-	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
-	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
-	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
-	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
-	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx8Xq7muMFfqu",
-	"P3IbMcZjXxIvDx2eMjHnAqIFGDR0Wh/QLO1bT7VtIQvT1aY3j9dDoVdkvE8tFFgSto8s10LZSxjV0TEZ",
-	"h4hq5/6bQlv2E+imP+koUT0e+3wWLggdmAhflyofv3/2/yRCytRNAw7XEY+qqGa7x8pw1Zv249VISWmm",
-	"4EZb5jdXaaERQT9dpxkrX8NvvTqzXOvrSKxT9ZVtWae1wmFVlsny4O7DR//IOfkIxcAtWJY/B76Thwcn",
-	"fqP+CQb/M1YVa5qHe/LsVVGIzLd4cEWWUH2wT1bNKyS2HfdqvPo4BBYJDDEYtYDXJm4/sTxY7jCtIBuD",
-	"i3ZwU6iIfnudyppQ2WZK1bDZR83tB0bjnJQ3SM4Rmesoki6HM2Q8u5bxqugj58bXMt2Z3Nl8o8kbZIZr",
-	"G62zquuNE3Qk38smYHfbV94Vdl+7u13tik3rfGmYH/iSxe8yc9ThgqE9kgLhyDFOkCOMmXJditztOLSf",
-	"4qnMDJwi5xLhC3v407k/TrDa7fbJ5Lc9SjH+2OOd/yPI6f0G2Aeuq+9rDdX5HNbiBkqoDXn0x7mBxmmH",
-	"gJBzXtfSLfblD9lx7yn3to4ifrleUBsZ39l39nbYXH/bRVAmjFphKkqXAGtdAnWeArAjoJJDWAyfEwpl",
-	"QCoRFOFHwM7AgbBTn4LL1msxk3ubW95j8+xeb1RRxaj8BBODgc/UpJqudb/Dgy63KFSKVKF5bv2ase1Z",
-	"4dNCOFLMeX6M3YEFvUuQM9Ina9cUDPQ9RNMciF+o63yX9OmCe4okG7mSfO8q/K28C5LGghsdlGMUNKi4",
-	"vbOPG50rdHoUTPNv6whqZXtjG1BDB9R33uN7f2tf7XfHJoCzuq4QHCXXStI4qtRRnIAuy71jXcvt3nH+",
-	"sWSbhEmsacLdOl57n7XAVeqqC/1Fh9jpri4eyur4f1Xf+MvGzjl18YvIr/g2+8fmlYCqyOeE3dPIJCso",
-	"RyZnJKRxjMn+l/KWFZ+cMdmKT2vrEsc79f0wzjh2Q4Vp2j5btQNPWbbedJovdssOUInvenloXMx8kDvW",
-	"c20NIHdg3c7TwkaxBsCgNneFKLyJzCm0c62mU1+CoaZssfrXL8Ub0AWgLnEU+j6NcwviCarUfW3qcuYd",
-	"XeTIXCiZzReFl8Fkl7Vs28FHo5VPPbWZCr2cuQocRfJs1ONiRVA1dtJuIFZCqctJnlc/hJzczor2uJXn",
-	"eor1gBvgoOKGUf/MMtMGM+PW/95h5a6lWRTLB7FxLl1Zn5V0eaHavb+Sq7/H6xrJ8VVuEe+Gbx/QiOCt",
-	"6RWvZgFI58ozVqQRzAALhgh8+GQT7Z4KtZV3ZpPqHn8wN/d/04usfs8qeP3ZoOhWCDsipmwHhB2LXr7j",
-	"Oq3805h93ey+yZKb14Ytm+fjsrTUCQdgdpUzIHhvec05WCA5LI+HyokyI3TD0DtiSe/L7/oqGC25WPum",
-	"upQunUQLo7GdlmdoA+e6371dKz5osxlaPbq227ZDBd+8zmsSnUVQlMAuedWaQ5bMXhE6t8dAwSUfLWM/",
-	"I+uMHyEbHnwsZ8RzDo7Pr4QUvmIpCUFBEU5yPQYo/haM/PDhw4XXHXtnSjwF4z89+8pbswLyp2fPAlBN",
-	"CWmmoIG2f/7VOVOCh2h146cc+GCRJVieu+p45M54NQXU61d2AacN1Lf2LDxkH69kA2wRGFntp5TvEHpz",
-	"VeA79wPJE7EHjPZrI8kVypD13rAP2x2+dftiYJx4MMoDRTsP3wW92k6YNxDsVKhAuhzguaWKWDz1Wdxr",
-	"b9A5M7sl9IQL9j0zKNd4+tleJmRNFA6cja8hV0dZnpz6UtKuxS8N1NwkAcNC1VwFH1TGnLeCD9gDFsuw",
-	"pVMdTortqMjLmK9IyptWAb5BkVwr/9AGveqSb7V+6doaQrvAL4UfUd1KvqTmm5WpZVrI9cowkgkXL5h7",
-	"xmDOR5Et7ZuuR8HIvurGflja/+wHSwlz+wFKf9oPqf3vujSE4vL2njubKQmoAY+Z56jcQSGCa1K+u8Ff",
-	"ZlRa8yYd1HbEq7sy1jfjJTUf+JLVrRQEV+5YqXgUjBZukeyeLOF/PFJSQ1iikLp+eWocdjYOvciWU3DK",
-	"qSOwYARXG4tb6XOKZ4NSt7VnZzNErBM/V+TR3pa+e51Dg8r668DscoH3EeGaQsi6saZxS+HD+SyBr7vX",
-	"efZ4X2ovBp1rLvflUhyMoHAo33e/bVeir07z81uORg1qZTLlAfzSvIa7FtAXTdnz4nzeq95jmUuOhhtr",
-	"fJ3I6GbfK+ycHKYIczWCr38gy2oRKPCV0QWkCq373Rl9ummu3IIUmVbGoR9JJKWKXbGb0LnF3kIGIvBm",
-	"5HNMeQz5A6G+rbfCl4sRn5RYsbZrhWkt9rv+TrE0PWTfxjtT77FvcGhtPhQd5JF1qqmcyB204mSoDVLR",
-	"NzxNt7IqWs+ypP53yNXWQozA5yr9BfmbawdejtLudBljaokdbD5oXC0bR7lww20aQj3A7FmCjbzrcAuB",
-	"Js+8GE8hR2MLLhK7L+Tu2hUHLQaoDHqte0nf2sfyvK673/Q+8CEe0ilcitRY64Zmmmt4N5ELULjwEGod",
-	"ohrkcVKdbOgNR6u81k/SdFzfiX9p3flxKdZQ2YDKES9svXhrZYF370fBiArbi1S1wtUr0GeuBRzVSCMu",
-	"JwmY6n2EUZH3oKotBGM0em3nWrnwxEf+ozen7wMmB7edFOzdbHT+r25e5kEnB5tf0PW93ENtzqBCJ019",
-	"GUZ34JEOAueOHrh1qbFATeuunkGv2FqvuI5Ed3SlSTiNZRRORsHx1I6bOsSNmqYaaADcVVG/Frqn/4ZJ",
-	"YLGLomplvZrtSIrIJmUjVvMqpfRz/Rc7XJyW9VNYi00OHLBmQDfuGtp4m3V+xWCkgd2hDX2Y0470YJrX",
-	"Mrx0GuaLAgG9jx4Vq3IKmOfOtq6xdC9muU0Vi4og/I7jLSm4u41VkDx2ioxD+4Lc1rIW05I/hlEZmAAa",
-	"rdk5nFcDsTaMa3Z88fR61U1dnwPhTlUljqaRvcfwmlY9effKSb0SLve+5LH3mMCLrFwvr4UzQP6aerMJ",
-	"SEM+aKi14ry6eht1KyzV1vMqBnI+KxqxLRUw6rR5FfkCEwe7ta6DABifX4S6F1Vv57rYj7pwq3Jm6BrL",
-	"R6tVw4IlFavMJhdQtkFGMi5ztk1CF45gq+mm9P7at+Ik4SSQscsk5WrioM/LEle0OI/oEDNjd9hWE51F",
-	"C8jvkLNqudNKOy6rcrJaPJqfdMtgFQkCd++ou/+cVw6kl2CGqXOC+dPzpOiBjxFETyBn/hiH/4klwe2D",
-	"/+kv3fAkuBKYcH/JqNCuLzQGe/7YfjUKRtD7KBjV8sbf3qdUxD/7OkNl9lqmzPYWJVIDj+78eIKRkFCd",
-	"nyZJbZcNEf57zXhQXfKvn32dhwcxc4py2ouL15iHz3HjuUHJHqXKmWE6sNdrcSDcaavy74SKGLMC4MEP",
-	"SJpkmmxJE1Dvo1xjr38UTT+eWr9nZrdwtCkQfc9MLgvBfF06zn2JQXn/fSSgovGmjqW91DIXUqGQ27KW",
-	"0lo3rv0nl4AafeeqzZwn5b6Eppzd7JB+sKkw2dOTmXKev83snIQAspYLrtmhNlkTWrBZA/VWonT7n/fG",
-	"oQUu59hOARjCZl0U8uaEds+jLt7mIPNJaIO/qilFEm3LNWWKKGGcQn57u28hoQhIytxgJLAhm6kzu9iy",
-	"di0gxqv+yG5ZUr7GnTJ/VDhQeiVc7e1diXqtUR9CtQKPToVeZFOfXC1ssPuRacpU5MyBa2lKsiUVp4rR",
-	"GJKnW5IlYzQ6/efC/lYxJZVcdeu6n1I9RYG1Qv6xzK6hzpLrxT3SxjwXs4SuWDzNBNUasslsnXTJjbU3",
-	"P+QCszcYoQumTpHVwDjqWg7Er11iT8rfvDUOcnvhV87P8aRWy11XPKB2nq7+rpxNIe14bl3b9iQX01nC",
-	"5wsznTETLXY93qrPlIkYTXD6puHhzXoB9VarnOdqn8U9GNn3Tpf0fnpHObyCiynU4tjfQW98xXTJk4Tr",
-	"thYgH5pej5mtzvc2S2K+guVXbe5nw9EJGsBnHWnqtrP+2NZNaRs5N5+qbWe4xfbshqpmvL/MD6UH/Lli",
-	"IKatWJLIO1iPuB7qed3tyu7ThAraL9IFio6RUhdkHMJfXKCiuFkf6K7ub0uv36ly+ixYeQFJqbqvJbYj",
-	"PGbCcLNCS43/UgimfLn2bcv5Fl++eyXrnUfWOoNKp09COrHnrP4Cb1CHOkJadym03ezRRrRrDmAEOqB0",
-	"9OTFnwWfLwAdt/E/7QsXr92fvnMWk5micwhwC+qsKw2sjWAKKwR2ItbXnhjL7yrZcMKPVyP769XonPzA",
-	"jfbVrh7CHsYRTEoS2wtEdV4uKNDfUAFYGW+Ncqq0BTdkvNO2k798l7tfZSg7LHRI3rWXXmn9Ni8vv3et",
-	"TAv2+qtZI3tR94aXsu/SjndrKK+5sRTF6wOcTtMqfPDvqRFT7U+lNH62H69nf16qsuk89xSGPvjymJbt",
-	"4MKU7ut2+rq8XOhOfV3+5Av9WhhU2NXoeTelzwP7Aq2lye3sA7Tu+eKGW7eDNdnoNqZbdihqmu9aSLBP",
-	"NNfgJopORwf0ty0GULzul+awi4aFyyfeuHJFZrJD6id6yLq+VOSu57b11lYczX/rQwzAiWzTI2AKkw09",
-	"An7tsKWiSdiqNugnO/cROXMZc2Oxa/fpOGJl40GuJvraCgHty150paZyHqAubE/M7vP0PIEXTar1w642",
-	"tgEydX91NXp4QEPRLKGm1GjS+Hwvh/G6zENbQyc6uGA+xnezcmL9D80b5FMqH/o+3Hg9KGCw7F6D8rPn",
-	"0h3dW7buZi4NI2ixDet5FDc2BH12TDlJYs6KbnuyG+G5fLN5AYagqAfxsSBHP7PAszQPAcFaDiyeylmQ",
-	"1/wNfHLqgECVyF5iSQPTsbbujjNYm/wvO+My17pZX+b6DctT9W0s/uMjbnzLGq2NjNk6f1jW1M4TLmqa",
-	"Xo3+l8zI34W8C8D7AE1hV6O6Tkrye4tC5pAFsWEj1tSzlWkHpcLuftj1C+0dNmvXI/cXoDPDwC3AuxWj",
-	"G6lThISQEjtP4V7jazxYxKs6n0MboJsNjWupWbtfS73CnaqY103vsVuS6jUkyFba0riiW/JYHYfwiCgv",
-	"HP3GwpaGWrket0mzReJXcMHxWXI2wr3RIc47N25meA2IVIHzvvLJtyFzFWZ9tec7YYYlq6Am72tdIpRK",
-	"9PlWxawPLt+/u385B2dHh+aipQvXKGsYS/02KCR2np4e+Ua8im2XditX0qHYO1UsziI2TRceGjZJJOVm",
-	"2nDfpkrOeNKRT7qARuh6VmTmHYeuMyxI3kuqaOtRC0okrt1ZntQDQzaft4iKW0vli42g2t36udD5bz1P",
-	"RZtIwJ3W4r5ZTbb4KVbTS29cO5ViYa00wHWwtf8ELcW46ib1VsbMJ6peu0Y74EbHHabGKH6dme2y4+7s",
-	"KdcZT+LpLKG3CCMbLfCBBa1kJlr/uTFeYCEruedKPxiT7p298FS4K832a3gS2epgxNPaEf56u+xu8VWZ",
-	"gCQzY1fd1/0dEHz0Ggy/oJb+r3++OYU6YjEatbSrBGxZaBr3gbSljLOkA+1cJNmcC78K6yTTKFlJ3WaJ",
-	"3136jlN4zb6GlSoZMd1qCBf4qO9JyaSzsa2XVi2XIfO812NUrAW5ssyVIUuomfqH/tb7KjMLe2KmqZTJ",
-	"vhN8gEXJp4GdXmezGatHidonp1xMr33WqjbeS4oKnToD577zlNh+pzSOlTs922TyViqQzV4d3AGilGXv",
-	"CsZWILMCr/6IVsC9+cLJIWzj2nE04tKrNaivOoRPddbulAbQNH6HDzWSJ6joWTytzqLG+qOi+iuJ3lIO",
-	"Bt6dXTRiHMbrNGuXXBDP1PalbuHkd3PUa33Ytrwp8CcRVqJ84GpXIKhf26YNKqPnpu4zbjnPZSKjG5ok",
-	"DQmpH7eMXZYK1GH5aJomnVf0WDuU+2K2FKM3iKB7hLfZvnnL4zJtO3ypt9ititoM41hGOkDH/SDPWx7k",
-	"9Wnc0TgJiM6WSxYTecvQ199e1P+m0Saqe1y++2QeC34x5x8XjKaEavj3JGjHO+5P9++ZvX0mIyv4t70m",
-	"aerM2x2Qa+JLpg1dpl3Zni3syfq1nL8iaMuO4BI1AZ/+AWoT1vijgN6u/vp06ZH1vkLBD5lSys2jcf7b",
-	"jE1FlMLO+k1uGTedbv0vbcJRdqQxayPfoshTL5dUfBytnMLj3Z5QuQv/msEJv25cVrhQ84CmGl+tkgYU",
-	"fFCInOEgS/BeTs8KTs4tA6E2Kmp9/juLDEpDxUu/XsfZ33fpBydC+L3xLqAua33dlrxLmagkcW2wwse7",
-	"MZDHDcOqppIpx9G5isc+YX088pnyIYmuzxoCn2VaO/6ScqLGJk213hJjVtqwmt9ZOePAtFk+CEbs3jAR",
-	"Wy6+RrOy895bUD0VFPyiIimMkklSkelL7Pmv9JZuHUnCIyZ0UxqyxqVo1BZ2FcELiae8ukFpJ5rmW3dy",
-	"KudyxhQTu1PttDi2weiGsXRKE37LWmYfvsiMK8TRI93eUywqc+BCTY+vUPPHLY10keXB5/1yg3eMKvfu",
-	"D+tGI+zol4YRroWV9xhpu7BwSCPiKjihDRsWudfKrqUS7Zi0K6dST7bhxysMHbkanX+cTCYPD2EAgSn2",
-	"GJe/g5oi3WXA902549wPJJUJj1aldIPPN3PdVFLZNCeyuaPcXraqKafNe7aUhrkctQ23rRQCKp825cAE",
-	"t96pe2zqyjc3eNXf++e4FBC8OfUx97WSiG2QKnm/mmoZ3TBTbt3QwsXm+fXQgs9m6Oxwv6pdApEtkSeb",
-	"1s206pFeGczOBvjwNlW4Zizuaiq54ek0E7nmsVXuWT9Mtz41vdThwZbKrptabvf7VGYmzUwPg54vCpun",
-	"goq7J/BbF1DXBlU3yUfXa6jf2O7ONHXI5ovYthpcY31bXzHaLunzvHaTkAay1rGYQAl+qhhJqdYsJka6",
-	"ksfqlimSiWhBxbzW07Bw01tzusA0ecjxAL/hDmfgACzwBSwUCT9yESUZyMuQCz1m2nmw17jz7TbYr/kC",
-	"NPoJrYcgkrGrNTgjIZ3PddiGrbAPdnpLiz4jmSQ0rUuBh5kw3e9trstgFMsIWJpp4QRZ7fOVjE4d04Uq",
-	"TiOJYiZTgozXy8DZ7cLTqdssjgtnr784msbz3b5HMVNyWQ/QlQjbhvhY4PzgW92+lOn0WjrVflPSEYz+",
-	"h8fa9LvkoibScpZIauoSsaR8J6tYK4TZplKbaSHadEnhXvE929zwXmnhwSfIT3ydXYIf1Fif+IhNYCXt",
-	"aWlzLpwJYFr2eF17gzMS4FHtTsjYVyPlIZ/ev3eUaMBZvHWkckK1gXBl93eq2C2XmSYpnbP+Qcp2NL9N",
-	"hdxwPa/Jj8V/Zw1Regnf7fJ9aR+K8dpsjtO+tDPXKYv4zJUw92JcQNaOiq+h1EqI9GbLDvwaiGTNZwBT",
-	"YG1Cb6kcZ9sDXXKPbHCB7HHKcg/H4qDVp8NpYvqNotENgpdu8H+EJ4qo6s0JrKX/dEkT3QAmnVy/2xRn",
-	"vdzqPOlFlp165M3SH1WO5qXvB9N0DO7X20zlgy/14P9c7zRcTpBVBBY3JoTopeJqCM/IgwlJuQyxFSB8",
-	"qJaTKUIOoV/heaH2Csp6L4zwMuW8iZlm+kpop+04CUjI4xBz88KVgQOCuODQnquQjMOr7NmzP0cpNYsJ",
-	"/qzhG3aGP9jH8IvJMtOGRgsWngTOSRKyLeva2JAdfHzSFN9nhSrQYoXF+6xMyLx/hRskmckkRiDfzO0e",
-	"13fOY+w6zyGJy1bfh6iPJGyhkCRje665o5Dy1ra5kXFNuwvuVZ7ND/HfNLmliueVNLt7hDQz502C/KF0",
-	"to4K1wybICJMzYKJPCNcPNPTja/r9HhwjX2HnhINQcStSgD47F4tagX4sgLtXTHWM1/Vpkzc5ajYmGG/",
-	"nKiiKd/HXpJ4eC4f+2zyOTxgpshHZbtYG/3h01es81+Hdf6pEEKDBvnTlJvb4huETGiNT8EBi76te2Zs",
-	"28Gy1NnRSsySeuaSx41Gj4YF3hxWOYv0xmI1Zm52+qzH+dgWN8Z2vIJR5I//smMW7Qrv1M9zTWYssRyF",
-	"MTfPhADsV5hSLhKmodgmu08V01ZODGu5iD2vWl1GUPv389Ity7Xnb6iG6F9Iim3YvemaERvWqHbxUQR4",
-	"s2Y3c5UILFrKNEuoArf2O7qq9wArEprVxBomeYZU3zv7bRSM5g2uS7e+GEpXeQAbBsUb6+a7llBt89hY",
-	"wWEC8BW2SPo2gTzjO11Py6lZOooaTj1J4jz7DJqoi1X2NungahSvBF3y6Gp0PplMgitvoMmfsP/rJXr+",
-	"BI5cedK5PtUpC7Ntq2sM3vUiWku3U8TBbOwsDrHX2NrbsRxLjlo6FpNwzky4zbq1nsG+ozUrZoZFZgp+",
-	"crVsViyjejRJqbIMS5FVxEiyZGpuhS9n4GP39n4sVSppZ0+yBJClmqkGeZ7POmcgwVbt04ZU6ixszh3d",
-	"Dh2glnWpbesJ+O5ZvHWmxW9bsrkY6TLK5zJ+/lMsGRpiYSd6CVLl1DWbRbgh6C123jgNMcWPjUnWgqZ6",
-	"IRuWaEfccpJFTLCtzo9LLvgyW6JX2dQiBTX8mifcrFq1u+OKdWhWVDzY3NNqtSrXC+YtQAdgTfyLEpez",
-	"Y/yXyVd/mdzXZaNf97X0aZdbhzGWtndjMzaWttWCtFvtX5rP4aarsmFKgCjA7jc+TucwdKiIWcsL/Ey5",
-	"+U6qb2/t1VDpd7lkMceZZ2qOVesXfL4Ap2K1hNdgTnfL+mS8Lq/7A8i8SDi7NttuI7Erd1ra4fffXn4g",
-	"Ly5eo6sEqFT/kVGlVmS85AnTRgpGvjonzmIACmHwZHS5Iq8EIsOSCjpnFhKCos5W7iIakOssucmDqwIC",
-	"xaRLHpEnkytxJV5KYZcJfQ6sLIMDYrdMrYj0ktW5ffTfSS5pER5r8P3YLP2Yz87eWZpwQRJ5x9RLumTJ",
-	"S6oZGfsC9RP0+A7J//d//d951XossRyePL8SpKZ30KdxTRRLwVvc9h/enzJ9SlMeTsjPFi2rTWCVNehY",
-	"7bCkINrOjiYkpWahiVT2VUtmFjLWAWaUtr+c4VckpVyRhWOl5Z0oVgUKOob4mpCcEffxe3u5539BNJz9",
-	"Gxz/7CpeULMoytRpVxczhK0J7QRDdKuBQn3Oe+HcQsSSnmpmG9qJJ1zbTb7zleUCEk5pkoQBgVtsSc3C",
-	"zgs6dSfp3L3I3pO4fTpNOJ4JxbRM3Gks3HgCuGfcV0pmhimYQqsCfJpkGk9ImJfzCwlyamRcY51b91c8",
-	"ObczqL7L2POhCSUp1sw9vc7MKTaaJRTK+bkTD/X8XGm/EysKOb9HAoVLz/2oQxJRAbNk9m2ZtmvAsHQi",
-	"OBPbUd1wcSpTJmjKyS1NeEwNWBNj+FXSlJ9GMmZzJsi1XWRFFANZrJgSyBmweD9ybdB5Jt5csrFP2Db1",
-	"/k12HhV7MCwa8JZTe06dTyns59ohsRMah9qsEnYOux5A6QgZs6KUnJ0ETRJ5VzvWt9mSKR5tjjMCwBKS",
-	"hA77w7NwSe/h0zlRVMwZueUSZSo8bIqlUpn1I5aXg9/ca6xvB4WexuG/NP+d/VIModg2IsBMeMsCLAtI",
-	"/nX61S8h0tr7wouNMxyG3UfvCUTGYR2/761tREt0wl+nCIPqdjwHgR05Tk6TTNwICxI3bKVxajVz0hPy",
-	"k8YUwCmLUT7PNz4sp5Ys0k3+5j2O4XVlo+uJBcQw5wHPyRoLGNppbMsz71bKJQ3zSwPFae1Eve/fOqyK",
-	"2K6fZ0ZCy6kqRiyeYNE4fAK8JOCUJYzewi7XrnlIMqGZCQhW3eTC3jbCIvafJ8/whGrC7o2ifkDPXUFK",
-	"wRARv5cWNzI7dmOvAW3oyr4OgXRMBRx+HnFDtu06uZNZEhMax4QKEr6oHeuSpkg5JAS4x7sCtgbHH8kk",
-	"4TFzZyB3n6RLL/6dTEhYqPmhjrIfXgI3rzj3pViR1qi65kZRtbIvA3M17JtlOizZS1G5U4qapljYKCAh",
-	"9IYle9chBK8JlJ/w9qFRxFJTYgbs1Iqbzz7Pl2kC7Mc6Sf+bJksexwm7owph5I2b/91CauY4A22o8rlW",
-	"piGZM2N3EH+z38rMeGejGb8n4zCXhMNzEk557BiH169CWPci0yV8fekNbuQihwy4M0tcjmcE8nkhQvyv",
-	"F29+JFRECwmAfJU9e/an/4nH/gLtnSdVkinV9wWzpEXTCrWckz89+wpFOeedT5D5sTeZZ9kC8vWzrz1S",
-	"lYqo2skVkT+egJ1hngCGkHG1QmgA+qcsMeckD5wLT+wL/sNl/0NektxRbhzEcYi8zwxe8FX+D/gfSkKX",
-	"jThcSzFYUwAcoBt9h3/49sWr8hILu+pkQW8ZoeixDdZjF64GVjRUd7xIabRgp3+aPEN/AJPYbx2v7Lnj",
-	"FxevS7Fm56Nnk6/weXdfj85Hf548m/x5FIyA37P9n9n/uVr5Xqp4JdHGkqlkdA65FPT52dnd3d3Exf5N",
-	"InlmRQJ2xsRZJR7wTHlfyDPL8J9hnu2FWSZuHDjz1zEkR5jJkbPxMvQHaij7UDxydgHEDGevsfZD6XEo",
-	"c9b6aQChDxYVWjf5DqDD8rHtmwC2uMd/CarJ5P707JkLGjGuQCFNIX28XbazX53BFDnH3Ymp81BxENWq",
-	"ItrLkkzlnGysjL2AIGEYy3+fupN8eqFknEWNPrGuzdl/u+f94+6tQChNbfPZ4+qDVK+z5ZKqFfiomkwJ",
-	"Ta6p5lHFH4hee1R0x3+CyYN1uRDlL8HIS0Sg/MJoczvcT3DeL5w9YDjvm+d9U3uQi/yaqEwI5yfx6U7n",
-	"D4zG207o3YKZhcvVUj/27Yczr6dwNgUNxsFxmUf23agsaURoeMpXWX+RJJ3PLxaz+6mIlGp9bF5Y3uGt",
-	"dGPo0IxTvVZqvnXjH2VEk9ZP/0FocztdOJPWaF9Ib6qFkWiSEK8kK9FQKUN0BeDxwTkzjohKBHX20fJS",
-	"D0+Qrr5ZvcUUAANpDaRVT1pfP/u69fNvpfkO0oPskyTn/NZKbF63PlcyS0vVnnvR5qE5sfaU+O29FYcH",
-	"YhyIcSv/l5NVK3K0Ld44N6BDcJr2atwgzcIS3o4c4XFdUGS3Uw+H0NKL3QwsruhuW5fg1UVxfmr6rnjf",
-	"dKbtDxid1fqwvaGWv+/a6oukMjA5fCPj1d6UGrWOVDXqjbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskj",
-	"gpH6k1HZs8CojD30ur+jGyHvEhbPWXvU2Nvt/SKOtbNnLuUt0zlC4FRpkqzawwQ6BOWkjWz1dZbcHJjK",
-	"YxnpU/ueBvr+xg6hKz07p4gX4LWOzsytj7jLMdP+eUyL1Pr5rqhhF+DDKm1P1mgM6Pj4ty6tRMdmr0XH",
-	"Zhc8ZQkXrMN2AJUCHAxImyNtPVr4RzjDcwNP90I2ILvHAtQFgrEmyywxPE3yCshoDwq8F6LFMMx+WDad",
-	"WAQXzOdmKSMZwFIVxq7deF1mnU8EVBcQYjlg1YBVA1b9gbGKjC9++gA+SCetYAt4rYiaw2ouI2oaoOsl",
-	"NT+wJO0MXa5d63PykprLQSfRaAc27N6c5XHkhbBU45NbY02jhjARp5KDP6w9jSl4gQg2eTRx/Ai+JMa9",
-	"5sXF64qq3p7c6rGGo2ZPVH60z0o6g4MecVQXNB/0viqCR2njLKF0evhgVPWSmn8OSsTDKRFfUvMBYuIP",
-	"YC3bTXNV6b1EdkcxjbWnvl4K+IECBwr8VBRY0cB3oMO9qNstHUNAy+HJF17TTL4vYRR92MTPkPYGajoU",
-	"NeXRnRim5SKG67z8aqkLaeGhShtnH0Fee3gaNPLa1R8ZCGUglL0TCl5GNT5TW8mls7+DPcJW8Fu/ihZ5",
-	"+qTD0hm+Z5vKAsbRg8g+dOIbP/AlG/jMwfz9NGGCkkiKiGsIOcQwUXSfr96qLgamjdoGqKq4XUtlMQ9L",
-	"7x7QGgn+dV5prTPFf7My7LBED8vWpcWF4l0ed9aLn0QiacziSzaHEKn2BDIIzgOgfQ6AVh8C1Jrb8XC1",
-	"AWDHExDaAllvIWFAswHNBjT7jNGsowSXY9reZLgl9SXFDguF+J5mJMSj+kdRlAxk/DkrY1gCJeIInmlI",
-	"Z7abdB2hFdxIXnf5sIQHr2mmu7euxPLTYz2+y5Lk9atj8hIDmAxg8gR4AqTYnYCC+FHgSany9mERxb2o",
-	"GVMu3Eh6oIoj4W+kNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEdT+BJtiDiImf/YWkY39NMwpe+asMT",
-	"VEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+iek9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwW",
-	"H/LRDEq6gZQ/A948ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlHc6fvQqC9nOoHIh2I9JMT6ZKaaMHF",
-	"HPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bityx5UvTY9fnHBNa7tmAm6doIS7F0",
-	"f9X7vKZm38G+LlXg7NcH1g8dILJj3jDwmAxGXz/7j7aP28Mcv8vM6Bj5k13+8y1xFrUJa/2DVZfQCkge",
-	"SavRGSz7aTcGxBwQc0DMATEbEDMgCV9yw2LiqkM2a4pa4el+NEYOj33xnOMg8ZyZU//G7Xj8PTOXfmhd",
-	"J/xdQvPGrY+nsyW/wiOinxjEDtUt2ieCdCfIn4DmQhflagL5qdyrxJoypbm2U8JCaIoKzSEwb+21ZOwL",
-	"pbl3ayKFzwt00h4j5sxMc5I+aF4zT9KY36glVV9kR6bqgTqfUIbWzUOwJU0rVOLOyadUiTsnIv/dQxgQ",
-	"wbS9YKUis4QaqCzXOlfrwea2DXdywr9jypdVjh8PPpgEV5eBR6qtuBOKLEmgWBWDmpHulw6Yk2ZlzKly",
-	"F8ZVSD48awGv2o4+lwbL2nbNrdErDXtfcbB/vvheAHkMedKJPG9cST5X0Lhr8wGU++jhyyd/n5xNDiS2",
-	"ZzL25RYD9EcNoBAuqObtEQ7IrYS/IilmfJ65gnns3vYC5Tnbow1CSg3MnH1cMqN49PC08OYNDGpAnQF1",
-	"BtTZUz6tlCqj1xMVID12hZHOdu8Nyq5VqlTw6LjK7m641E/hPYDTAE4DOHUFp33pgfcMXcHjFMjI2U2R",
-	"s5sWLB0W70wYyn8HADx88Sm++LR48XbsewVD+ie0fQlNvy2G3DMH/3u2lLeDX9GhCr4WW4vKkihhUJx8",
-	"LCSUxj55vNrkpe0SqXiHpNKeTPHwTxvpwxLw4erj9KOOC6nNnmgDu3krY/CXan/7Fu1ev9IH09gOJPgo",
-	"EqRxvF8ChJpUoDrwl+MOOiRjdk8jk6wgZb2ckdC2noIXYEikcn/zWIddVJlSmy0U2+riO/uYjwRY/jWy",
-	"Wau1LpdLeqqZfchyBrZp4crI7SMpBSc+V+8/73tDux1sSf3/S4E1MUsVi+zLfLPPAH08jAwV+j4zXKgU",
-	"Zv+ZKmHP445y7K/cCeVS+BbdKrLvB2CuV0CIZFxQDLG0+JxQoe+Y0uSOmwWhJHSjDAnOYN94c/gU3vjt",
-	"9gzF9rfvmTli/Vts+WGhpDEJiw9dN7evduINF5eRVKwLWrjVb1+JCjaoaxmuf7RfMkGT1e8WMro18KvV",
-	"up1zr3kHZ0u2f9+rWQd/SsGZ6GDsZ2rJBTXsxcx0WIGh/pY+A1DoX4Drpc8wvTcVjMiW10xZdtCnwC5F",
-	"iVDyW8bUKiDy1hVJdqoXMv7+W6y79ZxQuLkI14RGEUsNiytwjki5juZ5puzDyXNtIXrA5wGfB3we8PlL",
-	"wue2AAzsMtjapj7M77B8sy81P2dFyO32evPfM6zx4WMJXyTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJku",
-	"fK7X+irtc2bWCaOOWkrx6Qc13Xi6wZe0JB203FSWtzPpDO7AR6ODF9GNkHcJi+csfjQV4N7rzTQNoCol",
-	"UpE7zxeetKcKZ6FZJ4zgSd8Yw3UxXBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz7T3XRg/E80UH",
-	"hMbfyUzEGBP6dbsWb7jWYFToQGu23TZ6u1sws2Cqhu4Ig2PYnqzw+RrKenS2koMqqDxxplnbm+0iq95s",
-	"F3Zwfaf5Esrtd1AquGY002wg1YNrIvx691dG7JWfxNMCjGPmIqaoWCfc8cW7S1QLd7gU06zuUjxcGObj",
-	"yW4guYHkngjJBQQCMFls71NBaMGy4nNckwi6iR9HkKD6WNI0dd4Ix5H33At3intv8Lk+qkGXxODDKnX3",
-	"/sE97I9tzOkFB0M5/M607w7hfiVSRwHgHt+g398tcnq6rVDx2YyzJD77CP/oh+MRNbywNWl/Z592S9uX",
-	"uDtnKCm/tBslfPFwMpA6q56Pw9F7EfCCNArFLwqjRjcMgC4KJOhuBoCGMHFdDmpZOvPiMbztllli+Cn+",
-	"0QAcb/DXPm536JFgKbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee0ikdsl/7yIclIdqm7uEIu3f",
-	"/p5p80EamvzAjX6hX3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0",
-	"TYh2UEC4gJgLN+ay85zF+Lev/uvy3dvci87HKOz2olsWgz68H1178B2Qd0DeAXkH5H16yNseUcu87dlx",
-	"XOPKALtLMe0WzSssj8TudsfLvcD0J4O9gb7zHXy8avyAdF7y2Dgsp1W1UB2O5XoEFAw4MODAgAM97/11",
-	"g9cxSsi7JFTwqlMuZrKBziHf/2sxk8fxyBrsxz3OdrFHh6tgjhHZXHSrMII1zzkMrTjakHbtqAccXrjt",
-	"hF/CiLoe8aLpS7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NuJVGKdvYq7/M+Z+e6ZPMlE+Y7nrBL",
-	"/vtjevpJJJLGLHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLT",
-	"AbFIE5BrxehNq6wQCGuIYhu4duT0tl0ArmeK2wHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ/LpDt9",
-	"4kgI7rUDKA6gOIDiFwmKzYl82X2pzafAzqB9sxJKbeLuR5c9cSpVDdpWE8G9EwwSoxHN1C3T5FqaBQnX",
-	"e3oIoQRW8b3rNjxHZ2/0BYvW8iEyYRRm4yH4/JXApGyhrzgTBiSU8H/HjduPv94u7T8ljhz+VFToVCpj",
-	"/7B3A7RKsjkX0IqLOdMGPwGXHwZXIpzSJAlPCDdEs4RFRruRWBnALJi64xrPBeGxnlyJUfA0NGuQQjV+",
-	"p3peRIOe7UvSsxUo5RBMqtJ37kAXLpn2oW5quD7o9fqVP53NAPRwZvv/JMJveyKznwYy+8ORWS0BrVEa",
-	"GdsvQnuWws1YwkPRVRdmYDcFPlG9OtLeIGENEtaAm5+7dr2EmEcQmzxAboG7J6xuR9wb9EsD+g3o96Xp",
-	"lz4NDgaPV9Q3weeTV9mX0XRQ3A/AOgDrlw6sT0d9/0j83bey/+GJq9kGFdugYnsEo/TpFGopNwfPqZxK",
-	"LswpF6eGL5mdd2OtLanZhX34tbCHvDM5DfED+mx9ER+RYz9hVL2UwrB7vEVapbHcaPXI6pdSM00ogTME",
-	"3th8ycgYIotCHoctSqDYLqbQfsrF1LZ3Loy/ZVSp1ZlMmaAp99g/+VVLUbplqmf0H9DmHTZxxeGGc1p/",
-	"vCJ7CrBAGCRPw8JpZ359i5qANI65/YkmF8out+G2HywB6OoFyutfWWRGdmfn8tR9aXuavKd3b5jWdM58",
-	"Lbb1UnB2t15cvCZ/njyb/Dkv77BeCPnFxevJHi8HrvP35m+kmvzX5bu35SOLZ3D0C55IxWaK6cVxckS5",
-	"l23PDPUeH3qRJMetsDZkWzo+jwTJEvQ7fwz2QAxwdpiur2jVIXWpp4uHo+QJ7kgYA1UMVPFYquhBCu7C",
-	"WErDwBHlOIIxvnCbZOyYovfwYK84yoE9asMe1Y8BW+kzXH63F17urfJSDdwS7rBni3RAbtiKxeR6RWjC",
-	"qZ7sVYD2JW5ZvP7e9pVqseG0FHOpmIiZOlI6EXzZehKBLWLue2hw+ejEIoO0mydVeHSwfN2etBZ530qT",
-	"l3p4JGXYUVhxdy3OHuo5y8wQlQkBSafNYyuD4rGdHjffxl5oZSCUgVA6EEpvSqi7Ss4+8vjhM7hPXsfD",
-	"jTIQSoVQjLRcVreLJfx4hUdIX43OP04mk4eHEO6aR90vfdIm+XP96hgFg/ZEggP9DfTXh/4OQHVwl6Gk",
-	"p/M77KBGP1dAFad9iq/eQkFYRvMSHute9qejRXyo3LO32qnHJSdfbLUgJzgwRKp1wtpJKa7CKnZw2Mqq",
-	"c2Za08H3zPQkguFQ9z7UxaK3PdGVFnvRhu3hSM+ZKZ3njmwWtDsOe4WFslqTxEXm1rpfFcaj3A04QOf2",
-	"8I+MqdWQ9LID05dv8ROpCHdpjybQZBMxNpVgrCXMNKsQZvbUCGsgqoGongZRWdEHf7aiz9UooWJ+NTq/",
-	"Gi0zbWi0YFej4GqkZaYidjU6R9moGwFuiEJnHyM8YiAUPeba7Hikn/Jd64c4XLkDOnwSdKAzwxSxzXni",
-	"FCMuFy/6Vzua/aLuYXeYB4IbCO4JE1yoI6kYZK1y93YYkMlk0ucaPl5Nw60FtS57FzN8IWiy+t2epbYu",
-	"fNjAO+MdqbKCq8yKXmyy/Whfzbo4GSaUi46loOAUxh1DQl/J6JYmGevY7Dsll0+4NtaRnTt/ZIIz0UlT",
-	"6OiqdZN/HLgu2GWkZJJ0fEmnCiydKs9dStXhNgUZpuPj395DOLDu2MxFEXcIMWRqyQU17MXMdMA2iOds",
-	"/3Q2nzONhae7NnojY9a1Tbe9xDYfQEw7UGCm5VluLu1lqru1yYvzdMOWC6oMp4mjNaY7leruXosI3/NP",
-	"pjSXXa6F397KC8Utl2KPYYeqRcBtvaTRov02f0NNtGDxexZnETt2mclHFLl8RImmgRf3R7M/I365n9JK",
-	"vjJXfXxMP7/OY5aqbcFTDwz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUB+XoW7NMZc00mcaLsKDO8lGCaPq",
-	"FF+2NTEOowrv5sGnvFdOnHz9Pu90ON8pxjTB8+INMtpnw8GvpzwOA/AmVFzMiVSECkKVoqvnBAuGkBn0",
-	"guUUsFGbLDqMqqkji4N6y+6kBtzIXqX4O7K38PjrV8MlcqRL5JEUWlwixw7yKALaBbs35NoyQUTO0Lhq",
-	"adU5Oq2VyXc/8thbWn/LgCZz0rXftQv8KCjzkGqfdqQ50OVAl58ZXZZvUFcNrLhOyR0XRN4ytUGj7ely",
-	"k7k8+5i/4eEJMpqvXw2s5sBqYo6WauG7Dfazka0sLBgxSbg2lpD0Z8hrvn51BG5zuKSGS2r7JRWzVLEI",
-	"aBCKWlaMhAUv2Y7ISgxjj1N9nECx1uQ50OZAm18gbZaZxuMkM1tLebHVtP+Y3GVfvDG4h3H3qZpsu/oh",
-	"+HNxoeSMd9jZ7gaxR8Dy47w/BlDfX6KWTwfuPjWLjy3cCEekIiYqcxeA+xH0AHv31zpWAr4++D6A+wDu",
-	"A7gP4P4HBPfu6F3Hsh884db/mPzPlsju0mwN+VS/uERY65kUGFUJZ4oodss1l8KXO6lkGdLkxcXrk7a5",
-	"sso8ykFE0Pbn+HtmhkO8n8RX/TIk1rbccyKsQx7pOTOfT1LS9nRxkQ10sZ9Q/T0xQAcK2a+SRgCJev1f",
-	"paSheyWZNFsjmexpHfWLbMh4/Uc47WR88RNqXPxpXj/lXc+yY9qxDutxiq9BTlD3xu2FpuCmxQf7FJvq",
-	"l+vlsylR1auC7o8you21Ki7Yx0X8DdWzOioAHFXt0xbnCQcscX2KaEGm1HxkQP7Hsa+VyT/PK3/71U4E",
-	"8NDcBwGOQCI9QQYJ68MqZW/pkg2E1YWwfmRzGq38udgffaH/VgK9u8LzdQmId9PX2vVaKMMEXbLDezx6",
-	"SnN56FsTG2pWeotP/ShhyNr9qZlNr1CrPfiajO2h1UQqcudZlA7lS4+lP9vLFTPcLwN11d8vrRSDh7qX",
-	"LN/XQJxLaqIFF3P00wJCHedkahlEebdmie9yewWjBaPxgYk1J1R2z7XRO+n1W3hsINmBZEvk8wOjcW5e",
-	"akWstsUbrjUX806EatttI9a7BTMLFy9TS7QEz3l7msTnH6Gy97SCx+rwvsvrlL2bpi+y/A7ul3bbNX4J",
-	"2Yc7e3S8U3GHzCTH4XMHOOiv1n1i2lw8lcBCZ2lM0Xhdjw0NKb23A8RRrBOPp+yBqgeq/kNSdV9KfghG",
-	"Zx+hq6PrjOCtbbRFTzRh/2djxBm49yfjUCYFs8S8lIp1N6s44jyaeqsFgfYKTup5P3U0K37RJta+RtOh",
-	"iuUWAIGQewGURdM04REc97NftRT2Ox0t2JLCr3HM7U80uVCWLAzHfurGgK3sjsXs/tI49tmsUjY6H8nr",
-	"X1lkRg8PgC/oLsTt20YfwIvIsutyRhiNFnjfB+SGrVhMrv39L+iSTT5t6CZNONVMB2RJ0xTsxlTEFSPy",
-	"o1DPYt1xtIROadJCM9gZ8wbsGhw+vlAlJE2SUhkjH7YHtNRV/9hd7Qio+iPXpWJ/qJjYRNMQADPE+PG8",
-	"C8J1btfw/m5OspIEC42RMSV29RJ8CpQmB0QhV92sBfOF0uHR+K/KW3+m3Hwn1YvI8FsG+WD1wRQaA9NS",
-	"r85oza9s40twO4GOXELgJnYkkmLG5xmewyqtjEN/3YcBCT0fYD875iA8mTSpU/Y/C23xrWESON47qh1x",
-	"x5O9KWmo8L1zsyAyRQ4xZ4TW+CO3MO0hEsdb0dicTaGX4/jU+QHvkgdfwJCOF9Tck+WBYfauRdCJnRsY",
-	"F+bWu4Ojg3v+kBJLC9HEPbnFkwEp8NGMyyZVH9uTrxV9ox6rH4kP1/4fLXrWkdlMyeXjCM15+OW09sRu",
-	"O8tGx8OVN1Dh073yUDo/yMV3BM1cK2pE1dzAfg60+Nk471WpEpRgRIpNdVp7ynSOfPvhSlse42P7/LVC",
-	"g4sM7+Z+vn4Dq3q86GjYpv053ByX163z0HEU3eRot52A06wsU2ZPipYGOhro6Ph01It2NvUp7MlrVNhA",
-	"YINO5ZE6FSwXgTaXIlX2SX9Vyx+egWQDCzlcfZ+MhVyj5oB8aTzlcOkNpPUkSOsRRFVhNq+z5MaOtsfF",
-	"eax7MJaRPrXjbCDRb7LkBgbUmTQf4xb0ns0U0+1Pd9ds310BwK5Ct+L7T7lE/gVPWcIF61SfnCuUTAbQ",
-	"7ACa9tz0B0zb+tG4d8GURTNNlllieJowkhO4fp57QjrXR/cm57wkZ4QbtrQ/UYNukUKKSnwZIFwVFK/d",
-	"qA/HXLTGrD55KgfYGmBrgK0nDVtFWtKTAyJYhZOLZIZ+qQcvCAZvaioaa38DZBsqgdUJd1xcRlKxp1dd",
-	"5h/tl0zQZPV7h0QCroFfrdbtXMzNOzhgsv37Xs3a+yYwwVmHYjIfmFpyQQ17MTMdVmBAbH0GyPCIMsgA",
-	"b5+26mO2vGbKInYso2xpWxfpxqirBc5rHCIeWxYs8nN/dLjRwYuJtbsbhothuBiGi2G4GP7oF0Nb5K8y",
-	"+qAmzuuIPUpz24JmZHSc+t6gMoE5TpvuD8x61ce++SWpTP7JlOZSdH2+k5alsyJjADIgFSD+Biz7ajfQ",
-	"vJIRHnJnffprG/gTs4RHZn+BoTmIlV0Cn5MZ5YnGaNGvn/2V3C2YKD8LP0A9BrpkhMc1ST1zcFwHORcr",
-	"enCFbAt0GZBlQJYBWQ6NLMdAkwrPFMvoc7BybwUoGM6LzMjX8VFR6l3aicD/iKD2enbJfnsrOzx/obil",
-	"Dis2DtalLx5vHwWfQPdVxgzgkQpCMyOX1PCIJsmKzJmweMFiwuM2SAloswmUB69QXeAdvmFreeo/NEN2",
-	"HFw5Cts3JGVsnR7olYx+Vtyw7bmBCjCgmiAhxWQcKmh07r9xqYycbmw/w4OevSKtwyCFNGRm25SGKaSZ",
-	"wndhQKrzJnpBU3YSEKlKuZtiybAjYAivxBj2/r3bCtdmciWOz+UWVdj9pNtg8DGy5ALUzplpLp/eGWSh",
-	"HGv8HWdJt8zOXU0W7xlNDO+Q9u17Zg4N4k/aA2nA8qeF5XAeWyMkIOHeAft7Zh6J1vDvOZnRRLMwIPmk",
-	"WmI0OkBNc6yfsvuIwYvDgGwB8L0YaLrh8eHz9+5A454pewdAHgB5yJnyxHINF4DaXn35qNzCn6lhFz3h",
-	"j23XHfSag15z0Gt2RNlXMvoJYhMBZj8b05NURLE0oVGjgbuDwvTT2qmPH+o4AOUAlANQ/pGBsq81yeWQ",
-	"P07K9zkzp+6FOxPhvnEDO1o1is+lRk6/7BNDis/O+OBOoP60nst5kYc91L3Kqf1pB6p4uEizlnBxkXm4",
-	"6CWi9oWMoSxolYFV3JVMeSeS1cDMdMuL4w7w55oZ50UcazID5TYxsg1y9a8bXkax7AmC0ABAAwANAPTk",
-	"Aagn6NSJT2fw4rOP+P6H40lT8MLWMhUYH90+94zy7Vlrs/zmjrVLv3R5bpC1WPV8PCGBqwgHdciyDyEM",
-	"utqbKNbm1oc3ec+DzfJgHsQ+mlXK+kas9hgR6m/X5MmYpYpFoGI7NypjwRNj7mDQg5Q5MHlfKpO3F4e2",
-	"Mi+43aPNDREc2miplcXUBaMxUNfH0c9UCaenrnuve/LslUMPLoVvAe99+sKwxd6Y/GVyDxIx5mV+tFz8",
-	"OYDpAKQDkA5AOgDpYYD0ORGMxZqEHFFjan+eCrpkf7OAGAaECn3HlIt0piQuJk7ucOYne9EUuOwxx0j/",
-	"COkuT/GPBih+g7/2zgOJmao6eWC4V76h9y+liDKlmDDYTQe0s2+M/85WneRrxAjwqbnkv3cYcWWotrkr",
-	"ad8lXlGbD9LQ5Adu9Av9ukPCqpeRfsMFX/Lf2XtLTUbxVD/V2+T46d/65Uobrq+cEPtrel0Hj1e7ZEIT",
-	"zW6ZognRDgoIFwDsbszPAfWhoIJF7Y0EvdXsjbszNS6LsT/9XI0dgXxA8QHFBxQfUPzzRPH20F3HWJ8Z",
-	"tkwTitkwDsdhlxH51L9yOzR/cE8dk9fuDrB7wfVPhpMDIOQ76I/bkwQG4knmSGzeNEeFp83vPRZWBkwZ",
-	"MGXAlAMyHSUgqXAfKTePNpgfFlpSyYU55eLU8CWzk2qAlXcpExf22dfiA192N8v8nbH0RcJvj+Gi8whf",
-	"m+Ok5B8SsLQ3cawdvO1WDjjNkKmdQ9rRyfGdhex4NaFrQxlTogVN9UKaqueQA5oTcsNSY7kXEt4wlk6p",
-	"pZVwJ/7IlIkpvGrKxdS+ag2BFAZzHsfn0L1su33XhZcet7zU4LV3fK89jFJ+58/Ap/Dbg5PGdL0psFZc",
-	"2G7A89T0eURIdSHHgRYHWvxktNiDACuX3BGN51utLZePs5ofrf7S4yTfI1Rv+vY+TSgXHdnwXjnUXsno",
-	"liYZ69jsOyWXT9hwcmSM7Vptq4ek9Y8Dy2SXkZJJ0vEl3SofdzFLXkplvowEej0rq10a2sEEe5nN50xj",
-	"CFPXRm9kzLq26baX2OYDuzcHc0e1PMgNVCDU3drkytNu2HJBleE0cbQGQvkhDfz4nq6ZgDCnT49EPc4F",
-	"4CWNFu23+RtqogWL37M4i9ixfRAe4QHxCBX6oAT3R7O/7vsyV30flyP3ppb9l7v9nHyo2vLzAzM/MPMD",
-	"Mz8w8wMzPzDzAzM/MPMDMz8w858FM9+aW6/RqB/Ja7adY9vlftxlv3j27WheLIdnsrpKDv5wXCg548kh",
-	"fRcHt8NPDtKP9zr8VGD9nomYKU0oWWbaWLZk3VeRUBETlbmcQ+5HecvUNmVNW8XM5+L13PtaGO6E4U4Y",
-	"7oThTvjD3gndL4I15t8YyLR3tESV/o07c1Re+qF1hfgvPF3PdwnN1+ZAWf/7Jvcc/O8AVty5/aTJKz2Z",
-	"7SVRpS5N6dFc5METdWdQy6Ul0Fxkxwaars9fKKaZumVQbbQLg/ZlI9qXzwntJaYGCLCApPpYmhwsjCRI",
-	"PQERTGOV+o9XWC/oanT+8WoksuU1U1M5myoGY9JXo/OvHh7CEwsxs4SaUpNJw9MhyK8KK165jISfYaZx",
-	"LBrloglXgi55tD/cTbMy7tYybWcfBV2yhyfMu72lSxYPDNzAwA0MXFcGzpJ2/ETZuDbaHnhVUeS4mmhc",
-	"g0vC2UceHxi9dlRwt1AFQ+mMUUM99qEe+x8tPttX2nQk08BM5hV7kcgDQjXR4OFHxnRmmHI/kBlMFdOq",
-	"flKoDR0ehRZlu1XSBFh1y4HZdT8NkIFwqAcsG7Dsj869/cBonENEK0yxLd5wrV3G/NawYtttg5a7BTML",
-	"pspFzBmQKaj3F1QTWkBPG7DB1iW86cHEFRxZKxfr16/q2DfUEeTs2xGHcVArNGAszq0BZlHiP2pF9yeN",
-	"aj/SDvjcGf+ZUat3wtfNfjJF6o9TQH6oB384pSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwGIBWaqZMkRC",
-	"c70n3eYeqtJ3ZKiPW8bea09L16OrvLCx8tJeorjkZIyrTJNk5dadiznh5qTNDYrgjjsORhWH35u7L2TM",
-	"/k2THz58uCA0jhXTmox9yjh7y5yfnX31p79Mnk2eTb46/+ufnj2DAeAtdAYn1w1mvfeXSaatFMTFDI46",
-	"lwIZAstSL2wngi7Z6HwU4YNANNUu4AolSyronOHRjGDbAxKzhNl/58wEeYWMIFcjBcRl1Tgpvccrjpre",
-	"Qy0Eoa7JtXDf1LS45GKesNN8515cvC43LPZls6ld9essubFtSk3sV3UvQqcIu3CRzFBYcy3ymMT1Nv/I",
-	"qFKrU52yiM94RJiIIZ9WeYS/wTM1jV/KZUojE5CFBc1TxWhMrxNGjP2/JmMrSEYUZ1xe3Ygayz79/wEA",
-	"AP//",
+	"7L3vdts4ti/4KliaWevIZ2g51V339m1n9brLlVSqck4lccfprnNXu5YIk5CECgWwANC2KuOv8wDzZR5o",
+	"3mSeZBb2BvhHIiWSlhQnxQ9VkSUCxL/9w/6/P40iuUylYMLo0fmn0YLRmCn4+JKlikXUcCl+pkpwMbff",
+	"xkxHiqf229H56ILExVPkDh87J+Gf/vpX8n1CteGRZlRFi9O/TL75y+TZ6XX27Nmfo5uMJzF8ZOR6hN8t",
+	"mdZ0zvDb61E4GQUjHS3YktrXmlXKRucjbZQdx8NDMPov1/+lknEWmc2xuR8ITolECxZ9ZDG5WRGzYETO",
+	"ZjziNKkOk0QJt0tBxmHl+/CkOhwmsuXo/F+jykOjX4KNcT4Eo5QqumTGrepFwqn+/j6lIv6ZJ3FEVawv",
+	"7RP2R5ok8u77ZWpW/6RJxkbnRmUsWJvXzwtmFkwRIwmDfsid68j+rZjWXAptf46kiBQzjHAR84hpYhbU",
+	"EKoYkSkTAYkSqVkckAWPYyaIVIQmCRnHbEazxJzbv2De7D5NZMxG5zOaaBaMuB3GbxlTq1EwEnRpZ4xD",
+	"mfqh6MpyccOWMPv/XbHZ6Hz0v50Vp+4MH9Nna4syeshXkypFV/ZvbVaJ/WIm1dL+DYv5li7ZJTWLzRPw",
+	"Qi6X9FQzuwOGxSTh2hA5I9Q2I3bg2k66dvnG4ZQmSWh/D/89JDNcHFgOmH5q35jPHv4JRor9lnHFYr9x",
+	"287vhd3rt/I1bk1+BBr3ms+FVIzwGaHFiP3GFiMnimmZ3DJNuDCSiM1TcC3GZsHt71GSxUyTYqZ3CyZs",
+	"E9/tgt4ycsOYIDplEZ9xFp9MrsWo/gjA6Z0KOXXNK0dg687r76RMGBXFwlxSZThNroCw3jOdJWbXGqXY",
+	"xC6AfRrOuWImU4LFZMyFNozGsP2CMKWkOiFSEL2w6zijPMkUHgfDl0xmFgMcIRC7mcXO187avXyKSDB1",
+	"Y+i7AoImq9+ZJ4WGeV/BlqzspsH880NhISFVbMbviR0rZ5rohcySmNwwQrHvuJgdEHXz9PD5nLAfNyXV",
+	"MJcPi3xkcNgzzYDkLFLDgAhSzo5Rqh13xnfURAsWv2dxFrEr/jvbMhyRLW+YsucFj4g/VjmGKuglJtQQ",
+	"KSJmD5MdbiSlirmghos5ETJmxUr/t2/+1LjONzi0KfY61fx3VjcZLgybM4WzyZKPH1Zp0yReurfGMsqW",
+	"TBhiu4BVBTgmdwseLUgsxb8Zkip5y2M7BxguXuksfk6kSFYknMYyChuHDkPbvvAvqPluZRphzq53Jrgh",
+	"XLhhGUlirtOErsjNyjBya+9D3bh4tu/WJ9MPxo/sVZYkr182DO09IAjs7CxLEtxRbpE3xxP7m15IZZhF",
+	"mlumAIeLa3Q7gdlep7wvXb2g5sdu7EPTpRjJJFsKdyuO4brjVDN9UtqL5znIaAIvY3Fb/mBRzxCsHZXd",
+	"V76dMKOJWTTs1zt7YPVC3uWX2B03CwI33gIaEm2oyRrPEj7UejtwMFfQZb4jLEm3H6cFS1LChZ0Uss5j",
+	"hA67Bfpk/XAZepOw5vEmaf/D8xqZgO+kNNoo2jRs9xi58c+RNMnmXOjWx9xxG9O8h0eP+R8ikTRm8RWb",
+	"W3jTO4a+ZEupVnZJM9eQaNdyYxLPLRPEZjMWAST9PaNKrXbNzHc79d32n+Gl4juPN6COoYaDAGLnlSq+",
+	"pPaqXACBtt2ZVPH+I706AvhoqQy5WQWE0WhBJPRFE7sO2WzG71lMwnOqI+TVz+0Lw7aopPeHSh/4kvW5",
+	"3iy7ueN6s490ud3sUPwGfWiiiyt/iFgqowUwjfY92tBl6pGodIa28sCPOev/bBjfpeKWZ1kwL8An3DIn",
+	"ht0bgrjZOJzbvqOJ9Bsu+JL/zt7LTMRG8XSX1CGYuZPqI1G2wSm0AO5w6TqKgeOKlNT6NEoybZgiTtdg",
+	"pUWmWwsaUaSnvtepysfXd644FntxsTfMKB61k6GtoKNzrse29qJyQMKbREYftf20ZIbG1FD72bJM8KWS",
+	"meWKp3Cflb/In1hSOyj42/7peKmwSexewsA7Ct6OL36XMkWN3CaR+G2R7tFakcT9ke/hu/fPSUQ1O+VC",
+	"M6G54bfNe+oaTf0bWm/m2iRwYrMtc5lxlsRetKI6n9vdgilmrzt8wMmNXJM5v2XCIlZbGSye7RACXsrI",
+	"stl1pwxW28spPG7YbuCSO221jABZX9m5dVSzXZCo4bKClQIFG6oX7HIanAC8jSgrQGkmDPJ2ckaoW157",
+	"gOAWW3DT9o7y3U7xvXu6sb5XSqoPikZsB9/k6Dz6SIx92s4m16qAGqXx2oJfp9CqJ0g9ZT3ptRivHZDn",
+	"JL8tbTunKXuyytPv79OEctFSu1Sc9pgZyhMWV+QXeiMzQ3QklRVjlmnmzj7VcGMgDbhD37ACdjA9zwnQ",
+	"9xuaplzMf5IRTUqT8rqM+kPyMv+daC4iRv4y+R/AC1Ei5KlMyRgJd4md491Okzu60nY9FGe3FhnsO5PV",
+	"yXNChb5jygmdtM460rQC0Efv+SeGKQut+8M426Mm43DBjZ7A/6Y8tpfyqZHyo/3w7/8+sWMPT+ydEuMJ",
+	"ibMIIUMxnUqhWVuUwxdOHeDvA+FeJdRcMWMZDL1dGtfuKXvbzRLq+cv2KpyEmqnvpO8Wwisbx4mLmQ8s",
+	"/FVLYfdgRZfAeUU3Utl/9ZInLDx57mTW/Dz+x9W7t43Dh053XN6vlFw2QYWhCrSdcjbTrFg28qx5xZRc",
+	"7lJv/sDMezZTTC8aVwV+dfo3i+uRFIZyS2X+QkaO4obNLDClTNm5+p+R6eJSNI1S4Qt67ihqhgZT335u",
+	"qx+zJRU7lGr2EaIYja184WRqYLkKPUmjFs227bnRr2eXqHn5wNRym97Gnb/q4SMcZamEalP6FvYvWlAx",
+	"t9BaPswLYDe5zvU9hqllo3JqNnWPTe1jlRk6ugeq++/fjoI6Inw9u2K/vZVHnJW2UrG9idEAs2Vimv02",
+	"FbL7lMCQ+mGhpDEJi3fI97nhMyexwNEii0muqCossYWlDQ22MRpVjX9d43zg6Wn+XN+zCN38Q9BbyhNL",
+	"Bp2nt2smWdE3GS+51oD8yiHMyY75lVr3nSHKJU4AbmE490JakuRCb37h5/KYU2j4uXfVarvH9ePm9GGV",
+	"MvRm2DonipY8OwQrqLP7lEUGjiDMIWdV3ZxuZLwiZ4XQ5h7zDFrnudqXT53DQ7/Jxuz+J65NN6cNbpuh",
+	"hjjw6uEm743npNZ7w2/v5Fq8pMaulFmQcYj+R4mc69NPQt6dxQ/ohBSegCRQ1d1ZhLFssfv7HIZln7Ry",
+	"QRSx1CChKFb1LLoW+CuoCpYTcpUm3ED/zmEj90zSTN0yVXKzWFOC2Bd21IPAkjf7yYC5254mkNIsQSfM",
+	"rfdYKucygU4zqeQCeD0jwVh8p7hxzzYp6XoO2G7UC8WoYT9Tbl5JdREZfsuuFhU2ao0TZagxLmz3FBp5",
+	"k4iR5I5y4O89T1i9tZBINBm7CwMOkD1JjVRh+5vOpJrim6b4ph3M9H8yll4k/LaJ0n+UdySRjk2FJQeq",
+	"5UjwH1lq7HbcMjIurAcBCb9ZNo/zI2PpFBp13IqfqJhv0Svi3yShYp7RecnZIaVcJEzrxhHZJjvW6Scm",
+	"OBOmpYoCL//TG7iPUWOZ+/WMdRYtQBsBng5wgtm9sSeC2uPCFI9QR3eyefE1uzwlOMCeSPgTu2XJjskB",
+	"E2Wfs6cZVS9wfEtwXrIi51Du4Kl58W2XHY3cMFwc+JqOpYYZB3VGeXABiSUR0uRqk5IFwYqDBHX/VZeZ",
+	"XXfSY5QmTl/kdcNt7iLwAEGF0FbvwQYkzBW4XejPDRMdfZrQ2935yBiM0V/nOaFilXMJxd3EzYKEG5f5",
+	"3+xIQkshXJC/TBrR3Dn7dJuB3dgP6Fa367jjU2g0k0KwCOUG6Y9HBfHYZD4h4Z+f6WbccxYl1+9o10jv",
+	"X0gRZUoxYeCmee9sdK0cxaK8be4z5ix8qT/YTsQB+x+7Z1FmStwm+W9bpnE/LbrHW2bqu9+lSXnDxVUk",
+	"1S5NP/h6eYHMqzANSZiV4WDg4RQ0vGGJh8ySRp3ukgt8vl5EmyUStE5uwLiMOF5coOpuwFeNHmT2xlza",
+	"8+4tk+5xojKRe+iN89l8k+vqyZLej78JSEwNhS3S5P/9f8iSi7HbJbNQjMYklTK5Fpr/zgLyzbOTky1+",
+	"sOt75Yaya5feypi9fvlOdbHGOm80cFcGLAwDEk7xzMNHNMw6rpnHOiAhNUadAwEVFleg4jAo3LtOrgVQ",
+	"YPV1aG/F7p4TI5OYUFDvt2Nd7WinPJ5KNe1lucUV+twrM9k6uR5T6rLh5R0g49ALsna8Ev6fKhkxDR9/",
+	"vV3af/AAT+0Bhj8VFTqVytg/Fsak0Aq9uexHLuZMG/wETHi+Wnu1wtuJXxlqNMgmXZYABZOS69M4jGUE",
+	"w9TGohMOnd1zMYcvMYIjIKHT5+6cELSePm5aXWZUmstcySy1UyotfsuNnenyjt4oRj+WjvreN0/DNF/I",
+	"ZZowO681G3t1xvhj7j8R5a3cbrpjPfZcSm6/WFCNMQx5g2KxWiusi9b7taEXywDzs1dIl1WY+UYtF6F4",
+	"vsca5I0PugSdZw4KlvrToIuVCAp/zG4T3v80fwACbdQ/AMvgiBgsD/hNGa0eMynsee+Tchyg86R9xRMI",
+	"jmi2mtrrw3vPkhlPGLGM0Z78aF2/U9svxEH01apuzK+jx/AT9xMuprdNj3Axnys2t0J2Wb9dOo/pusx9",
+	"EsB3SIpSwR8gb+xHl7A27LWpWDG3aV9elgNZCjDxd30DivYhM3jBnqjsXbolRuf7+zThEa+YyFYpmxBv",
+	"3rCSL3IzoVP7OIkSpTNBmO+h5D4XoDevJGEECtTwWmy0tUK2FKxZipHpdCOwZ9u+4jxhOy95yhIutrlD",
+	"I5dJUvck4TDeVDHH5hAuIgmW+qpA2ujE7jraIeBfKoa+MiDcd4sA04TeyFvmPLipHewpeq2g8y8xiqdE",
+	"f+SpzvXNYO6kQkgrZ5poUThTXosxKiqlcLpKxe4Ut9z8FtEyVWzqPGVQBdAmTuxSsRlTTDS6+pV1jQAF",
+	"0lH8mna8UIw6my8OP1dfKCpiudwSaODHsXuXQJL8/t5iVKP6uWTj+8hYSph7vDDvZcLbmseg3KBxTAS7",
+	"swdfnxQqAECCLaOGwUx99z3h+lIxY1aNzu72R+/eg6oVp9/9j6t3byveVA2DNGbVc2R/bxjU3+FYOlXP",
+	"T1nExJrns14JQ++bxvTbjl1+z2hi+E5rJ1hwaey8CYxFDTQ6jZXrIPAbeULclQBeB07ac/IVa3bywV56",
+	"Lt52F6UQtapjqQhbpmZ1ko8KXYYp3Et2iLmBakk/OjVhQXi3XPObhEEwDDCUAQm94Sm8FvYj3ofU95/3",
+	"xI1vbUVEe9BDDDbL1yyWzIoXZmG3FK6VfIzNQNTVNcotk1syuIde0Gixc/OBEuBxEtnnCdfobYi3P9f5",
+	"zx6FYBFzvsBjwUnz9kPzKfTe+wyA6AzZCJonJCC8IyBO0HY+48xiCvVKbgjQdqbWtjYQ198UWvWegTYf",
+	"pKHJj9zoC/260ebmNwbdQo1tEhLYBREzxWJCtZ2BN59Wo+7lza+WU24Zea7stsAbpvZlU6qnvLep7T0z",
+	"avVOvJBilvDI7NIiQyQUbFCWxpZ55t7d13nB0DzON3JdEhlFmdJtvB9tT6upFFPfdtcN/h7jZLZe3zwi",
+	"LpwGrSONL8eHdoDzFfT/QgrD7k2z3clZfyN8Dh0Rl6kVCE3xKxfe2K6NhIuDGzIODVumFtBBRxeh4m4y",
+	"mTQpqtw7OmqqKvOAC223Lfsws9nQSfnp7B7+tqgZHjuvDQMuWm6QhebBj2tfITVXkZJbwuXdMsoksSMr",
+	"pRJAzuHUcQ6W0XlOKPomhdhgyuOQ3HHR7DGQPzdqO8a6VbsoBvgc7YwJo+rUfUkbXeJ5DPZeVKc2LGd5",
+	"hN1XdZc3iB2b0FwbK+bdcsvIzspXXc6eLykHR2h3T+KoQJEBZ6JkQ92x1rsWGtOzbEWn5hgDXYtb+pHA",
+	"BUO6AmrYb9iXo7C66K9KiAsZh1MhBZuixG4/tlY84Dv2q6LFFfngcKALlhwIQXA8zUoRp0VdU4k0nVNM",
+	"uNNJVVGMoDSgf+J93jkcquLF7JmCtmFP7vmeTA26Zu/0Pd8+9jV/a5c9qPAs9xgDMtVSxpZi87jGcixj",
+	"/e78NhWy2QW9y1yBj++e7MsJADvTfQGGTnARpv8e7jHT1xY109tcxWRZ3NLO5FzkN81sZBvdz5VUZl8A",
+	"6BxlAZzQQ/Ycv4m5Qj8d5zdLUsoxLLQV5kll9gV1MlMR+/4eE5vtOd53vJH75gQDc9BaAD5sFc1NONUw",
+	"nhB7aLsertXUdbyXayAY3Z/O5al7Q3WZioVzho+jLZxRNPI+0HDq8zV85NL51HaHWjq/UMXSdVsypxay",
+	"3KRTyVQxeW36BNgIE0C8yY7VvhYNy43dN2t03Cu3sVd1SwFLYKjpeGhymTU0dB7msQpemWMZp0TO5xa4",
+	"7fnI7VU0IWmmUqmZJuvx1x24LGr2xl0dkdPciNx4YoxmNp8zbWAtdrIiPFpUc1KAoII9VFxo1weOj+DI",
+	"d8kC+OwbGe+yfLheLX9TcmF30U0nu8ZiW7VnPotBlQe5hUnItVKl5Wk+FbsG24prwGc/gO6nWc4HACA+",
+	"I49PbWR/KQ20kEr9xbhrhC30Il6aeUEz3bRs/9BMncZsBmKwYlRLUTgggVmoaiQ2ju6aVTb2ZW0HBobX",
+	"Jm8YyhMfFshy+YrQRDEar9CO1V7/izbenmy1H297vjofbh8P+B7csx/hOxVvTR8q7e+5sMLmNFqVlnbp",
+	"o2nADAshi8JeIQs+X0CYT8yUJvKWKcVjRuy1qdBM2LTs0KRz8KmfzaWSM560M384zboTxyHwFxrHzdZA",
+	"+L33kVBLLqhhFzOzdcWX9J4vs2XJTl7Y6kF3miQsMkWMJdi4ApKlEGhFcRsK0EDTIjrFW1lCGD8QTRhV",
+	"yaqZd8mfnFI75l3wtj0Uoc4nw0UldA0+aBd18EHR6CM46LeIZo1oEmV4pgu+GRTOmjDI2AQUsIKARAtq",
+	"ubXMyllb8o9YZvwj+uv3tSLBRHIz0naTKByQTBiIy8yJsjhANIoyCzjJKigzyXZG2M4s2BI54tzcdI4/",
+	"Qaila0yyFO2B1OAdWhKsnz17tsXVAtejsD/t2sRVyuL/ZKtdW0idPxZoiSxni5ceUw5P7bZhEq48IpQr",
+	"jOtpedHbZ+PpR7bqu43bNWE5eXhdlyN/F7GDUQ/RCqwoSiZdNF9tANQNbpv60IsWfoAYFOX33XamBE1O",
+	"doysm0qxNCwcpgRtFQQsNB2JDcf2OJeDMBClpF0Y24OPoVsQaACHpRl4XDDCrkNbjNLe/23H6S7+liPl",
+	"8a5xQn87Rto+Brgud3ckU+5zoiwzbcDOjpHBPjWMkhFjce4CUXF8OodsUOJUAOHesmvh7dseXapRYPCy",
+	"sWKWUKgm/wf55iTII4mrvn3foDOGV7hKkay2YFKvYGO3dN/fbnF5tc+QTBieAB670KVkZS/ljMVwsxhd",
+	"LA0mB0wVl4qblQMtcNxr5krywWNnrUmrMv7yjN64HJPb8epnH/AN3J9rUmAD+Fyw3zKa2B2aAy9tn6Wi",
+	"NFH39M6Z+e6nfdHNzeytfC244TThv3Mx33rcS6zBXbGJBhIQIAtAeKkv72jk7hIXJrxzYlDUoeil7uC1",
+	"v1/ySb5niYwgUf5jp6jynvpPsOhjT9OLWQtyA3E5T8JSoAjiKteklG0lfBsGTgvP/lZ8jkqfWelr+Dhn",
+	"47cnO3wRSqsQt0Xi92wpbxuDwCtE526GuLgrEkZd/LdPq+FgGEzxdhdbJh7OR65wOI/bMszi3m7P/MDH",
+	"bpI+XSr415+gfLMWPbs973w+FXysfwJ6N5ntQk5ZfgOhppwaI2wEtHDn6NuJPD8rbhhE/r0TyWq3zxxN",
+	"08ReqkVuG5Gs/NVbykFSyVUiFXHRUorRZWt9CnQ3xRhA+5peZ+oh8J6F38mYM1CofpclH7+T8cp+Bvcf",
+	"AVWrYG5oUj37VduZf6q7NW64oDDMzdUs93B/KuI+vTysq6ffsruEC3Yas4QvuXGeyOfAN0lxlt+k9iFN",
+	"xuGna4ybvB6df5pMJg8PFn0+XTv11Pq36FZX+vZa2K9jlrDy1ycu6Tu7j1hqCP5MZhLtGlY+ol4Nacfx",
+	"vLBUQ1QBE3GeilPgfCbXIlxf8bCSIMFIScZRphIrOiuNSYBSqrRLWabpkpE7upqQ13jH/CBd2TDb4FqE",
+	"dp9/5mZh93ocmfuAQAkwHZDr2q26HgVEnYTnqA200huBPsYWs0PLsyxkTO5AjWr34JSJSMbsWvjsTsgw",
+	"VpVqkOKbUYWeRZ2P3dYM80W/zpW37vzY7czdoa5H5+Bdosi/eKx/eQgnkDU/kZpdSi7Ma2Hhas+jrHa+",
+	"Y6g4xuvRZDK5Hj0Azm0uqMyE2e8gbY9bRnbhtGKg7be0GhkXQJsJe1YLfQkQIEaWFNQDq+zDpvY6cN+p",
+	"NwJuDr2S0ntMMY4BPYBPalfX5SPe6zBdnzv23i+bZZIeHB3m6+4yE8NFn2lGwt/curosFV8+ohcKWtQw",
+	"02rFhTKywwJZBH8IneoNwhrgSQRKei3AqRPb3lmJO3QpMEKHsfqkDU43oatb9h4A2wCTrkOvmf/q9xNT",
+	"/ITTpS9t6fJd58YS+9i1gH3HuxU3PrjGUpa6ABhQanjwrH/kpN2dXLcxl5mBkIq9IoLvdAskgG3Th5A5",
+	"NZcLyQgx+K5UuwKyTehpiWnMhS2cgsvftNdJfFilzPXbNAGfEQoMoByzg9mtSpVMmTKc6co9Ub/86H6+",
+	"7/XHXnezDjw1dozXkCnuenR+PVpm2tBowa5HQelsorTrPMulcpcMisMPDVe5HcbjyH7XJCu975isJ718",
+	"Mi5SBlIX22m5yYRkzKhKOFNEsVtuJbL6vTsA19eB4UNO6pulxd01JrDEYOWet/sdpqsYuoO6ARhLtJFp",
+	"nxUcox5fXv002XSePsBIW5yQD2UngXHoXMPOQi4seIYu5Ko4MtQdGotMcYia5xmkhQek50aTEGEad6H3",
+	"7GgccyzGdZmjijfpu9sLR+Wd6NyXtqfJe3r3Bks+75rzOclZkGlKjWFKWPD612Qy+SWoEI89gQ64ASK8",
+	"ugD+cDljr0cP9ppyquvr0flbS1awP5reJOwkv9SaXgiWf9swaPe6kIzRH6GOVkFRgAY9rA8dfRTyLmHx",
+	"3D6yp6NW7hSL6TatuXfAu7OHqtRqkpdbxmE+8oxsHy4ohtzL3rNIqrjkfuZOVMP488TAzjcdNjEgH9kK",
+	"1QVFFuHyjN5K80pmYn8L/gNDLsN33LzoV3KZrzqL8/FjCTFMrg33NhTTgUsQWZF/3f/iH8DbEBSA16Pz",
+	"b599G+Algkw7Omp/Kh1Id+0/hOeoQvDvBPPYHVOMzCCfAYUYN54k4JjI4pPC3G4X0ccNo78SGUNFobxS",
+	"hV7QlIEpy1Wq3dva2s6a1/Od8GkJIXEJaqsCy/H6ow3kO/FV+yAT+d7EeWreyzu9wfKv6DLp14th9+YM",
+	"S+NU2u8UDi5IRA1WDj23OzwX4Lt1j7GKvtMwIOVY8ADducyChCiP/A3UY2dYZgQ0q0pRSLKo5J0mdwtp",
+	"ZTJXaQHPi0K2WRGRJYnbf9AYuSBMvV89lO+1+UQU7pOuxL9r4Y66Yiwm42+ffesCewXhaOKOiZAEsiy7",
+	"FidOaVUUztvjVIpOWwH0eiW+vLQgpjoAZZWLLd6bLqVM3/VHbiMmeuxL+OWhzlMm5lxAdAODhk6bApqw",
+	"fevVti1kYWrb9D7yejP04oz3qTUDy8f2keVaM3sJo/o8JuMQUe3cf1No9/4BuvTPOkpU58c+/4YLmgcm",
+	"wtfRysfvn/0/iZAyddOAw3XEoyqq2fmxkl31pv10PVJSmim4/Zb5zVVaaETQr9hpxsrX8Fuvfi3XJjsS",
+	"61R9ZVvWaa3QWZVlsjy4+/DJP3JOPkHxcguW5c+B7+ThwYnfqH+Cwf+MVdCa5uGePHtZFE7zLR5cUShU",
+	"H+yTVfMKiW3HvRpfPw6BRQLDEUZZ4LWJ208sD5Y7eCvIHuGiM9wUKqLfXqeyJlS2mVI1zPdRc/uR0Tgn",
+	"5Q2Sc0TmOoqkyzkNGdpuZLwq+si58bXMfCZ3jt9o8gaZ4dpG66zqeuMEHd/3sgnY3faVd4Xo1+5uV2tj",
+	"05ugNMwPfMnid5k56nDBMSCSAuHIMU6Q04yZch2N3E06tJ/iqcwMnCLnwuELkfjTuT9OsNrt9snktz1K",
+	"Mf7Y453/E8jp/QbYB66r72sN1fkc1uIcSqgNef/HuYHGaYeAkHNe19It9uUP2XHvKfe2jiJ+ub5RGxnf",
+	"2Xf2dthcf9tFUCaMWmHqTJewa10CdZ4NsCOgkkNYDJ8TCmVLKhEf4SfAzsCBsFOfgovZazGTe5tb3mPz",
+	"7F5vVH3FLAIJJjIDH69JNb3sfocHXW5RqBSpTfNaADVj27PCp4VwpJjzVBm7Awt6lyBnpE/WrikY6HuI",
+	"/jkQv1DX+S7p0wUjFUlBciX53lX4W3kXJI0FNzoox1RoUHF75yQ3OleY9SiY5t/WEdTK9sY2oIYOs++8",
+	"h/r+1r7a745NAOd6XSE4Sm6UpHFUqfs4AV2We8e6ltu94/xTyTYJk1jThLt1vPE+doGrLFYXqowOvNNd",
+	"XTyU1fH/qr7xl42dc+rii8iv+Db7x+aVgKrI54Td08gkKyifJmckpHGMxQmW8pYVn5wx2YpPa+sSxzv1",
+	"/TDOOHZDhWnaPlu1A89ett50mi92yw5Qie96eWhczHyQO9ZzbQ0g12HdztPCRrEGwKA2d4UzvInMKbRz",
+	"raZTX4Khpmyx+tcvxRvQBaAu0RX6DI1zC+IJqtR9Le1ypiBd5PRcKJnNF4WXwWSXtWzbwUejlU+VtZm6",
+	"vZxpCxxF8uzZ42JFUDV20m4gVkKpy6GeV2uEHOLOiva4led6ivWLG+Cg4oZR/8wy0wYz+db/3mHlbqRZ",
+	"FMsHsXwuvVqflXR5rNq9v1JboMfrGsnxZW4R74ZvH9CI4K3pFS9sAUjnyklWpBHMWIvudfDwySbaPRVq",
+	"K+/MJtU9/mBu7v+mF1n9nlXw+otB0a0QdkRM2Q4IOxa9fMd1WvmnMfu62X2XJR9fG7Zsno/LKlMnHIDZ",
+	"Vc6A4L3lNedggeSwnB8qJ8qM0EeG3hFLel9+1zfBaMnF2jfVpXTpL1oYje20PEMbuFCD7u1a8UGbzdDq",
+	"0bXdth0q+OZ1XpPoLIIiCnbJq9YcsmT2itC5PQYKRPnoHvsZWWf8CNn74GM5g59zcHx+LaTwFVZJCAqK",
+	"cJLrMUDxt2Dkxw8fLr3u2DtT4ikY/+nZN96aFZA/PXsWgGpKSDMFDbT986/OmRI8RKsbP+XAB4sswXLi",
+	"Vccjd8arKatev7QLOG2gvrVn4SH7eCV7YYtAzmo/pfyM0JurWt+5H0j2iD1gdGIbSa5Qhqz3hn3Y7vCt",
+	"2xcD49qDUR7Y2nn4LkjXdsK8gWCnQgXS+wDPLVXE4qnPOl97g86Z2S2hJ1ywH5hBucbTz/ayJmuicOBs",
+	"fA25Rcry5NSXvnYtfmmg5iYJGBaq5ir4oDLmvBV8gCGwWIYtnepwUmxHRV7G/EpSfmwVkBwUycDyD23Q",
+	"qy5ZWOuXrq0htAv8UvgR1a3kC2q+W5lapoXcrAwjmXDxjblnDOaoFNnSvulmFIzsqz7aD0v7n/1gKWFu",
+	"P0CpUvshtf/dlIZQXN7ec2czhQI14DHzHJU7KERwTcp3N/jLjEpr3qSD2o54dVfG+ma8oOYDX7K6lYJg",
+	"0B0rFY+C0cItkt2TJfyPR0pqCKMUUtcvT43DzsahF9lyCk45dQQWjOBqY3ErfU7xbFDqtvbsbIa0deLn",
+	"irzf29KNr3NoZsGWk3VgdrnL+4hwTSFv3VjTuKXw4XyWwNfd6zx7vC+1F4PONZf7cikORlDolO+737Yr",
+	"0Ven+eUtR6MGtTKZ8gB+aV7DXQvoi7zseXG+7FXvscwlR8ONNb5JZPRx3yvsnBymCHM1gq9/IMtqESjw",
+	"ldwFpDat+90ZfbpprtyCFJlhxqEfSSSlil1xntC5xd5CxiTwZuRzTNEM+Q6hHq+3wpeLJ5+UWLG2a4Vp",
+	"OPa7/k6xND1k38Y7U++xb3BobT4UHeSRdaqpnMgdtOJkqA1S0R95mm5lVbSeZUn975BbroUYgc9V+gvy",
+	"N9cOvBxV3ukyxlQYO9h80LhaNo5y4YbbNIR6gNmzBBt51+EWAk2eKTKeQk7JFlwkdl/I3bUrDloMUBn0",
+	"WveSvrWP5Xldd7/pfeBDPKRTuBSpvNYNzTTX8G4iF6Bw4SHUOkQ1yOOkOtnQG45Wea2fpOm4vhP/0rrz",
+	"41LCobIBlSNe2Lp4a2WBd+9HwYgK24tUtcLVS9BnrgUc1UgjLocKmOp9hFGRp6GqLQRjNHpt51q58MRH",
+	"/qM3p+8DJge3nRTs3Wx0/q9uXuZBJwebX9D1vdxDbY6jQidNfdlId+CRDgLnjh64damxQE3rrp5Br9ha",
+	"r7iORHd0pUk4jWUUTkbB8dSOmzrEjRqsGmgA3FVRvxa6p/+GSWuxi6LKZr2a7UiKyCZlI1YfK6UgdP0X",
+	"O1yclvVTWItNDhywxkE37hraeJt1fsVgpIHdoQ19mNOO9GCa1zLSdBrmRYGA3kePilU5Zc1zZ1vXWGoY",
+	"s/KmikVFEH7H8ZYU3N3GKkgeO0XGoX1BbmtZi2nJH8OoDExYjdbsHM6rgVgbxjU7vnh6s+qmrs+BcKeq",
+	"EkfTyN5jeE2rnrx75aReCZd7X/LYe0zgRVau79fCGSB/Tb3ZBKQhHzTUWnFeXb2NOhuWaut5FQM5qhWN",
+	"2JaKHXXavIp8gYmO3VrXQQCMzy9C3Yuqt3Nd7EdduFU5k3WN5aPVqmGBlYpVZpMLKNsgIxmXOdsmoQtH",
+	"sNV0U3p/7VtxknASyNhlvnI1fNDnZYkrWpxHdIiZsTtsq4nOogXkd8hZtdxppR2XVTlZLR7NT7plsIqE",
+	"hrt31N1/zisH0ksww9Q5wXzveRL3wMcIoieQM3+Mw/+JJcztg//TX7rhSXAtsEDAklGhXV9oDPb8sf1q",
+	"FIyg91EwquWNv79PqYh/9nWRyuy1TJntLUqkBh7d+fEEIyGF7Y8mSVOXdg9389ubPHaelMyx2BiBEbu8",
+	"lPvirytv6cNer+VO2+UP0qBI2CSLDb+tXu5q1eltqhgOxbTvkauFzHIi99/euZnuURDC4cS0kEvXuELf",
+	"8JemFS2Gs2nFkoqR0pghnGITuivtaq6KmBnKk/ZG5bWpr1+Otx5/c7kgltkNFD9xjyLjtrEy2LDKXRWj",
+	"q1ughqQee01yUl31b599m0cEMnOKqpmLy9eYotABRG5DtrdH5ZpgOrBAUtwB7oKpQgqhIsZEIHjXBSRN",
+	"Mk22ZAapD0uocdF51DX++Av6B2b64PMPzOTYDPPdMzLn/fdB5aLxYzBvLqRC/GhZ7m2tG9f+sys9Gt1l",
+	"q82c8/S+9CS5hNkhQ2pT7cSnpybJxfw2s3NKAVCvuHi6bjcSNmug3kpgfv/z3ji0wKUZ3Knzgkh5l3hg",
+	"c0K751EXYneQ+SS0wUXdlIIHt6WXM0ViAJxCzrC7byGHECjHuMHgf0M2s/t2MV/vWkAMUf+J3bKkzLk7",
+	"+92o8Jn2evdahr0S6F5jMYCCKh6dClXopgmpWntl9yPTlKnIeQCsZSbKllScKkZjqO9gSZaM0c78Pxf2",
+	"t4r1uOSdX9f9lOqpY3XacEMtLPIxS+iKxdNMUK0hgdTWSZc813vzQy4XwwYjdMnUKbIamDqhlgPxa5fY",
+	"k/I3b4CHdH74lXNtPqk1bNXVN6mdpysRLmdTqIyQG9S3PcnFdJbw+cJMZ8xEi12Pt+ozZSJGq7v+2PDw",
+	"ZkmTekN1znO1LzQRjOx7p0t6P72jHF7BxRTKBe3voDe+YrrkScJ1W6Ovz0ZRj5mtzvc254F8Bcuv2tzP",
+	"hqMTNIDPOtLUbWf9sa2b0jZybj5V285wi+3ZDVXNeH+VH0oP+HPFQDOzYkki72A94nqo53W365q43S24",
+	"bVP6HYcuMzzahppNAO7qLsuxO7XMXwQrLyAPXfe1xHaEx0wYblZonPVfCsEUWXCzaznf4st3r2S9v9ha",
+	"Z1CM+UlIJ/ac1V/gDRYQR0jrXsS2mz2ahXfNAey+B5SOnrz4s+DzBaDjNv6nfW31tfvTd85iMlN0DjGt",
+	"QZ1BtYG1EUxhEdNOxPraE2P5XSWzbfjpemR/vR6dkx+50b4g30PYwx7qVJP2AlGdl0tLZZqKlCvjDdBO",
+	"lbbghox3mnPzl+/y8K0MZYdRHsm79tIrrd/m5eX3rpXG1F5/NWtkL+re8FJ2V9zxbg0VgDeWonh9gNNp",
+	"WoUP/j01Yqr9qZS50/bjTWvPS4WAnbOuwmgnX8HXsh1cmNJ93U5fl1c03qmvy5+80K+FQYVdjZ53U/o8",
+	"sPvfWmbszm5/685ubrh1O1iTgHJjumUfwqb5rmUB8LklGzzD0c/wgC72xQCK1/3SHGnVsHD5xBtXrkhG",
+	"eEj9RA9Z11ez3fXctt7aiqP5b32IATiRbXoEzFq0oUfArx22VDQJW9UG/WTnPiJnLmNuLHbtPh1HrGw8",
+	"yNXcflshoH2lm67UVE791YXtidl9npEr8KJJtcTh9cY2QHL+b65HDw9oKJol1JQaTRqf7xUjUpdsbGu0",
+	"VAev68e4a1dOrP+heYN8FvVD34cbrwcFDFYGbVB+9ly6ozvI193MpWEELbZhPXXqxoagm54p50XNWdFt",
+	"T3YjPJdiOq+5EhQlYD4V5OhnFniW5iEgWL6FxVM5C/Ky5IHPRx8QKGTbSyxpYDrW1t1xBmuT/2VnKPZa",
+	"N+vLXL9heXbOjcV/fJCdb1mjtZExW+cPy5raecJFTdPr0f+SGflPIe8C8D5AU9j1qK6Tkvy+jQSctA6J",
+	"Txs2Yk09W5l28Z5i2PUL7X20a9cj9xegM8PALcBHEqDnuFOEhJAFP6/aUBNeMFjEqzqfQxugmw2Na9mY",
+	"u19LvSIcq5jXTe+xW5LqNSRIUNzSuKJb8lgdh/CIwE4c/cbCloZauR63SbNFrmdwwfGJsTZ849AH1vsz",
+	"byZ1DohUgfO+8vn2IVkdJnq25zthhiWroCbVc13uo0rCia2KWZ9PYv8RPuW0ux1jGIqWLkKrrGEs9dug",
+	"kNh5enqkGPIqtl3arVxJh2LvVLE4i9g0XXho2CSRlJtpw32bKjnjSUc+6RIaoetZkYx7HLrOzskOi9T2",
+	"aOs2TvSgROLaneVJPTBk83mLQNi17N3YCApcrp8Lnf/W81S0Cf7daS3um8hoi59iNaP8xrVTqQ/YSgNc",
+	"B1v7z8lUjKtuUm9lzHxu+rVrtANudNxhaoziN5nZLjvuTph0k/Ekns4SeoswstECH1jQSjKy9Z8bQ4QW",
+	"spJusvSDMene2QtPhbsy67+GJ5GtDkY8rR3hr7fL7hZflQnIKzV2Bb3d3wHBR2/A8Atq6f/455tTKB0Y",
+	"o1FLu+LfloWmcR9IW8o4SzrQzmWSzbnwq7BOMo2SldRtlvjdle84hdfsa1ipkhHTrYZwiY/6npRMOhvb",
+	"emnVchkyT3U/RsVakCvLXOXBhJqpf+hvva8ys7AnZppKmew7pw9YlHzm5+lNNpuxepSofXLKxfTGJ6pr",
+	"472kqNCpM3DuOzWR7XdK41i507NNJm+lAtns1cEdIEpZ9q5gbAUyK/Dqj2gF3JsvnBzCNq4dRyMuo2KD",
+	"+qpDxGRn7U5pAE3jd/hQI3mCip7F0+osaqw/Kqq/kugt5WDg3dlFI8ZhiF6zdsnF7U1tX+oWTn43R73W",
+	"h23LmwJ/EmElygeudgWC+rVt2qAyem7qPuOW81wmMvpIk6QhB/3jlrHLUmFQmB9N06TzIj5rh3JfzJZi",
+	"9CMi6B7hbbZv3vK4TNsOX+otdquiHMs4lpEO0HE/yEsVBHlJKnc0TgKis+WSxUTeMvT1txf1v2m0ieoe",
+	"l+8+mceCX8z5xwWjKaEa/j0J2vGO+9P9e2Zvn/kHC/5tr3nZOvN2B+Sa+JJpQ5dpV7ZnC3uyfi3nrwja",
+	"siO4RE3Ap3+EcqQ1/iigt6u/Pl1GdL2v7A+HzCLn5tE4/23GpiJKYWfJNreMm063/pc24Sg7Mhe2kW9R",
+	"5KmXSyo+jlZO4fFuT6jchX/N4IRfNy4rXKh5QFONr1ZJAwo+KETOcJAleC9nZAYn55aBUBtF9L78nUUG",
+	"paHIrV+v4+zvu/SDEyH83ngXUFeoom5L3qVMVPI2N1jh490YyOOGYVWzR5Xj6FyRc1+jIh754hiQN9sn",
+	"CoLPMq0df0k5UWOTplpviTHbni2AlZOMTJvlg2DE7g0TseXiazQrO++9BdVTQcEvKpLCKJkkFZm+xJ7/",
+	"Sm/p1pEkPGJCN2UebFyKRm1hVxG8kHiquQ2KnWiab93JqZzLGVNM7M6u1eLYBqOPjKVTmvBb1jLh+GVm",
+	"XO2dHhk2n2IdqQPXZnt8Uao/bjW0yywPPu9XDqBjVLl3f1g3GmFHvzSMcC2svMdI24WFQxoRV7QNbdiw",
+	"yL1Wdi17cMc8fTmVerINP11j6Mj16PzTZDJ5eAgDCEyxx7j8HZQR6i4Dvm9KF+l+IKlMeLQqZRh9vpne",
+	"qpK9qjl31R3l9rJVTWms3rOlNMylpW64baUQUOy4Ke0tuPVO3WNTV7G9wav+3j/HpYDgzamPua+VRGyD",
+	"VMn71VTL6CMz5dYNLVxsnl8PLfhshs4O96vaJRDZEnmyad1Mqx7plcHsbIAPb1OFa8birqaSjzydZiLX",
+	"PLZKN+2H6danppc6PNhSzHlTy+1+n8rMpJnpYdDzdaDz7G9x95yd6wLq2qDqJvnoEi31G9vdmaYO2Xzd",
+	"6laDayxp7YvE2yV9npdrE9JAokoWkwVTjFDFSEq1ZjEx0lU5V7dMkUxECyrmtZ6GhZvemtMFZsZEjgf4",
+	"DXc4Awdgga9Zo0j4iYsoyUBehvIHMdPOg73GnW+3wX7NF6DRT2g9BJGMXXnRGQnpfK7DNmyFfbDTW1r0",
+	"GckkoWld1ktMfut+b3NdBqNYRsDSTAsnyGqfL2V06pguVHEaSRQzmRJkvF750W4Xnk7dZnFcOHv9xdE0",
+	"nlf7HsVMyWU9QFcibBviY4Hzg291++rF0xvpVPtNSUcw+h8ea9PvkouaSMtZIqmpS8SS8p2sYq0QZptK",
+	"baaFaNOlakPF92xzw3tVggCfID/xdXYJflBjfeIjNoGVtKelzblwJoBp2eN17Q3OSIBHtTshY1+NlId8",
+	"ev/eUaIBZ/HWkcoJ1QbCld3fqWK3XGaapHTO+gcp29H8NhVyw/W8Jj8W/501ROklfLfL95V9KMZrszlO",
+	"+8rOXKcs4jMeOWdGf/GsHRVfNq2VEOnNlh34NRDJms8ApsDahN5SBd62B7rkHtngAtnjlOUejsVBq0+H",
+	"08T0G0WjjwheusH/EZ4ooqo3J7CW8dclTXQDmHRy/W5Tj/lqq/OkF1l26pE3q/1UOZoXvh9M0zG4X28z",
+	"lQ++1IP/c73TcDlBVhFY3JgQopeKqyE8Iw8mJOXK41aA8KFaTqYIOYR+heeF2iso670wwsuU8yZmmulr",
+	"oZ224yQgIY9DzM0LVwYOCOKCQ3uuQjIOr7Nnz/4cpdQsJvizhm/YGf5gH8MvJstMGxotWHgSOCdJSLCu",
+	"a2NDdvDxSVN8nxWqQIsVFu+zMiHz/hVukGQmkxiBfLOcQ1zfOY+x6zyHJC5bfR+iPpKwhUKSjO255o5C",
+	"ylvb5kbGNe0uuFd5Nj/Ef9PkliqeF8/t7hHSzJw3CfKH0tk6KlwzbIKIMDULJvKMcPFMTze+rtPjwTX2",
+	"Cj0lGoKIW1X98Nm9WpQH8ZVE2rtirGe+qk2ZuMtRsbGoRjlRRVO+j70k8fBcPvbZ5HN4wEyRj8p2sTb6",
+	"w6evWOe/Duv8UyGEBg3y56kwucU3CJnQGp+CA9Z5XPfM2LaDZamzo5WYJfXMJY8bjR4NC7w5rHIW6Y3F",
+	"aszc7PRZj/OxLW6M7XgFo8gf/2XHLNrV2qqf55rMWGI5CmNungkB2K8wpVwkTEN9XXafKqatnBjWchF7",
+	"XrW6jKD27+elW5Zrz99QDdG/kBTbsHvTNSM2rFHt4qMI8GbNbuYqEVi0lGmWUAVu7Xd0Ve8BViQ0q4k1",
+	"TPIMqb539tsoGM0bXJc262+0lAd8/Y38jXXzXUuotnlsrOAwAfgKWyR9m0Ce8Z2up+XULB1FDaeeJHGe",
+	"fQZN1MUqe5t0cD2KV4IueXQ9Op9MJsG1N9DkT9j/9RI9/wGOXHnSuT4FaQuzbatrDN51EdVXaakjLRxi",
+	"r7G1t2M5lhy1dCwm4ZyZcJt1az2DfUdrVswMi8wU/ORq2axYRvVoklJlGZYiq4iRZMnU3ApfzsDH7u39",
+	"WKpU0s6eZAkgSzVTDfI8n3XOQIKt2qcNqdRZ2Jw7uh06QC3rUtvWE/Dds3jrTIvftmRzMdJllM9l/Pyn",
+	"WDI0xMJO9BKkyqlrNuvuQ9Bb7LxxGmKKHxuTrAVN9UI2LNGOuOUki5hgW50fl1zwZbZEr7KpRQpq+A1P",
+	"uFm1anfHFevQrKh4sLmn1QJ1rhfMW4AOwJr4FyUuZ8f4L5Nv/jK5r8tGv+5r6dMutw5jLG3vxmZsLG2r",
+	"BWm32r80n8NNV2XDlABRgN1vfJzOYehQBLeWF/iZcvNKqu9v7dVQ6Xe5ZDHHmWdqzqCe+oLPF+BUrJbw",
+	"GszpblmfjNfldX8AmRcJZ9dm220kduVOSzv8/vurD+Ti8jW6SoBK9e8ZVWpFxkueMG2kYOSbc+IsBqAQ",
+	"Bk9GlyvyWiAyLKmgc2YhISjqbOUuogG5yZKPeXBVQKB+fMkj8mRyLa7FCynsMqHPgZVlcEDslqkVkV6y",
+	"OreP/jvJJS3CYw2+H5vVXvPZ2TtLEy5IIu+YekGXLHlBNSPj0Nm7J+jxHZL/7//6v4n/EquqhyfPrwWp",
+	"6R30aVwTxVLwFrf9h/enTJ/SlIcT8rNFy2oTWGUNOlY7LCmItrOjCUmpWWgilX3VkpmFjHWAGaXtL2f4",
+	"FUkpV2ThWGl5J4pVgRquIb4mJGfEffzBXu75XxANZ/8Gxz+7ipfULIrKlNqVwg1ha0I7wRDdaqA2p/Ne",
+	"OLcQsaSnmtmGduIJ13aT73wxyYCEU5okYUDgFltSs7Dzgk7dSTp3L7L3JG6fThOOZ0IxLRN3Ggs3ngDu",
+	"GfeVkplhCqbQquamJpnGExLmFTxDgpwaGddY59b9FU/O7Qyq7zL2fGhCSYplsk9vMnOKjWYJhQqe7sRD",
+	"CU9XzfPEikLO75FAreJzP+qQRFTALJl9W6btGjCslgrOxHZUH7k4lSkTNOXkliY8pgasiTH8KmnKTyMZ",
+	"szkT5MYusiKKgSxWTAnkDFi8n7g26DwTby7Z2Cdsm3r/JjuPij0YFg14y6k9p86nFPZz7ZDYCY1DbVYJ",
+	"O4ddD6B0hIxZUUrOToImibyrHevbbMkUjzbHGQFgCUlCh/3hWbik9/DpnCgq5ozccokyFR42xVKpzPoR",
+	"wwvPLNjmXmN9Oyj0NA7/pfnv7JdiCMW2EQFmwlsWYFlA8q/Tb34JkdbeF15snOEw7D56TyAyDuv4fW9t",
+	"I1qiE/46RRhUt+M5COzIcXKaZOKjsCDxka00Tq1mTnpC/qExBXDKYpTP840Py6kli3STv3mPY3hd2eh6",
+	"YgExzHnAc7LGAoZ2GtvyzLuVcknD/NJAPWo7Ue/7tw6rIrbr55mR0HKqihGLJ1g0Dp8ALwk4ZQmjt7DL",
+	"tWsekkxoZgKChXa5sLeNsIj958kzPKGasHujqB/Qc1eQUjBExB+kxY3Mjt3Ya0AburKvQyAdUwGHn0fc",
+	"kG27Tu5klsSExjGhgoQXtWNd0hQph4QA93hXwNbg+COZJDxm7gzk7pN06cW/kwkJCzU/lE73w0vg5hXn",
+	"vvoy0hpVN9woqlb2ZWCuhn2zTIcleykqd0pRxhgLGwUkhN6wSvc6hOA1gfIT3j40ilhqSsyAnVpx89nn",
+	"+TJNgP1YJ+l/02TJ4zhhd1QhjLxx879bSM0cZ6ANVT7XyjQkc2bsDuJv9luZGe9sNOP3ZBzmknB4TsIp",
+	"jx3j8PplCOteZLqEr6+8wY1c5pABd2aJy/GMQD4vRIj/dfHmJ0JFtJAAyNfZs2d/+u947C/R3nlSJZlS",
+	"SW8wS1o0rVDLOfnTs29QlHPe+QSZH3uTeZYtIN8++9YjVamIqp1cEfnjCdgZ5glgCBlXK4QGoH/KEnNO",
+	"8sC58MS+4H+47H/IS5I7yo2DOA6R95nBC77K/wH/Q0noshGHaykGa2r+A3Sj7/CP31+8LC+xsKtOFvSW",
+	"EYoe22A9duFqYEVDdcdFSqMFO/3T5Bn6A5jEfut4Zc8dX1y+LsWanY+eTb7B5919PTof/XnybPLnUTAC",
+	"fs/2f2b/N8eMql6qeCnRxpKpZHQOuRT0+dnZ3d3dxMX+TSJ5ZkUCdsbEWSUe8Ex5X8gzy/CfYZ7thVkm",
+	"bhw489cxJEeYyZGz8TL0B2oo+1A8cnYJxAxnr7H2Q+lxKHPW+mkAoQ8WFVo3eQXQYfnY9k0AW9zjvwTV",
+	"ZHJ/evbMBY0YV6CQppA+3i7b2a/OYIqc4+7E1HmoOIhqVRHtRUmmck42VsZeQJAwjOW/Tt1JPr1UMs6i",
+	"Rp9Y1+bsv9zz/nH3ViCUprb57HH1QarX2XJJ1Qp8VE2mhCY3VPOo4g9EbzwquuM/weTBulyI8pdg5CUi",
+	"UH5htLkd7mc475fOHjCc983zvqk9yEV+TVQmhPOT+Hyn80dG420n9G7BzMLlaqkf+/bDmddTOJuCBuPg",
+	"uMwj+25UljQiNDzlq6xfJEnn84vF7P5RREq1PjYXlnd4K90YOjTjVH9/n1IR/+wVAq0b/yQjmrR++g9C",
+	"m9vpwpm0RvtCelMtjESThHglWYmGShmiKwCPD86ZcURUIqizT5aXeniCdPXd6i2mABhIayCtetL69tm3",
+	"rZ9/K80rSA+yT5Kc81srsXnd+lzJLC1Ve+5Fm4fmxNpT4vf3VhweiHEgxq38X05WrcjRtnjj3IAOwWna",
+	"q3GDNAtLeDtyhMd1QZHdTj0cQksvdjOwuKK7bV2CVxfF+bnpu+J905m2P2B0VuvD9oZa/r5rq6+SysDk",
+	"8J2MV3tTatQ6UtWoN/ICm8Q5ThEjScoU2n64IFCTJCAU7aHUyCWPCEbqT0ZlzwKjMvbQ6/6OPgp5l7B4",
+	"ztqjxt5u74s41s6euZS3TOcIgVOlSbJqDxPoEJSTNrLVN1ny8cBUHstIn9r3NND3d3YIXenZOUVcgNc6",
+	"OjO3PuIux0z75zEtUuvnu6KGXYAPq7Q9WaMxoOPj37u0Eh2bvRYdm13ylCVcsA7bAVQKcDAgbY609Wjh",
+	"H+EMzw083QvZgOweC1CXCMaaLLPE8DTJKyCjPSjwXogWwzD7Ydl0YhFcMJ+bpYxkAEtVGLtx43WZdT4T",
+	"UF1CiOWAVQNWDVj1B8YqMr78xwfwQTppBVvAa0XUHFZzGVHTAF0vqPmRJWln6HLtWp+TF9RcDTqJRjuw",
+	"YffmLI8jL4SlGp/cGmsaNYSJOJUc/GHtaUzBC0SwyaOJ4yfwJTHuNReXryuqentyq8cajpo9UfnRPivp",
+	"DA56xFFd0HzQ+6oIHqWNs4TS6eGDUdULav45KBEPp0R8Qc0HiIk/gLVsN81VpfcS2R3FNNae+nop4AcK",
+	"HCjwc1FgRQPfgQ73om63dAwBLYcnX3hNM/m+gFH0YRO/QNobqOlQ1JRHd2KYlosYrvPyq6UupIWHKm2c",
+	"fQJ57eFp0MhrV39kIJSBUPZOKHgZ1fhMbSWXzv4O9ghbwW/9Klrk6ZMOS2f4nm0qCxhHDyL70Ilv/MCX",
+	"bOAzB/P304QJSiIpIq4h5BDDRNF9vnqruhiYNmoboKridi2VxTwsvXtAayT413mltc4U/93KsMMSPSxb",
+	"lxaXind53Fkv/iESSWMWX7E5hEi1J5BBcB4A7UsAtPoQoNbcjoerDQA7noDQFsh6CwkDmg1oNqDZF4xm",
+	"HSW4HNP2JsMtqS8pdlgoxPc0IyEe1T+KomQg4y9ZGcMSKBFH8ExDOrPdpOsIreBG8rrLhyU8eE0z3b11",
+	"JZafHuvxKkuS1y+PyUsMYDKAyRPgCZBidwIK4keBJ6XK24dFFPeiZky5dCPpgSqOhL+T0mijaDrQ7kC7",
+	"T5cR4EIbmiQsJo4miJxhKsV2PIEn2YKIi5z9h6VhfE8zCV/5qg1PUCUxkPlA5kclcyQWb0dpLazronZG",
+	"mbiPp35sR+RPWPk4UPpA6Z+R0jsq53ReHHJPurm8AMvhoSJ/VTNafMhHMyjpBlL+AnjzmN0XNYzIGHrR",
+	"9j0uL++cRquT3WRdUOHDJmUezZ2+C4H2cqofiHQg0s9OpEtqogUXc9SD0WWba7dEn52zvbimG3726Cp1",
+	"HAdHfNcOJ0d8qKejIzbrnUCK3bLkSdFj1+cfE1jv2oKZpGsjLMXS/VXv85qafQf7ulSBs18fWD90gMiO",
+	"ecPAYzIYffvsf7R93B7m+F1mRsfIn+zyn2+Js6hNWOsfrLqEVkDySFqNzmDZT7sxIOaAmANiDojZgJgB",
+	"SfiSGxYTVx2yWVPUCk/3ozFyeOyL5xwHiefMnPo3bsfjH5i58kPrOuFXCc0btz6ezpb8Eo+IfmIQO1S3",
+	"aJ8I0p0gfwKaC12Uqwnkp3KvEmvKlObaTgkLoSkqNIfAvLXXkrEvlOberYkUPi/QSXuMmDMzzUn6oHnN",
+	"PEljfqOWVH2ZHZmqB+p8QhlaNw/BljStUIk7J59SJe6ciPx3D2FABNP2gpWKzBJqoLJc61ytB5vbNtzJ",
+	"Cf+OKV9WOX48+GASXF0GHqm24k4osiSBYlUMaka6XzpgTpqVMafKXRhXIfnwrAW8ajv6XBksa9s1t0av",
+	"NOx9xcH++eJ7AeQx5Ekn8rxxJflcQeOuzQdQ7qOHL5/8fXI2OZDYnsnYl1sM0B81gEK4oJq3RzggtxL+",
+	"iqSY8XnmCuaxe9sLlOdsjzYIKTUwc/ZpyYzi0cPTwps3MKgBdQbUGVBnT/m0UqqMXk9UgPTYFUY62703",
+	"KLtWqVLBo+Mqu7vhUj+F9wBOAzgN4NQVnPalB94zdAWPUyAjZzdFzm5asHRYvDNhKP8dAPDwxaf44tPi",
+	"xdux7yUM6Z/Q9gU0/b4Ycs8c/O/ZUt4OfkWHKvhabC0qS6KEQXHysZBQGvvk8WqTF7ZLpOIdkkp7MsXD",
+	"P22kD0vAh6uP0486LqU2e6IN7OatjMFfqv3tW7R7/VIfTGM7kOCjSJDG8X4JEGpSgerAX4476JCM2T2N",
+	"TLKClPVyRkLbegpegCGRyv3NYx12UWVKbbZQbKuL7+xTPhJg+dfIZq3Wulwu6alm9iHLGdimhSsjt4+k",
+	"FJz4XL3/vO8N7XawJfX/LwXWxCxVLLIv882+APTxMDJU6PvCcKFSmP1nqoQ9jzvKsb90J5RL4Vt0q8i+",
+	"H4C5WQEhknFBMcTS4nNChb5jSpM7bhaEktCNMiQ4g33jzeFTeOO32zMU299+YOaI9W+x5YeFksYkLD50",
+	"3dy+2ok3XFxFUrEuaOFWv30lKtigrmW4/t5+yQRNVr9byOjWwK9W63bOveYdnC3Z/n0vZx38KQVnooOx",
+	"n6klF9Swi5npsAJD/S19BqDQvwDXC59hem8qGJEtb5iy7KBPgV2KEqHkt4ypVUDkrSuS7FQvZPzD91h3",
+	"6zmhcHMRrgmNIpYaFlfgHJFyHc3zTNmHk+faQvSAzwM+D/g84PPXhM9tARjYZbC1TX2Y32H5Zl9qfs6K",
+	"kNvt9eZ/YFjjw8cSXiTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJkufK7X+irtc2bWCaOOWkrx6Qc13Xi6",
+	"wZe0JB203FSWtzPpDO7AR6ODi+ijkHcJi+csfjQV4N7rzTQNoColUpE7zxeetKcKZ6FZJ4zgSd8Yw3Ux",
+	"XBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz/T3XRg/E81UHhMavZCZijAn9tl2LN1xrMCp0oDXb",
+	"bhu93S2YWTBVQ3eEwTFsT1b4fA1lPTpbyUEVVJ4406ztzXaZVW+2Szu4vtN8AeX2OygVXDOaaTaQ6sE1",
+	"EX69+ysj9spP4mkBxjFzEVNUrBPu+PLdFaqFO1yKaVZ3KR4uDPPxZDeQ3EByT4TkAgIBmCy296kgtGBZ",
+	"8TmuSQTdxI8jSFB9LGmaOm+E48h77oU7xb03+Fwf1aBLYvBhlbp7/+Ae9sc25vSCg6Ecfmfad4dwvxKp",
+	"owBwj2/Q7+8WOT3dVqj4bMZZEp99gn/0w/GIGl7YmrRf2afd0vYl7s4ZSsov7UYJXz2cDKTOqufjcPRe",
+	"BLwgjULxi8Ko0Q0DoIsCCbqbAaAhTFyXg1qWzrx4DG+7ZZYYfop/NADHG/y1j9sdeiRYym1/t+Lb3tD7",
+	"F1JEmVJMGOymAyXaN8b/yVadaBCPPSRSu+K/dxEOykO1zV1CkfZvf8+0+SANTX7kRl/o1x0cE15E+g0X",
+	"fMl/Z+9lJmKjeKqfKtId382nn0/MILnlhNhfcHMdPB7LM6GJtihNE6IdFBAuIObCjbnsPGcx/u3L/7h6",
+	"9zb3ovMxCru96JbFoA/vR9cefAfkHZB3QN4BeZ8e8rZH1DJve3Yc17gywO5STLtF8wrLI7G73fFyLzD9",
+	"2WBvoO98Bx+vGj8gnZc8Ng7LaVUtVIdjuR4BBQMODDgw4EDPe3/d4HWMEvIuCRW86pSLmWygc8j3/1rM",
+	"5HE8sgb7cY+zXezR4SqYY0Q2F90qjGDNcw5DK442pF076gGHF2474Vcwoq5HvGj6Qi7ThNk+va665e4X",
+	"XUDDmBr6uB76NPxBySzt07BbSZSinb3K+7zP2bmu2HzJhHnFE3bFf39MT/8QiaQxi12PA1AdHqiQ1PaF",
+	"VJayOcCAt10hUo2dFSogUgckVTJiWgfk19tlQMxCMRpPUymTgMx0QCzSBORGMfqxVVYIhDVEsQ1cO3J6",
+	"2y4A1zPF7QBzA8wNMPdZYa4wyjcAXkfQ6gMBJQgpm+LroM9l0p0+cSQE99oBFAdQHEDxqwTF5kS+7L7U",
+	"5nNgZ9C+WQmlNnH3k8ueOJWqBm2rieDeCQaJ0Yhm6pZpciPNgoTrPT2EUAKr+N51G56jszf6gkVr+RCZ",
+	"MAqz8RB8/lpgUrbQV5wJAxJK+L/jxu3HX2+X9p8SRw5/Kip0KpWxf9i7AVol2ZwLaMXFnGmDn4DLD4Nr",
+	"EU5pkoQnhBuiWcIio91IrAxgFkzdcY3ngvBYT67FKHgamjVIoRq/Uz0vokHP9jXp2QqUcggmVek7d6AL",
+	"l0z7UDc1XB/0ev3Sn85mAHo4s/1/FuG3PZHZTwOZ/eHIrJaA1iiNjO0XoT1L4WYs4aHoqgszsJsCn6he",
+	"HWlvkLAGCWvAzS9du15CzCOITR4gt8DdE1a3I+4N+qUB/Qb0+9r0S58HB4PHK+qb4PPJq+zLaDoo7gdg",
+	"HYD1awfWp6O+fyT+7lvZ//DE1WyDim1QsT2CUfp8CrWUm4PnVE4lF+aUi1PDl8zOu7HWltTs0j78WthD",
+	"3pmchvgBfba+iI/IsZ8wql5IYdg93iKt0lhutHpk9UupmSaUwBkCb2y+ZGQMkUUhj8MWJVBsF1NoP+Vi",
+	"ats7F8bfMqrU6kymTNCUe+yf/KqlKN0y1TP6d2jzDpu44nDDOa0/XpE9BVggDJKnYeG0M7++RU1AGsfc",
+	"/kSTS2WX23DbD5YAdPUC5c2vLDIju7Nzeeq+tD1N3tO7N0xrOme+Ftt6KTi7WxeXr8mfJ88mf87LO6wX",
+	"Qr64fD3Z4+XAdf7e/I1Uk/+4eve2fGTxDI5+wROp2EwxvThOjij3su2Zod7jQxdJctwKa0O2pePzSJAs",
+	"Qb/zx2APxABnh+n6ilYdUpd6ung4Sp7gjoQxUMVAFY+lih6k4C6MpTQMHFGOIxjjC7dJxo4peg8P9oqj",
+	"HNijNuxR/RiwlT7D5Xd74eXeKi/VwC3hDnu2SAfkI1uxmNysCE041ZO9CtC+xC2L19/bvlItNpyWYi4V",
+	"EzFTR0ongi9bTyKwRcx9Dw2uHp1YZJB286QKjw6Wr9uT1iLvW2nyUg+PpAw7CivursXZQz1nmRmiMiEg",
+	"6bR5bGVQPLbT4+bb2AutDIQyEEoHQulNCXVXydknHj98AffJ63i4UQZCqRCKkZbL6naxhJ+u8Qjp69H5",
+	"p8lk8vAQwl3zqPulT9okf65fHqNg0J5IcKC/gf760N8BqA7uMpT0dH6HHdTo5wqo4rRP8dVbKAjLaF7B",
+	"Y93L/nS0iA+Ve/ZWO/W45OSLrRbkBAeGSLVOWDspxVVYxQ4OW1l1zkxrOviBmZ5EMBzq3oe6WPS2J7rS",
+	"Yi/asD0c6TkzpfPckc2Cdsdhr7BQVmuSuMzcWverwniUuwEH6Nwe/p4xtRqSXnZg+vItfiIV4a7s0QSa",
+	"bCLGphKMtYSZZhXCzJ4aYQ1ENRDV0yAqK/rgz1b0uR4lVMyvR+fXo2WmDY0W7HoUXI+0zFTErkfnKBt1",
+	"I8ANUejsU4RHDISix1ybHY/0U75r/RCHK3dAh8+CDnRmmCK2OU+cYsTl4kX/akezX9U97A7zQHADwT1h",
+	"ggt1JBWDrFXu3g4DMplM+lzDx6tpuLWg1lXvYoYXgiar3+1ZauvChw28M96RKiu4yqzoxSbbj/blrIuT",
+	"YUK56FgKCk5h3DEk9KWMbmmSsY7NXim5fMK1sY7s3PkTE5yJTppCR1etm/z9wHXBriIlk6TjSzpVYOlU",
+	"ee5Kqg63KcgwHR///h7CgXXHZi6KuEOIIVNLLqhhFzPTAdsgnrP909l8zjQWnu7a6I2MWdc23fYS23wA",
+	"Me1AgZmWZ/l4ZS9T3a1NXpynG7ZcUmU4TRytMd2pVHf3WkT4nn8ypbnsci389lZeKm65FHsMO1QtAm7r",
+	"BY0W7bf5O2qiBYvfsziL2LHLTD6iyOUjSjQNvLg/mv0Z8av9lFbylbnq42P6+XUes1RtC556YKgHhnpg",
+	"qAeGemCoB4Z6YKgHhnpgqAeG+rgMdWuOuaSRPtNwER7cSTZKGFWn+LKtiXEYVXg3Dz7lvXLi5Ov3ZafD",
+	"eaUY0wTPizfIaJ8NB7+e8jgMwJtQcTEnUhEqCFWKrp4TLBhCZtALllPARm2y6DCqpo4sDuotu5MacCN7",
+	"leLvyN7C469fDpfIkS6RR1JocYkcO8ijCGgX7N6QG8sEETlD46qlVefotFYm3/3IY29p/S0DmsxJ137X",
+	"LvCjoMxDqn3akeZAlwNdfmF0Wb5BXTWw4jold1wQecvUBo22p8tN5vLsU/6GhyfIaL5+ObCaA6uJOVqq",
+	"he822M9GtrKwYMQk4dpYQtJfIK/5+uURuM3hkhouqe2XVMxSxSKgQShqWTESFrxkOyIrMYw9TvVxAsVa",
+	"k+dAmwNtfoW0WWYaj5PMbC3lxVbT/mNyl331xuAext2narLt6ofgz8WlkjPeYWe7G8QeAcuP8/4YQH1/",
+	"iVo+H7j71Cw+tnAjHJGKmKjMXQDuR9AD7N1f61gJ+Prg+wDuA7gP4D6A+x8Q3Lujdx3LfvCEW/9t8t9b",
+	"IrtLszXkU/3qEmGtZ1JgVCWcKaLYLddcCl/upJJlSJOLy9cnbXNllXmUg4ig7c/xD8wMh3g/ia/6ZUis",
+	"bbnnRFiHPNJzZr6cpKTt6eIyG+hiP6H6e2KADhSyXyWNABL1+r9KSUP3SjJptkYy2dM66pfZkPH6j3Da",
+	"yfjyH6hx8ad5/ZR3PcuOacc6rMcpvgY5Qd0btxeagpsWH+xTbKpfrpcvpkRVrwq6P8mIttequGAfF/E3",
+	"VM/qqABwVLVPW5wnHLDE9SmiBZlS85EB+R/HvlYm/zyv/O03OxHAQ3MfBDgCifQEGSSsD6uUvaVLNhBW",
+	"F8L6ic1ptPLnYn/0hf5bCfTuCs/XJSDeTV9r12uhDBN0yQ7v8egpzeWhb01sqFnpLT71o4Qha/fnZja9",
+	"Qq324GsytodWE6nInWdROpQvPZb+bC9XzHC/DNRVf7+0Ugwe6l6yfF8DcS6piRZczNFPCwh1nJOpZRDl",
+	"3ZolvsvtFYwWjMYHJtacUNk910bvpNfv4bGBZAeSLZHPj4zGuXmpFbHaFm+41lzMOxGqbbeNWO8WzCxc",
+	"vEwt0RI85+1pEp9/hMre0woeq8P7Lq9T9m6avszyO7hf2m3X+AVkH+7s0fFOxR0ykxyHzx3goL9a94lp",
+	"c/FUAgudpTFF43U9NjSk9N4OEEexTjyesgeqHqj6D0nVfSn5IRidfYKujq4zgre20RY90YT9X4wRZ+De",
+	"n4xDmRTMEvNSKtbdrOKI82jqrRYE2is4qef91NGs+FWbWPsaTYcqllsABELuBVAWTdOER3Dcz37VUtjv",
+	"dLRgSwq/xjG3P9HkUlmyMBz7qRsDtrI7FrP7K+PYZ7NK2eh8JG9+ZZEZPTwAvqC7ELdvG30ALyLLrssZ",
+	"YTRa4H0fkI9sxWJy4+9/QZds8nlDN2nCqWY6IEuapmA3piKuGJEfhXoW646jJXRKkxaawc6YN2DX4PDx",
+	"lSohaZKUyhj5sD2gpa76x+5qR0DVn7guFftDxcQmmoYAmCHGj+ddEK5zu4b3d3OSlSRYaIyMKbGrl+BT",
+	"oDQ5IAq56mYtmC+UDo/Gf1Xe+jPl5pVUF5HhtwzyweqDKTQGpqVendGaX9nGl+B2Ah25hMBN7EgkxYzP",
+	"MzyHVVoZh/66DwMSej7AfnbMQXgyaVKn7H8W2uJbwyRwvHdUO+KOJ3tT0lDhe+dmQWSKHGLOCK3xR25h",
+	"2kMkjreisTmbQi/H8anzA94lD17AkI4X1NyT5YFh9q5F0ImdGxgX5ta7g6ODe/6QEksL0cQ9ucWTASnw",
+	"0YzLJlUf25OvFX2jHqsfiQ/X/h8tetaR2UzJ5eMIzXn45bT2xG47y0bHw5U3UOHTvfJQOj/IxXcEzVwr",
+	"akTV3MB+DrT4xTjvVakSlGBEik11WnvKdI58++FKWx7jY/v8tUKDywzv5n6+fgOrerzoaNim/TncHJfX",
+	"rfPQcRTd5Gi3nYDTrCxTZk+KlgY6Gujo+HTUi3Y29SnsyWtU2EBgg07lkToVLBeBNpciVfZJf1XLH56B",
+	"ZAMLOVx9n42FXKPmgHxtPOVw6Q2k9SRI6xFEVWE2b7Lkox1tj4vzWPdgLCN9asfZQKLfZclHGFBn0nyM",
+	"W9B7NlNMtz/dXbN9dwUAuwrdiu8/5RL5lzxlCResU31yrlAyGUCzA2jac9MfMG3rR+PeJVMWzTRZZonh",
+	"acJITuD6ee4J6Vwf3Zuc85KcEW7Y0v5EDbpFCikq8WWAcFVQvHGjPhxz0Rqz+uSpHGBrgK0Btp40bBVp",
+	"SU8OiGAVTi6SGfqlHrwgGLypqWis/Q2QbagEVifccXEVScWeXnWZv7dfMkGT1e8dEgm4Bn61WrdzMTfv",
+	"4IDJ9u97OWvvm8AEZx2KyXxgaskFNexiZjqswIDY+gyQ4RFlkAHePm/Vx2x5w5RF7FhG2dK2LtKNUVcL",
+	"nNc4RDy2LFjk5/7ocKODFxNrdzcMF8NwMQwXw3Ax/NEvhrbIX2X0QU2c1xF7lOa2Bc3I6Dj1vUFlAnOc",
+	"Nt0fmPWqj33za1KZ/JMpzaXo+nwnLUtnRcYAZEAqQPwNWPbNbqB5KSM85M769Nc28CdmCY/M/gJDcxAr",
+	"uwQ+JzPKE43Rot8++yu5WzBRfhZ+gHoMdMkIj2uSeubguA5yLlb04ArZFugyIMuALAOyHBpZjoEmFZ4p",
+	"ltGXYOXeClAwnIvMyNfxUVHqXdqJwP+IoPZ6dsV+eys7PH+puKUOKzYO1qWvHm8fBZ9A91XGDOCRCkIz",
+	"I5fU8IgmyYrMmbB4wWLC4zZICWizCZQHr1Bd4B2+YWt56j80Q3YcXDkK2zckZWydHuiljH5W3LDtuYEK",
+	"MKCaICHFZBwqaHTuv3GpjJxubD/Dg569Iq3DIIU0ZGbblIYppJnCd2FAqvMmekFTdhIQqUq5m2LJsCNg",
+	"CK/FGPb+vdsK12ZyLY7P5RZV2P2k22DwMbLkAtTOmWkun94ZZKEca/yKs6RbZueuJov3jCaGd0j79gMz",
+	"hwbxJ+2BNGD508JyOI+tERKQcO+A/QMzj0Rr+PeczGiiWRiQfFItMRodoKY51k/ZfcTgxWFAtgD4Xgw0",
+	"3fD48Pl7d6Bxz5S9AyAPgDzkTHliuYYLQG2vvnxUbuEv1LCLnvDHtusOes1BrznoNTui7EsZ/QNiEwFm",
+	"vxjTk1REsTShUaOBu4PC9PPaqY8f6jgA5QCUA1D+kYGyrzWJ3acJ5SK3KB08NMm9sFG2hl/7KDz/yL7N",
+	"PdQEfz8Y+j95dOoDN+5gbkObvWgC3XtaagFRFH1OQvBlZnFIDEuSak5Q9G3GBzThZu/KSzfkjgrMqgqS",
+	"jP0UCh2mkATAQsCgnqYK081dk4W8K7OtOpLK4vPc/mhyD/NHRhk57PyaVA9dboXhShiuhOFKGK6Er+lK",
+	"aI/5FbbdlX46TqWmOTOn7oU761e8cQM7WhG5L6W0Zb+kcUNm/s5ivTuB+vMGHOa12fZQrjan9qcdX+7h",
+	"Is1awsVl5uGil2WpL2QM1fyremfFXaXDdyJZDTrIbuks3QH+UhNaXsSxJjPwSSFGtkGuJovMdhRLsyqK",
+	"ZU8QhAYAGgBoAKAnD0A9QadOfDqDF599wvc/HE+aghe2lqnAZ9Dtc8/kPD1L5Jff3E0U+erluUHWYtXz",
+	"8YQEriKLi0OWfQhh0NXeRLE2tz68yTsMb1b19SD2yaxS1jfRTI8RodvFmjwZs1SxCCzj50ZlLHhizB0M",
+	"epAyBybva2Xy9qK3L/OC25X2bogQh0JLrSymLhiNgbo+jX6mSjg9dd173ZNnLx16cCl8C3jv0xeGLfbG",
+	"5C+Te5CIsZzKo+XiLwFMByAdgHQA0gFIDwOkz4lgLNYk5IgaU/vzVNAl+5sFxDAgVOg7plyCIkriYuLk",
+	"Dmd+shdNgTPKHsM1ErLUn+IfDVD8Bn/tnb4dE8x2cpx2r3xD719IEWVKMWGwmw5oZ98Y/ydbdZKvESPA",
+	"Ff6K/95hxJWh2ubvkci6pBnR5oM0NPmRG32hX3dwvHkR6Tdc8CX/nb231GQUT/VTvU2On7W5X4rj4frK",
+	"CbG/ptd18Hi1SyY00eyWKZoQ7aCAcAHA7sb8HFAf6qBZ1N6oq1FNur7b9XFZjP3pp1jvCOQDig8oPqD4",
+	"gOJfJoq3h+46xvrMsGWaUExidzgOu4zIp/6V26H5g3vqmLx2d4DdC65/NpwcACHfQX/cniQwEE8yR2Lz",
+	"pjkqPG1+77GwMmDKgCkDphyQ6SgBSYX7SLl5tMH8sNCSSi7MKRenhi+ZnVQDrLxLmbi0z74WH/iyu1nm",
+	"PxlLLxJ+ewwXnUf42hynktaQN7G9iWPt4G23csBphgJLHKoFTI7vLGTHqwldG8qYEi1oqhfSVD2HHNCc",
+	"kI8sNZZ7IeFHxtIptbQS7sQfmTIxhVdNuZjaV60hkMIcLMfxOXQv227fdVlhjlsVdvDaO77XHiYXeufP",
+	"wOfw24OTxnS9KbBWXNhuwPPU9GVESHUhx4EWB1r8bLTYgwArl9wRjedbrS1Xj7OaHy2PxOMk3yNkoXDB",
+	"7R3Z8F6pj1/K6JYmGevY7JWSyydsODkyxj6prCH9ZLKrSMkk6fiSThqyTmbJK6nM15H3umdB5CtDO5hg",
+	"r7L5nGkMYera6I2MWdc23fYS23xg9+Zg7qiWB/kIhcN1tza58rQbtlxSZThNHK2BUH5IAz++p2sCT0zF",
+	"2SO/pnMBeEGjRftt/g7TyLxncRaxY/sgPMID4hEq9EEJ7o9mf933Va76Pi5H7k0tm8qox+aP+5J8qNry",
+	"8wMzPzDzAzM/MPMDMz8w8wMzPzDzAzM/MPNfBDPfmluv0agfyWu2nWPb1X7cZb969u1oXiyHZ7K6Sg7+",
+	"cFwqOePJIX0XB7fDzw7Sj/c6/Fxg/Z6JmClNKFlm2li2ZN1XkVARE5W5nEPuR3nr8mo3KGvaKma+FK/n",
+	"3tfCcCcMd8JwJwx3wh/2Tuh+Eawx/8ZApr2jJar0b9yZo/LKD60rxH/l6XpeJTRfmwNl/e+b3HPwvwNY",
+	"cef2syav9GS2l0SVujSlR3ORB0/UnUEJxpZAc5kdG2i6Pn+pmGbqln1/z3UnBu3rRrSvnxPaS0wNEGAB",
+	"SfWxNDlYGEmQegIimDYsJuPw0zWW+bwenX+6HolsecPUVM6misGY9PXo/JuHh/DEQswsoabUZNLwdAjy",
+	"q8JCtS4j4ReYaRxrvbpowpWgSx7tD3fTrIy7tUzb2SdBl+zhCfNub+mSxQMDNzBwAwPXlYGzpB0/UTau",
+	"jbYHXlUUCK0mGtfgknCEEtFQWn/OTANiWaiCoXTGqB5qtveMJoZ3yFP7AzOHrqv/pD1QjlHEf4jPbs9L",
+	"+gL5jmR2Fd9EIg8I1USDhx8Z05lhyv1AZjBVTKv6WaE2dHgUWpTtVgAfYNUtB2bX/TxABsKhHrBswLI/",
+	"Ovf2I6NxDhGtMMW2eMO1dhnzW8OKbbcNWnx9ZLpeShnU+wuqCS2gpw3YYOsS3hyxZHuFfUMdQc6+fS2V",
+	"4wFjcW4NMIsSf2eA/Zly80qqi8jwW4bx2V8Hqv1EO+BzZ/xnRq3eiRdSzBIemYPdG50VDTP0T23/fF9X",
+	"Vq7YRcLpoBTds1IUydj56jYmGEJP6QK8x2EsI9RzhvhwGGCxgCzVTBkiobnek27zpYxwnHCT/enZN62a",
+	"vFDMN+nMUH/77K+7G3hy3Jv2tHQ9usoLGysv7SWKS07GuMo0SVZu3bmYE25O2tygCO6442BUcfi9uftC",
+	"xuzfNPnxw4dLQuNYMa3J2KeMs7fM+dnZN3/6y+TZ5Nnkm/O//unZMxgA3kJncHLdYNZ7f5Fk2kpBXMzg",
+	"qHMpkCGwLPXCdiLoko3ORxE+CERT7QKuULKkgs4ZHs0Itj0gMUuY/XfOTJBXyAhyNVJAXFaNk9J7vOKo",
+	"6T3UQhDqmlwL901Niysu5gk7zXfu4vJ1uWGxL5tN7arfZMlH26bUxH5V9yJ0irALF8kMhTXXIo9JXG/z",
+	"94wqtTrVKYv4jEeEiRjyaZVH+Bs8U9P4hVymNDIBWVjQPFWMxvQmYcTY/2sytoJkRHHG5dWNqLHs0/8f",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
