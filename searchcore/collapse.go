@@ -9,8 +9,8 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/numeric"
-	segment "github.com/blugelabs/bluge_segment_api"
 	"github.com/blugelabs/bluge/search"
+	segment "github.com/blugelabs/bluge_segment_api"
 
 	"github.com/quarry-search/quarry/searchcore/mapping"
 	"github.com/quarry-search/quarry/searchcore/query"

@@ -598,9 +598,9 @@ type compiledIndex struct {
 	named   []namedQuery
 	rescore []compiledRescorer
 	rewrite time.Duration
-	order search.SortOrder
-	dec   []query.SortDecoder
-	after [][]byte
+	order   search.SortOrder
+	dec     []query.SortDecoder
+	after   [][]byte
 	// aggRoot collects the aggregations; aggQuery is the query they run
 	// over when it differs from query (post_filter narrows hits only).
 	aggRoot  *aggs.Root

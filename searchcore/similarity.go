@@ -312,7 +312,9 @@ func newGlobalStats(ctx context.Context, shards []ctxShard) (*globalStats, error
 // segmentLocal turns a shard document number into its number within its
 // segment (what Lucene's explanations print), when r exposes segments.
 func segmentLocal(r search.Reader, n uint64) uint64 {
-	sr, ok := r.(interface{ Segments() []index.SegmentSnapshot })
+	sr, ok := r.(interface {
+		Segments() []index.SegmentSnapshot
+	})
 	if !ok {
 		return n
 	}
