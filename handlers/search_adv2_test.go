@@ -312,3 +312,43 @@ func TestSearchShardLimits(t *testing.T) {
 		t.Errorf("track_scores = %s, max %s, want %s", got, str(jsonPath(body, "hits.max_score")), f32(float64(s)))
 	}
 }
+
+func TestSearchTemplateExplainProfile(t *testing.T) {
+	n := newTestNode(t)
+	seedPets(t, n, "pets", 1)
+	n.do("PUT", "/_scripts/by_field", "application/json", `{"script":{"lang":"mustache","source":{"query":{"match":{"{{field}}":"{{value}}"}},"size":"{{size}}"}}}`)
+	tests := []struct {
+		name, body string
+		want       map[string]string
+		absent     []string
+	}{
+		{"explain", `{"id":"by_field","params":{"field":"title","value":"lazy","size":1},"explain":true}`,
+			map[string]string{"hits.hits.0._id": `"3"`, "hits.hits.0._shard": `"[pets][0]"`,
+				"hits.hits.0._explanation.description": `"weight(title:lazy in 2) [PerFieldSimilarity], result of:"`},
+			[]string{"profile"}},
+		{"profile", `{"source":{"query":{"match":{"{{f}}":"{{v}}"}}},"params":{"f":"kind","v":"dog"},"profile":true}`,
+			map[string]string{"hits.total.value": "2", "profile.shards.0.searches.0.query.0.type": `"TermQuery"`,
+				"profile.shards.0.searches.0.query.0.description": `"kind:dog"`},
+			[]string{"hits.hits.0._explanation"}},
+		{"explain false overrides the template", `{"source":{"query":{"match_all":{}},"explain":true},"explain":false}`,
+			map[string]string{"hits.total.value": "4"}, []string{"hits.hits.0._explanation"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := n.do("POST", "/pets/_search/template", "application/json", tc.body)
+			if code != 200 {
+				t.Fatalf("status %d: %v", code, body)
+			}
+			for p, want := range tc.want {
+				if got := str(jsonPath(body, p)); got != want {
+					t.Errorf("%s = %s, want %s", p, got, want)
+				}
+			}
+			for _, p := range tc.absent {
+				if v := jsonPath(body, p); v != nil {
+					t.Errorf("%s present: %v", p, v)
+				}
+			}
+		})
+	}
+}

@@ -715,7 +715,7 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		dec.kind = sortLong
 		dec.dateNanos = ft.isDate()
 	}
-	if ft.isDate() && sf.Format != "" && !dec.dateNanos && dec.kind == sortLong {
+	if ft.isDate() && sf.Format != "" && dec.kind == sortLong {
 		dec.format = sf.Format
 	}
 	if ft.isDate() && dec.kind == sortLong && dec.format == "" {
