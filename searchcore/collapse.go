@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 	segment "github.com/blugelabs/bluge_segment_api"
@@ -209,26 +208,16 @@ type collapseReader struct {
 }
 
 func newCollapseReader(ctx context.Context, sh ctxShard, field string) (*collapseReader, error) {
-	c := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, bluge.NewMatchNoneQuery())}
-	it, err := sh.rr.r.Search(ctx, c)
+	r, err := shardReader(ctx, sh)
 	if err != nil {
-		return nil, searchError(ctx, err)
-	}
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, searchError(ctx, err)
-		}
-		if dm == nil {
-			break
-		}
+		return nil, err
 	}
 	cr := &collapseReader{field: field}
 	if f := sh.idx.Mapping().Lookup(field); f != nil {
 		cr.typ = f.Type
 	}
-	if c.got != nil {
-		if cr.dv, err = c.got.DocumentValueReader([]string{field}); err != nil {
+	if r != nil {
+		if cr.dv, err = r.DocumentValueReader([]string{field}); err != nil {
 			return nil, Internalf(err, "collapse: failed to read doc values")
 		}
 	}

@@ -198,20 +198,14 @@ func scoreDocs(ctx context.Context, sh ctxShard, q bluge.Query, docs []uint64, d
 	if explain {
 		sreq.ExplainScores()
 	}
-	it, err := sh.rr.r.Search(ctx, &shardSearch{TopNSearch: sreq, dfs: dfs})
+	matches, _, err := runShard(ctx, sh.rr.r, &shardSearch{TopNSearch: sreq, dfs: dfs})
 	if err != nil {
-		return nil, searchError(ctx, err)
+		return nil, err
 	}
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, searchError(ctx, err)
-		}
-		if dm == nil {
-			return out, nil
-		}
+	for _, dm := range matches {
 		out[dm.Number] = dm
 	}
+	return out, nil
 }
 
 // rescoreShard applies the rescorers to one shard's hits (in score order),

@@ -1218,17 +1218,9 @@ func (ix *Index) queryContext(now time.Time) *query.Context {
 func collectAggs(ctx context.Context, r *bluge.Reader, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
 	sreq := bluge.NewTopNSearch(0, q)
 	sreq.AddAggregation(aggs.RootName, root)
-	it, err := r.Search(ctx, sreq)
+	_, it, err := runShard(ctx, r, sreq)
 	if err != nil {
-		return nil, searchError(ctx, err)
+		return nil, err
 	}
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, searchError(ctx, err)
-		}
-		if dm == nil {
-			return it.Aggregations(), nil
-		}
-	}
+	return it.Aggregations(), nil
 }

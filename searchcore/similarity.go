@@ -288,25 +288,46 @@ func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.S
 func newGlobalStats(ctx context.Context, shards []ctxShard) (*globalStats, error) {
 	g := &globalStats{coll: map[string]segment.CollectionStats{}, df: map[string]uint64{}}
 	for _, sh := range shards {
-		c := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, bluge.NewMatchNoneQuery())}
-		it, err := sh.rr.r.Search(ctx, c)
+		r, err := shardReader(ctx, sh)
 		if err != nil {
-			return nil, searchError(ctx, err)
+			return nil, err
 		}
-		for {
-			dm, err := it.Next()
-			if err != nil {
-				return nil, searchError(ctx, err)
-			}
-			if dm == nil {
-				break
-			}
-		}
-		if c.got != nil {
-			g.readers = append(g.readers, c.got)
+		if r != nil {
+			g.readers = append(g.readers, r)
 		}
 	}
 	return g, nil
+}
+
+// shardReader returns the search.Reader of a shard's held snapshot (for
+// term statistics, dictionaries and doc values); it stays valid while the
+// shard is acquired.
+func shardReader(ctx context.Context, sh ctxShard) (search.Reader, error) {
+	c := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, bluge.NewMatchNoneQuery())}
+	if _, _, err := runShard(ctx, sh.rr.r, c); err != nil {
+		return nil, err
+	}
+	return c.got, nil
+}
+
+// runShard runs req on one shard's reader and returns all its matches and
+// the drained iterator (for its aggregations).
+func runShard(ctx context.Context, r *bluge.Reader, req bluge.SearchRequest) ([]*search.DocumentMatch, search.DocumentMatchIterator, error) {
+	it, err := r.Search(ctx, req)
+	if err != nil {
+		return nil, nil, searchError(ctx, err)
+	}
+	var out []*search.DocumentMatch
+	for {
+		dm, err := it.Next()
+		if err != nil {
+			return nil, nil, searchError(ctx, err)
+		}
+		if dm == nil {
+			return out, it, nil
+		}
+		out = append(out, dm)
+	}
 }
 
 // segmentLocal turns a shard document number into its number within its

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
@@ -228,22 +227,12 @@ type SuggestResult struct {
 func runSuggest(ctx context.Context, shards []ctxShard, suggesters []Suggester) ([]SuggestResult, error) {
 	readers := make([]search.Reader, 0, len(shards))
 	for _, sh := range shards {
-		c := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, bluge.NewMatchNoneQuery())}
-		it, err := sh.rr.r.Search(ctx, c)
+		r, err := shardReader(ctx, sh)
 		if err != nil {
-			return nil, searchError(ctx, err)
+			return nil, err
 		}
-		for {
-			dm, err := it.Next()
-			if err != nil {
-				return nil, searchError(ctx, err)
-			}
-			if dm == nil {
-				break
-			}
-		}
-		if c.got != nil {
-			readers = append(readers, c.got)
+		if r != nil {
+			readers = append(readers, r)
 		}
 	}
 	out := make([]SuggestResult, 0, len(suggesters))

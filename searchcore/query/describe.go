@@ -17,57 +17,63 @@ type Wrapper interface {
 // Describe names a compiled query the way Elasticsearch's profiler does:
 // the Lucene query class and the query's Lucene-style string form.
 func Describe(q bluge.Query) (typ, desc string) {
-	for {
-		w, ok := q.(Wrapper)
-		if !ok {
-			break
-		}
-		q = w.Unwrap()
-	}
-	switch t := q.(type) {
+	q = unwrapQuery(q)
+	desc = describeString(q)
+	switch q.(type) {
 	case *bluge.TermQuery:
-		return "TermQuery", t.Field() + ":" + t.Term()
+		return "TermQuery", desc
 	case *termsQuery:
-		return "TermInSetQuery", t.field + ":(" + joinTerms(t.terms) + ")"
+		return "TermInSetQuery", desc
 	case *boolQuery:
-		return "BooleanQuery", describeString(q)
+		return "BooleanQuery", desc
 	case *constScoreQuery:
-		return "ConstantScoreQuery", describeString(q)
+		return "ConstantScoreQuery", desc
 	case *scaleQuery:
-		return "BoostQuery", describeString(q)
+		return "BoostQuery", desc
 	case *matchAllQuery, *bluge.MatchAllQuery:
-		return "MatchAllDocsQuery", "*:*"
+		return "MatchAllDocsQuery", desc
 	case *bluge.MatchNoneQuery:
-		return "MatchNoDocsQuery", `MatchNoDocsQuery("")`
+		return "MatchNoDocsQuery", desc
 	case *bluge.MatchPhraseQuery:
-		return "PhraseQuery", t.Field() + `:"` + t.Phrase() + `"`
+		return "PhraseQuery", desc
 	case *bluge.MultiPhraseQuery:
-		return "MultiPhraseQuery", describeString(q)
+		return "MultiPhraseQuery", desc
 	case *phrasePrefixQuery:
-		return "MultiPhrasePrefixQuery", describeString(q)
+		return "MultiPhrasePrefixQuery", desc
 	case *numericRangeQuery:
-		return "IndexOrDocValuesQuery", describeString(q)
+		return "IndexOrDocValuesQuery", desc
 	case *termRangeQuery:
-		return "TermRangeQuery", describeString(q)
+		return "TermRangeQuery", desc
 	case *prefixQuery:
-		return "PrefixQuery", t.field + ":" + t.prefix + "*"
+		return "PrefixQuery", desc
 	case *regexpQuery:
-		return "RegexpQuery", describeString(q)
+		return "RegexpQuery", desc
 	case *fuzzyQuery, *bluge.FuzzyQuery:
-		return "FuzzyQuery", describeString(q)
+		return "FuzzyQuery", desc
 	case *disMaxQuery:
-		return "DisjunctionMaxQuery", describeString(q)
+		return "DisjunctionMaxQuery", desc
 	case *boostingQuery:
-		return "BoostingQuery", describeString(q)
+		return "BoostingQuery", desc
 	case *functionScoreQuery:
-		return "FunctionScoreQuery", describeString(q)
+		return "FunctionScoreQuery", desc
 	}
 	name := strings.TrimPrefix(strings.TrimPrefix(typeName(q), "*"), "bluge.")
 	name = strings.TrimPrefix(name, "query.")
 	if name != "" {
 		name = strings.ToUpper(name[:1]) + name[1:]
 	}
-	return name, describeString(q)
+	return name, desc
+}
+
+// unwrapQuery looks through Wrapper queries.
+func unwrapQuery(q bluge.Query) bluge.Query {
+	for {
+		w, ok := q.(Wrapper)
+		if !ok {
+			return q
+		}
+		q = w.Unwrap()
+	}
 }
 
 func typeName(q bluge.Query) string {
@@ -77,14 +83,7 @@ func typeName(q bluge.Query) string {
 
 // describeString is the Lucene toString form of a compiled query.
 func describeString(q bluge.Query) string {
-	for {
-		w, ok := q.(Wrapper)
-		if !ok {
-			break
-		}
-		q = w.Unwrap()
-	}
-	switch t := q.(type) {
+	switch t := unwrapQuery(q).(type) {
 	case *bluge.TermQuery:
 		return t.Field() + ":" + t.Term()
 	case *termsQuery:
@@ -157,14 +156,7 @@ func describeString(q bluge.Query) string {
 }
 
 func isBool(q bluge.Query) bool {
-	for {
-		w, ok := q.(Wrapper)
-		if !ok {
-			break
-		}
-		q = w.Unwrap()
-	}
-	_, ok := q.(*boolQuery)
+	_, ok := unwrapQuery(q).(*boolQuery)
 	return ok
 }
 
