@@ -120,6 +120,24 @@ func TestSearchExplain(t *testing.T) {
 		f32(mustFloat(t, jsonPath(body, "hits.hits.0._explanation.value"))) != f32(float64(score+dogScore)) {
 		t.Errorf("bool explanation = %v", jsonPath(body, "hits.hits.0._explanation"))
 	}
+	// function_score: the query's weight times the combined functions.
+	code, body = n.do("POST", "/pets/_search", "application/json", `{"query":{"function_score":{"query":{"term":{"title":"dog"}},`+
+		`"functions":[{"filter":{"term":{"kind":"dog"}},"weight":3},{"field_value_factor":{"field":"age"}}],"score_mode":"sum"}},"explain":true,"size":1,"sort":["_score",{"age":"desc"}]}`)
+	want := map[string]string{
+		"hits.hits.0._id":                                          `"4"`,
+		"hits.hits.0._explanation.value":                           f32(float64(dogScore) * 10),
+		"hits.hits.0._explanation.description":                     `"function score, boost_mode [multiply], boost 1.0, of:"`,
+		"hits.hits.0._explanation.details.0.value":                 f32(float64(dogScore)),
+		"hits.hits.0._explanation.details.1.value":                 "10",
+		"hits.hits.0._explanation.details.1.details.0.description": `"function matching filter: weight"`,
+		"hits.hits.0._explanation.details.1.details.1.value":       "7",
+		"hits.hits.0._explanation.details.1.details.1.description": `"field value function: none(doc['age'].value * factor=1.0)"`,
+	}
+	for p, w := range want {
+		if got := str(jsonPath(body, p)); code != 200 || got != w {
+			t.Errorf("function_score %s = %s, want %s", p, got, w)
+		}
+	}
 	// Without explain there is no _explanation, _shard or _node.
 	_, raw := n.raw("POST", "/pets/_search", "application/json", `{"query":{"term":{"title":"quick"}},"size":1}`)
 	if strings.Contains(string(raw), "_explanation") || strings.Contains(string(raw), `"_shard"`) {
