@@ -172,6 +172,16 @@ func TestSearchDFSQueryThenFetch(t *testing.T) {
 			t.Errorf("%s: per-shard statistics gave the global scores (test has no signal): %s", q, plain)
 		}
 	}
+	// msearch headers carry search_type too.
+	code, body := n.do("POST", "/_msearch", "application/x-ndjson",
+		`{"index":"three","search_type":"dfs_query_then_fetch"}`+"\n"+`{"query":{"match":{"title":"lazy"}}}`+"\n")
+	if got, want := str(jsonPath(body, "responses.0.hits.hits.0._score")), strings.TrimPrefix(scores("one", "", `{"match":{"title":"lazy"}}`), "3="); code != 200 || got != want {
+		t.Errorf("msearch dfs score = %s, want %s", got, want)
+	}
+	_, body = n.do("POST", "/_msearch", "application/x-ndjson", `{"index":"three"}`+"\n"+`{"query":{"match":{"title":"lazy"}}}`+"\n")
+	if strings.TrimPrefix(scores("one", "", `{"match":{"title":"lazy"}}`), "3=") == str(jsonPath(body, "responses.0.hits.hits.0._score")) {
+		t.Errorf("msearch without dfs already has the global score: the dfs check has no signal")
+	}
 	// The 1-shard scores are ES's: "brown" in 2 of 4 docs, length 3, avgdl 11/4.
 	s, _, _, _ := bm25(1, 3, 2, 4, 11)
 	if got, want := scores("one", "", `{"match":{"title":"brown"}}`), "1="+f32(float64(s))+" 4="+f32(float64(s)); got != want {
