@@ -117,6 +117,17 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 	}
 	req.RequestCache = boolParam((*cluster.EsBoolean)(p.RequestCache), false)
 	req.DFS = p.SearchType != nil && *p.SearchType == cluster.SearchTypeParam(cluster.SearchTypeDfsQueryThenFetch)
+	if p.SuggestField != nil || p.SuggestText != nil {
+		size := 0
+		if p.SuggestSize != nil {
+			size = *p.SuggestSize
+		}
+		sg, err := searchcore.URLSuggester(str(p.SuggestField), str(p.SuggestText), str((*string)(p.SuggestMode)), size)
+		if err != nil {
+			return nil, err
+		}
+		req.Suggest = []searchcore.Suggester{sg}
+	}
 	if err := searchcore.ParseSearchBody(body, req); err != nil {
 		return nil, err
 	}

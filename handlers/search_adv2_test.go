@@ -122,6 +122,12 @@ func TestSearchTermSuggester(t *testing.T) {
 			}
 		})
 	}
+	// The URL parameters build a term suggester named after the field.
+	code, raw := n.raw("GET", "/pets/_search?size=0&suggest_field=title&suggest_text=quik+dgo&suggest_mode=always&suggest_size=1", "", "")
+	if want := `{"title":[{"text":"quik","offset":0,"length":4,"options":[{"text":"quick","score":0.75,"freq":2}]},` +
+		`{"text":"dgo","offset":5,"length":3,"options":[]}]}`; code != 200 || rawMember(raw, "suggest") != want {
+		t.Errorf("URL suggester = %d %s\nwant %s", code, rawMember(raw, "suggest"), want)
+	}
 	errs := []struct{ name, body, typ, reason string }{
 		{"phrase", `{"suggest":{"s":{"text":"x","phrase":{"field":"title"}}}}`, "illegal_argument_exception", "the [phrase] suggester is not supported: only the [term] suggester is available"},
 		{"completion", `{"suggest":{"s":{"prefix":"x","completion":{"field":"title"}}}}`, "illegal_argument_exception", "[prefix] is only supported by the completion suggester, which is not available"},

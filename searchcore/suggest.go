@@ -38,6 +38,32 @@ type Suggester struct {
 	LowercaseTerms bool
 }
 
+// URLSuggester is the term suggester the suggest_field, suggest_text,
+// suggest_mode and suggest_size URL parameters describe (named after the
+// field, like Elasticsearch's RestSearchAction). size 0 keeps the default.
+func URLSuggester(field, text, mode string, size int) (Suggester, error) {
+	s := defaultSuggester(field)
+	s.Text, s.Field = text, field
+	if mode != "" {
+		s.SuggestMode = mode
+	}
+	if size > 0 {
+		s.Size = size
+	} else if size < 0 {
+		return s, IllegalArgument("size must be positive")
+	}
+	if field == "" || text == "" {
+		return s, IllegalArgument("suggest_field and suggest_text go together")
+	}
+	return s, nil
+}
+
+// defaultSuggester is a term suggester with Elasticsearch's defaults.
+func defaultSuggester(name string) Suggester {
+	return Suggester{Name: name, Size: 5, Sort: "score", SuggestMode: "missing", MaxEdits: 2, PrefixLength: 1,
+		MinWordLength: 4, MaxTermFreq: 0.01, Accuracy: 0.5}
+}
+
 // ParseSuggest parses the suggest member of a search body.
 func ParseSuggest(v json.RawMessage) ([]Suggester, error) {
 	members, err := decodeObject(v)
@@ -75,8 +101,7 @@ func ParseSuggest(v json.RawMessage) ([]Suggester, error) {
 }
 
 func parseSuggester(name string, v json.RawMessage) (Suggester, error) {
-	s := Suggester{Name: name, Size: 5, Sort: "score", SuggestMode: "missing", MaxEdits: 2, PrefixLength: 1,
-		MinWordLength: 4, MaxTermFreq: 0.01, Accuracy: 0.5}
+	s := defaultSuggester(name)
 	members, err := decodeObject(v)
 	if err != nil {
 		return s, ParsingError("suggestion does not support [%s]", TokenName(v))
