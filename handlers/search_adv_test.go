@@ -315,6 +315,32 @@ func TestSearchProfile(t *testing.T) {
 			t.Errorf("rewrite_time = %d", sh.Searches[0].RewriteTime)
 		}
 	}
+	// Aggregations: one timing per top-level aggregation and shard; every
+	// matching document of the shard is collected once.
+	_, agg := n.do("POST", "/pets/_search", "application/json",
+		`{"profile":true,"size":0,"aggs":{"k":{"terms":{"field":"kind"},"aggs":{"m":{"max":{"field":"age"}}}},"a":{"avg":{"field":"age"}}}}`)
+	var collected int64
+	for i := 0; i < 2; i++ {
+		sh := jsonPath(agg, "profile.shards."+strconv.Itoa(i))
+		if got := str(jsonPath(sh, "searches.0.collector.0.name")); got != `"MultiCollector"` {
+			t.Errorf("collector with aggregations = %s", got)
+		}
+		list, _ := jsonPath(sh, "aggregations").([]any)
+		if len(list) != 2 || str(jsonPath(list[0], "type")) != `"TermsAggregator"` || str(jsonPath(list[0], "description")) != `"k"` ||
+			str(jsonPath(list[1], "type")) != `"AvgAggregator"` || str(jsonPath(list[1], "description")) != `"a"` {
+			t.Fatalf("aggregations profile = %v", list)
+		}
+		for _, a := range list {
+			tm := mustFloat(t, jsonPath(a, "time_in_nanos"))
+			if tm <= 0 || tm != mustFloat(t, jsonPath(a, "breakdown.initialize"))+mustFloat(t, jsonPath(a, "breakdown.collect")) {
+				t.Errorf("aggregation time = %v, breakdown %v", tm, jsonPath(a, "breakdown"))
+			}
+		}
+		collected += int64(mustFloat(t, jsonPath(list[0], "breakdown.collect_count")))
+	}
+	if collected != 4 {
+		t.Errorf("collect_count over shards = %d, want 4", collected)
+	}
 	// Profiling does not change the hits.
 	_, plain := n.do("POST", "/pets/_search", "application/json", `{"query":{"bool":{"must":[{"term":{"title":"dog"}}],"filter":[{"range":{"age":{"gte":5}}}]}}}`)
 	var prof map[string]any

@@ -6,6 +6,7 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
 
+	"github.com/quarry-search/quarry/searchcore/aggs"
 	"github.com/quarry-search/quarry/searchcore/query"
 )
 
@@ -50,6 +51,8 @@ type ShardProfile struct {
 	Query        []*ProfileQuery
 	RewriteNanos int64
 	Collector    []ProfileCollector
+	// Aggregations are the top-level aggregations' timings on the shard.
+	Aggregations []aggs.AggTiming
 }
 
 // shardProfile records one shard's search.

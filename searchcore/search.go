@@ -745,6 +745,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
 				return nil, nil, err
 			}
+			ci.aggRoot.Profile = req.Profile
 			if aggNode != nil {
 				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
 					return nil, nil, err
@@ -813,6 +814,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		q := ci.query
+		var shardAggTimings []aggs.AggTiming
 		if req.Slice != nil {
 			q = sliceQuery(q, req.Slice, sh.ord, len(shards))
 		}
@@ -861,6 +863,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 					return nil, nil, err
 				}
 				aggParts = append(aggParts, part)
+				shardAggTimings = aggs.PartialOf(part).Timings()
 			}
 		}
 		if req.Explain {
@@ -917,6 +920,12 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		if ci.aggRoot != nil && ci.aggQuery == nil {
 			aggParts = append(aggParts, shardAggs)
+			if p := aggs.PartialOf(shardAggs); p != nil {
+				shardAggTimings = p.Timings()
+			}
+		}
+		if prof != nil {
+			res.Profile[len(res.Profile)-1].Aggregations = shardAggTimings
 		}
 	}
 	if len(req.Rescore) > 0 {

@@ -126,6 +126,8 @@ type Root struct {
 	nodes     []*node
 	fieldList []string
 	env       *env // set by Bind
+	// Profile times each top-level aggregation's collection (profile: true).
+	Profile bool
 }
 
 // Fields implements search.Aggregation: the de-duplicated doc-value fields
@@ -138,6 +140,9 @@ func (a *Root) Calculator() search.Calculator {
 	if e == nil {
 		e = &env{}
 	}
+	if a.Profile {
+		return newProfiledPartial(a.nodes, e)
+	}
 	return &Partial{colls: newColls(a.nodes, e), env: e}
 }
 
@@ -145,6 +150,8 @@ func (a *Root) Calculator() search.Calculator {
 type Partial struct {
 	colls []coll
 	env   *env
+	// prof holds the per-aggregation timings when profiling.
+	prof []AggTiming
 }
 
 func newColls(nodes []*node, e *env) []coll {
@@ -172,7 +179,13 @@ func mergeAll(a, b []coll) {
 }
 
 // Consume implements search.Calculator.
-func (p *Partial) Consume(d *search.DocumentMatch) { collectAll(p.colls, d) }
+func (p *Partial) Consume(d *search.DocumentMatch) {
+	if p.prof != nil {
+		p.consumeProfiled(d)
+		return
+	}
+	collectAll(p.colls, d)
+}
 
 // Finish implements search.Calculator.
 func (p *Partial) Finish() {}
