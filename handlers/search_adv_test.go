@@ -120,6 +120,14 @@ func TestSearchExplain(t *testing.T) {
 		f32(mustFloat(t, jsonPath(body, "hits.hits.0._explanation.value"))) != f32(float64(score+dogScore)) {
 		t.Errorf("bool explanation = %v", jsonPath(body, "hits.hits.0._explanation"))
 	}
+	// A match of two terms is one "sum of:" over the two term weights
+	// (no extra level for the one-clause wrapper, as Lucene rewrites it).
+	_, body = n.do("POST", "/pets/_search", "application/json", `{"query":{"match":{"title":"quick dog"}},"explain":true,"size":1}`)
+	if d := jsonPath(body, "hits.hits.0._explanation.details").([]any); len(d) != 2 ||
+		str(jsonPath(d[0], "description")) != `"weight(title:quick in 1) [PerFieldSimilarity], result of:"` ||
+		str(jsonPath(d[1], "description")) != `"weight(title:dog in 1) [PerFieldSimilarity], result of:"` {
+		t.Errorf("match explanation = %v", jsonPath(body, "hits.hits.0._explanation"))
+	}
 	// function_score: the query's weight times the combined functions.
 	code, body = n.do("POST", "/pets/_search", "application/json", `{"query":{"function_score":{"query":{"term":{"title":"dog"}},`+
 		`"functions":[{"filter":{"term":{"kind":"dog"}},"weight":3},{"field_value_factor":{"field":"age"}}],"score_mode":"sum"}},"explain":true,"size":1,"sort":["_score",{"age":"desc"}]}`)

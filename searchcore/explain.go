@@ -27,6 +27,11 @@ func newExplanation(e *search.Explanation, doc uint64) *Explanation {
 			out.Details = append(out.Details, d)
 		}
 	}
+	// A sum over one clause is that clause: Lucene rewrites a one-clause
+	// boolean query to the clause, so ES never shows such a level.
+	if out.Description == "sum of:" && len(out.Details) == 1 && out.Details[0].Value == out.Value {
+		return out.Details[0]
+	}
 	return out
 }
 
