@@ -128,6 +128,12 @@ func TestSearchExplain(t *testing.T) {
 		str(jsonPath(d[1], "description")) != `"weight(title:dog in 1) [PerFieldSimilarity], result of:"` {
 		t.Errorf("match explanation = %v", jsonPath(body, "hits.hits.0._explanation"))
 	}
+	// A filter clause adds 0, explained as Lucene's FILTER clause.
+	_, body = n.do("POST", "/pets/_search", "application/json", `{"query":{"bool":{"must":[{"term":{"title":"quick"}}],"filter":[{"term":{"kind":"dog"}}]}},"explain":true}`)
+	if got := str(jsonPath(body, "hits.hits.0._explanation.details.1")); !strings.HasPrefix(got,
+		`{"description":"match on required clause, product of:","details":[{"description":"# clause","details":[],"value":0},`) {
+		t.Errorf("filter clause explanation = %s", got)
+	}
 	// function_score: the query's weight times the combined functions.
 	code, body = n.do("POST", "/pets/_search", "application/json", `{"query":{"function_score":{"query":{"term":{"title":"dog"}},`+
 		`"functions":[{"filter":{"term":{"kind":"dog"}},"weight":3},{"field_value_factor":{"field":"age"}}],"score_mode":"sum"}},"explain":true,"size":1,"sort":["_score",{"age":"desc"}]}`)

@@ -36,6 +36,8 @@ type scoreSearcher struct {
 	value   float64
 	scale   bool
 	explain bool
+	// filter marks a bool filter clause (explained as Lucene's FILTER).
+	filter bool
 }
 
 func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
@@ -51,7 +53,15 @@ func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
 		return
 	}
 	dm.Score = s.value
-	if s.explain {
+	switch {
+	case s.explain && s.filter:
+		inner := dm.Explanation
+		if inner == nil {
+			inner = search.NewExplanation(0, "match")
+		}
+		dm.Explanation = search.NewExplanation(0, "match on required clause, product of:",
+			search.NewExplanation(0, "# clause"), inner)
+	case s.explain:
 		dm.Explanation = search.NewExplanation(s.value, "constant score")
 	}
 }
@@ -171,7 +181,7 @@ func (b *boolQuery) Searcher(i search.Reader, o search.SearcherOptions) (rv sear
 		if err != nil {
 			return nil, err
 		}
-		required = append(required, &scoreSearcher{Searcher: s, value: 0, explain: o.Explain})
+		required = append(required, &scoreSearcher{Searcher: s, value: 0, explain: o.Explain, filter: true})
 	}
 	var shoulds, nots []search.Searcher
 	for _, q := range b.should {
