@@ -78,7 +78,7 @@ func TestSearchExplain(t *testing.T) {
 		{"boost folds into the term weight", `{"query":{"term":{"title":{"value":"quick","boost":2}}},"explain":true,"size":1}`,
 			term("4.4", boosted), float64(boosted)},
 		{"constant_score", `{"query":{"constant_score":{"filter":{"term":{"kind":"dog"}},"boost":1.5}},"explain":true,"size":1,"sort":["_score",{"age":"asc"}]}`,
-			`{"value":1.5,"description":"constant score","details":[]}`, 1.5},
+			`{"value":1.5,"description":"ConstantScore(kind:dog)^1.5","details":[]}`, 1.5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

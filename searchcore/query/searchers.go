@@ -38,6 +38,8 @@ type scoreSearcher struct {
 	explain bool
 	// filter marks a bool filter clause (explained as Lucene's FILTER).
 	filter bool
+	// desc describes a constant score in explanations ("" = "constant score").
+	desc string
 }
 
 func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
@@ -61,6 +63,8 @@ func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
 		}
 		dm.Explanation = search.NewExplanation(0, "match on required clause, product of:",
 			search.NewExplanation(0, "# clause"), inner)
+	case s.explain && s.desc != "":
+		dm.Explanation = search.NewExplanation(s.value, s.desc)
 	case s.explain:
 		dm.Explanation = search.NewExplanation(s.value, "constant score")
 	}
@@ -100,7 +104,15 @@ func (c *constScoreQuery) Searcher(i search.Reader, o search.SearcherOptions) (s
 	if err != nil {
 		return nil, err
 	}
-	return &scoreSearcher{Searcher: s, value: c.value, explain: o.Explain}, nil
+	ss := &scoreSearcher{Searcher: s, value: c.value, explain: o.Explain}
+	if o.Explain {
+		// ConstantScoreWeight.explain: the query, and the score when not 1.
+		ss.desc = "ConstantScore(" + describeString(c.q) + ")"
+		if c.value != 1 {
+			ss.desc += "^" + javaFloatString(float32(c.value))
+		}
+	}
+	return ss, nil
 }
 
 // scaleQuery multiplies the scores of q by factor (query boost).
