@@ -70,7 +70,7 @@ func TestSearchCollapse(t *testing.T) {
 	if got := str(jsonPath(body, "hits.hits.3._id")); got != `"199"` || len(jsonPath(body, "hits.hits").([]any)) != 4 {
 		t.Errorf("deep groups = %v", jsonPath(body, "hits.hits"))
 	}
-	errs := []struct{ name, path, body, typ, reason string }{
+	errs := []searchErrCase{
 		{"text field", "/pets/_search", `{"collapse":{"field":"title"}}`, "illegal_argument_exception", "unknown type for collapse field `title`, only keywords and numbers are accepted"},
 		{"unmapped field", "/pets/_search", `{"collapse":{"field":"nope"}}`, "illegal_argument_exception", "no mapping found for `nope` in order to collapse on"},
 		{"scroll", "/pets/_search?scroll=1m", `{"collapse":{"field":"kind"}}`, "illegal_argument_exception", "cannot use `collapse` in a scroll context"},
@@ -79,14 +79,7 @@ func TestSearchCollapse(t *testing.T) {
 		{"unknown key", "/pets/_search", `{"collapse":{"field":"kind","size":3}}`, "parsing_exception", "[collapse] unknown field [size]"},
 		{"duplicate inner hits", "/pets/_search", `{"collapse":{"field":"kind","inner_hits":[{"name":"a"},{"name":"a"}]}}`, "illegal_argument_exception", "[inner_hits] already contains an entry for key [a]"},
 	}
-	for _, tc := range errs {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := n.do("POST", tc.path, "application/json", tc.body)
-			if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || jsonPath(body, "error.reason") != tc.reason {
-				t.Errorf("= %d %v", code, jsonPath(body, "error"))
-			}
-		})
-	}
+	runSearchErrors(t, n, errs)
 }
 
 func TestSearchTermSuggester(t *testing.T) {
@@ -128,24 +121,17 @@ func TestSearchTermSuggester(t *testing.T) {
 		`{"text":"dgo","offset":5,"length":3,"options":[]}]}`; code != 200 || rawMember(raw, "suggest") != want {
 		t.Errorf("URL suggester = %d %s\nwant %s", code, rawMember(raw, "suggest"), want)
 	}
-	errs := []struct{ name, body, typ, reason string }{
-		{"phrase", `{"suggest":{"s":{"text":"x","phrase":{"field":"title"}}}}`, "illegal_argument_exception", "the [phrase] suggester is not supported: only the [term] suggester is available"},
-		{"completion", `{"suggest":{"s":{"prefix":"x","completion":{"field":"title"}}}}`, "illegal_argument_exception", "[prefix] is only supported by the completion suggester, which is not available"},
-		{"no field", `{"suggest":{"s":{"text":"x","term":{}}}}`, "illegal_argument_exception", "The required field option is missing"},
-		{"no text", `{"suggest":{"s":{"term":{"field":"title"}}}}`, "illegal_argument_exception", "The required text option is missing"},
-		{"bad mode", `{"suggest":{"s":{"text":"x","term":{"field":"title","suggest_mode":"sometimes"}}}}`, "illegal_argument_exception", "Illegal suggest mode sometimes"},
-		{"bad sort", `{"suggest":{"s":{"text":"x","term":{"field":"title","sort":"alpha"}}}}`, "illegal_argument_exception", "Illegal suggest sort alpha"},
-		{"max_edits 3", `{"suggest":{"s":{"text":"x","term":{"field":"title","max_edits":3}}}}`, "illegal_argument_exception", "Illegal max_edits value 3"},
-		{"unknown option", `{"suggest":{"s":{"text":"x","term":{"field":"title","bogus":1}}}}`, "parsing_exception", "suggester[term] doesn't support field [bogus]"},
+	errs := []searchErrCase{
+		{"phrase", "/pets/_search", `{"suggest":{"s":{"text":"x","phrase":{"field":"title"}}}}`, "illegal_argument_exception", "the [phrase] suggester is not supported: only the [term] suggester is available"},
+		{"completion", "/pets/_search", `{"suggest":{"s":{"prefix":"x","completion":{"field":"title"}}}}`, "illegal_argument_exception", "[prefix] is only supported by the completion suggester, which is not available"},
+		{"no field", "/pets/_search", `{"suggest":{"s":{"text":"x","term":{}}}}`, "illegal_argument_exception", "The required field option is missing"},
+		{"no text", "/pets/_search", `{"suggest":{"s":{"term":{"field":"title"}}}}`, "illegal_argument_exception", "The required text option is missing"},
+		{"bad mode", "/pets/_search", `{"suggest":{"s":{"text":"x","term":{"field":"title","suggest_mode":"sometimes"}}}}`, "illegal_argument_exception", "Illegal suggest mode sometimes"},
+		{"bad sort", "/pets/_search", `{"suggest":{"s":{"text":"x","term":{"field":"title","sort":"alpha"}}}}`, "illegal_argument_exception", "Illegal suggest sort alpha"},
+		{"max_edits 3", "/pets/_search", `{"suggest":{"s":{"text":"x","term":{"field":"title","max_edits":3}}}}`, "illegal_argument_exception", "Illegal max_edits value 3"},
+		{"unknown option", "/pets/_search", `{"suggest":{"s":{"text":"x","term":{"field":"title","bogus":1}}}}`, "parsing_exception", "suggester[term] doesn't support field [bogus]"},
 	}
-	for _, tc := range errs {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := n.do("POST", "/pets/_search", "application/json", tc.body)
-			if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || jsonPath(body, "error.reason") != tc.reason {
-				t.Errorf("= %d %v", code, jsonPath(body, "error"))
-			}
-		})
-	}
+	runSearchErrors(t, n, errs)
 }
 
 func TestSearchDFSQueryThenFetch(t *testing.T) {
@@ -265,20 +251,13 @@ func TestSearchGeoDistanceSort(t *testing.T) {
 			}
 		})
 	}
-	errs := []struct{ name, sort, reason string }{
-		{"sum mode", `{"_geo_distance":{"loc":[2.3,48.8],"mode":"sum"}}`, "sort_mode [sum] isn't supported for sorting by geo distance"},
-		{"bad unit", `{"_geo_distance":{"loc":[2.3,48.8],"unit":"parsec"}}`, "No distance unit match [parsec]"},
-		{"bad distance type", `{"_geo_distance":{"loc":[2.3,48.8],"distance_type":"sphere"}}`, "No geo distance for [sphere]"},
-		{"no points", `{"_geo_distance":{"unit":"km"}}`, "No points provided for _geo_distance sort."},
-	}
-	for _, tc := range errs {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := n.do("POST", "/geo/_search", "application/json", `{"sort":[`+tc.sort+`]}`)
-			if code != 400 || jsonPath(body, "error.reason") != tc.reason {
-				t.Errorf("= %d %v", code, jsonPath(body, "error"))
-			}
-		})
-	}
+	const iae = "illegal_argument_exception"
+	runSearchErrors(t, n, []searchErrCase{
+		{"sum mode", "/geo/_search", `{"sort":[{"_geo_distance":{"loc":[2.3,48.8],"mode":"sum"}}]}`, iae, "sort_mode [sum] isn't supported for sorting by geo distance"},
+		{"bad unit", "/geo/_search", `{"sort":[{"_geo_distance":{"loc":[2.3,48.8],"unit":"parsec"}}]}`, iae, "No distance unit match [parsec]"},
+		{"bad distance type", "/geo/_search", `{"sort":[{"_geo_distance":{"loc":[2.3,48.8],"distance_type":"sphere"}}]}`, iae, "No geo distance for [sphere]"},
+		{"no points", "/geo/_search", `{"sort":[{"_geo_distance":{"unit":"km"}}]}`, iae, "No points provided for _geo_distance sort."},
+	})
 	code, body := n.do("POST", "/geo/_search", "application/json", `{"sort":[{"_geo_distance":{"nope":[2.3,48.8]}}]}`)
 	if code != 400 || str(jsonPath(body, "error.root_cause.0.reason")) != `"failed to find mapper for [nope] for geo distance based sort"` {
 		t.Errorf("unmapped = %d %v", code, jsonPath(body, "error"))

@@ -444,22 +444,31 @@ func TestSearchRescore(t *testing.T) {
 			t.Errorf("explanation = %v", jsonPath(res, "hits.hits.0._explanation"))
 		}
 	})
-	errs := []struct{ name, index, body, typ, reason string }{
-		{"window too large", "pets", `{"rescore":{"window_size":10001,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
+	errs := []searchErrCase{
+		{"window too large", "/pets/_search", `{"rescore":{"window_size":10001,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
 			"Rescore window [10001] is too large. It must be less than [10000]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting."},
-		{"window above the index setting", "small", `{"rescore":{"window_size":6,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
+		{"window above the index setting", "/small/_search", `{"rescore":{"window_size":6,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
 			"Rescore window [6] is too large. It must be less than [5]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting."},
-		{"with sort", "pets", `{"sort":["age"],"rescore":{"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception", "Cannot use [sort] option in conjunction with [rescore]."},
-		{"bad score_mode", "pets", `{"rescore":{"query":{"rescore_query":{"match_all":{}},"score_mode":"sum"}}}`, "illegal_argument_exception", "illegal score_mode [sum]"},
-		{"missing rescore_query", "pets", `{"rescore":{"query":{"query_weight":1}}}`, "illegal_argument_exception", "rescore_query cannot be null"},
-		{"unknown rescorer", "pets", `{"rescore":{"learning_to_rank":{}}}`, "parsing_exception", "rescore doesn't support rescorer with name [learning_to_rank]"},
-		{"unknown query field", "pets", `{"rescore":{"query":{"rescore_query":{"match_all":{}},"weight":1}}}`, "parsing_exception", "[query] unknown field [weight]"},
-		{"no rescorer", "pets", `{"rescore":{"window_size":5}}`, "parsing_exception", "missing rescore type"},
+		{"with sort", "/pets/_search", `{"sort":["age"],"rescore":{"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception", "Cannot use [sort] option in conjunction with [rescore]."},
+		{"bad score_mode", "/pets/_search", `{"rescore":{"query":{"rescore_query":{"match_all":{}},"score_mode":"sum"}}}`, "illegal_argument_exception", "illegal score_mode [sum]"},
+		{"missing rescore_query", "/pets/_search", `{"rescore":{"query":{"query_weight":1}}}`, "illegal_argument_exception", "rescore_query cannot be null"},
+		{"unknown rescorer", "/pets/_search", `{"rescore":{"learning_to_rank":{}}}`, "parsing_exception", "rescore doesn't support rescorer with name [learning_to_rank]"},
+		{"unknown query field", "/pets/_search", `{"rescore":{"query":{"rescore_query":{"match_all":{}},"weight":1}}}`, "parsing_exception", "[query] unknown field [weight]"},
+		{"no rescorer", "/pets/_search", `{"rescore":{"window_size":5}}`, "parsing_exception", "missing rescore type"},
 	}
 	n.do("PUT", "/small", "application/json", `{"settings":{"index.max_rescore_window":5}}`)
-	for _, tc := range errs {
+	runSearchErrors(t, n, errs)
+}
+
+// searchErrCase is a search that must fail with a 400 of type typ and
+// exactly reason.
+type searchErrCase struct{ name, path, body, typ, reason string }
+
+func runSearchErrors(t *testing.T, n *testNode, cases []searchErrCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := n.do("POST", "/"+tc.index+"/_search", "application/json", tc.body)
+			code, body := n.do("POST", tc.path, "application/json", tc.body)
 			if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || jsonPath(body, "error.reason") != tc.reason {
 				t.Errorf("= %d %v", code, jsonPath(body, "error"))
 			}
