@@ -47,11 +47,7 @@ func TestSearchCollapse(t *testing.T) {
 					t.Errorf("hits = %q, want %q", strings.Join(got, " "), tc.hits)
 				}
 			}
-			for p, want := range tc.extra {
-				if got := str(jsonPath(body, p)); got != want {
-					t.Errorf("%s = %s, want %s", p, got, want)
-				}
-			}
+			checkPaths(t, body, tc.extra)
 		})
 	}
 	// A group whose best hits are past the first fetch: many documents of
@@ -293,11 +289,7 @@ func TestSearchShardLimits(t *testing.T) {
 			if code != 200 {
 				t.Fatalf("status %d: %v", code, body)
 			}
-			for p, want := range tc.want {
-				if got := str(jsonPath(body, p)); got != want {
-					t.Errorf("%s = %s, want %s", p, got, want)
-				}
-			}
+			checkPaths(t, body, tc.want)
 		})
 	}
 	// track_scores: field-sorted hits carry their scores and max_score.
@@ -334,11 +326,7 @@ func TestSearchTemplateExplainProfile(t *testing.T) {
 			if code != 200 {
 				t.Fatalf("status %d: %v", code, body)
 			}
-			for p, want := range tc.want {
-				if got := str(jsonPath(body, p)); got != want {
-					t.Errorf("%s = %s, want %s", p, got, want)
-				}
-			}
+			checkPaths(t, body, tc.want)
 			for _, p := range tc.absent {
 				if v := jsonPath(body, p); v != nil {
 					t.Errorf("%s present: %v", p, v)

@@ -200,11 +200,7 @@ func TestExplainAPI(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("status = %d, want %d: %v", code, tc.code, body)
 			}
-			for p, want := range tc.want {
-				if got := str(jsonPath(body, p)); got != want {
-					t.Errorf("%s = %s, want %s", p, got, want)
-				}
-			}
+			checkPaths(t, body, tc.want)
 		})
 	}
 	// The explained value is the document's search score.
@@ -458,6 +454,16 @@ func TestSearchRescore(t *testing.T) {
 	}
 	n.do("PUT", "/small", "application/json", `{"settings":{"index.max_rescore_window":5}}`)
 	runSearchErrors(t, n, errs)
+}
+
+// checkPaths compares dotted paths of a decoded response with JSON values.
+func checkPaths(t *testing.T, body map[string]any, want map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		if got := str(jsonPath(body, p)); got != w {
+			t.Errorf("%s = %s, want %s", p, got, w)
+		}
+	}
 }
 
 // searchErrCase is a search that must fail with a 400 of type typ and
