@@ -106,6 +106,18 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 		req.Scroll = d
 	}
 	req.RequestCache = boolParam((*cluster.EsBoolean)(p.RequestCache), false)
+	req.DFS = p.SearchType != nil && *p.SearchType == cluster.SearchTypeParam(cluster.SearchTypeDfsQueryThenFetch)
+	if p.SuggestField != nil || p.SuggestText != nil {
+		size := 0
+		if p.SuggestSize != nil {
+			size = *p.SuggestSize
+		}
+		sg, err := searchcore.URLSuggester(str(p.SuggestField), str(p.SuggestText), str((*string)(p.SuggestMode)), size)
+		if err != nil {
+			return nil, err
+		}
+		req.Suggest = []searchcore.Suggester{sg}
+	}
 	if err := searchcore.ParseSearchBody(body, req); err != nil {
 		return nil, err
 	}
@@ -307,6 +319,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 			sb, _ := json.Marshal(h.Sort)
 			b.Write(sb)
 		}
+		writeHitExtras(&b, &h, req, totalAsInt)
 		if len(h.InnerHits) > 0 {
 			writeInnerHits(&b, h.InnerHits, totalAsInt)
 		}
@@ -317,6 +330,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		b.WriteString(`,"aggregations":`)
 		b.Write(res.Aggregations)
 	}
+	writeSearchExtras(&b, res)
 	b.WriteByte('}')
 	return b.Bytes()
 }

@@ -297,6 +297,7 @@ func templateSearch(rendered string, tr *searchcore.TemplateRequest, sp cluster.
 		return nil, err
 	}
 	req.Explain = tr.Explain
+	req.Profile = tr.Profile
 	return req, nil
 }
 

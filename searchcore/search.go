@@ -64,6 +64,20 @@ type SearchRequest struct {
 	// turns it into indexBoost (concrete index name → score factor).
 	IndicesBoost []IndexBoost
 	indexBoost   map[string]float32
+
+	// Profile asks for the per-shard timing tree (profile: true).
+	Profile bool
+	// DFS is search_type=dfs_query_then_fetch: scores use term statistics
+	// gathered over every shard searched.
+	DFS bool
+	// Rescore are the query rescorers, applied in order.
+	Rescore []Rescorer
+	// Collapse groups hits by a field (nil: no collapsing).
+	Collapse *Collapse
+	// Suggest are the suggesters (term suggester).
+	Suggest []Suggester
+	// collapseFetch is how many hits per shard a collapsing search reads.
+	collapseFetch int
 }
 
 // PointInTime is the pit member of a search body.
@@ -84,6 +98,7 @@ var searchBodyKeys = map[string]bool{
 	"track_scores": true, "min_score": true, "post_filter": true, "version": true, "seq_no_primary_term": true,
 	"explain": true, "stored_fields": true, "terminate_after": true, "timeout": true, "search_after": true, "aggs": true, "aggregations": true,
 	"pit": true, "slice": true, "indices_boost": true,
+	"profile": true, "rescore": true, "collapse": true, "suggest": true,
 }
 
 // ParseSearchBody parses a search body into req (which carries the URL
@@ -204,6 +219,22 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			}
 		case "indices_boost":
 			if req.IndicesBoost, err = parseIndicesBoost(v); err != nil {
+				return err
+			}
+		case "profile":
+			if req.Profile, err = boolMember("profile", v); err != nil {
+				return err
+			}
+		case "rescore":
+			if req.Rescore, err = ParseRescore(v); err != nil {
+				return err
+			}
+		case "collapse":
+			if req.Collapse, err = ParseCollapse(v); err != nil {
+				return err
+			}
+		case "suggest":
+			if req.Suggest, err = ParseSuggest(v); err != nil {
 				return err
 			}
 		}
@@ -377,6 +408,15 @@ type Hit struct {
 	Highlight map[string][]string
 	// InnerHits are the inner hits of the query's nested queries.
 	InnerHits []InnerHits
+
+	// Explanation is the score explanation (explain: true); Shard and Node
+	// then name where the hit came from ("[index][n]" and the node id).
+	Explanation *Explanation
+	Shard, Node string
+	// MatchedQueries are the _name of the named queries the hit matches.
+	MatchedQueries []string
+	// CollapseInnerHits are the inner hits of the hit's collapse group.
+	CollapseInnerHits []InnerHitsResult
 }
 
 // SearchResult is the outcome of a search.
@@ -395,6 +435,10 @@ type SearchResult struct {
 	PitID string
 	// Aggregations is the rendered "aggregations" object (nil when none).
 	Aggregations json.RawMessage
+	// Profile is the per-shard profile (profile: true), Suggest the
+	// suggesters' answers.
+	Profile []ShardProfile
+	Suggest []SuggestResult
 }
 
 // DefaultMaxBuckets is search.max_buckets.
@@ -554,6 +598,7 @@ func (e *Engine) Scroll(ctx context.Context, id string, keepAlive time.Duration)
 	// counting (which enables the doc-order fast path).
 	page.TrackTotalHits = 0
 	page.Aggs = nil
+	page.Suggest = nil
 	start := time.Now()
 	res, last, err := e.execute(ctx, shards, &page, tieScroll, st.after)
 	if err != nil {
@@ -571,9 +616,14 @@ func (e *Engine) Scroll(ctx context.Context, id string, keepAlive time.Duration)
 // compiledIndex is the query and sort of one index of a search.
 type compiledIndex struct {
 	query bluge.Query
-	order search.SortOrder
-	dec   []query.SortDecoder
-	after [][]byte
+	// named are the named queries of the tree (matched_queries), rescore
+	// the compiled rescorers, rewrite the time compiling took (profile).
+	named   []namedQuery
+	rescore []compiledRescorer
+	rewrite time.Duration
+	order   search.SortOrder
+	dec     []query.SortDecoder
+	after   [][]byte
 	// aggRoot collects the aggregations; aggQuery is the query they run
 	// over when it differs from query (post_filter narrows hits only).
 	aggRoot  *aggs.Root
@@ -651,6 +701,15 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(req.Rescore) > 0 && hasSort && !sortsOnlyByScore(fields[:nUser]) {
+		return nil, nil, IllegalArgument("Cannot use [sort] option in conjunction with [rescore].")
+	}
+	var dfs *globalStats
+	if req.DFS {
+		if dfs, err = newGlobalStats(ctx, shards); err != nil {
+			return nil, nil, err
+		}
+	}
 	now := e.now()
 	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
@@ -672,11 +731,32 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				return nil, nil, err
 			}
 		}
+		if err := validateRescore(req, idx.Settings()); err != nil {
+			return nil, nil, err
+		}
+		if req.Collapse != nil {
+			if err := validateCollapse(req, idx); err != nil {
+				return nil, nil, err
+			}
+		}
 		qctx := idx.queryContext(now, lookup)
-		q, err := node.Compile(qctx)
+		var named []namedQuery
+		qctx.Wrap = func(n query.Node, q bluge.Query) bluge.Query {
+			if n.Name() != "" {
+				named = append(named, namedQuery{name: n.Name(), q: q})
+			}
+			if req.Profile {
+				return profileWrap(n, q)
+			}
+			return q
+		}
+		compileStart := time.Now()
+		q, err := qctx.CompileNode(node)
 		if err != nil {
 			return nil, nil, err
 		}
+		rewrite := time.Since(compileStart)
+		qctx.Wrap = nil
 		if b, ok := req.indexBoost[idx.Name()]; ok {
 			q = query.Boosted(q, b)
 		}
@@ -688,14 +768,22 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if err != nil {
 			return nil, nil, err
 		}
-		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits}
+		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
 			return nil, nil, err
+		}
+		for _, r := range req.Rescore {
+			rq, err := r.Query.Compile(qctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			ci.rescore = append(ci.rescore, compiledRescorer{Rescorer: r, query: rq})
 		}
 		if req.Aggs != nil {
 			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
 				return nil, nil, err
 			}
+			ci.aggRoot.Profile = req.Profile
 			if aggNode != nil {
 				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
 					return nil, nil, err
@@ -735,6 +823,24 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		!countHits && !req.TrackScores && req.MinScore == nil && req.Aggs == nil
 	var order search.SortOrder
 	var aggParts []*search.Bucket
+	// shardNum numbers each shard within its index (_shard, profile ids).
+	shardNum := make(map[int]int, len(shards))
+	perIndex := map[*Index]int{}
+	for _, sh := range shards {
+		shardNum[sh.ord] = perIndex[sh.idx]
+		perIndex[sh.idx]++
+	}
+	if req.Collapse != nil && req.collapseFetch == 0 {
+		req.collapseFetch = max(8*window, 64)
+	}
+	var deadline time.Time
+	if req.Timeout > 0 {
+		deadline = start.Add(req.Timeout)
+	}
+	stop := &stopState{}
+	shardReaders := map[int]search.Reader{}
+	shardFull := false
+	nodeID := e.LocalNode().ID
 	for _, sh := range shards {
 		ci := compiled[sh.idx]
 		order = ci.order
@@ -749,12 +855,20 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		q := ci.query
+		var shardAggTimings []aggs.AggTiming
 		if req.Slice != nil {
 			q = sliceQuery(q, req.Slice, sh.ord, len(shards))
 		}
 		n := window
 		if n == 0 {
 			n = 1
+		}
+		n = max(n, rescoreWindow(req))
+		if req.Collapse != nil {
+			n = req.collapseFetch
+		}
+		if req.TerminateAfter > 0 || !deadline.IsZero() || req.MinScore != nil {
+			q = &limitQuery{inner: q, limit: req.TerminateAfter, deadline: deadline, minScore: req.MinScore, st: stop}
 		}
 		if docLed {
 			start, ok := docOrderStart(ci.after, ci.dec[0].Decode, fields[0].Field == "_shard_doc",
@@ -790,12 +904,23 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 					return nil, nil, err
 				}
 				aggParts = append(aggParts, part)
+				shardAggTimings = aggs.PartialOf(part).Timings()
 			}
 		}
-		it, err := sh.rr.r.Search(ctx, sreq)
+		if req.Explain {
+			sreq.ExplainScores()
+		}
+		var prof *shardProfile
+		if req.Profile {
+			prof = &shardProfile{}
+		}
+		collectStart := time.Now()
+		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof}
+		it, err := sh.rr.r.Search(ctx, ss)
 		if err != nil {
 			return nil, nil, searchError(ctx, err)
 		}
+		var shardHits []shardHit
 		for {
 			dm, err := it.Next()
 			if err != nil {
@@ -804,10 +929,26 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			if dm == nil {
 				break
 			}
-			if req.MinScore != nil && dm.Score < *req.MinScore {
-				continue
+			shardHits = append(shardHits, shardHit{dm: dm, shard: sh.ord, idx: sh.idx, r: sh.rr.r})
+		}
+		collectTime := time.Since(collectStart)
+		shardReaders[sh.ord] = ss.got
+		if len(shardHits) >= n {
+			shardFull = true
+		}
+		if len(ci.rescore) > 0 {
+			if err := rescoreShard(ctx, sh, shardHits, ci.rescore, dfs, req.Explain); err != nil {
+				return nil, nil, err
 			}
-			all = append(all, shardHit{dm: dm, shard: sh.ord, idx: sh.idx, r: sh.rr.r})
+		}
+		all = append(all, shardHits...)
+		if prof != nil {
+			res.Profile = append(res.Profile, ShardProfile{
+				ID:           "[" + nodeID + "][" + sh.idx.Name() + "][" + strconv.Itoa(shardNum[sh.ord]) + "]",
+				Query:        prof.roots,
+				RewriteNanos: int64(ci.rewrite),
+				Collector:    []ProfileCollector{profileCollector(sortByScore, ci.aggRoot != nil && ci.aggQuery == nil, collectTime)},
+			})
 		}
 		shardAggs := it.Aggregations()
 		if countHits {
@@ -820,14 +961,28 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		if ci.aggRoot != nil && ci.aggQuery == nil {
 			aggParts = append(aggParts, shardAggs)
+			if p := aggs.PartialOf(shardAggs); p != nil {
+				shardAggTimings = p.Timings()
+			}
+		}
+		if prof != nil {
+			res.Profile[len(res.Profile)-1].Aggregations = shardAggTimings
 		}
 	}
-	if req.MinScore != nil {
-		// min_score also filters the count: recount from what passed.
-		total = int64(len(all))
+	if len(req.Rescore) > 0 {
+		// Rescoring changed the window's scores: the best one is the maximum.
+		maxScore = math.Inf(-1)
+		for _, h := range all {
+			maxScore = math.Max(maxScore, h.dm.Score)
+		}
 	}
 	if (sortByScore || req.TrackScores) && len(all) > 0 && !math.IsInf(maxScore, -1) {
 		res.MaxScore = maxScore
+	}
+	res.TimedOut = stop.timedOut
+	if req.TerminateAfter > 0 {
+		te := stop.terminated
+		res.TerminatedEarly = &te
 	}
 	// Merge shard results: sort values, then shard ordinal, then doc number.
 	if len(shards) > 1 {
@@ -852,6 +1007,39 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			return a.dm.Number < b.dm.Number
 		})
 	}
+	if len(req.Rescore) > 0 {
+		// Shards merge rescored hits by their new scores.
+		sort.SliceStable(all, func(i, j int) bool {
+			a, b := all[i], all[j]
+			if a.dm.Score != b.dm.Score {
+				return a.dm.Score > b.dm.Score
+			}
+			if a.shard != b.shard {
+				return a.shard < b.shard
+			}
+			return a.dm.Number < b.dm.Number
+		})
+	}
+	var collapseValues []any
+	if req.Collapse != nil {
+		readers := map[int]*collapseReader{}
+		for _, sh := range shards {
+			if readers[sh.ord], err = newCollapseReader(ctx, sh, req.Collapse.Field); err != nil {
+				return nil, nil, err
+			}
+		}
+		grouped, vals, err := collapseHits(all, readers, window)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(grouped) < window && shardFull {
+			// Some shard may hold more groups past what it returned.
+			more := *req
+			more.collapseFetch = req.collapseFetch * 4
+			return e.execute(ctx, shards, &more, tie, scrollAfter)
+		}
+		all, collapseValues = grouped, vals
+	}
 	res.Total, res.TotalRelation = applyTrack(total, req.TrackTotalHits)
 	if req.Aggs != nil {
 		if res.Aggregations, err = req.Aggs.Reduce(aggParts, req.TypedKeys); err != nil {
@@ -860,6 +1048,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	if req.From < len(all) {
 		all = all[req.From:]
+		if collapseValues != nil {
+			collapseValues = collapseValues[req.From:]
+		}
 	} else {
 		all = nil
 	}
@@ -875,8 +1066,8 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 	}
 	res.Hits = make([]Hit, 0, len(all))
-	for _, sh := range all {
-		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores)
+	for i, sh := range all {
+		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores || len(req.Rescore) > 0)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -885,7 +1076,30 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				return nil, nil, err
 			}
 		}
+		if req.Explain {
+			h.Explanation = newExplanation(sh.dm.Explanation, segmentLocal(shardReaders[sh.shard], sh.dm.Number))
+			h.Shard, h.Node = shardName(sh.idx.Name(), shardNum[sh.shard]), nodeID
+		}
+		if req.Collapse != nil {
+			if h.Fields == nil {
+				h.Fields = map[string][]any{}
+			}
+			h.Fields[req.Collapse.Field] = []any{collapseValues[i]}
+			if len(req.Collapse.InnerHits) > 0 {
+				if h.CollapseInnerHits, err = e.collapseInnerHits(ctx, shards, req, collapseValues[i]); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		res.Hits = append(res.Hits, h)
+	}
+	if err := matchNamedQueries(ctx, shards, compiled, all, res.Hits); err != nil {
+		return nil, nil, err
+	}
+	if len(req.Suggest) > 0 {
+		if res.Suggest, err = runSuggest(ctx, shards, req.Suggest); err != nil {
+			return nil, nil, err
+		}
 	}
 	res.Took = time.Since(start)
 	return res, last, nil
@@ -901,6 +1115,11 @@ func applyTrack(total int64, track TrackTotalHits) (int64, string) {
 	default:
 		return total, "eq"
 	}
+}
+
+// sortsOnlyByScore reports whether the sort is the score alone (descending).
+func sortsOnlyByScore(fields []query.SortField) bool {
+	return len(fields) == 1 && fields[0].Field == "_score" && fields[0].Desc()
 }
 
 func sortsByScore(fields []query.SortField) bool {
@@ -1074,17 +1293,9 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 func collectAggs(ctx context.Context, r *bluge.Reader, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
 	sreq := bluge.NewTopNSearch(0, q)
 	sreq.AddAggregation(aggs.RootName, root)
-	it, err := r.Search(ctx, sreq)
+	_, it, err := runShard(ctx, r, sreq)
 	if err != nil {
-		return nil, searchError(ctx, err)
+		return nil, err
 	}
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, searchError(ctx, err)
-		}
-		if dm == nil {
-			return it.Aggregations(), nil
-		}
-	}
+	return it.Aggregations(), nil
 }

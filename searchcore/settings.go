@@ -30,7 +30,9 @@ type IndexSettings struct {
 	MaxScriptFields   int
 	// HighlightMaxAnalyzedOffset is index.highlight.max_analyzed_offset.
 	HighlightMaxAnalyzedOffset int
-	Hidden                     bool
+	// MaxRescoreWindow is index.max_rescore_window (0: max_result_window).
+	MaxRescoreWindow int
+	Hidden           bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -190,6 +192,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.MaxScriptFields, err = intSetting(k, str, 0, 1<<31-1)
 		case "index.highlight.max_analyzed_offset":
 			s.HighlightMaxAnalyzedOffset, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.max_rescore_window":
+			s.MaxRescoreWindow, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

@@ -747,6 +747,37 @@ type EsBoolean string
 // ExpandWildcards defines model for ExpandWildcards.
 type ExpandWildcards string
 
+// ExplainNotFoundResult A missing document (ExplainResult, `matched: false`) or an error (missing index).
+type ExplainNotFoundResult struct {
+	union json.RawMessage
+}
+
+// ExplainRequest defines model for ExplainRequest.
+type ExplainRequest struct {
+	// Query The query (Query DSL).
+	Query *json.RawMessage `json:"query,omitempty"`
+}
+
+// ExplainResult defines model for ExplainResult.
+type ExplainResult struct {
+	ID    string `json:"_id"`
+	Index string `json:"_index"`
+
+	// Type Always `_doc`.
+	Type *string `json:"_type,omitempty"`
+
+	// Explanation A score explanation node.
+	Explanation *Explanation `json:"explanation,omitempty"`
+	Matched     bool         `json:"matched"`
+}
+
+// Explanation A score explanation node.
+type Explanation struct {
+	Description string        `json:"description"`
+	Details     []Explanation `json:"details"`
+	Value       float64       `json:"value"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -2035,6 +2066,9 @@ type CountBody = CountRequest
 
 // DocumentBody A document source (any JSON object; numbers keep their precision).
 type DocumentBody = DocumentSource
+
+// ExplainBody defines model for ExplainBody.
+type ExplainBody = ExplainRequest
 
 // MsearchBody defines model for MsearchBody.
 type MsearchBody = openapi_types.File
@@ -6595,6 +6629,84 @@ type IndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExplainGetParams defines parameters for ExplainGet.
+type ExplainGetParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// ExplainParams defines parameters for Explain.
+type ExplainParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetMappingParams defines parameters for IndicesGetMapping.
 type IndicesGetMappingParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -7990,6 +8102,12 @@ type IndexPostJSONRequestBody = DocumentSource
 
 // IndexJSONRequestBody defines body for Index for application/json ContentType.
 type IndexJSONRequestBody = DocumentSource
+
+// ExplainGetJSONRequestBody defines body for ExplainGet for application/json ContentType.
+type ExplainGetJSONRequestBody = ExplainRequest
+
+// ExplainJSONRequestBody defines body for Explain for application/json ContentType.
+type ExplainJSONRequestBody = ExplainRequest
 
 // IndicesPutMappingPostJSONRequestBody defines body for IndicesPutMappingPost for application/json ContentType.
 type IndicesPutMappingPostJSONRequestBody = TypeMapping
@@ -11048,6 +11166,68 @@ func (t *ErrorValue) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsExplainResult returns the union data inside the ExplainNotFoundResult as a ExplainResult
+func (t ExplainNotFoundResult) AsExplainResult() (ExplainResult, error) {
+	var body ExplainResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExplainResult overwrites any union data inside the ExplainNotFoundResult as the provided ExplainResult
+func (t *ExplainNotFoundResult) FromExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeExplainResult performs a merge with any union data inside the ExplainNotFoundResult, using the provided ExplainResult
+func (t *ExplainNotFoundResult) MergeExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the ExplainNotFoundResult as a ErrorResponse
+func (t ExplainNotFoundResult) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the ExplainNotFoundResult as the provided ErrorResponse
+func (t *ExplainNotFoundResult) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the ExplainNotFoundResult, using the provided ErrorResponse
+func (t *ExplainNotFoundResult) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ExplainNotFoundResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ExplainNotFoundResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsGetResult returns the union data inside the GetNotFoundResult as a GetResult
 func (t GetNotFoundResult) AsGetResult() (GetResult, error) {
 	var body GetResult
@@ -12343,6 +12523,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /{index}/_doc/{id} (the `Index` operationId).
 	Index(ctx context.Context, index IndexNamePath, id DocIDPath, params *IndexParams, body IndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainGetWithBody Explains how a document scores against a query (GET form; a body is accepted).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+	ExplainGetWithBody(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainGet Explains how a document scores against a query (GET form; a body is accepted).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+	ExplainGet(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, body ExplainGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainWithBody Explains how a document scores against a query.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+	ExplainWithBody(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Explain Explains how a document scores against a query.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+	Explain(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, body ExplainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IndicesGetMapping Returns the mappings of one or more indices.
 	//
@@ -15449,6 +15657,74 @@ func (c *Client) IndexWithBody(ctx context.Context, index IndexNamePath, id DocI
 // Corresponds with PUT /{index}/_doc/{id} (the `Index` operationId).
 func (c *Client) Index(ctx context.Context, index IndexNamePath, id DocIDPath, params *IndexParams, body IndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIndexRequest(c.Server, index, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainGetWithBody Explains how a document scores against a query (GET form; a body is accepted).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+func (c *Client) ExplainGetWithBody(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainGetRequestWithBody(c.Server, index, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainGet Explains how a document scores against a query (GET form; a body is accepted).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+func (c *Client) ExplainGet(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, body ExplainGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainGetRequest(c.Server, index, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainWithBody Explains how a document scores against a query.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+func (c *Client) ExplainWithBody(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainRequestWithBody(c.Server, index, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Explain Explains how a document scores against a query.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+func (c *Client) Explain(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, body ExplainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainRequest(c.Server, index, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -38737,6 +39013,432 @@ func NewIndexRequestWithBody(server string, index IndexNamePath, id DocIDPath, p
 	return req, nil
 }
 
+// NewExplainGetRequest calls the generic ExplainGet builder with application/json body
+func NewExplainGetRequest(server string, index IndexNamePath, id DocIDPath, params *ExplainGetParams, body ExplainGetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExplainGetRequestWithBody(server, index, id, params, "application/json", bodyReader)
+}
+
+// NewExplainGetRequestWithBody constructs an http.Request for the ExplainGet method, with any body, and a specified content type
+func NewExplainGetRequestWithBody(server string, index IndexNamePath, id DocIDPath, params *ExplainGetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_explain/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Analyzer != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "analyzer", *params.Analyzer, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AnalyzeWildcard != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "analyze_wildcard", *params.AnalyzeWildcard, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DefaultOperator != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "default_operator", *params.DefaultOperator, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Df != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "df", *params.Df, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Lenient != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lenient", *params.Lenient, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Preference != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "preference", *params.Preference, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Routing != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "routing", *params.Routing, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExplainRequest calls the generic Explain builder with application/json body
+func NewExplainRequest(server string, index IndexNamePath, id DocIDPath, params *ExplainParams, body ExplainJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExplainRequestWithBody(server, index, id, params, "application/json", bodyReader)
+}
+
+// NewExplainRequestWithBody constructs an http.Request for the Explain method, with any body, and a specified content type
+func NewExplainRequestWithBody(server string, index IndexNamePath, id DocIDPath, params *ExplainParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_explain/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Analyzer != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "analyzer", *params.Analyzer, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AnalyzeWildcard != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "analyze_wildcard", *params.AnalyzeWildcard, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DefaultOperator != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "default_operator", *params.DefaultOperator, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Df != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "df", *params.Df, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Lenient != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lenient", *params.Lenient, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Preference != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "preference", *params.Preference, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Routing != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "routing", *params.Routing, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewIndicesGetMappingRequest constructs an http.Request for the IndicesGetMapping method
 func NewIndicesGetMappingRequest(server string, index IndexListPath, params *IndicesGetMappingParams) (*http.Request, error) {
 	var err error
@@ -45834,6 +46536,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /{index}/_doc/{id} (the `Index` operationId).
 	IndexWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *IndexParams, body IndexJSONRequestBody, reqEditors ...RequestEditorFn) (*IndexResponse, error)
 
+	// ExplainGetWithBodyWithResponse Explains how a document scores against a query (GET form; a body is accepted).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+	ExplainGetWithBodyWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainGetResponse, error)
+
+	// ExplainGetWithResponse Explains how a document scores against a query (GET form; a body is accepted).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+	ExplainGetWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, body ExplainGetJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainGetResponse, error)
+
+	// ExplainWithBodyWithResponse Explains how a document scores against a query.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+	ExplainWithBodyWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainResponse, error)
+
+	// ExplainWithResponse Explains how a document scores against a query.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+	ExplainWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, body ExplainJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainResponse, error)
+
 	// IndicesGetMappingWithResponse Returns the mappings of one or more indices.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -52406,6 +53136,116 @@ func (r IndexResponse) ContentType() string {
 	return ""
 }
 
+type ExplainGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExplainResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ExplainNotFoundResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExplainGetResponse) GetJSON200() *ExplainResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ExplainGetResponse) GetJSON404() *ExplainNotFoundResult {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExplainGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExplainGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExplainGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExplainGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExplainGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExplainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExplainResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ExplainNotFoundResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExplainResponse) GetJSON200() *ExplainResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ExplainResponse) GetJSON404() *ExplainNotFoundResult {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExplainResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExplainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExplainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExplainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExplainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type IndicesGetMappingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -56012,6 +56852,58 @@ func (c *ClientWithResponses) IndexWithResponse(ctx context.Context, index Index
 		return nil, err
 	}
 	return ParseIndexResponse(rsp)
+}
+
+// ExplainGetWithBodyWithResponse Explains how a document scores against a query (GET form; a body is accepted).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+func (c *ClientWithResponses) ExplainGetWithBodyWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainGetResponse, error) {
+	rsp, err := c.ExplainGetWithBody(ctx, index, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainGetResponse(rsp)
+}
+
+// ExplainGetWithResponse Explains how a document scores against a query (GET form; a body is accepted).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{index}/_explain/{id} (the `ExplainGet` operationId).
+func (c *ClientWithResponses) ExplainGetWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainGetParams, body ExplainGetJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainGetResponse, error) {
+	rsp, err := c.ExplainGet(ctx, index, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainGetResponse(rsp)
+}
+
+// ExplainWithBodyWithResponse Explains how a document scores against a query.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+func (c *ClientWithResponses) ExplainWithBodyWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainResponse, error) {
+	rsp, err := c.ExplainWithBody(ctx, index, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainResponse(rsp)
+}
+
+// ExplainWithResponse Explains how a document scores against a query.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /{index}/_explain/{id} (the `Explain` operationId).
+func (c *ClientWithResponses) ExplainWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExplainParams, body ExplainJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainResponse, error) {
+	rsp, err := c.Explain(ctx, index, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainResponse(rsp)
 }
 
 // IndicesGetMappingWithResponse Returns the mappings of one or more indices.
@@ -60974,6 +61866,86 @@ func ParseIndexResponse(rsp *http.Response) (*IndexResponse, error) {
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExplainGetResponse parses an HTTP response from a ExplainGetWithResponse call
+func ParseExplainGetResponse(rsp *http.Response) (*ExplainGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExplainGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExplainResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ExplainNotFoundResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExplainResponse parses an HTTP response from a ExplainWithResponse call
+func ParseExplainResponse(rsp *http.Response) (*ExplainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExplainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExplainResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ExplainNotFoundResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

@@ -748,6 +748,37 @@ type EsBoolean string
 // ExpandWildcards defines model for ExpandWildcards.
 type ExpandWildcards string
 
+// ExplainNotFoundResult A missing document (ExplainResult, `matched: false`) or an error (missing index).
+type ExplainNotFoundResult struct {
+	union json.RawMessage
+}
+
+// ExplainRequest defines model for ExplainRequest.
+type ExplainRequest struct {
+	// Query The query (Query DSL).
+	Query *json.RawMessage `json:"query,omitempty"`
+}
+
+// ExplainResult defines model for ExplainResult.
+type ExplainResult struct {
+	ID    string `json:"_id"`
+	Index string `json:"_index"`
+
+	// Type Always `_doc`.
+	Type *string `json:"_type,omitempty"`
+
+	// Explanation A score explanation node.
+	Explanation *Explanation `json:"explanation,omitempty"`
+	Matched     bool         `json:"matched"`
+}
+
+// Explanation A score explanation node.
+type Explanation struct {
+	Description string        `json:"description"`
+	Details     []Explanation `json:"details"`
+	Value       float64       `json:"value"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -2036,6 +2067,9 @@ type CountBody = CountRequest
 
 // DocumentBody A document source (any JSON object; numbers keep their precision).
 type DocumentBody = DocumentSource
+
+// ExplainBody defines model for ExplainBody.
+type ExplainBody = ExplainRequest
 
 // MsearchBody defines model for MsearchBody.
 type MsearchBody = openapi_types.File
@@ -6596,6 +6630,84 @@ type IndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExplainGetParams defines parameters for ExplainGet.
+type ExplainGetParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// ExplainParams defines parameters for Explain.
+type ExplainParams struct {
+	// Analyzer The analyzer to use for the query string.
+	Analyzer *AnalyzerParam `form:"analyzer,omitempty" json:"analyzer,omitempty"`
+
+	// AnalyzeWildcard Specify whether wildcard and prefix queries should be analyzed (default false).
+	AnalyzeWildcard *AnalyzeWildcardParam `form:"analyze_wildcard,omitempty" json:"analyze_wildcard,omitempty"`
+
+	// DefaultOperator The default operator for the query string query (default OR; case-insensitive).
+	DefaultOperator *DefaultOperatorParam `form:"default_operator,omitempty" json:"default_operator,omitempty"`
+
+	// Df The field to use as default where no field prefix is given in the query string.
+	Df *DfParam `form:"df,omitempty" json:"df,omitempty"`
+
+	// Lenient Specify whether format-based query failures (such as providing text to a numeric field) should be ignored.
+	Lenient *LenientParam `form:"lenient,omitempty" json:"lenient,omitempty"`
+
+	// Preference Specify the node or shard the operation should be performed on (default random).
+	Preference *PreferenceParam `form:"preference,omitempty" json:"preference,omitempty"`
+
+	// Q Query in the Lucene query string syntax.
+	Q *QParam `form:"q,omitempty" json:"q,omitempty"`
+
+	// Routing Specific routing value.
+	Routing *RoutingParam `form:"routing,omitempty" json:"routing,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetMappingParams defines parameters for IndicesGetMapping.
 type IndicesGetMappingParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -7991,6 +8103,12 @@ type IndexPostJSONRequestBody = DocumentSource
 
 // IndexJSONRequestBody defines body for Index for application/json ContentType.
 type IndexJSONRequestBody = DocumentSource
+
+// ExplainGetJSONRequestBody defines body for ExplainGet for application/json ContentType.
+type ExplainGetJSONRequestBody = ExplainRequest
+
+// ExplainJSONRequestBody defines body for Explain for application/json ContentType.
+type ExplainJSONRequestBody = ExplainRequest
 
 // IndicesPutMappingPostJSONRequestBody defines body for IndicesPutMappingPost for application/json ContentType.
 type IndicesPutMappingPostJSONRequestBody = TypeMapping
@@ -11049,6 +11167,68 @@ func (t *ErrorValue) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsExplainResult returns the union data inside the ExplainNotFoundResult as a ExplainResult
+func (t ExplainNotFoundResult) AsExplainResult() (ExplainResult, error) {
+	var body ExplainResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExplainResult overwrites any union data inside the ExplainNotFoundResult as the provided ExplainResult
+func (t *ExplainNotFoundResult) FromExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeExplainResult performs a merge with any union data inside the ExplainNotFoundResult, using the provided ExplainResult
+func (t *ExplainNotFoundResult) MergeExplainResult(v ExplainResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorResponse returns the union data inside the ExplainNotFoundResult as a ErrorResponse
+func (t ExplainNotFoundResult) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorResponse overwrites any union data inside the ExplainNotFoundResult as the provided ErrorResponse
+func (t *ExplainNotFoundResult) FromErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorResponse performs a merge with any union data inside the ExplainNotFoundResult, using the provided ErrorResponse
+func (t *ExplainNotFoundResult) MergeErrorResponse(v ErrorResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ExplainNotFoundResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ExplainNotFoundResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsGetResult returns the union data inside the GetNotFoundResult as a GetResult
 func (t GetNotFoundResult) AsGetResult() (GetResult, error) {
 	var body GetResult
@@ -11552,6 +11732,12 @@ type ServerInterface interface {
 	// Index Creates or replaces a document.
 	// (PUT /{index}/_doc/{id})
 	Index(ctx echo.Context, index IndexNamePath, id DocIDPath, params IndexParams) error
+	// ExplainGet Explains how a document scores against a query (GET form; a body is accepted).
+	// (GET /{index}/_explain/{id})
+	ExplainGet(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExplainGetParams) error
+	// Explain Explains how a document scores against a query.
+	// (POST /{index}/_explain/{id})
+	Explain(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExplainParams) error
 	// IndicesGetMapping Returns the mappings of one or more indices.
 	// (GET /{index}/_mapping)
 	IndicesGetMapping(ctx echo.Context, index IndexListPath, params IndicesGetMappingParams) error
@@ -23086,6 +23272,226 @@ func (w *ServerInterfaceWrapper) Index(ctx echo.Context) error {
 	return err
 }
 
+// ExplainGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ExplainGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id DocIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExplainGetParams
+	// ------------- Optional query parameter "analyzer" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyzer", ctx.QueryParams(), &params.Analyzer, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyzer: %s", err))
+	}
+
+	// ------------- Optional query parameter "analyze_wildcard" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyze_wildcard", ctx.QueryParams(), &params.AnalyzeWildcard, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyze_wildcard: %s", err))
+	}
+
+	// ------------- Optional query parameter "default_operator" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "default_operator", ctx.QueryParams(), &params.DefaultOperator, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter default_operator: %s", err))
+	}
+
+	// ------------- Optional query parameter "df" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "df", ctx.QueryParams(), &params.Df, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter df: %s", err))
+	}
+
+	// ------------- Optional query parameter "lenient" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lenient", ctx.QueryParams(), &params.Lenient, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lenient: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExplainGet(ctx, index, id, params)
+	return err
+}
+
+// Explain converts echo context to params.
+func (w *ServerInterfaceWrapper) Explain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id DocIDPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExplainParams
+	// ------------- Optional query parameter "analyzer" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyzer", ctx.QueryParams(), &params.Analyzer, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyzer: %s", err))
+	}
+
+	// ------------- Optional query parameter "analyze_wildcard" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "analyze_wildcard", ctx.QueryParams(), &params.AnalyzeWildcard, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter analyze_wildcard: %s", err))
+	}
+
+	// ------------- Optional query parameter "default_operator" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "default_operator", ctx.QueryParams(), &params.DefaultOperator, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter default_operator: %s", err))
+	}
+
+	// ------------- Optional query parameter "df" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "df", ctx.QueryParams(), &params.Df, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter df: %s", err))
+	}
+
+	// ------------- Optional query parameter "lenient" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lenient", ctx.QueryParams(), &params.Lenient, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lenient: %s", err))
+	}
+
+	// ------------- Optional query parameter "preference" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "preference", ctx.QueryParams(), &params.Preference, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preference: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "routing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "routing", ctx.QueryParams(), &params.Routing, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter routing: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Explain(ctx, index, id, params)
+	return err
+}
+
 // IndicesGetMapping converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetMapping(ctx echo.Context) error {
 	var err error
@@ -26339,6 +26745,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
 	router.POST(options.BaseURL+"/:index/_close", wrapper.IndicesClose, options.OperationMiddlewares["indicesClose"]...)
 	router.POST(options.BaseURL+"/:index/_open", wrapper.IndicesOpen, options.OperationMiddlewares["indicesOpen"]...)
+	router.GET(options.BaseURL+"/:index/_explain/:id", wrapper.ExplainGet, options.OperationMiddlewares["explainGet"]...)
+	router.POST(options.BaseURL+"/:index/_explain/:id", wrapper.Explain, options.OperationMiddlewares["explain"]...)
 
 }
 
@@ -26347,426 +26755,431 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tchs5sij4KgjuRhzqbImyZ/reuSPHxA233R8+p21rLM/0uTHqYEFVIIlWEagGUJLYXv3dB9g/+0D7",
-	"JvskG8gE6oOsIqtKJC2760e3KRLfyEzkd34aRXKZSsGE0aPzT6MFozFT8PE1SxWLqOFS/EyV4GJuv42Z",
-	"jhRP7bej89FLEhetyB02Oyfhn/76V/JdQrXhkWZURYvTv0ye/2Xy7PQqe/bsz9F1xpMYPjJyNcLvlkxr",
-	"Omf47dUonIyCkY4WbEnttGaVstH5SBtl1/HwEIz+y41/oWScRWZzbe4Hglsi0YJFNywm1ytiFozI2YxH",
-	"nCbVZZIo4fYoyDisfB+eVJfDRLYcnf9rVGk0+iXYWOdDMEqpoktm3Km+TDjV392nVMQ/8ySOqIr1hW1h",
-	"f6RJIu++W6Zm9U+aZGx0blTGgrV9/bxgZsEUMZIwGIfcuYHs34ppzaXQ9udIikgxwwgXMY+YJmZBDaGK",
-	"EZkyEZAokZrFAVnwOGaCSEVokpBxzGY0S8y5/Qv2ze7TRMZsdD6jiWbBiNtl/JYxtRoFI0GXdse4lKlf",
-	"iq4cFzdsCbv/3xWbjc5H/9tZAXVn2EyfrR3K6CE/TaoUXdm/tVkl9ouZVEv7NxzmO7pkF9QsNiHglVwu",
-	"6alm9gYMi0nCtSFyRqjtRuzCtd107fGNwylNktD+Hv57SGZ4OHAcsP3UzpjvHv4JRor9lnHFYn9x2+D3",
-	"pb3rd/INXk0OAo13zedCKkb4jNBixf5ii5UTxbRMbpkmXBhJxCYUXImxWXD7e5RkMdOk2OndggnbxQ+7",
-	"oLeMXDMmiE5ZxGecxSeTKzGqBwGA3qmQU9e9AgJbb15/K2XCqCgO5oIqw2lyCYj1geksMbvOKMUu9gBs",
-	"a4BzxUymBIvJmAttGI3h+gVhSkl1QqQgemHPcUZ5kikEB8OXTGaWBjhEIPYyi5uv3bWbfIqUYOrW0PcE",
-	"BE1WvzOPCg37voQrWdlLg/3nQGFJQqrYjN8Tu1bONNELmSUxuWaE4thxsTtA6ubtYfscsR+3JdWwl4+L",
-	"fGUA7JlmgHKWUsOCCGLOjlWqHW/Gt9RECxZ/YHEWsUv+O9uyHJEtr5my8IIg4sEqp6EKRokJNUSKiFlg",
-	"ssuNpFQxF9RwMSdCxqw46f/2/E+N53yNS5viqFPNf2d1m+HCsDlTuJssufm4Sps28drNGssoWzJhiB0C",
-	"ThXIMblb8GhBYin+zZBUyVse2z3AcvFJZ/ELIkWyIuE0llHYuHRY2vaDf0XNtyvTSObseWeCG8KFW5aR",
-	"JOY6TeiKXK8MI7f2PdSNh2fHbg2ZfjF+Zd9nSfLmdcPSPgAFgZudZUmCN8ot5c3pif1NL6QyzFKaW6aA",
-	"DhfP6HYEs6NOeV+8ekXNj93Yh6ZHMZJJthTuVRzDc8epZvqkdBcvciKjCUzG4rb8waKeIVgDld1Pvt0w",
-	"o4lZNNzXewuweiHv8kfsjpsFgRdvAR2JNtRkjbCEjVpfBy7mEobMb4Ql6XZwWrAkJVzYTSHrPEbSYa9A",
-	"n6wDl6HXCWteb5L2B543yAR8K6XRRtGmZbtm5Nq3I2mSzbnQrcHccRvTfIRHr/kfIpE0ZvElm1vypncs",
-	"fcmWUq3skWauI9Gu58YmXlgmiM1mLAKS9PeMKrXatTM/7NQP23+HF4rvBG+gOoYaDgKI3Veq+JLap3IB",
-	"CNr2ZlLF+6/08gjER0tlyPUqIIxGCyJhLJrYc8hmM37PYhKeUx0hr35uJwzbUiW9P6r0kS9Zn+fNsps7",
-	"njfbpMvrZpfiL+hjE15ceiBiqYwWwDTaebShy9RTohIMbeWBHwPr/2xY34XilmdZMC/AJ9wyJ4bdG4J0",
-	"s3E5t31XE+m3XPAl/519kJmIjeLpLqlDMHMn1Q1RtsMp9ADucOkGioHjipTU+jRKMm2YIk7XYKVFplsL",
-	"GlGkp37UqcrX13evuBb7cLG3zCgetZOhraCjc67H9vaickDC60RGN9p+WjJDY2qo/WxZJvhSycxyxVN4",
-	"z8pf5C2W1C4K/rZ/Ol4qbBK7l7DwjoK344vfp0xRI7dJJP5apGtaK5K4P/I7fP/hBYmoZqdcaCY0N/y2",
-	"+U5dp6mfofVlrm0CNzbbspcZZ0nsRSuq873dLZhi9rnDBk5u5JrM+S0TlmK1lcHi2Q4h4LWMLJtdB2Vw",
-	"2l5O4XHDdQOX3OmqZQSU9Xu7t45qtpckanis4KRAwYbqBXucBjcAsxFlBSjNhEHeTs4IdcdrAQhesQU3",
-	"bd8oP+wU593Ti/WdUlJ9VDRiO/gmh+fRDTG2td1NrlUBNUrjswW/TqFXTyL1lPWkV2K8BiAvSP5a2n5O",
-	"U/Zklaff3acJ5aKldqmA9pgZyhMWV+QXei0zQ3QklRVjlmnmYJ9qeDEQBxzQN5yAXUxPOAH8fkvTlIv5",
-	"TzKiSWlTXpdRDySv89+J5iJi5C+T/wG8ECVCnsqUjBFxlzg4vu00uaMrbc9DcXZrKYOdM1mdvCBU6Dum",
-	"nNBJ66wjTScAY/Tef2KYsqR1fzTOjqjJOFxwoyfwvymP7aN8aqS8sR/+/d8ndu3hiX1TYoSQOIuQZCim",
-	"Uyk0a0vlcMKpI/j7oHDfJ9RcMmMZDL1dGteulX3tZgn1/GV7FU5CzdQP0vcKYcrGdeJh5gsLf9VS2DtY",
-	"0SVwXtG1VPZfveQJC09eOJk1h8f/uHz/rnH5MOiOx/t7JZdNpMJQBdpOOZtpVhwbedZ8Ykoud6k3f2Dm",
-	"A5sppheNpwK/Ov2bpeuRFIZyi2X+QUaO4prNLGFKmbJ79T8j08WlaFqlwgl63ihqhgZT335eqx+zJRU7",
-	"lGq2CVGMxla+cDI1sFyFnqRRi2b79rzoN7ML1Lx8ZGq5TW/j4K8KfISjLJVQbUrfwv1FCyrmlrSWgXkB",
-	"7CbXub7HMLVsVE7Npq7Z1Dar7NDhPWDdf/9mFNQh4ZvZJfvtnTzirrSViu1LjAaYLRvT7LepkN23BIbU",
-	"jwsljUlYvEO+zw2fOYoFDhdZTHJFVWGJLSxtaLCN0ahq/HSN+4HW07xdX1iEYf4h6C3liUWDztvbtZOs",
-	"GJuMl1xroPzKUZiTHfsr9e67Q5RLnADcwnDuhbQkyYXe/MHP5TGn0PB776rVds314/b0cZUy9GbYuieK",
-	"ljy7BCuos/uURQZAEPaQs6puT9cyXpGzQmhzzTyD1nmvdvKpc3jot9mY3f/EtenmtMFtN9QQB1493OS9",
-	"8YLUem/4651cidfU2JMyCzIO0f8okXN9+knIu7P4AZ2QwhOQBKq6O0thLFvs/j6HZdmWVi6IIpYaRBTF",
-	"qp5FVwJ/BVXBckIu04QbGN85bOSeSZqpW6ZKbhZrShA7YUc9CBx5s58MmLstNIGUZhE6Ye68x1I5lwl0",
-	"mkklF8DrGQnG4jvFjWvbpKTruWB7Ua8Uo4b9TLn5XqqXkeG37HJRYaPWOFGGGuPCdk+hkzeJGEnuKAf+",
-	"3vOE1VcLkUSTsXswAIAsJDVihR1vOpNqijNNcaYdzPR/Mpa+TPhtE6b/KO9IIh2bCkcOWMsR4W9Yaux1",
-	"3DIyLqwHAQmfL5vXecNYOoVOHa/iJyrmW/SK+DdJqJhndF5ydkgpFwnTunFFtsuOc/qJCc6EaamiwMf/",
-	"9BreY9RY5n49Y51FC9BGgKcDQDC7NxYiqAUXpniEOrqTzYev2eUpwQX2pIQ/sVuW7NgcMFG2nYVmVL0A",
-	"+JbIecmKnJNyR56aD98O2dHIDcvFha/pWGqYcVBnlBcXkFgSIU2uNilZEKw4SFD3X3WZ2fUmPUZp4vRF",
-	"Xjfc5i0CDxBUCG31HmyghLkCtwv+uWWio08T9XZvPjIGY/TXeUGoWOVcQvE2cbMg4cZj/je7ktBiCBfk",
-	"L5NGau6cfbrtwF7sR3Sr2wXu2AqNZlIIFqHcID14VCgem8wnJPzzM91M95xFyY072rXS+1dSRJlSTBh4",
-	"aT44G10rR7Eo75v7jDkLX+oB24k4YP9j9yzKTInbJP9tyzbup8Xw+MpM/fC7NClvubiMpNql6QdfLy+Q",
-	"eRWmIQmzMhwsPJyChjcs8ZBZ0qjTXXKB7etFtFkiQevkFozHiOvFA6reBnzV6EFmX8ylhXdvmXTNicpE",
-	"7qE3znfzPNfVkyW9Hz8PSEwNhSvS5P/9f8iSi7G7JbNQjMYklTK5Epr/zgLy/NnJyRY/2PW7ckvZdUvv",
-	"ZMzevH6vulhjnTcauCsDLQwDEk4R5uEjGmYd18xjHZCQGqPOAYEKiytgcRgU7l0nVwIwsDod2ltxuBfE",
-	"yCQmFNT77VhXu9opj6dSTXtZbvGEPvfJTLZurseWulx4+QbIOPSCrF2vhP+nSkZMw8dfb5f2HwTgqQVg",
-	"+FNRoVOpjP1jYUwKvdCby37kYs60wU/AhOentVcrvN34paFGg2zS5QhQMCm5Po3DWEawTG0sdcKls3su",
-	"5vAlRnAEJHT63J0bgt7Tx22ry45Ke5krmaV2S6XDb3mxM12+0WvF6E0J1Pd+eRq2+Uou04TZfa3Z2Ks7",
-	"xh9z/4ko7+Vu04H12HMpuf1iQTXGMOQdisNqrbAueu/Xhl4cA+zPPiFdTmHmO7U8hKJ9jzPIOx/0CDrv",
-	"HBQs9dCgi5MICn/Mbhve/zZ/AARt1D8Ay+CQGCwP+E2ZWj1mUzjy3jflOEDnSfs9TyA4otlqap8P7z1L",
-	"ZjxhxDJGe/KjdeNO7bgQB9FXq7qxv44ew0/cT7jY3jY9wsv5XLG5FbLL+u0SPKbrMvdJAN8hKkoFf4C8",
-	"sR9dwtqy17Zixdyme3ldDmQpiIl/6xuoaB80gwn2hGXv0y0xOt/dpwmPeMVEtkrZhHjzhpV8kZsJndrH",
-	"SZQonQnC/Agl97kAvXklCSNQoIZXYqOvFbKlYM1SjEynG4E92+4V9wnXecFTlnCxzR0auUySupaEw3pT",
-	"xRybQ7iIJFjqqwJpoxO7G2iHgH+hGPrKgHDfLQJME3otb5nz4KZ2safotYLOv8QonhJ9w1Od65vB3EmF",
-	"kFbONNGicKa8EmNUVErhdJWK3SluufktomWq2NR5yqAKoE2c2IViM6aYaHT1K+sagRRIh/Fr2vFCMeps",
-	"vrj8XH2hqIjlckuggV/H7lsCSfK7e0ujGtXPJRvfDWMpYa55Yd7LhLc1j0G5QeOYCHZnAV+fFCoAoARb",
-	"Vg2Lmfrhe5LrC8WMWTU6u9sfvXsPqlacfvc/Lt+/q3hTNSzSmFXPlf29YVF/B7B0qp6fsoiJNc9nvRKG",
-	"3jet6bcdt/yB0cTwndZOsODS2HkTGEs10Og0Vm6AwF/kCXFPAngdOGnPyVes2ckHR+l5eNtdlELUqo6l",
-	"ImyZmtVJvip0GabwLtkl5gaqJb1xasIC8W655tcJg2AYYCgDEnrDU3gl7Ed8D6kfPx+JG9/biogW0EMM",
-	"NsvPLJbMihdmYa8UnpV8jc2EqKtrlDsmd2TwDr2i0WLn5QMmQHMS2faEa/Q2xNef6/xnT4XgEHO+wNOC",
-	"k+brh+5TGL03DIDoDNkImjckILwjIE7Qdj7jzNIU6pXcEKDtTK1tbSBuvCn06r0DbT5KQ5MfudEv9ZtG",
-	"m5u/GHQLNbZLSOAWRMwUiwnVdgfefFqNupfXv1pOuWXkubLXAjNM7WRTqqe8t6ntAzNq9V68kmKW8Mjs",
-	"0iJDJBRcUJbGlnnm3t3XecHQPM43ckMSGUWZ0m28H+1Iq6kUU9931wv+AeNktj7fPCIunAatI42TY6Md",
-	"xPkSxn8lhWH3ptnu5Ky/EbZDR8RlagVCU/zKhTe2ayPh4eCGjEPDlqkl6KCji1BxN5lMmhRVbo6OmqrK",
-	"PuBB223LPsxuNnRSfju7l78taobHzmvDgIuWW2ShefDr2ldIzWWk5JZweXeMMknsykqpBJBzOHWcg2V0",
-	"XhCKvkkhdpjyOCR3XDR7DOTtRm3XWHdqL4sFvkA7Y8KoOnVf0kaXeB6DvRfVqQ3HWV5h91Pd5Q1i1yY0",
-	"18aKebfcMrKz8lOXs+dLysER2r2TuCpQZABMlGyoO85610Fjepat1Kk5xkDX0i39SMIFS7oEbNhv2JfD",
-	"sLror0qICxmHUyEFm6LEbj+2VjzgHPtV0eKJfHR0oAstORAFwfU0K0WcFnVNJdIEp5hwp5OqolhBaUH/",
-	"xPe8czhUxYvZMwVtw55c+55MDbpm7/Q93772NX9rlz2o8Cz3NAZkqqWMLcbmcY3lWMb62/ltKmSzC3qX",
-	"vQIf3z3ZlxMAdqb7Aho6wUOY/nu4x0xfW9RM73IVk2VxSzeTc5HPm9nINrqfS6nMvgigc5QF4oQesuf4",
-	"TcwV+uk4v1mSUo5hoa1onlRmX6ROZipi391jYrM9x/uON3LfnGBgDloLwIetorkJpxrWE+IIbc/D9Zq6",
-	"gffyDASj+9O5PHUzVI+pODhn+DjawRlFI+8DDVCfn+Ejj86ntjvU0fmDKo6u25E5tZDlJp1KpkqT17ZP",
-	"gI0wAcSb7DjtK9Fw3Dh8s0bHTbmNvao7CjgCQ01HoMll1tDQeZjHKnhljmWcEjmfW8Jt4SO3V9GEpJlK",
-	"pWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbPYyYrwaFHNSQGCCo5QcaFdXzg2wZXvkgWw7VsZ77J8",
-	"uFEtf1NyYXfRTSe71mJ7tWc+i0WVF7mFSci1UqXjaYaKXYttxTVg24+g+2mW84EAEJ+Rx6c2sr+UFlpI",
-	"pf5h3LXCFnoRL828opluOrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhuHd80qGztZ24WB4bXJG4byxIcFsly+",
-	"IjRRjMYrtGO11/+ijbcnW+3X256vzpfbxwO+B/fsV/hexVvTh0r7ey6ssDmNVqWjXfpoGjDDQsiisE/I",
-	"gs8XEOYTM6WJvGVK8ZgR+2wqNBM2HTt06Rx86ndzoeSMJ+3MH06z7sRxCPyFznGzNRB+7w0SaskFNezl",
-	"zGw98SW958tsWbKTF7Z60J0mCYtMEWMJNq6AZCkEWlG8hoJooGkRneKtLCGMX4gmjKpk1cy75C2n1K55",
-	"F3nbHopQ55PhohK6Bh+0izr4qGh0Aw76LaJZI5pEGcJ0wTeDwlkTBhmbAANWEJBoiVpuLbNy1pb8I5YZ",
-	"v0F//b5WJNhIbkbabhIFAMmEgbjMHCkLAKJRlFmCk6yCMpNsd4T9zIItkSPOzU3n+BOEWrrOJEvRHkgN",
-	"vqElwfrZs2dbXC3wPAr7065LXKUs/k+22nWF1PljgZbIcrb46DHl6Km9NkzClUeEcoVxPS0fets2nt6w",
-	"Vd9r3K4Jy9HD67oc+ruIHYx6iFZgRVEy6aL5akNA3eK2qQ+9aOEXiEFR/t7tYErQ5GTHyrqpFEvLwmVK",
-	"0FZBwEITSGw4tse5HISBKCXtwtgCPoZuQaABAEsz4XHBCLuAtlilff/brtM9/C1XyuNd64Txdqy0fQxw",
-	"Xe7uSKbc50RZZtqAnR0jg31qGCUjxuLcBaLi+HQO2aDEqQDEvWVXwtu3PXWpRoHBZGPFLKJQTf4P8vwk",
-	"yCOJq759z9EZwytcpUhWW2hSr2Bjd3Tf3W5xebVtSCYMT4Aeu9ClZGUf5YzF8LIYXRwNJgdMFZeKm5Uj",
-	"WuC418yV5IvHwVqjVmX95R29dTkmt9Orn33AN3B/rktBG8Dngv2W0cTe0Bx4aduWitJGXeudO/PDT/tS",
-	"N7ezd/KN4IbThP/OxXwruJdYg7viEg0kIEAWgPDSWN7RyL0lLkx458agqEMxSh3gtX9f8k1+YImMIFH+",
-	"Y7eo8pH6b7AYY0/bi1kLdANxOU/CUlARpKtck1K2lfBdGDgtPPtb8TkqfWalr+HjnI3fnezwRSidQtyW",
-	"En9gS3nbGAReQTr3MsTFW5Ew6uK/fVoNR4bBFG9vsWXi4XzlCpfzuCvDLO7t7swvfOw26dOlgn/9Cco3",
-	"a9Gz2/PO51vBZv0T0LvNbBdyyvIbCDXl1BhhI0ELd66+ncjzs+KGQeTfe5GsdvvM0TRN7KNa5LYRyco/",
-	"vaUcJJVcJVIRFy2lGF221qfAcFOMAbTT9IKph8B7Fn4rY85Aofptltx8K+OV/QzuPwKqVsHe0KR69qu2",
-	"O/9U92pcc0FhmZunWR7h/lTEfUZ5WFdPv2N3CRfsNGYJX3LjPJHPgW+S4ix/SW0jTcbhpyuMm7wanX+a",
-	"TCYPD5b6fLpy6qn1b9GtrvTtlbBfxyxh5a9PXNJ3dh+x1BD8mcwk2jWsfES9GtKu40VhqYaoAibiPBWn",
-	"wP1MrkS4fuJhJUGCkZKMo0wlVnRWGpMApVRpl7JM0yUjd3Q1IW/wjflBurJhtsOVCO09/8zNwt71ODL3",
-	"AYESYDogV7VXdTUKiDoJz1EbaKU3AmOMLc0OLc+ykDG5AzWqvYNTJiIZsyvhszshw1hVqkGKb0YVehZ1",
-	"BrutGeaLcZ0rbx382OvM3aGuRufgXaLIv3isf3kIJ5A1P5GaXUguzBthydWeV1kdfMdScY1Xo8lkcjV6",
-	"ADq3eaAyE2a/i7QjblnZS6cVA22/xdXIuADaTFhYLfQlgIAYWVJgD5yyD5va68L9oN4IuLn0SkrvMcU4",
-	"BvQAPqk9XZf14cunkIXCEzW2tFrBoEwp7T0BRXwInSoLwgSgJRIeeiXASRL73lkJNnQpJUJHs/RJG7rX",
-	"RK3csfcgWA1kxw3oNd1f/X1iypxwuvSlIl3+6Nz4YJtdCbh3fKvw4oMrLA2pC4QFJYEnRvVNTtq9cXUX",
-	"c5EZCFHYKyHwg24hYmAr9CFZTm3kQhxCDGYr1YKA7A16WmLCcuEFt+DyIe11Ex9XKXPjNm3AZ1gCgyLH",
-	"bFv2qlIlU6YMZ7pCd+uPH925933+OOrup5inxq7xCjKvXY3Or0bLTBsaLdjVKCjBJkqPzlNbKke0Ubx8",
-	"aHga7TIeh/a7NlkZfcdmPerlm3GRJ5AK2G7LbSYkY0ZVwpkiit1yK+HU390BuKgODBRyJs+Xlu6uMVUl",
-	"hiX3ZN3vMl0Fzh3YDYSxhBuZ9lm2MYrw9eVPk01n5AOstAWEfCwb3cehc7U6C7mwxDN0IUwFyFAHNJYy",
-	"xSFqcmeQZh0oPTeahEim8RZ6747GMcfiVhc5VfEmcvd64aq8U5r70o40+UDv3mIJ5V17Pic5CzJNqTFM",
-	"CUu8/jWZTH4JKshjIdARbiARXvyGP1wO1qvRg32mnCr4anT+zqIV3I+m1wk7yR+1pgnBkm47Bu2mC8kY",
-	"7ft1uAqCNxrIsN5ydCPkXcLiuW2yJ1ArD4rFaZvO3Du03VmgKvWa5OWLcZmPhJHtywVFi5vsA4ukikvu",
-	"XA6iGtafJ9p1vt5wiQG5YSsUv4usvOUdvZPme5mJ/R34Dwy5DD9w86FfymV+6izO148luTBZNbzbUJwG",
-	"HkFkRf51/4tvgK8hKNSuRuffPPsmwEcEmXZ0fP5UAkj37D+E5yiS+znB3HTHFCMzyA9AIWaMJwk4+rH4",
-	"pDBf20P0cbjo/0PGUKEnr/ygFzRlYBpylV/3drZ2sObzfC98mj9IBILan8ByvB60AX0nvgoeZPbem3hM",
-	"zQd5pzdY/hVdJv1GMezenGGpmUr/ncLBSxJRg5U4z+0NzwX4Qt1j7J8fNAxIObY6QPcosyAhyiN/A3XT",
-	"GZbtAE2lUhSSFip5p8ndQlqZzFUuQHhRyDYrIrIkcfcPGhgX1Kj3q9fxozZDROGO6Ermux4O1BVjMRl/",
-	"8+wbFygrCEeTcUyEJJC12PU4cUqgohDdHrdSDNqKQK9XtstL9WHqAFD+uFn8877Hg98Yevuac3eZfKz8",
-	"bddurS6ueF8rrNCievTYiIce+/J9eZjzlIk5FxDZwKCj01CBFmzfOrVtB1iY2TY9j7zODD04431qzMDq",
-	"sX1lucbMMgyoOo/JOEQKfO6/KTR7/wA9+mddJaryY597wwXMA8Pja2jl6/dt/08ipEzdNgC4jgiqopqZ",
-	"H6vYVbmCT1cjJaWZgstvmTdepYX2Bn2KnRavzDK886rXcl2yI7F51SnbsnlrRc6q7J2VF9yHT77JOfkE",
-	"hcstYS9/DvwgDw9OVYC6Mlj8z1gBrWkfruXZ66Jomu/x4ApCoapjn2ylV55sA/dqbP04BHYOjEYYYYFP",
-	"PF4/sfxi7tytIHOEi8xwW6iIqXvdypoA3GZL1RDfR+3tR0bjHJU3UM4hmRsoki7fNGRnu5bxqhgjlxzW",
-	"svKZ3DF+o8tbZNxrO62z1eudE3R638sl4HDbT94VoV/jM1ydjU1PgtIyP/Ili99n5qjLBaeASAokR47J",
-	"g3xmzJRraOQu0qH9FE9lZgCKnPuGL0Kyf+apOmxLxgklrirT9BPoFPotsA+5rs7XmlTne1iLcShRbcj5",
-	"P86NSU6TBYic8+UWb3EsD2THfafcbB3VEeXaRm30Ec4WtTdgc+NtF5eZMGqFaTNdsq51adl5NcCNgPoQ",
-	"yWL4glAoWVKJ9gg/Ae0MHBF2ql5wL3sjZnJve8tHbN7dm42Kr5hBIMEkZuDfNammlt3v8mDILcqfIq1p",
-	"XgegZm17Vk61EI4Uc14qYwewoCMKckb6ZO2ZgoV+gMifA/ELdYPvkpRdIFKRECRX6O/d3LCVd0HUWHCj",
-	"g3I8hQZ1vHdMcqtzRVmPQtP8bB2JWtk22oaoobPse++dvr+zr4674xLAsV5XEI6SayVpHFVqPk5A7+bm",
-	"WNfIuznOP5XsqLCJNa29O8dr718XuKpidWHK6Lw73TXEQ9l08K/qjL9s3JxTbb+M/Ilvs9VsPgmoNn1B",
-	"2D2NTLKC0mlyRkIax1iYYClvWfHJGb6t+LR2LnG80zYB64xjt1TYph2zVT/w6mXrXaf5YbccAA0ObpSH",
-	"xsPMF7njPNfOAPIc1t08LewpawQYVPyuaIY35znle66BdapWMCqVrWv/+qWYAd0V6pJcoZ/WOLd2nqD6",
-	"39fRLmcJ0kU+z4WS2XxReERMdln2tgE+Gth8mqzNtO3lLFvg1JJnzh4XJ4KqsZN2C7ESSl3+9LxSI+QP",
-	"dxa/x50811OsXdxADiouI/Vtlpk2mMW3/vcOJ3ctzaI4Pojjc6nV+pyky2HVbv5KXYEe0zWi4+vcet+N",
-	"vn1Eg4e3/Fc8sAVQOldKsiKNYLZaMJpg45NNavdUsK18M5tY93jA3Lz/TY+3+jur0OsvhopuJWFHpCnb",
-	"CcKOQy+/cZ1O/mnsvm5332bJzRvDls37cRll6oQDMBHLGSC8txLnHCygHJbyQ+VEmRG6YejJsaT35bme",
-	"B6MlF2vfVI/Spb5oYeC22/IMbeDCDLr3a8UHbXZDq0fXfttuqOCb13lNorMICijYI69ac8iS2SdC5/YY",
-	"KA7lI3vsZ2Sd8SNk7oOP5ex9zhnzxZWQwldXJSEoKMJJrscAxd+CkR8/frzwumPv+IlQMP7Ts+femhWQ",
-	"Pz17FoBqSkgzBQ20/fOvzvETvFmrFz/lwAeLLMFS4lUnKQfj1XRVb17bA5w2YN9aW2hkm1cyF7YI4qyO",
-	"U8rNCKO5ivWdx4FEjzgCRia2keQKZcj6aDiGHQ5n3X4YGNMejPKg1s7LdwG6dhDmDQQ7FSqQ2gd4bqki",
-	"Fk99xvnaF3TOzG4JPeGC/cAMyjUef7aXNFkThQNn42vIK1KWJ6e+7LXr8UsDNjdJwHBQNU/BR5Ux51nh",
-	"gwuBxTJs6VSHk+I6KvIy5laS8qZVMHJQJALLP7ShXnWJwlpPunaG0C/wR+FXVHeSr6j5dmVqmRZyvTKM",
-	"ZMLFNuZePJifUmRLO9P1KBjZqW7sh6X9z36wmDC3H6BMqf2Q2v+uS0soHm/vZbSZPoEa8O55gcodFCK4",
-	"JuW3G3x7RqUzb9JBbad4dU/G+mW8ouYjX7K6k4JA0B0nFY+C0cIdkr2TJfyPR0pqCKEUUtcfT41z0QbQ",
-	"i2w5BQeiOgQLRvC0sbiVPqdoG5SGrYWdzXC2TvxckfN7W6rxdQ7NLNhysk6YXd7yPiJcU7hbN9Y0bil8",
-	"OP8q8Mv3Os8e86X2YdC55nJf7s/BCIqc8n2P2/Yk+uo0v7zjaNSgVjZTXsAvzWe46wB9gZc9H86Xfeo9",
-	"jrnkFLlxxteJjG72fcLOyWGKZK5G8PUNsqyWAgW+iruAtKZ1vzujTzfNlTuQIivMOPQriaRUsSvMEzoX",
-	"3lvIlgTejHyO6Zkh1yHU4vVW+HLh5JMSK9b2rDAFx37P3ymWpocc23jH7z2ODc63zUDRQR5Zx5oKRO7A",
-	"FSdDbaCKvuFpupVV0XqWJfW/Q165FmIEtquMF+Qz1y68yZd4Y/05Ez81ZZ+XnAXd1bobroWf8vCjT97g",
-	"mTsL6sAHTTwE3pE4IJB9BJ0IuyJRPaFZO1uXjLRmZ7/s5KPX4anmLOtvpxTv34lVwiQlO4Qw0IdbJpty",
-	"4YCpaQn1MLFn/ULkHbtbiJt5Ds94Ctk+W/D4OHyhFak9cdAxgUKn17mXtOF9/ALWLSubviE+WEg6dViR",
-	"ZG3dDYDm+vdNlIA3svDfah3sHOQRd508HBpAq3zWT9KwXz+In7QOflyyPlQFoerKi8Iv31lJ7f2HUTCi",
-	"wo4iVa3o+xq0zWuhazWyostuA44UPlatyKBR1eWCqwD61Oc60/DE55BAX1s/BmwOeBEp2PvZ6Pxf3WIA",
-	"gk7uT79gYEJ5hNrsU4XFgPqCng7gEQ8CFywQuHOpsQ9O6xiDQevbWuu7Tonu6EqTcBrLqPzoHl4pvKnh",
-	"3aiOqwEHwJkYtZ+ha/03TCeMQxT1T+uVoEdSEzepgrEuXCk5pBu/uOECWtahsJY2OeKA1Se68WPQx3sU",
-	"5E8MxoHYG9rQVjrdVQ9ubC1XUKdlviwooPegpGJVTib0wnk+aCwCjfmSU8WiIp1Dx/WWzA/d1ipIHtlG",
-	"xqGdILeErUUc5c0wZgZTiaOvQU7Oq2FyG6ZPu754er3qZkzJCeFORTKuplH4wuCnViN559dJvYo0943l",
-	"sfdnwYesXHmxhatGPk29UQtkVR/S1dqsUT29jQooFmvreRUD2cMVjdiWWiq7JBSXgtqddR0JgPX5Q6ib",
-	"qPo610Xm1AXDlXOM19ilWp0alr6p2Mw2uYCyhTiScZmzbRKJcQVbDWul+WtnxU0CJJCxy0nmqiuhR9IS",
-	"T7SAR3RXmrE77KuJzqIFZArJWbXcpagdl1WBrBZNc0i3DFaRanL3jbr3z/lMQaISZpg6J5iJP0+vH/gI",
-	"TvTTcsapcfg/sbi8bfg//aMbngRXAks3LBkV2o2FpnrPH9uvRsEIRh8Fo1re+Lv7lIr4Z1+xqsxey5TZ",
-	"0aJEauDRnZdVMBJS2PFoktQO2ZArYq+5M6pH/s2zb/LgLWZOUU57efEGMzo6bjw391lQqsAM04F9XguA",
-	"cNBW5d8JFTHml0DAD0iaZJpsSThR70Fe403xKJx+PLb+wMxu4WhTIPqBmVwWgv26xK77EoPy8ftIQEXn",
-	"TR1Le6llLqRCIbdlVa61YVz/zy4BNXo2Vrs5P9d9CU05u9khkWVTibunJzPlPH+b3TkJAWQtF/q0Q22y",
-	"JrRgtwbsrcRQ94f3xqUFLnvdTgEYgppdjPjmhnbvoy4a6iD7SWiDN3FZub4ta5kpYrhxC/nr7b6F1DQg",
-	"KXODcdqGbCZh7WJp3HWAGE38E7tlSfkZd6aWUeHe6pVwta93JSa5Rn0IdS88dSr0Ipv65GqJjN1NpilT",
-	"kTPWriW8yZZUnCpGY0jDb1GWjNEk+D8X9reKoa/kSF03/JTqKQqsFfSPZXYNFbvcKK5JG+NpzBK6YvE0",
-	"E1RryEu0ddMlJ+Pe/JALm99ghC6YOkVWA6PcazkQf3aJhZS/eVspZInDr5wX6kmtlruuDEXtPl0lZzmb",
-	"QgL73Pa5rSUX01nC5wsznTETLXY1bzVmykSMBlJ909B4s/JEvU0x57na1wMIRnbe6ZLeT+8ohym4mEJV",
-	"l/0BeuMU0yVPEq7bWoB84oB6mtkKvrfZefMTLE+1eZ8NoBM0EJ91SlN3nfVgW7elbejcDFXbYLjF9ewm",
-	"Vc30/jIHSk/w54qBmLZiSSLv4DzielLPazn9Irz3BQmnHJOR0GvQACMwVorX/s3VwK0xD7D7NKGC9gtp",
-	"gkp4pDQEGYfwFxeoc25WLTou4LvS9Du1V+24itIwp/qGp6cyxR2dphIKm+UZaz+n8CAgoVr3I8d+hMdM",
-	"GG5WaBvyXwrBlAWKXaf+DifffeD1zkRrg0GV3ichD1lwrGcZGhSwDnXXXUztMHu0Su3aA5idDiiPPW2B",
-	"ax3K/4n2lrzGt6NhkAgCTC3uCwgpNT4xlyaI5kGdoQZSAiz4fAFEfxtb176y9xpb4AdnMZkpOncFJ1zy",
-	"GHKnaJoChhIsZcfOUqkNMXSuTxqWXMvYCaaw0mYnwvHGEwYdVDPgOAtW+OlqZH+9Gp2TH7nRvmpcL8ci",
-	"3HNsn0/V+VS1VKapkrYy3hbnFIkLbsh4p2Urn3yXK+o256VC1EciU/vYl05uUyzzt9bKpGKf/ZrTsQxK",
-	"byJX9qjbMbeGArUbh1BMH+B2mk7ho5+nRjy3P5WSS9pxvH3hRalOrWNjFAbk+AKzlt3iwpSYi3Z6yrzg",
-	"7k49Zd7ypX4jDCoqa/Tbm1L3gX2g1hJNd/Z9Wvf4ccutu8GaHIkb2y07UjXtdy1Q3ac/bHBeRmerA3qB",
-	"FwsoptvixNhwcPnGG0+uyJd3SL1MDxnfF1vd1W7baG3F8Py3PsgA/NA2/Qkm1tnQn+DXjrZUNChb1SX9",
-	"dAZ9RO1ctt447Np7Oo443QjI1fRzW0lA+8IxXbGpnJ2qC8MTs3tS+FA7Aalage9q4xog1/3zq9HDAxrI",
-	"Zgk1pU6Txva9whjq8mFtDejp4Hr6GJ/VCsT6H5ovyCclP/R7uDE9KJ6wcGWD0rfn0R3dS7juZS4tI2hx",
-	"DTtDGdBXqU0YQ7Vl1xCGagmTgLQNacBqKCyeylmQV80+fqTD2uY7RzmsH3PDhfGIaQhHfZQT+C4jxZo7",
-	"HHqJtIgZwIZ1S99kSt0ysHyvz+CJI6wJm/WPb73DenUe8FnwOVm9mQQil2Em1GrsyccdznTLrb1Pmeh/",
-	"aQfzz69fcZ6otAYYHhtv6HvW6ChlzNZvvGwJmSdc1HS9Gv0vmZH/FPIuAO8eNDVfjeoGKWmrtpFap5uC",
-	"HLBNoU1V80dl28U8xbLrD9o7RNeeR+6PQ2eGgduNd9tHN22n9guhIEBebKNGWT94nFQ1nId28Gg25K8l",
-	"pu7O/vQK9qy+rd00a7sl9l5LglzNLY2XuiUv33EJj4hxxdVvHGxpqRU2bJvWpEh7DS5uPkdYg+XOOw9v",
-	"5rcOiFSB8270pQcgbx/mvLbwnTDDklVQk/W6Lg1UJffGVjOET62x/3CacgbijgEDRU8XDlXWYZfGbWAx",
-	"dkJPj2xLXpW7S4uaK4NRvTJVLM4iNk0XnjRsokjKzbThvU2VnPGkIz9+AZ3QtbPISz4O3WDnZIeZdnvg",
-	"eRuPdVBWcu1geVJPGLL5vEXU6Voic+wEdUnX4ULnv/WEijaRtju9MfrmdNriB1xNrr/x7FTKOrayNNSR",
-	"rf2npyrWVbepdzJmPk3/2jPagW50vGFqjOLXmdkuQe3OHXWd8SSezhJ6i2Rkowc2WNBKXrb1nxvjcRay",
-	"knmz9IMx6d7ZC4+Fu4oMvIGWyFYHI57WrvDX22V3/waVCUixNXZ12N3fAcGm14UR9T/++fYUKj7G3gKM",
-	"NdstC03jPiRtKeMs6YA7F0k258KfwjrKNEpWUrc54veXfuAUptnXslIlI6ZbLeECm/qRlEw6m3N7aW9z",
-	"GTLP+j9GBW6QK2VdwciEmqlv9LfeT5lZWIiZplIm+05vBJZLnwR7ep3NZqyeStS2nHIxvfY5+9p4Byoq",
-	"dOpM6PvO0mTHndI4Vg56tsnkrVRtm6M6cgcUpSx7V2hshWRWyKsH0Qpxb35wchK28ew4HHHJJRvUpB3C",
-	"EztrEUsLaFq/ow81kieYglg8re6ixsqoovonid5SDo4EO4dopHEYD9esXXJBclNwyLsFyO/mCNsa2LbM",
-	"FHhIhJMoA1ztCQT1Z9t0QWXqualjj1vuc5nI6IYmSUM6/scdY5ejAnVYvpqmTef1jNaAcl/MlmL0Bino",
-	"HsnbbN+85XGZth1mgC320aIyzTiWkQ7Q4y7IqzYEeXUuBxonAdHZcsliIm8ZxtLYh/rfNNredY/Hd5/M",
-	"Y8Ev5vzjgtGUUA3/ngTteMf92Zg8s7fPVIwF/7bXFHWdebsDck18ybShy7Qr27OFPVl/lvMpgrbsCB5R",
-	"E+HTP0Jl1hq/J9Db1T+fLjm83leqhUMm1HP7aNz/NmNTEQW0s3qdO8ZNF3P/S5twrx1JHNvItyjy1Msl",
-	"FS9aK6fweLfHXR4is2Zwwq8bjxUe1DxgsMYnsKQBBV8nIme4yBJ5LyenBpf+loGGG/UEv/ybRQalod6v",
-	"P6/j3O/79KMTIfzdeCdjV7Oj7krep0xUUlg3eHvEu2kgjxuWVU3VVI5TdfXefbmOeOTrhEAKcZ+VBz7L",
-	"tHb9JeVEjU2aar0lhrN0YTW/s3JGj2mzfBCM2L1hIrZcfI1mZee7t6B6Kij430VSGCWTpCLTl9jzX+kt",
-	"3bqShEdM6CZngcajaNQWdhXBC4mnfLpB6Saa9lsHORW4nDHFxO5UVi3ANhjdMJZOacJvWcvc6xeZcWWI",
-	"eqSzfIoltQ5cpu7x9bn+uIXhLrI8uUO/yggdszZ494d1oxEO9EvDCtfSNvRYabu0C5Cmx9WvQxs2HHKv",
-	"k11L1dsxKV6OpR5tw09XGJx0NTr/NJlMHh7CAEKfLBiXv4OKSt1lwA9NuRndDySVCY9WpXSeLzZzSVVS",
-	"RTUnirqj3D62qiln1Ae2lIa5DN0Nr60UAuo+N7kXgvv41DWbuuL1DdEb974dlwKCo6c+p0WtJGI7pEre",
-	"r6ZaRjfMlHs39HCRqP48tOCzGTo73K9qj0BkS+TJpnU7rUY+VBazswM23qYK14zFXU0lNzydZiLXPLbK",
-	"7eyX6c6nZpQ6erClrvWmltv9PpWZSTPTw6DnS2Lnqdbi7gky1wXUtUXVbfLR1WrqL7a7M00dZfMlvFst",
-	"rrG6t/e2tUf6Iq9cJ6SBrJAsJgumGKGKkZRqzWJipCv4rm6ZIpmIFlTMaz0NCze9NacLTEOJHA/wGw44",
-	"A0fAAl++R5HwExdRkoG8DJUgYqZdpESNO99ug/2aL0Cjn9B6kCsZu0qrMxLS+VyHbdgK27DTLC3GjGSS",
-	"0LQuxSRmmnW/t3kug9FaNPTmmK9ldOqYLlRxGkkUM5kSZLxeBNNeF0KnbnM4LsdD/cPRtJ7v972KmZLL",
-	"egJdCfVuCNQGzg++1e0LOU+vpVPtNyX1wZQY0KzNuEsuaiJ6Z4mkpi7RUcp3soq1QpjtKrWZFqJNlxIJ",
-	"Fd+zzQvvVXYBfIL8xtfZJfhBjfWJjwwGVtJCSxu4cCaAadnjdW0GZyTwmQW6IjKO1Yh5yKf3Hx0lGnAW",
-	"bx0Ln1BtICDe/Z0qdstlpklK56x/GLxdzW9TITdcz2tCG/jvrCEaNOG7Xb4vbaMYn83mTACXduc6ZRGf",
-	"8cg5M/qHZw1UfAW5VkKkN1t24NfKySlqFoop5jZJb6kYcVuALrlHNrhA9oCy3MOxALT6dFNNTL9RNLpB",
-	"4qUb/B+hRRG9v7mBtfS6LimpW8Ckk+t3m9LUl1udJ73IslOPvFn4qMrRvPLjYFKawf16m6l88KUe/J/r",
-	"nYbLCeiKAPbGxCO9VFwN4Rl50CopF2G3AoQP1XIyRcgh9Cs8L9ReQVnvhRFeppyXNNNMXwnttB0nAQl5",
-	"HGLua3gycEEQfx5auArJOLzKnj37c5RSs5jgzxq+YWf4g22GX0yWmTY0WrDwJHBOkpDNXNfGhuzg45Om",
-	"+D4rVIEWKyzmszIh8/4VbpFkJpMYCflm7YS4fnAe49B5jlY8tvoxRH0kYQuFJBlbuOYOQ8pX2+ZFxjPt",
-	"LrhXeTa/xH/T5JYqntcR7u4R0sycNwnyh9LZOixcM2yCiDA1CybyjIvxTE83vq7T48Ez9j16SjQEq7cq",
-	"seFz2bWoxeHLdrR3xVjP81abknSXo2JjBYtyQpSmvDJ7SRbjuXwcs8nn8ICZWB+VVWVt9YdPk7LOfx3W",
-	"+aeCCA0a5M9TbHOLbxAyoTU+BQcsqrjumbHtBstSZ0crMUvqmUseNxo9Gg54c1nlLO0bh9WYGd3psx7n",
-	"Y1u8GNvpFawib/7Ljl20K2xVv881mbHEchTG3DzjBrBfYUq5SJiGUsPsPlVMWzkxrOUi9nxqdWly7d8v",
-	"Sq8s156/oRqifyHpvGH3pmvGeTij2sNHEeDtmt3MVfqw1FKmWUIVuLXf0VW9B1iROK8m1jDJ0wb70dlv",
-	"o2A0b3BduvXFhrrKA9gxKGas2+9a4r5NsLGCwwTIV9giueAE8vjvdD0tpwDqKGo49SSJ8yxHaKIuTtnb",
-	"pIOrUbwSdMmjq9H5ZDIJrryBJm9h/9dL9PwHOHLlyQ37VH8tzLatnjGY62W0ltapiIPZuFlcYq+1tbdj",
-	"OZYctXQsJuGcmXCbdWu9QkRHa1bMDIvMFPzkatmsWEb11CSlyjIsRVYRI8mSqbkVvpyBj93b97FUCaid",
-	"PckiQJZqphrkeT7rnIEEe7VPG1KpY7K5d3Q7dAS1rEttW6/DD8/irTstftuSzcX4VES5jJ//FEuGhli4",
-	"iV6CVDl1zQbtxaC32HnjNMQUPzYmWQua6oVsOKIdcctJFjHBtjo/Lrngy2yJXmVTSymo4dc84WbVqt8d",
-	"V6xDt6KiyOadVqvBuVEwbwE6AGviJ0pczo7xXybP/zK5r6v2sO5r6ZOMtw5jLF3vxmVsHG2rA2l32r80",
-	"w+Gmq7JhSoAowO43Pk7nsHSoOFvLC/xMuflequ9u7dNQGXe5ZDHHnWdqzqB4+YLPF+BUrJYwDdZMsKxP",
-	"xuvqJjyAzIuIs+uy7TUSe3KnpRv+8N3lR/Ly4g26SoBK9e8ZVWpFxkueMG2kYOT5OXEWA1AIgyejy0l6",
-	"JZAyLKmgc2ZJQlDUsctdRANynSU3eXBVQKBYe8kj8mRyJa7EKynsMaHPgZVlcEHslqkVkV6yOrdN/53k",
-	"khbhsQbfj83Sqvnu7JulCRckkXdMvaJLlryimpFx6OzdE/T4Dsn/93/938R/iSXMw5MXV4LUjA76NMgF",
-	"l4K3uB0/vD9l+pSmPJyQny21rHaBU9agY7XLkoJouzuakJSahSZS2amWzCxkrAPMWW5/OcOvSEq5IgvH",
-	"Sss7UZwKFEwNcZqQnBH38Qf7uOd/QTSc/Rsc/+wpXlCzKMpAald3NoSrCe0GQ3SrgUKYznvh3JKIJT3V",
-	"zHa0G0+4tpd85ys3BiSc0iQJAwKv2JKahd0XDOog6dxNZN9JvD6dJhxhQjEtEweNhRtPAO+M+0rJzDAF",
-	"W2hV4FKTTCOEhHm5zJAgp0bGNda5dX/Fk3O7g+pcxsKHJpSkWJP69Dozp9hpllAol+kgHuplutKZJ1YU",
-	"cn6PBAoDn/tVhySiAnbJ7GyZtmfAsDQpOBPbVd1wcSpTJmjKyS1NeEwNWBOxRoCkKT+NZMzmTJBre8iK",
-	"KAayWLElkDPg8H7i2qDzTLx5ZGOfsG3q/ZvsPir2YDg04C2nFk6dTync5xqQ2A2NQ21WCTuHWw+gnoqM",
-	"WVGq0W6CJom8q13ru2zJFI821xkBwRKShI72h2fhkt7Dp3OiqJgzcsslylQIbIqlUpl1EMMHzyzY5l1j",
-	"/UgopDYO/6X57+yXYgnFtREBZsJbFmDZTfKv0+e/hIhrHwovNs5wGfYevScQGYd1/L63thEt0Ql/HSMM",
-	"qtsRDgK7ctycJpm4EZZI3LCVxq3V7ElPyD80pppOWYzyeX7xYTmFaZHW9DfvcQzTlY2uJ5YghjkPeE7W",
-	"WMDQbmNbJQN3Ui5pmD8aKP5sN+p9/9bJqojt+XlmJLScqmLE0hMsyogtwEsCoCxh9BZuufbMQ5IJzUxA",
-	"sKotF/a1EZZi/3nyDCFUE3ZvFPULeuEKvgqGFPEHaelGZtdu7DOgDV3Z6ZCQjqkA4OcRN2TbrZM7mSUx",
-	"oXFMqCDhy9q1LmmKmENCIPf4VsDV4PojmSQ8Zg4GcvdJuvTi38mEhIWaH2os+eUl8PKKc1/qGHGNqmtu",
-	"FFUrOxmYq+HeLNNh0V6KyptS1AzGwmEBCWE0LIm9TkLwmUD5CV8fGkUsNSVmwG6tePlse75ME2A/1lH6",
-	"3zRZ8jhO2B1VSEbeuv3fLaRmjjPQhiqfa2Uakjkz9gbxN/utzIx3NprxezIOc0k4PHd1qYBxePM6hHMv",
-	"Ml3C15fe4EYucpIBb2aJy/GMQL4vpBD/6+XbnwgV0UICQb7Knj37039HsL9Ae+dJFWVK9bPBLGmpaQVb",
-	"zsmfnj1HUc555xNkfuxL5lm2gHzz7BtPqUpFiu3misgfj8DOME+AhpBxtQJvAPqnLDHnJA+cC0/sBP/D",
-	"Zf9DXpLcUW4cieMQeZ8ZfOCr/B/wP5SELut1uJZisKbAPpBu9B3+8buXr8tHLOypkwW9ZYSixzZYj124",
-	"GljRUN3xMqXRgp3+afIM/QFMYr91vLLnjl9evCnFmp2Pnk2eY3v3Xo/OR3+ePJv8eRSMgN+z45/Z/80x",
-	"o6qXKl5LtLFkKhmdQy4FfX52dnd3N3Gxf5NInlmRgJ0xcVaJBzxT3hfyzDL8Z5jPfWGWiVsH7vxNDMkR",
-	"ZnLkbLwM/YEayosUTc4uAJkB9hprjJSaQxnB1q2BCH20VKF1l++BdFg+tn0XoC2u+S9BNZncn549c0Ej",
-	"xhUApSmUKbDHdvarM5gi57g7AXoeKg6iWlVEe1WSqZyTjZWxFxAkDGv5r1MHyacXSsZZ1OgT6/qc/Zdr",
-	"75u7WQFRmvrmu8fTB6leZ8slVSvwUTWZEppcU82jij8QvfZU0YH/BJMH63Kh11+CkZeIQPmF0eZ2uZ8B",
-	"3i+cPWCA901439Qe5CK/JioTwvlJfD7o/JHReBuE3i2YWbhcLfVr3w6ced2OsyloMA5Ol3lk50ZlSSOF",
-	"hlY/MIzyfZkkneEXSzf+o4iUag02Ly3v8E66NXToxqn+7j6lIv7ZKwRad/5JRjRp3foPgpvb8cKZtEb7",
-	"ovSmWoCLJokvfVDGoVKG6AqBx4ZzZhwSlRDq7JPlpR6eIF59u3qHKQAG1BpQqx61vnn2Tev276T5HtKD",
-	"7BMl5/zWSmxetz5XMktL1dR74eahObH2mPjdvRWHB2QckHEr/5ejVSt0tD3eOjegQ3Ca9mncQM3CEt4O",
-	"HaG5LjCyG9QDEFp8sZeBRTzda+sSvLoozs+N3xXvm864/RGjs1oD21tq+fuuvb5KLAOTw7cyXu1NqVHr",
-	"SFWj3sgLuRLnOEWMJClTaPvhgkBNkoBQtIdSI5c8IhipPxmVPQtcFfse73e5cFRbqrG31/tl7Gp3K7aU",
-	"t0znFAK3SpNk1Z5MoENQjtrIVl9nyc2BsTyWkT618zTg97d2CV3x2TlFvASvdXRmbg3iLsdM+/aYFql1",
-	"+65Uwx7Ax1XaHq3RGNCx+XcurUTHbm9Ex24XPGUJF6zDdQCWAjkYKG1OaeuphW/CGcINtO5F2QDtHkug",
-	"LpAYa7LMEsPTJK+0jfagwHshWhqG2Q/LphNLwQXzuVnKlAzIUpWMXbv1usw6n4lQXUCI5UCrBlo10Ko/",
-	"MK0i44t/fAQfpJNWZAt4rYiaw2ouI2oaSNcran5kSdqZdLl+reHkFTWXg06i0Q5s2L05y+PIC2Gpxie3",
-	"xppGDWEiTiUHf1gLjSl4gQg2eTRy/AS+JMZN8/LiTUVVbyG3CtYAahaictA+K+kMDgriqC5oBvS+KoJH",
-	"aeMsonRqfDCsekXNPwcl4uGUiK+o+Qgx8Qewlu3Guar0XkK7o5jG2mNfLwX8gIEDBn4uDKxo4Dvg4V7U",
-	"7RaPIaDl8OgL0zSj7ytYRR828QvEvQGbDoVNeXQnhmm5iOE6L79a7EJceKjixtknkNcengaOvHH1RwZE",
-	"GRBl74iCj1GNz9RWdOns72BB2Ap+60/RIk+fdFg8w3m2qSxgHT2Q7GMnvvEjX7KBzxzM30+TTFASSRFx",
-	"DSGHGCaK7vPVV9XFwLRR2wBWFa9rqSzmYfHdE7RGhH+TV1rrjPHfrgw7LNLDsXXpcaF4l+bOevEPkUga",
-	"s/iSzSFEqj2CDILzQNC+BIJWHwLUmtvx5GqDgB1PQGhLyHoLCQM1G6jZQM2+YGrWUYLLadreZLgl9SXF",
-	"DksKcZ5mSoig+kdRlAxo/CUrY1gCJeIIwjSkM9uNug7RCm4kr7t8WMSDaZrx7p0rsfz0WI/vsyR58/qY",
-	"vMRATAZi8gR4AsTYnQQF6UdBT0qVtw9LUdxEzTTlwq2kB1VxKPytlEYbRdMBdwfcfbqMABfa0CRhMXE4",
-	"QeQMUym24wk8yhZIXOTsPywO4zzNKHzpqzY8QZXEgOYDmh8VzRFZvB2ltbCui9oZZeQ+nvqxHZI/YeXj",
-	"gOkDpn9GTO+onNN5ccg96ebyAiyHJxX5VM3U4mO+mkFJN6DyF8Cbx+y+qGFExjCKtvO4vLxzGq1OdqN1",
-	"gYUPm5h5NHf6Lgjay6l+QNIBST87ki6piRZczFEPRpdtnt0SfnbO9uK6bvjZo6vUcRwcca4dTo7YqKej",
-	"I3brnUCK3bLkSeFj1/aPCax3fcFM0rUTlmLpPtWHvKZm38W+KVXg7DcG1g8dSGTHvGHgMRmMvnn2P9o2",
-	"t8Acv8/M6Bj5k13+8y1xFrUJa33DqktohUgeSavRmVj2024MFHOgmAPFHChmA8UMSMKX3LCYuOqQzZqi",
-	"VvR0PxojR4998ZzjUOI5M6d+xu30+AdmLv3Sum74+4TmnVuDp7Mlv0YQ0U+MxA7VLdongnQQ5CGgudBF",
-	"uZpADpV7lVhTpjTXdktYCE1RoTkE5q1NS8a+UJqbWxMpfF6gk/Y0Ys7MNEfpg+Y18yiN+Y1aYvVFdmSs",
-	"HrDzCWVo3QSCLWlaoRJ3jj6lStw5EvnvHsKACKbtAysVmSXUQGW51rlaD7a3bXQnR/w7pnxZ5fjxxAeT",
-	"4Ooy4ZFqK90JRZYkUKyKQc1I90sHmpNmZZpT5S6Mq5B8eNYCptpOfS4NlrXtmlujVxr2vuJg/3zxvQjk",
-	"MeRJJ/K8dSX5XEHjrt0HotxHD1+G/H1yNjkhsSOTsS+3GKA/agCFcEE1b0E4ILcS/oqkmPF55grmsXs7",
-	"CpTnbE9tkKTUkJmzT0tmFI8enha9eQuLGqjOQHUGqrOnfFopVUavJypAfOxKRjrbvTcwu1apUqFHx1V2",
-	"d6NL/RTeA3EaiNNAnLoSp33pgfdMuoLHKZCRs5siZzctWDos3pkwlP8OQPBw4lOc+LSYeDvtew1L+if0",
-	"fQVdvyuW3DMH/we2lLeDX9GhCr4WV4vKkihhUJx8LCSUxj55vNrklR0SsXiHpNIeTRH4p434YRH4cPVx",
-	"+mHHhdRmT7iBw7yTMfhLtX99i35vXuuDaWwHFHwUCtI43i8CQk0qUB34x3EHHpIxu6eRSVaQsl7OSGh7",
-	"T8ELMCRSub95rMMuqkypzRaMbfXwnX3KVwIs/xrarNVal8slPdXMNrKcge1auDJy2ySl4MTn6v3nY29o",
-	"t4Mtqf9/KWhNzFLFIjuZ7/YFUB9PRoYKfV8YXagUZv+ZKmHhcUc59tcOQrkUvke3iuz7ITDXK0BEMi4w",
-	"hlhcfEGo0HdMaXLHzYJQErpVhgR3sG9647c49b7Lh1UkzFFePs3n3R1NkLtsvPJ9vK90n8rwT1ZoH8Rn",
-	"Kz6vX/H+KryzW6ZWJO+We/qX8cnntGp2f6jBlyZEKsXjHFRU9SVpN1GqjbC6ceKdMWrwgjheafa10q6P",
-	"Qgy8f12DEpqMgUu0nO6dV6ieECFJKXDNNybZWvWJ7UjkBNc6PAq+lHdneHSGR6eDMbsGvzaDy8g4xzRC",
-	"k0Tesfjk8U8TcshP7OH5Doq/D1j11fvTx3lJ8VY1yG2Pt1xrkMk6IKDttw0J7xbMLJhqQEbCABzb4xq2",
-	"b0C3Rwd9HlRv2xdjL7LNR/DCLrPvhl9B/dIBDQ9exNYfeP9CtnvlOfHegbHMnDMprcPJ8cX7y5pitdsR",
-	"M82aHsHDOarvE6MGbBqw6RDYFBBKrjOexJbhvE5kdEPkrCzKNeQnYfFUzvaAf04/cvBagfjt9lJo9rcf",
-	"WPeHq7+XEPb8uFDSmITFrfsd2Q3qLReXkVSsCz1wp9++5D1cUNd6/39vf2SCJqvfLVHo1sGfVut+Lo7v",
-	"PcCWbD/f61mHwG3BmeigT2NqyQU17OXMdDiBgapb+T8Tpj9Jf+VL2e1NYyCy5TVTlkj7WnsljQElv2VM",
-	"rQIib5kiNEm8jxcZ//Ad8kwvLMGX8YpwTWgUsdSsKROQUq6T8bwk3+EEkLYkeqDPA30e6PNAn78m+tyW",
-	"AAO7DCz5kWzyXoads53Sq6N2PzAsJjwY4r9W7W3levdthK/Km7sFTI9Ac2bWEaMOW45teMdJWqIOWl0r",
-	"xztY3P9gFvcNfUuNtb09VjiL+jpiBE/6xRiei+G52Fde1n6m822PylHM5rscUBzmoLV8QJ7BUn5cS3kV",
-	"71pbyT1aOSv5JmZ9GRbyNGv7sl1k1ZftmHbxvBvN9GD/G+x/mlCxjridTOkee9Os7lE8vBm9P9oNKDeg",
-	"3BNBuYBApjcW2/dUEFqwrNiOaxLBMPHjEBJUH0uapi7s6Tjynptwp7j3Ftv1UQ26bKkfV6l79w+eyuPY",
-	"xpxe5KAbQz6w1sweNADhfiVShwGQh6NBv79b5PR4W8HisxlnSXz2Cf7RD8dDapiwNWp/b1u7o+2L3J1T",
-	"IZcn7YYJXz05GVCdVeHjcPheZNZBHIUqu4VRoxsNgCEKStDdDAAdYeO6nD1n6cyLx/C2W2aJ4af4RwPh",
-	"eIu/9nG7Q48Ei7nt31ac7S29fyVFlCnFhMFhOmCinTH+T7bqhIMI9lCx4ZL/3kU4KC/VdneZi9vP/oFp",
-	"81EamvzIjX6p33RwTHgV6bdc8CX/nX2QmYiN4ql+qpTu+G4+/XxiBsktR8T+gpsb4PG0PBOaaEulaUK0",
-	"IwWEC0ju4tZcdp6zNP7d6/+4fP8u96LzyVB2e9Eti0Uf3o+uPfEdKO9AeQfKO1Dep0d521PUMm97dhzX",
-	"uDKB3aWYdofmFZZHYne708u9kOnPRvYG/M5v8PGq8QPieclj47CcVtVCdTiW6xGkYKADAx0Y6EDPd3/d",
-	"4AVp9o6T7R6mOuViJhvwHAqLvhEzeRyPrMF+3AO2izval054szonpn7kolspY+g14bC0ArShvsNRARwm",
-	"3Abhl7CiriBedH0ll2nC7JheV93y9oshoGNMDX3cCH06/qBklvbp2K32ctHPPuV95nN2rks2XzJhvucJ",
-	"u+S/P2akf4hE0pjFbsSBUB2eUCGq7YtSWczmQAa87Qop1dhZoQIidUBSJSOmdUB+vV0GxCwUo/E0lTIJ",
-	"yEwHxFKagFwrRm9apZ9FsoZUbIOuHbmOVhcC17OW1kDmBjI3kLnPSuYKo3wDwetItPqQgBIJKZvi60if",
-	"K9k1feKUENxrB6I4EMWBKH6VRLG5Yhi7L/X5HLQzaN+tRKU26e4nV6ZlKlUNta1WnHgvGFRgIJqpW6bJ",
-	"tTQLEq6P9BBCrf3iezdseI7O3nmW+UrhFSaMwmw8BNtfCaz+EPrS1mFAQgn/d9y4/fjr7dL+U+LI4U9F",
-	"hU6lMvYP+zZArySbcwG9uJgzbfATcPlhcCXCKU2S8IRwQzRLWGS0W4mVAcyCqTuuES4Ij/XkSoyCp6FZ",
-	"g1pN8XvV8yEa9Gxfk56toFKOgklV+s4BdOGSaRt1U8P1oV5vXnvobCZAD2d2/M8i/LZHMvtpQLM/HJrV",
-	"ItAappGx/SK0sBRuxhIeCq+6MAO7MfCJ6tUR9wYJa5CwBrr5pWvXSxTzCGKTJ5BbyN0TVrcj3Rv0SwP1",
-	"G6jf16Zf+jx0MHi8or6JfD55lX2Zmg6K+4GwDoT1ayesT0d9/0j6u29l/8MTV7MNKrZBxfYIRunzKdRS",
-	"bg6eUzmVXJhTLk4NXzK778YyWlKzC9v4jbBA3hmdhvgBfbZ+iI/IsZ8wql5JYdg9viKt0lhu9Hpcai67",
-	"G00oARgCb2y+ZGQMkUUhj8MWJVDsEFPoP+Viavs7F8bfMqrU6kymTNCUe9o/+VVLUXplqjD6d+jzHru4",
-	"um8DnNaDV2ShAAuEQfK0CI7xzJ+vjhZsSeHXOOb2J5pcKHvchttxjMpYMDKrlI3OR/L6VxaZkb3ZuTx1",
-	"X9qRJh/o3VumNZ3bawV4K3sAfFwwYm/r5cUb8ufJs8mf8/IOnly7aycvL95M9vg4cJ3Pm89INfmPy/fv",
-	"yiCLMDj6BSFSsZlienGcHFFusu2ZoT5go5dJctwKa0O2pePzSJAsQb/3YLAHZADYYbq+olWH1KUeLx6O",
-	"kie4I2IMWDFgxWOxogcquAdjKQ0DR5TjCMY44TbJ2DFFH6BhrzjKgT1qwx7VrwF76TM8fncXXu6t8lIN",
-	"3BLesGeLdEBu2IrF5HpFaMKpnuxVgI6kmPF5pli8Pu9u0dnz69hxWoq5VEzETB0pnQhOtp5EYIuY+wE6",
-	"XD46scgg7eZJFR4dLF93J61F3nfS5KUeHokZdhVW3F2Lsyd33CxkZojKhICk0+axlUERbKfHzbexF1wZ",
-	"EGVAlA6I0hsT6p6Ss088fvgC3pM38fCiDIhSQRQjLZfV7WEJP10hCOmr0fmnyWTy8BDCW/Oo96VP2iQP",
-	"16+PUTBoTyg44N+Af33w7wBYB28ZSno6f8MOavRzBVRx26c49RYMwjKal9Cse9mfjhbxoXLP3mqnHhed",
-	"fLHVAp0AYIhU64i1E1NchVUc4LCVVefMtMaDH5jpiQQDUPcG6uLQ20J0pcdetGF7AOk5MyV47shmQb/j",
-	"sFdYKKs1Slxk7qz7VWE8ytuAC3RuD3/PmFoNSS87MH35FT+RinCXFjQBJ5uQsakEYy1iplkFMbOnhlgD",
-	"Ug1I9TSQyoo++LMVfa5GCRXzq9H51WiZaUOjBbsaBVcjLTMVsavROcpG3RBwQxQ6+xQhiIFQ9JhnsyNI",
-	"P+W31i9xeHIH6vBZqAOdGaaI7c4TpxhxuXjRv9rh7Ff1DjtgHhBuQLgnjHChjqRikLXKvdthQCaTSZ9n",
-	"+Hg1DbcW1LrsXczwpaDJ6ncLS21d+LCDd8Y7UmUFV5kVvdhk+9W+nnVxMkwoFx1LQQEUxh1DQl/L6JYm",
-	"GevY7Xsll0+4NtaRnTt/YoIz0UlT6PCqdZe/H7gu2GWkZJJ0nKRTBZZOlecuperwmoIM07H5d/cQDqw7",
-	"dnNRxB1CDJlackENezkzHWgbxHO2b53N50xj4emund7KmHXt0+0usc9HENMOFJhpeZabS/uY6m598uI8",
-	"3WjLBVWG08ThGtOdSnV3r0WE8/yTKc1ll2fht3fyQnHLpVgw7FC1CLitVzRatL/mb6mJFiz+wOIsYscu",
-	"M/mIIpePKNE08OIeNPsz4pf7Ka3kK3PVx8f08+s8ZqnaFjz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUA8M",
-	"9XEZ6tYcc0kjfabhITy4k2yUMKpOcbKtiXEYVfg2Dz7lvXLi5Of3ZafD+V4xpgnCizfIaJ8NB7+e8jgM",
-	"wJtQcTEnUhEqCFWKrl4QLBhCZjAKllPATm2y6DCqpg4tDuotuxMb8CJ7leLvyN5C8zevh0fkSI/IIzG0",
-	"eESOHeRRBLQLdm/ItWWCiJyhcdXiqnN0WiuT737ksbe0/pYBTuaoa79rF/hRYOYh1T7tUHPAywEvvzC8",
-	"LL+grhpY8ZySOy6IvGVqA0fb4+Umc3n2KZ/h4Qkymm9eD6zmwGpijpZq4bsN9rORrSwsGDFJuDYWkfQX",
-	"yGu+eX0EbnN4pIZHavsjFbNUsQhwEIpaVoyEBS/ZDslKDGMPqD5OoFhr9Bxwc8DNrxA3y0zjcZKZraW8",
-	"2Graf0zusq/eGNzDuPtUTbZd/RA8XFwoOeMdbra7QewRZPlx3h8DUd9fopbPR9x9ahYfW7gRjkhFTFTm",
-	"HgD3I+gB9u6vdawEfH3o+0DcB+I+EPeBuP8BiXt36l3Hsh884dZ/m/z3lpTdpdka8ql+dYmw1jMpMKoS",
-	"zhRR7JZrLoUvd1LJMqTJy4s3J21zZZV5lIOIoO3h+AdmBiDeT+KrfhkSa3vuORHWIUF6zsyXk5S0PV5c",
-	"ZANe7CdUf08M0IFC9quoEUCiXv9XKWnoXlEmzdZQJntaoH6RDRmv/wjQTsYX/0CNi4fmdSjvCsuOacc6",
-	"rMcpvgY5Qd2M2wtNwUuLDfsUm+qX6+WLKVHVq4LuTzKi7bUqLtjHRfwN1bM6KgAcVu3TFucRByxxfYpo",
-	"QabUfGWA/sexr5XRP88rf/t8JwXwpLkPBTgCivQkMohYH1cpe0eXbECsLoj1E5vTaOXhYn/4hf5bCYzu",
-	"Cs/XJSDejV9rz2uhDBN0yQ7v8egxzeWhb41sqFnpLT71w4Qha/fnZja9Qq0W8DUZW6DVRCpy51mUDuVL",
-	"j6U/28sTM7wvA3bVvy+tFIOHepcs39eAnEtqogUXc/TTAkQd52hqGUR5t2aJ7/J6BaMFo/GBkTVHVHbP",
-	"tdE78fU7aDag7ICyJfT5kdE4Ny+1Qlbb4y3Xmot5J0S1/bYh692CmYWLl6lFWoJw3h4nsf0jVPYeVxCs",
-	"Du+7vI7Zu3H6Isvf4H5pt13nV5B9uLNHx3sVd8hMchw+dyAH/dW6T0ybi1AJLHSWxhSN1/W0oSGl93YC",
-	"cRTrxOMxe8DqAav/kFjdF5MfgtHZJxjq6DojmLWNtuiJJuz/Yow4A/f+ZBzKpGAWmZdSse5mFYecR1Nv",
-	"tUDQXsFJPd+njmbFr9rE2tdoOlSx3EJAIOReAGbRNE14BOB+9quWwn6nowVbUvg1jrn9iSYXyqKF4ThO",
-	"3Rqwl72xmN1fGsc+m1XKRucjef0ri8zo4QHoC7oLcTvb6CN4EVl2Xc4Io9EC3/uA3LAVi8m1f/8FXbLJ",
-	"5w3dpAmnmumALGmagt2YirhiRH4U1bO07jhaQqc0aaEZ7EzzBto1OHx8pUpImiSlMkY+bA9wqav+sbva",
-	"EajqT1yXiv2hYmKTmoZAMEOMH8+HIFzndg3v7+YkK0mw0BgZU2JPL8FWoDQ5IBVy1c1aMF8oHR6N/6rM",
-	"+jPl5nupXkaG3zLIB6sPptAYmJZ6dUZrfmUbX4LXCXjkEgI3sSORFDM+zxAOq7gyDv1zHwYk9HyA/eyY",
-	"g/Bk0qRO2f8utKVvDZvA9d5R7ZA7nuxNSUOFH52bBZEpcog5I7TGH7mDaU8icb0Vjc3ZFEY5jk+dX/Au",
-	"efAlLOl4Qc09WR5YZu9aBJ3YuYFxYe68Ozg6uPaHlFhaiCau5RZPBsTARzMum1h9bE++VviNeqx+KD48",
-	"+3+06FmHZjMll49DNOfhl+PaE3vtLBsdD0/egIVP98lD6fwgD98RNHOtsBFVcwP7OeDiF+O8V8VKUIIR",
-	"KTbVae0x0zny7YcrbQnGx/b5a0UNLjJ8m/v5+g2s6vGio+Ga9udwc1xet85Dx2F0k6PddgROs7JMmT0p",
-	"XBrwaMCj4+NRL9zZ1KewJ69RYQOCDTqVR+pUsFwE2lyKVNkn/VUtf3gGkg0s5PD0fTYWcg2bA/K18ZTD",
-	"ozeg1pNArUcgVYXZvM6SG7vaHg/nsd7BWEb61K6zAUW/zZIbWFBn1HyMW9AHNlNMt4furtm+uxIAewrd",
-	"iu8/5RL5FzxlCResU31yrlAyGYhmB6Jp4aY/wbS9H033Lpiy1EyTZZYYniaM5AiuX+SekM710c3knJfk",
-	"jHDDlvYnatAtUkhRiS8DClclitdu1YdjLlrTrD55KgeyNZCtgWw9abJVpCU9OSAFq3ByUSI168nKVX3S",
-	"HStXdUd9SWCC2C37hrFUE240iamh4CO6ZIbCH2MaKak1UUwbqow+IdeZIYrNMs20S+DK0K/0TnHL5t5x",
-	"s7gSeE64kXjK7iMGk4cv8jxbhN2nVEDuYn3DYQEkEwnTmoTwUzzNc/2EhDv0JSEOGU6uhJPnCE0Uo/HK",
-	"b4oqRhI2M0Rmxl5J6Phm2+XADvR2ATs85+Fmh7DiRwX/ND+avxzQ07t8gztdvQEw75hiDio/Q6QcLFR3",
-	"D3tD4rNGkGSGx3fwCoUwU1MVa/sbELmhNGEd1nNxGUnFnl65q7+3PzJBk9XvHTKbuA7+tFr3c0GA7wHA",
-	"ZPv5Xs/aO0sxwVmH6lYfmVpyQQ17OTMdTmBgIfUZUIZH1GUH8vZ5y9Bmy2umLL8Syyhb2t5F/kNKfsuY",
-	"WhFe46H12DqFkd/7vnjNz/02DA/D8DAMD8PwMPzRH4a2lL/K6IPdKi9s+ChTUguckdHBa2wVOlxUSTS9",
-	"H5iGr4/Dxdekw/0nU5pL0bV9J7VvZ83qQMgAVQD5G2jZ892E5rWMEMidOfyvbcifmCU8MvuLVM+JWNlH",
-	"+QWZUZ6g6pB88+yv5G7BRLkt/AAFYuiSER7XZBnOieM6kXPB6we3ELWgLgNlGSjLQFkOTVmOQU0qPFMs",
-	"oy/B7WYrgYLlvMyMfBMflUq9Tzsh+B+RqL2ZXbLf3skO7S8Ut9hhxcbB3P3V09tHkU/A+ypjBuSRCkIz",
-	"I5fU8IgmyYrMmbD0gsWEx20oJVCbTUJ58JL5Bb3DGbbWy/9DM2THoStHYfuGLLGtrdivZfSz4maHBbsg",
-	"BlQTRKSYjEMFnc79Ny63mtON7Wd5MLJXpHVYpJCGzGyf0jKFNFP4LgxIdd9EL2jKTgIiVSmZXCwZDgQM",
-	"4ZUYw91/cFfh+kyuxPG53DwIK990Gxp8jLTdQGrnrMks08dQD/Wh4+85S7qlmu9qsvjAaGJ4hzyUPzBz",
-	"aCL+pF0iB1r+tGg5wGNrCgmUcO8E+wdmHkmt4d9zMqOJZmFA8k21pNHO0zCn9SVnw4BsIeB7MdB0o8eH",
-	"Tyi+gxr3zCE+EOSBIA9JnJ5Y8vOCoLZXXz4q2fkXatjF0Jxj23UHveag1xz0mh2p7GsZ/QOCpYHMfjGm",
-	"J6mIYmlCo0YDdweF6ee1Ux8/9noglAOhHAjlH5lQ9rUmuaIWx6lBMWfm1E24MzP3W7ewo5XH+VLi9vqF",
-	"JQ45hzvTBweB+vN6LudVZ/ZQiC/H9qcdqOLJRZq1JBcXmScXvUTUviRjCCiuMrCKuxpO70WyGpiZbom6",
-	"HAB/qam6XsaxJjNQbhMj21CuJtFud/nzMhXLniARGgjQQIAGAvTkCVBPolMnPp3BxGefcP6H40lTMGFr",
-	"mQqMj+6ee0b59iz+W565YzHlr12eG2QtVoWPJyRwFeGgjrLsQwiDofYmirV59WEm73mwWa/QE7FPZpWy",
-	"h0dnzGq9ItTfbiTZShWLQMV2blTGgifG3MGiBylzYPK+ViZvLw5tZV5wu0ebWyI4tNFSL0tTF4zGgF2f",
-	"Rj9TJZyeum5e1/LstaMeXArfA+Z9+sKwpb0x+cvkHiRiTBT/aLn4SyCmAyEdCOlASAdCehhC+oIIxmJN",
-	"Qpf7dGp/ngq6ZH+zBDEMCBX6jikX6UxJXGyc3OHOT/aiKXDZY46R/hHy757iHw2k+C3+2jsPJGaq6uSB",
-	"4aZ8S+9fSRFlSjFhLl3u2/ZE3N7uf7JVJ/kaaQT41Fzy3zusuLJU2/0DIlmXeEVtPkpDkx+50S/1mw4J",
-	"q15F+i0XfMl/Zx8sNhnFU/1UX5Pjp3/rlytteL5yROyv6XUDPF7tkglNNLtliiZFGmwugLC7Nb8Aqg8V",
-	"XizV3sgYXs3euDtT47JY+9PP1diRkA9UfKDiAxUfqPiXScXbk+46xvrMsGWaUMyGcTgOu0yRT/2U20nz",
-	"R9fqmLx2dwK7F7r+2ejkQBDyG/Tg9iQJA/EocyQ2b5pThafN7z2WrAw0ZaApA005INNRIiQV7kOmTByu",
-	"xtQHZsfXpUpTTse5YFwRDUFiGA2yIncLajAhI54KZnpIaHSjT14QO07ePy/uRBMp2ORK5JIC1pOKiZHr",
-	"c16v8qMb15SW8r/5ylInB68TZXfUpljUe3tDQ62oL7dWlL3ADqWiLFx8llJR72tQtb3lAAhJlbak3OyT",
-	"tBwAF1PJhTnl4tTwJbMbakBFezQXtu0bYXGkMzr+J2Ppy4TfHsP97xF+fMcp9zEkd2pPQtYAbzsZAWiG",
-	"KhAcUhp/NhpC15YypkQLmuqFNFWvREc8TsgNS42VjEh4w1g6pRZXwp28jaU5U5hqysXUTrVGgRQGih/H",
-	"n9lNtv01d6Hrxy1dN3gEH98jGLmM9x4GPodPMEAa0/VuBrWqiO1PvMemLyP6sgs6Drg44OJnw8UeCFh5",
-	"5I7omLPVknv5OI+co9V2e5xW7QiV4b67TxPKRUc2vFd+xtcyuqVJxjp2+17J5RM2yh6Zxnat5NdD0vr7",
-	"gWWyy0jJJOk4SSfteyeXh0upzNeRnLNn1cZLQzu4d1xm8znTGB7ZtdNbGbOufbrdJfb5yO7NwVzdLQ9y",
-	"A9VNdbc+uWGmG225oMpwmjhcA6H8kM5DOE/XLGOYL6xHEjDnXvSKRov21/wtNdGCxR9YnEXs2P5Nj/Cu",
-	"eoR5bjCwedDsb1e7zM1qx+XIvRl3/6W0vyT/zLb8/MDMD8z8wMwPzPzAzA/M/MDMD8z8wMwPzPwXwcy3",
-	"5tZrNOpH8shv5zR7uR9X/K+efTuaF8vhmayukoMHjgslZzw5pF/04NL82Yn04z2aPxex/sBEzJQmlCwz",
-	"bSxbsu4HTaiIicpcPjP3o7xlapuypq1i5kuJqOj9LAxvwvAmDG/C8Cb8Yd+E7g/BGvNvDGTxPFoSXD/j",
-	"zvy3l35pXUn8Vx7e8X1C87M5UEWRvomDB/87ICsObj9rYlyPZntJgqtLW3o0F3nwIgAZ1IlqSWgusmMT",
-	"mq7tLxTTTN0yqGTchUH7uina188J7Sssj90XJKk+liYnFkYSxJ6ACKYNi8k4/HSFtciuRuefrkYiW14z",
-	"NZWzqWKwJn01On/+8BCeWBIzS6gpdZk0tA5BflVYTc9lO/0CqxhgQToXqbwSdMmj/dHdNCvT3Vqm7eyT",
-	"oEv28IR5t3d0yeKBgRsYuIGB68rAWdSOnygb10bbA1MVBdSrRQw0uCScfeLxgakX1P+dM9NAsSypgqV0",
-	"plE91GwfGE0M75AD+wdmDl3890l7oByj0vAQn92el/RVfB3KNDCTeTVwRPKAUE00ePiRMZ0ZptwPZAZb",
-	"xZTNn5XUho4ehZbKdqvSC2TVHQdm7v48hAyEQz3QsoGW/dG5tx8ZjXMS0Yqm2B5vudauGkdrsmL7bSMt",
-	"dwtmFkyVKAphgKag3l9QTWhBetoQG+xdojc9mLiCI2vlYv3mdR37hjqCnH074jIOaoUGGot7ayCzKPF3",
-	"JrDNGZm+cKr2E+1AnzvTf2bU6r3wNfkP9m50VjTM0D+1ffu+rqxcsZcJp4NSdM9KUURj56vbmGAIPaUL",
-	"4j0OYxmhnjPExmGAhUiyVDNliITuek+6zdcywnXCS/anZ89bdXmlmO/SmaH+5tlfd3fw6Lg37WnpeXRV",
-	"XTZOXtpHFI+cjPGUaZKs3LlzMSfcnLR5QZG4442DUcXR783bFzJm/6bJjx8/XhAax4ppTcY+b6J9Zc7P",
-	"zp7/6S+TZ5Nnk+fnf/3Ts2ewAHyFzgBy3WLWR3+VZNpKQVzMANS5FMgQWJZ6YQcRdMlG56MIGwLSVIeA",
-	"J5QsqaBzhqAZwbUHJGYJs//OmQny6jtBrkYKiMuqcVKaxyuOmuahlgShrsn1cN/U9LjkYp6w0/zmXl68",
-	"KXcs7mWzqz316yy5sX1KXexXdROhU4Q9uEhmKKy5HnlM4nqfv2dUqdWpTlnEZzwiTMSQT6u8wt+gTU3n",
-	"V3KZ0sgEZGGJ5qliNKbXCSPG/h+zfJKI4o7LpxtRY9mn/z8AAP//",
+	"7L3rcttIti74KhmcidjUHoiyu+ucPi1HxwmXXRfvXbbVlrtrn2hVECkgSWYJzERlJiSxPPo7DzB/5oHm",
+	"TeZJJnKtTFxIgAQgkpZd+FFlikQm8ra+XPf1aRTJZSoFE0aPzj+NFozGTMHH1yxVLKKGS/EzVYKLuf02",
+	"ZjpSPLXfjs5HL0lcPEXu8LFzEv7pr38l3yVUGx5pRlW0OP3L5PlfJs9Or7Jnz/4cXWc8ieEjI1cj/G7J",
+	"tKZzht9ejcLJKBjpaMGW1L7WrFI2Oh9po+w4Hh6C0X+5/i+UjLPIbI7N/UBwSiRasOiGxeR6RcyCETmb",
+	"8YjTpDpMEiXcLgUZh5Xvw5PqcJjIlqPzf40qD41+CTbG+RCMUqrokhm3qi8TTvV39ykV8c88iSOqYn1h",
+	"n7A/0iSRd98tU7P6J00yNjo3KmPB2rx+XjCzYIoYSRj0Q+5cR/ZvxbTmUmj7cyRFpJhhhIuYR0wTs6CG",
+	"UMWITJkISJRIzeKALHgcM0GkIjRJyDhmM5ol5tz+BfNm92kiYzY6n9FEs2DE7TB+y5hajYKRoEs7YxzK",
+	"1A9FV5aLG7aE2f/vis1G56P/7aw4dWf4mD5bW5TRQ76aVCm6sn9rs0rsFzOplvZvWMx3dMkuqFlsnoBX",
+	"crmkp5rZHTAsJgnXhsgZobYZsQPXdtK1yzcOpzRJQvt7+O8hmeHiwHLA9FP7xnz28E8wUuy3jCsW+43b",
+	"dn5f2r1+J9/g1uRHoHGv+VxIxQifEVqM2G9sMXKimJbJLdOECyOJ2DwFV2JsFtz+HiVZzDQpZnq3YMI2",
+	"8d0u6C0j14wJolMW8Rln8cnkSozqjwCc3qmQU9e8cgS27rz+VsqEUVEszAVVhtPkEgjrA9NZYnatUYpN",
+	"7ALYp+GcK2YyJVhMxlxow2gM2y8IU0qqEyIF0Qu7jjPKk0zhcTB8yWRmMcARArGbWex87azdy6eIBFM3",
+	"hr4rIGiy+p15UmiY9yVsycpuGsw/PxQWElLFZvye2LFypoleyCyJyTUjFPuOi9kBUTdPD5/PCftxU1IN",
+	"c/m4yEcGhz3TDEjOIjUMiCDl7Bil2nFnfEtNtGDxBxZnEbvkv7MtwxHZ8pope17wiPhjlWOogl5iQg2R",
+	"ImL2MNnhRlKqmAtquJgTIWNWrPR/e/6nxnW+xqFNsdep5r+zuslwYdicKZxNltx8XKVNk3jt3hrLKFsy",
+	"YYjtAlYV4JjcLXi0ILEU/2ZIquQtj+0cYLh4pbP4BZEiWZFwGssobBw6DG37wr+i5tuVaYQ5u96Z4IZw",
+	"4YZlJIm5ThO6Itcrw8itvQ914+LZvlufTD8YP7LvsyR587phaB8AQWBnZ1mS4I5yi7w5ntjf9EIqwyzS",
+	"3DIFOFxco9sJzPY65X3p6hU1P3ZjH5ouxUgm2VK4W3EM1x2nmumT0l68yEFGE3gZi9vyB4t6hmDtqOy+",
+	"8u2EGU3MomG/3tsDqxfyLr/E7rhZELjxFtCQaENN1niW8KHW24GDuYQu8x1hSbr9OC1YkhIu7KSQdR4j",
+	"dNgt0Cfrh8vQ64Q1jzdJ+x+eN8gEfCul0UbRpmG7x8i1f46kSTbnQrc+5o7bmOY9PHrM/xCJpDGLL9nc",
+	"wpveMfQlW0q1skuauYZEu5Ybk3hhmSA2m7EIIOnvGVVqtWtmvtup77b/DC8U33m8AXUMNRwEEDuvVPEl",
+	"tVflAgi07c6kivcf6eURwEdLZcj1KiCMRgsioS+a2HXIZjN+z2ISnlMdIa9+bl8YtkUlvT9U+siXrM/1",
+	"ZtnNHdebfaTL7WaH4jfoYxNdXPpDxFIZLYBptO/Rhi5Tj0SlM7SVB37MWf9nw/guFLc8y4J5AT7hljkx",
+	"7N4QxM3G4dz2HU2k33LBl/x39kFmIjaKp7ukDsHMnVQ3RNkGp9ACuMOl6ygGjitSUuvTKMm0YYo4XYOV",
+	"FpluLWhEkZ76XqcqH1/fueJY7MXF3jKjeNROhraCjs65Htvai8oBCa8TGd1o+2nJDI2pofazZZngSyUz",
+	"yxVP4T4rf5E/saR2UPC3/dPxUmGT2L2EgXcUvB1f/D5lihq5TSLx2yLdo7Uiifsj38P3H16QiGp2yoVm",
+	"QnPDb5v31DWa+je03sy1SeDEZlvmMuMsib1oRXU+t7sFU8xed/iAkxu5JnN+y4RFrLYyWDzbIQS8lpFl",
+	"s+tOGay2l1N43LDdwCV32moZAbJ+b+fWUc32kkQNlxWsFCjYUL1gl9PgBOBtRFkBSjNhkLeTM0Ld8toD",
+	"BLfYgpu2d5Tvdorv3dON9Z1SUn1UNGI7+CZH59ENMfZpO5tcqwJqlMZrC36dQqueIPWU9aRXYrx2QF6Q",
+	"/La07Zym7MkqT7+7TxPKRUvtUnHaY2YoT1hckV/otcwM0ZFUVoxZppk7+1TDjYE04A59wwrYwfQ8J0Df",
+	"b2macjH/SUY0KU3K6zLqD8nr/HeiuYgY+cvkfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
+	"LwgV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
+	"ZxFChmI6lUKztiiHL5w6wN8Hwn2fUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
+	"Vy2F3YMVXQLnFV1LZf/VS56w8OSFk1nz8/gfl+/fNQ4fOt1xeX+v5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
+	"l3rzB2Y+sJlietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
+	"/ZgtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+M7tAzctHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
+	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDdf/9mFNQR4ZvZJfvtnTzirLSViu1NjAaYLRPT7Lep",
+	"kN2nBIbUjwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYfgt5Snlgy",
+	"6Dy9XTPJir7JeMm1BuRXDmFOdsyv1LrvDFEucQJwC8O5F9KSJBd68ws/l8ecQsPPvatW2z2uHzenj6uU",
+	"oTfD1jlRtOTZIVhBnd2nLDJwBGEOOavq5nQt4xU5K4Q295hn0DrP1b586hwe+k02Zvc/cW26OW1w2ww1",
+	"xIFXDzd5b7wgtd4bfnsnV+I1NXalzIKMQ/Q/SuRcn34S8u4sfkAnpPAEJIGq7s4ijGWL3d/nMCz7pJUL",
+	"ooilBglFsapn0ZXAX0FVsJyQyzThBvp3Dhu5Z5Jm6papkpvFmhLEvrCjHgSWvNlPBszd9jSBlGYJOmFu",
+	"vcdSOZcJdJpJJRfA6xkJxuI7xY17tklJ13PAdqNeKUYN+5ly871ULyPDb9nlosJGrXGiDDXGhe2eQiNv",
+	"EjGS3FEO/L3nCau3FhKJJmN3YcABsiepkSpsf9OZVFN80xTftIOZ/k/G0pcJv22i9B/lHUmkY1NhyYFq",
+	"ORL8DUuN3Y5bRsaF9SAg4fNl8zhvGEun0KjjVvxExXyLXhH/JgkV84zOS84OKeUiYVo3jsg22bFOPzHB",
+	"mTAtVRR4+Z9ew32MGsvcr2ess2gB2gjwdIATzO6NPRHUHhemeIQ6upPNi6/Z5SnBAfZEwp/YLUt2TA6Y",
+	"KPucPc2oeoHjW4LzkhU5h3IHT82Lb7vsaOSG4eLA13QsNcw4qDPKgwtILImQJleblCwIVhwkqPuvuszs",
+	"upMeozRx+iKvG25zF4EHCCqEtnoPNiBhrsDtQn9umOjo04Te7s5HxmCM/jovCBWrnEso7iZuFiTcuMz/",
+	"ZkcSWgrhgvxl0ojmztmn2wzsxn5Et7pdxx2fQqOZFIJFKDdIfzwqiMcm8wkJ//xMN+Oesyi5fke7Rnr/",
+	"SoooU4oJAzfNB2eja+UoFuVtc58xZ+FL/cF2Ig7Y/9g9izJT4jbJf9syjftp0T3eMlPf/S5NylsuLiOp",
+	"dmn6wdfLC2RehWlIwqwMBwMPp6DhDUs8ZJY06nSXXODz9SLaLJGgdXIDxmXE8eICVXcDvmr0ILM35tKe",
+	"d2+ZdI8TlYncQ2+cz+Z5rqsnS3o/fh6QmBoKW6TJ//v/kCUXY7dLZqEYjUkqZXIlNP+dBeT5s5OTLX6w",
+	"63vlhrJrl97JmL15/V51scY6bzRwVwYsDAMSTvHMw0c0zDqumcc6ICE1Rp0DARUWV6DiMCjcu06uBFBg",
+	"9XVob8XuXhAjk5hQUO+3Y13taKc8nko17WW5xRX63Csz2Tq5HlPqsuHlHSDj0AuydrwS/p8qGTENH3+9",
+	"Xdp/8ABP7QGGPxUVOpXK2D8WxqTQCr257Ecu5kwb/ARMeL5ae7XC24lfGmo0yCZdlgAFk5Lr0ziMZQTD",
+	"1MaiEw6d3XMxhy8xgiMgodPn7pwQtJ4+blpdZlSay1zJLLVTKi1+y42d6fKOXitGb0pHfe+bp2Gar+Qy",
+	"TZid15qNvTpj/DH3n4jyVm433bEeey4lt18sqMYYhrxBsVitFdZF6/3a0ItlgPnZK6TLKsx8o5aLUDzf",
+	"Yw3yxgddgs4zBwVL/WnQxUoEhT9mtwnvf5o/AIE26h+AZXBEDJYH/KaMVo+ZFPa890k5DtB50n7PEwiO",
+	"aLaa2uvDe8+SGU8YsYzRnvxoXb9T2y/EQfTVqm7Mr6PH8BP3Ey6mt02P8HI+V2xuheyyfrt0HtN1mfsk",
+	"gO+QFKWCP0De2I8uYW3Ya1OxYm7TvrwuB7IUYOLv+gYU7UNm8II9Udn7dEuMznf3acIjXjGRrVI2Id68",
+	"YSVf5GZCp/ZxEiVKZ4Iw30PJfS5Ab15JwggUqOGV2GhrhWwpWLMUI9PpRmDPtn3FecJ2XvCUJVxsc4dG",
+	"LpOk7knCYbypYo7NIVxEEiz1VYG00YnddbRDwL9QDH1lQLjvFgGmCb2Wt8x5cFM72FP0WkHnX2IUT4m+",
+	"4anO9c1g7qRCSCtnmmhROFNeiTEqKqVwukrF7hS33PwW0TJVbOo8ZVAF0CZO7EKxGVNMNLr6lXWNAAXS",
+	"UfyadrxQjDqbLw4/V18oKmK53BJo4Mexe5dAkvzu3mJUo/q5ZOO7YSwlzD1emPcy4W3NY1Bu0Dgmgt3Z",
+	"g69PChUAIMGWUcNgpr77nnB9oZgxq0Znd/ujd+9B1YrT7/7H5ft3FW+qhkEas+o5sr83DOrvcCydquen",
+	"LGJizfNZr4Sh901j+m3HLn9gNDF8p7UTLLg0dt4ExqIGGp3GynUQ+I08Ie5KAK8DJ+05+Yo1O/lgLz0X",
+	"b7uLUoha1bFUhC1TszrJR4UuwxTuJTvE3EC1pDdOTVgQ3i3X/DphEAwDDGVAQm94Cq+E/Yj3IfX95z1x",
+	"41tbEdEe9BCDzfI1iyWz4oVZ2C2FayUfYzMQdXWNcsvklgzuoVc0WuzcfKAEeJxE9nnCNXob4u3Pdf6z",
+	"RyFYxJwv8Fhw0rz90HwKvfc+AyA6QzaC5gkJCO8IiBO0nc84s5hCvZIbArSdqbWtDcT1N4VWvWegzUdp",
+	"aPIjN/qlftNoc/Mbg26hxjYJCeyCiJliMaHazsCbT6tR9/L6V8spt4w8V3Zb4A1T+7Ip1VPe29T2gRm1",
+	"ei9eSTFLeGR2aZEhEgo2KEtjyzxz7+7rvGBoHucbuS6JjKJM6Tbej7an1VSKqW+76wb/gHEyW69vHhEX",
+	"ToPWkcaX40M7wPkS+n8lhWH3ptnu5Ky/ET6HjojL1AqEpviVC29s10bCxcENGYeGLVML6KCji1BxN5lM",
+	"mhRV7h0dNVWVecCFttuWfZjZbOik/HR2D39b1AyPndeGARctN8hC8+DHta+QmstIyS3h8m4ZZZLYkZVS",
+	"CSDncOo4B8vovCAUfZNCbDDlcUjuuGj2GMifG7UdY92qvSwG+ALtjAmj6tR9SRtd4nkM9l5UpzYsZ3mE",
+	"3Vd1lzeIHZvQXBsr5t1yy8jOylddzp4vKQdHaHdP4qhAkQFnomRD3bHWuxYa07NsRafmGANdi1v6kcAF",
+	"Q7oEathv2JejsLror0qICxmHUyEFm6LEbj+2VjzgO/arosUV+ehwoAuWHAhBcDzNShGnRV1TiTSdU0y4",
+	"00lVUYygNKB/4n3eORyq4sXsmYK2YU/u+Z5MDbpm7/Q93z72NX9rlz2o8Cz3GAMy1VLGlmLzuMZyLGP9",
+	"7vw2FbLZBb3LXIGP757sywkAO9N9AYZOcBGm/x7uMdPXFjXTu1zFZFnc0s7kXOTzZjayje7nUiqzLwB0",
+	"jrIATughe47fxFyhn47zmyUp5RgW2grzpDL7gjqZqYh9d4+JzfYc7zveyH1zgoE5aC0AH7aK5iacahhP",
+	"iD20XQ/Xauo63ss1EIzuT+fy1L2hukzFwjnDx9EWzigaeR9oOPX5Gj5y6Xxqu0MtnV+oYum6LZlTC1lu",
+	"0qlkqpi8Nn0CbIQJIN5kx2pfiYblxu6bNTruldvYq7qlgCUw1HQ8NLnMGho6D/NYBa/MsYxTIudzC9z2",
+	"fOT2KpqQNFOp1EyT9fjrDlwWNXvjro7IaW5EbjwxRjObz5k2sBY7WREeLao5KUBQwR4qLrTrA8dHcOS7",
+	"ZAF89q2Md1k+XK+Wvym5sLvoppNdY7Gt2jOfxaDKg9zCJORaqdLyNJ+KXYNtxTXgsx9B99Ms5wMAEJ+R",
+	"x6c2sr+UBlpIpf5i3DXCFnoRL828opluWrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhtHd80qG/uytgMDw2uT",
+	"NwzliQ8LZLl8RWiiGI1XaMdqr/9FG29PttqPtz1fnQ+3jwd8D+7Zj/C9iremD5X291xYYXMarUpLu/TR",
+	"NGCGhZBFYa+QBZ8vIMwnZkoTecuU4jEj9tpUaCZsWnZo0jn41M/mQskZT9qZP5xm3YnjEPgLjeNmayD8",
+	"3vtIqCUX1LCXM7N1xZf0ni+zZclOXtjqQXeaJCwyRYwl2LgCkqUQaEVxGwrQQNMiOsVbWUIYPxBNGFXJ",
+	"qpl3yZ+cUjvmXfC2PRShzifDRSV0DT5oF3XwUdHoBhz0W0SzRjSJMjzTBd8MCmdNGGRsAgpYQUCiBbXc",
+	"WmblrC35RywzfoP++n2tSDCR3Iy03SQKByQTBuIyc6IsDhCNoswCTrIKykyynRG2Mwu2RI44Nzed408Q",
+	"aukakyxFeyA1eIeWBOtnz55tcbXA9SjsT7s2cZWy+D/ZatcWUuePBVoiy9nipceUw1O7bZiEK48I5Qrj",
+	"elpe9PbZeHrDVn23cbsmLCcPr+ty5O8idjDqIVqBFUXJpIvmqw2AusFtUx960cIPEIOi/L7bzpSgycmO",
+	"kXVTKZaGhcOUoK2CgIWmI7Hh2B7nchAGopS0C2N78DF0CwIN4LA0A48LRth1aItR2vu/7Tjdxd9ypDze",
+	"NU7ob8dI28cA1+XujmTKfU6UZaYN2NkxMtinhlEyYizOXSAqjk/nkA1KnAog3Ft2Jbx926NLNQoMXjZW",
+	"zBIK1eT/IM9PgjySuOrb9xydMbzCVYpktQWTegUbu6X77naLy6t9hmTC8ATw2IUuJSt7KWcshpvF6GJp",
+	"MDlgqrhU3KwcaIHjXjNXkg8eO2tNWpXxl2f01uWY3I5XP/uAb+D+XJMCG8Dngv2W0cTu0Bx4afssFaWJ",
+	"uqd3zsx3P+2Lbm5m7+QbwQ2nCf+di/nW415iDe6KTTSQgABZAMJLfXlHI3eXuDDhnRODog5FL3UHr/39",
+	"kk/yA0tkBInyHztFlffUf4JFH3uaXsxakBuIy3kSlgJFEFe5JqVsK+G7MHBaePa34nNU+sxKX8PHORu/",
+	"O9nhi1BahbgtEn9gS3nbGAReITp3M8TFXZEw6uK/fVoNB8Ngire72DLxcD5yhcN53JZhFvd2e+YHPnaT",
+	"9OlSwb/+BOWbtejZ7Xnn86ngY/0T0LvJbBdyyvIbCDXl1BhhI6CFO0ffTuT5WXHDIPLvvUhWu33maJom",
+	"9lItctuIZOWv3lIOkkquEqmIi5ZSjC5b61OguynGANrX9DpTD4H3LPxWxpyBQvXbLLn5VsYr+xncfwRU",
+	"rYK5oUn17FdtZ/6p7ta45oLCMDdXs9zD/amI+/TysK6efsfuEi7YacwSvuTGeSKfA98kxVl+k9qHNBmH",
+	"n64wbvJqdP5pMpk8PFj0+XTl1FPr36JbXenbK2G/jlnCyl+fuKTv7D5iqSH4M5lJtGtY+Yh6NaQdx4vC",
+	"Ug1RBUzEeSpOgfOZXIlwfcXDSoIEIyUZR5lKrOisNCYBSqnSLmWZpktG7uhqQt7gHfODdGXDbIMrEdp9",
+	"/pmbhd3rcWTuAwIlwHRArmq36moUEHUSnqM20EpvBPoYW8wOLc+ykDG5AzWq3YNTJiIZsyvhszshw1hV",
+	"qkGKb0YVehZ1PnZbM8wX/TpX3rrzY7czd4e6Gp2Dd4ki/+Kx/uUhnEDW/ERqdiG5MG+Ehas9j7La+Y6h",
+	"4hivRpPJ5Gr0ADi3uaAyE2a/g7Q9bhnZS6cVA22/pdXIuADaTNizWuhLgAAxsqSgHlhlHza114H7Tr0R",
+	"cHPolZTeY4pxDOgBfFK7ui4f8V6H6frcsfd+2SyT9ODoMF93l5kYLvpMMxL+5tbVZan48hG9UNCihplW",
+	"Ky6UkR0WyCL4Q+hUbxDWAE8iUNIrAU6d2PbOStyhS4EROozVJ21wugld3bL3ANgGmHQdes38V7+fmOIn",
+	"nC59aUuX7zo3ltjHrgTsO96tuPHBFZay1AXAgFLDg2f9Iyft7uS6jbnIDIRU7BURfKdbIAFsmz6EzKm5",
+	"XEhGiMF3pdoVkG1CT0tMYy5s4RRc/qa9TuLjKmWu36YJ+IxQYADlmB3MblWqZMqU4UxX7on65Uf3832v",
+	"P/a6m3XgqbFjvIJMcVej86vRMtOGRgt2NQpKZxOlXedZLpW7ZFAcfmi4yu0wHkf2uyZZ6X3HZD3p5ZNx",
+	"kTKQuthOy00mJGNGVcKZIordciuR1e/dAbi+DgwfclLPlxZ315jAEoOVe97ud5iuYugO6gZgLNFGpn1W",
+	"cIx6fH3502TTefoAI21xQj6WnQTGoXMNOwu5sOAZupCr4shQd2gsMsUhap5nkBYekJ4bTUKEadyF3rOj",
+	"ccyxGNdFjirepO9uLxyVd6JzX9qeJh/o3Vss+bxrzuckZ0GmKTWGKWHB61+TyeSXoEI89gQ64AaI8OoC",
+	"+MPljL0aPdhryqmur0bn7yxZwf5oep2wk/xSa3ohWP5tw6Dd60IyRn+EOloFRQEa9LA+dHQj5F3C4rl9",
+	"ZE9HrdwpFtNtWnPvgHdnD1Wp1SQvt4zDfOQZ2T5cUAy5l31gkVRxyf3MnaiG8eeJgZ1vOmxiQG7YCtUF",
+	"RRbh8ozeSfO9zMT+FvwHhlyG77h50S/lMl91FufjxxJimFwb7m0opgOXILIi/7r/xT+AtyEoAK9G5988",
+	"+ybASwSZdnTU/lQ6kO7afwjPUYXg3wnmsTumGJlBPgMKMW48ScAxkcUnhbndLqKPG0Z/JTKGikJ5pQq9",
+	"oCkDU5arVLu3tbWdNa/ne+HTEkLiEtRWBZbj9UcbyHfiq/ZBJvK9ifPUfJB3eoPlX9Fl0q8Xw+7NGZbG",
+	"qbTfKRy8JBE1WDn03O7wXIDv1j3GKvpOw4CUY8EDdOcyCxKiPPI3UI+dYZkR0KwqRSHJopJ3mtwtpJXJ",
+	"XKUFPC8K2WZFRJYkbv9BY+SCMPV+9VC+1+YTUbhPuhL/roU76oqxmIy/efaNC+wVhKOJOyZCEsiy7Fqc",
+	"OKVVUThvj1MpOm0F0OuV+PLSgpjqAJRV7i3+et/jwm90vX3MuXtP3ld+t2s3VhcHvTe9TxmL6sljI357",
+	"7MsN5mHZUybmXEAkBoOGTvMDWrt96wC3LWBhFtz0lPI6PvQ4jfep4QMrzfaR5Ro+yzCgqj8m4xAR+Nx/",
+	"U2gi/wF6/886SjQ9xD5XiAvwB4bH1/zKx++f/T+JkDJ104DDdcSjKqqVBLDqXpUr+HQ1UlKaKbgol3nj",
+	"VVpob9AH2mnxyizDO68qLtdROxKbV31lWzZvrShblb2z8oL78Mk/ck4+QaF1C+zlz4Hv5OHBqQpQVwaD",
+	"/xkrtjXNwz159roo8uZbPLgCVqjq2Cdb6ZUn2457NRfAOAR2DoxcGBGCVzxuP7H8Yu6MriDThYskcVOo",
+	"iKl7ncqaANxmStWQ5EfN7UdG45yUN0jOEZnrKJIuPzZkk7uW8aroI5cc1rIImtyRf6PJW2Tcaxuts9Xr",
+	"jRN00t/LJmB321feFc1f4zNcXZBNz4fSMD/yJYvfZ+aowwUnhkgKhCPH5EH+NWbKNT9yl+7QfoqnMjNw",
+	"ipy7iS+asn/mqdptS8YJJa4q0/QT6BT6DbAPXFff1xqq8zmsxWSUUBtqFIxzY5LTZAEh53y5pVvsyx+y",
+	"495T7m0d1RHlWkxt9BHOFrW3w+b62y4uM2HUCtN8uuRi69Ky88KAHQH1IcJi+IJQKLFSiU4JPwF2Bg6E",
+	"naoX3OHeiJnc29zyHptn92ajQi1mPEgw6Rr4o02qqXD3Ozzocovyp0jDmtctqBnbnpVTLYQjxZxXzdgd",
+	"WNARBTkjfbJ2TcFAP0Ck0oH4hbrOd0nKLnCqSGCSK/T3bm7YyrsgaSy40UE5/kODOt47UrnRuSKyR8E0",
+	"/7aOoFa2jbYBNXTufe+96fe39tV+d2wCBALoCsFRcq0kjaNKjcoJ6N3cO9Y18u4d559KdlSYxJrW3q3j",
+	"tfcHDFwVtLqwanQ2nu7q4qFsOvhX9Y2/bOycU22/jPyKb7PVbF4JqDZ9Qdg9jUyyglJvckZCGsdYSGEp",
+	"b1nxyRm+rfi0ti5xvNM2AeOMYzdUmKbts1U78EJm602n+WK37AANDq6Xh8bFzAe5Yz3X1gDyMtbtPC3s",
+	"KWsADCp+V+TDm/Oc8j3XwDpVKxiVyta1f/1SvAHdFeqScqF/0zi3dp6g+t/X/S5nNdJF/tGFktl8UXhE",
+	"THZZ9rYdfDSw+bRem2nmy1nBwKklz/Q9LlYEVWMn7QZiJZS6fO95ZUnId+4sfo9bea6nWGu5AQ4qLiP1",
+	"zywzbTDrcP3vHVbuWppFsXwQd+hSwfVZSZdzq937K3UQeryukRxf59b7bvj2EQ0e3vJf8RgXgHSu9GVF",
+	"GsHsuugKCA+fbKLdU6G28s5sUt3jD+bm/m96vNXvWQWvvxgU3QphR8SU7YCwY9HLd1ynlX8as6+b3bdZ",
+	"cvPGsGXzfFwGnDrhAEzEcgYE763EOQcLJIelB1E5UWaEbhh6cizpffldz4PRkou1b6pL6VJ1tDBw22l5",
+	"hjZwYRHd27XigzabodWja7ttO1Twzeu8JtFZBAUf7JJXrTlkyewVoXN7DBSz8pFI9jOyzvgRMg3Cx3K2",
+	"QeeM+eJKSOGrwZIQFBThJNdjgOJvwciPHz9eeN2xd/zEUzD+07Pn3poVkD89exaAakpIMwUNtP3zr87x",
+	"E7xZqxs/5cAHiyzB0udVJyl3xqvptd68tgs4baC+tWfhIft4JdNii6DTaj+lXJLQm6uw37kfSEyJPWAk",
+	"ZRtJrlCGrPeGfdju8K3bFwNj8INRHoTbefguoNh2wryBYKdCBVIRAc8tVcTiqc+QX3uDzpnZLaEnXLAf",
+	"mEG5xtPP9hIsa6Jw4Gx8DXlQyvLk1Jfpdi1+aaDmJgkYFqrmKvioMuY8K3wwJLBYhi2d6nBSbEdFXsZc",
+	"UFLetAqeDorEZfmHNuhVl9is9UvX1hDaBX4p/IjqVvIVNd+uTC3TQq5XhpFMuFjM3IsH82mKbGnfdD0K",
+	"RvZVN/bD0v5nP1hKmNsPUFbVfkjtf9elIRSXt/cy2kz3QA1497xA5Q4KEVyT8t0Nvj2j0po36aC2I17d",
+	"lbG+Ga+o+ciXrG6lIHB1x0rFo2C0cItk92QJ/+ORkhpCPoXU9ctT41y0cehFtpyCA1EdgQUjuNpY3Eqf",
+	"UzwblLqtPTub4Xed+LkiR/m21OjrHJpZsOVkHZhdnvU+IlxTeF431jRuKXw4/yrwy/c6zx7vS+3FoHPN",
+	"5b7cn4MRFGXl++637Ur01Wl+ecvRqEGtTKY8gF+a13DXAvqCNHtenC971Xssc8kpcmONrxMZ3ex7hZ2T",
+	"wxRhrkbw9Q9kWS0CBb7qvIA0rHW/O6NPN82VW5Aii8049COJpFSxKyQUOhfeW8juBN6MfI7ppCE3I9QO",
+	"9lb4cqHnkxIr1natMGXIftffKZamh+zbeMfvPfYNzrfNh6KDPLJONZUTuYNWnAy1QSr6hqfpVlZF61mW",
+	"1P8OefBaiBH4XKW/IH9z7cCbfIk3xp8z8VNT9nnJWdBdT3ejtfBTHn70yRs8c2dBHfigiYfAOxIHBLKl",
+	"oBNhVyKqB5q1tXXJU2tm9stOPnr9PNWsZf3ulPITdGKVMKnKDiEM9OGWyaZcuMPUNIT6M7Fn/ULkHbtb",
+	"iJt5ztF4CtlJW/D42H2hFaldcdAxgUKn17qXtOF9/ALWLSubviE+WEg6dViRFG7dDYDm+vdNkoA7svDf",
+	"ah3sHOQRd508HBqOVnmtn6Rhv74T/9K68+OSC6IqCFVXXhR++c5Kau8/jIIRFbYXqWpF39egbV4LXauR",
+	"FV02HnCk8LFqRcaPqi4XXAXQpz7XmYYnPocE+tr6PmBywItIwd7PRuf/6hYDEHRyf/oFAxPKPdRmyyos",
+	"BtQXIHUHHukgcMECgVuXGvvgtI4xGLS+rbW+60h0R1eahNNYRuVL9/BK4U0N70Y1Xw00AM7EqP0M3dN/",
+	"w/TH2EVRr7VeCXokNXGTKhjr2JWSWbr+ix0uTsv6KazFJgcOWC2jGz8GbbxHQX7FYByI3aENbaXTXfXg",
+	"xtZyG3Ua5ssCAb0HJRWrcvKjF87zQWPRaszvnCoWFekcOo63ZH7oNlZB8sg2Mg7tC3JL2FrEUf4Yxsxg",
+	"6nP0NcjhvBomt2H6tOOLp9erbsaUHAh3KpJxNI3CFwY/terJO79O6lWkuW8sj70/C15k5UqRLVw18tfU",
+	"G7VAVvUhXa3NGtXV26jYYqm2nlcxkO1c0Yhtqf2yS0JxKbPdWtdBAIzPL0Ldi6q3c11kTl0wXDkneo1d",
+	"qtWqYameis1skwsoW4gjGZc52yaRGEew1bBWen/tW3GScBLI2OVQc9Wg0CNpiStanEd0V5qxO2yric6i",
+	"BWQKyVm13KWoHZdVOVktHs1PumWwitSYu3fU3X/OZwoSlTDD1DnBygF5OYDAR3Cin5YzTo3D/4nF8O2D",
+	"/9NfuuFJcCWw1MSSUaFdX2iq9/yx/WoUjKD3UTCq5Y2/u0+piH/2FbbK7LVMme0tSqQGHt15WQUjIYXt",
+	"jyZJU5d2D3fz25s8dp7ezrHYGB8Tuwyn++KvK2/pw16vZeHb5a3ToEjYJIsNr7pezoTV6W2qGA7FtO+R",
+	"q4UchSL3rt+5me5REMLhxLSQS9e4Qt/wl6YVLYazaWOUipHSmCHYZRO6K+1qroqYGcqT9ib/tamvX463",
+	"Hn9zuSCW2TWU0XGPIuO2sTLYsMpdFaOrW6CG9DB7TZdTXfVvnn2Tx2syc4qqmZcXbzDZpQOI3MJvb4/K",
+	"NcF0YIGkuAPcBVOFFEJFjCll8K4LSJpkmmzJMVMfNFLjQPWoa/zxF/QPzPTB5x+YybEZ5rtnZM7774PK",
+	"RePHYN5cSIX40bJw4Fo3rv1nV3o0OjNXmznX9n3pSXIJs0Ou3aYqnE9PTZKL+W1m55QCoF5x0Y7dbiRs",
+	"1kC9lbQJ/c9749ACl7Byp84L8hi4tBCbE9o9j7oAyIPMJ6ENAQRle9q2RIWmSNuAU8gZdvctZKMC5Rg3",
+	"mJrBkM080V2cC3YtICYQ+IndsqTMuTvr6qjwaPd691qGvZKGoMZiAKV5PDoVqtBNE1K1is/uR6YpU5Hz",
+	"z1jLcZUtqThVjMZQKcSSLBmjF8D/XNjfKrb9UuxEXfdTqqeO1WnDDbXwl4hZQlcsnmaCag2pyLZOuhRX",
+	"0JsfcpkyNhihC6ZOkdXAxBa1HIhfu8SelL959whIDIlfOcfzk1rDVl2lnNp5umLzcjaFGhu5u8O2J7mY",
+	"zhI+X5jpjJlosevxVn2mTMToE6FvGh7eLI5T70aQ81ztS5YEI/ve6ZLeT+8oh1dwMYXCU/s76I2vmC55",
+	"knDd1ujrc4XUY2ar873NtSNfwfKrNvez4egEDeCzjjR121l/bOumtI2cm0/VtjPcYnt2Q1Uz3l/mh9ID",
+	"/lwx0MysWJLIO1iPuB7qeS2nX0T0vyDhlGP+IXoNRh88jJX62n9zZbprLIJrknu3KMZNQXocunIFaGZq",
+	"tiY4LqAsEu9UWLfjKkrdnOobnp7KFGd0mkqovZgnqf6cwoOAHIrdlxzbER4zYbhZoTnYfykEU/ZQ7Fr1",
+	"d/jy3Qte7z+41hkUEn8S8pA9jvUsQ4PNxZHuule57WaPhuhdcwBL8wHlsactcK2f8n+iiRWCMksYBrlf",
+	"QNPlvoAocuNz8WmCZB7U2WYhC8iCzxcA+tvYupYwsJnj1XfOYjJTdO5q4rh8UeRO0TQFCiVYbZOdpVIb",
+	"YuhcnzQMuZaxE0xhMeBOwPHGA4MOqkmvnNE6/HQ1sr9ejc7Jj9xoX9iyly+hU8za61N1XlUtlWkq9q+M",
+	"N787ReKCGzLeaczOX77L+3ybv2Ih6iPI1F72pZXbFMv8rrXSFNtrv2Z1LIPSG+TKTrQ73q2hhvbGIhSv",
+	"D3A6Tavw0b+nRjy3P5Xyydp+vEnxRamUtmNjFMbg+RrYlt3iwpSYi3Z6yrwm+E49Zf7kS/1GGFRU1ui3",
+	"N6XuA7s9ruWW7+zuuO7k54Zbt4M1aVE3plv2nWya71puCp/xtCFeAf0rDxj4UQygeN0Wv+WGhcsn3rhy",
+	"RYrMQ+plesj4vh70rue29dZWDM9/60MMwA9t059gLq0N/Ql+7bClokHZqi7ppzPoI2rnsvXGYtfu03HE",
+	"6caDXM04uRUC2teK6kpN5YR0XRiemN2TImzCCUjVIqFXG9sA5S2eX40eHtBANkuoKTWaND7fK3KpLgXe",
+	"1hi+Dt7mj3FTr5xY/0PzBvk6BIe+DzdeD4onrK3boPTtuXRHDwyou5lLwwhabMPO6CV0T2wTuVR9smvU",
+	"UrVqUUDaRjFhASQWT+UsyAv7Hz+4aW3ynQOb1pe5YcN4xDREoD8q7mOXkWLNAxYdw1qECeGDdUPfZErd",
+	"MLDCuE/aiz2sCZv1l299jEr1PeCz4NMwezMJJCuAN6FWY09hLbCmW3btfcpE/007WEhO/Yjz3MQ1h+Gx",
+	"Ica+ZY2OUsZsfcfLlpB5wkVN06vR/5IZ+U8h7wLw7kFT89WorpOStmob1DrdFKR9bopmrJo/KtMu3lMM",
+	"u36hfQxE7Xrk/jh0Zhi43fhIHYzMcGq/EGqA5PV1apT1g8dJVcN5aAePZkP+Wi767uxPr/ju6t3aTbO2",
+	"W2LvNSRIz97SeKlb8vIdh/CIsHYc/cbCloZaYcO2aU2KTPfg4ubTAjZY7ny8wGZK+4BIFTjvRl9tBFJ1",
+	"Ypp7e74TZliyCmoS3ddlfquk29lqhvDZdPYfQVdOOt4xRqho6SIgyzrsUr8NLMbO09MjwZpX5e7SoubK",
+	"YFSvTBWLs4hN04WHhk0SSbmZNty3qZIznnTkxy+gEbp2FqUIxqHr7JzsMNNuzzXRJkgFlJVcu7M8qQeG",
+	"bD5vEWi+VrsAG0Ep4vVzofPfep6KNsH1O70x+qZx2+IHXK2nsXHtVCq5trI01MHW/jPSFeOqm9Q7GTNf",
+	"mWPtGu2AGx13mBqj+HVmtktQu9PFXWc8iaezhN4ijGy0wAcWtJKKcf3nxhC8hawk2y39YEy6d/bCU+Gu",
+	"uiJv4Elkq4MRT2tH+Ovtsrt/g8oEZNUD780fpP87IPjodWFE/Y9/vj2FIq+xtwBHCQezq2I07gNpSxln",
+	"SQfauUiyORd+FdZJplGykrrNEr+/9B2n8Jp9DStVMmK61RAu8FHfk5JJZ3NuL+1tLkPmhT7GqMANcqWs",
+	"qxGbUDP1D/2t91VmFvbETFMpk31nNAPLpc97P73OZjNWjxK1T065mF77NJ1tvAMVFTp1JvR9J2az/U5p",
+	"HCt3erbJ5K1UbZu9OrgDRCnL3hWMrUBmBV79Ea2Ae/OFk0PYxrXjaMTlk21Qk3aISO6sRSwNoGn8Dh9q",
+	"JE8wBbF4Wp1FjZVRRfVXEr2lHBwJdnbRiHEYAtusXXJxsVNwyLuFk9/NEbb1YdvypsCfRFiJ8oGrXYGg",
+	"fm2bNqiMnps69rjlPJeJjG5okjRU4HjcMnZZKgy69KNpmnRewmztUO6L2VKM3iCC7hHeZvvmLY/LtO0w",
+	"A2yxjxbFqMaxjHSAHndBXqglyAvyuaNxEhCdLZcsJvKWYSyNvaj/TaPtXfe4fPfJPBb8Ys4/LhhNCdXw",
+	"70nQjnfcn43JM3v7zL5a8G97zUrZmbc7INfEl0wbuky7sj1b2JP1azl/RdCWHcElagI+/SMUY67xewK9",
+	"Xf316epB6H1lVzlkDk03j8b5bzM2FVFAOwtWumXcdDH3v7QJ99qRt7WNfIsiT71cUvGitXIKj3d73OUh",
+	"MmsGJ/y6cVnhQs0DBmt8AksaUPB1InKGgyzBezkfPbj0tww03Cgh+uXvLDIoDSW+/XodZ3/fpx+dCOH3",
+	"xjsZuzI9dVvyPmWikrW+wdsj3o2BPG4YVjU7WzlOFevPjHyFnnjkSwNB1QCfiAs+y7R2/CXlRI1Nmmq9",
+	"JYZzezYOVk7iM22WD4IRuzdMxJaLr9Gs7Lz3FlRPBQX/u0gKo2SSVGT6Env+K72lW0eS8IgJ3eQs0LgU",
+	"jdrCriJ4IfFUc4cUO9E037qTUzmXM6aY2J29rsWxDUY3jKVTmvBb1rLcwkVmXOWxHhlsn2IVvQNXpnx8",
+	"Sb4/bi3IiyxP7tCvGErHrA3e/WHdaIQd/dIwwrW0DT1G2i7tAqTpcSUr0YYNi9xrZdeyc3fMg5lTqSfb",
+	"8NMVBiddjc4/TSaTh4cwgNAne4zL30ERte4y4IemdKzuB5LKhEerUgbfF5vp4yrZ4Zpzw91Rbi9b1ZQm",
+	"7gNbSsNcUv6G21YKAaXem9wLwX186h6bWompauksR2/c++e4FBAcPfU5LWolEdsgVfJ+NdUyumGm3Lqh",
+	"hYtE9euhBZ/N0NnhflW7BCJbIk82rZtpNfKhMpidDfDhbapwzVjc1VRyw9NpJnLNY6t07n6Ybn1qeqnD",
+	"gy2l7De13O73qcxMmpkeBj1fBT/Prhh3z4m7LqCuDapuko8uUFW/sd2daeqQzVftbzW4xoL+3tvWLumL",
+	"vFilkAYSwbKYLJhihCpGUqo1i4mRmP6GqVumSCaiBRXzWk/Dwk1vzekCM88ixwP8hjucgQOwwFfsUiT8",
+	"xEWUZCAvQ/GXmGkXKVHjzrfbYL/mC9DoJ7Qe5ErGrrjyjIR0PtdhG7bCPtjpLS36jGSS0LQuqywml3a/",
+	"t7kug9FaNPRmn69ldOqYLlRxGkkUM5kSZLxe99ZuF55O3WZxXI6H+oujaTzf73sUMyWX9QBdCfVuCNQG",
+	"zg++1e1rt0+vpVPtNyX1wZQY8Fibfpdc1ET0zhJJTV2io5TvZBVrhTDbVGozLUSbLlVRKr5nmxveq9IK",
+	"+AT5ia+zS/CDGusTHxkMrKQ9LW3OhTMBTMser2tvcEYCn1mgKyFjX42Uh3x6/95RogFn8dax8AnVBgLi",
+	"3d+pYrdcZpqkdM76h8Hb0fw2FXLD9bwmtIH/zhqiQRO+2+X70j4U47XZnAng0s5cpyziMx45Z0Z/8awd",
+	"FV80spUQ6c2WHfi1cnKKmoFiirlN6C3VH297oEvukQ0ukD1OWe7hWBy0+nRTTUy/UTS6QfDSDf6P8EQR",
+	"vb85gbWM2i4pqRvApJPrd5tq9JdbnSe9yLJTj7xZ66zK0bzy/WBSmsH9epupfPClHvyf652GywnoigD2",
+	"xsQjvVRcDeEZedAqYfc0MskKaoZbAcKHajmZIuQQ+hWeF2qvoKz3wggvU85Lmmmmr4R22o6TgIQ8DjH3",
+	"NVwZOCCIPw/tuQrJOLzKnj37c5RSs5jgzxq+YWf4g30Mv5gsM21otGDhSeCcJKGAga6NDdnBxydN8X1W",
+	"qAItVli8z8qEzPtXuEGSmUxiBPLNcilxfec8xq7zHK24bPV9iPpIwhYKSTK255o7CilvbZsbGde0u+Be",
+	"5dn8EP9Nk1uqeF46vLtHSDNz3iTIH0pn66hwzbAJIsLULJjIMy7GMz3d+LpOjwfX2PfoKdEQrN6qqo7P",
+	"Zdei/I6v1NPeFWM9z1ttStJdjoqNRWvKCVGa8srsJVmM5/KxzyafwwNmYn1UVpW10R8+Tco6/3VY558K",
+	"ITRokD9Pfd0tvkHIhNb4FBywjuq6Z8a2HSxLnR2txCypZy553Gj0aFjgzWGVs7RvLFZjZnSnz3qcj21x",
+	"Y2zHKxhF/vgvO2bRrpZd/TzXZMYSy1EYc/OMG8B+hSnlImEaqouz+1QxbeXEsJaL2POq1aXJtX+/KN2y",
+	"XHv+hmqI/oWk84bdm64Z52GNahcfRYC3a3YzV+nDoqVMs4QqcGu/o6t6D7AicV5NrGGSpw32vbPfRsFo",
+	"3uC6tFnfpqU84Ovb5G+sm+9a4r7NY2MFhwnAV9giueAE8vjvdD0tpwDqKGo49SSJ8yxHaKIuVtnbpIOr",
+	"UbwSdMmjq9H5ZDIJrryBJn/C/q+X6PkPcOTKkxv2KfhcmG1bXWPwrpdRfRWkOtLCIfYaW3s7lmPJUUvH",
+	"YhLOmQm3WbfWK0R0tGbFzLDITMFPrpbNimVUjyYpVZZhKbKKGEmWTM2t8OUMfOze3o+lSkDt7EmWALJU",
+	"M9Ugz/NZ5wwk2Kp92pBKHZPNuaPboQPUsi61bb0O3z2Lt860+G1LNhfjUxHlMn7+UywZGmJhJ3oJUuXU",
+	"NRvYi0FvsfPGaYgpfmxMshY01QvZsEQ74paTLGKCbXV+XHLBl9kSvcqmFimo4dc84WbVqt0dV6xDs6Ki",
+	"yOaeVgtAul4wbwE6AGviX5S4nB3jv0ye/2VyX1ftYd3X0icZbx3GWNrejc3YWNpWC9JutX9pPoebrsqG",
+	"KQGiALvf+Didw9ChyHQtL/Az5eZ7qb67tVdDpd/lksUcZ56pORNmhPZccCpWS3gN1kywrE/G6+omPIDM",
+	"i4Sza7PtNhK7cqelHf7w3eVH8vLiDbpKgEr17xlVakXGS54wbaRg5Pk5cRYDUAiDJ6PLSXolEBmWVNA5",
+	"s5AQFHXschfRgFxnyU0eXBWQSGbClDwiTyZX4kq8ksIuE/ocWFkGB8RumVoR6SWrc/vov5Nc0iI81uD7",
+	"sVlNOZ+dvbM04YIk8o6pV3TJkldUMzIOnb17gh7fIfn//q//m/gvX+F3Jy+uBKnpHfRpkAsuBW9x2394",
+	"f8r0KU15OCE/W7SsNoFV1qBjtcOSgmg7O5qQlJqFJlLZVy2ZWchYB5iz3P5yhl+RlHJFFo6VlneiWBWo",
+	"kRzia0JyRtzHH+zlnv8F0XD2b3D8s6t4Qc2iqPyqXanpELYmtBMM0a0Gat8674VzCxFLeqqZbWgnnnBt",
+	"N/nOF2sNSDilSRIGBG6xJTULOy/o1J2kc/cie0/i9uk04XgmFNMycaexcOMJ4J5xXymZGaZgCq1q2mqS",
+	"aTwhYV4hNyTIqZFxjXVu3V/x5NzOoPouY8+HJpSkWIb+9Dozp9hollCokOtOPJTIddVyT6wo5PweCdQC",
+	"P/ejDklEBcyS2bdl2q4Bw2rE4ExsR3XDxalMmaApJ7c04TE1YE3EGgGSpvw0kjGbM0Gu7SIrohjIYsWU",
+	"QM6AxfuJa4POM/Hmko19wrap92+y86jYg2HRgLec2nPqfEphP9cOiZ3QONRmlbBz2PUA6qnImBWlGu0k",
+	"aJLIu9qxvsuWTPFoc5wRAJaQJHTYH56FS3oPn86JomLOyC2XKFPhYVMslcqsHzG88MyCbe411o+EQmrj",
+	"8F+a/85+KYZQbBsRYCa8ZQGW3ST/On3+S4i09qHwYuMMh2H30XsCkXFYx+97axvREp3w1ynCoLodz0Fg",
+	"R46T0yQTN8KCxA1baZxazZz0hPxDY6rplMUon+cbH5ZTmBZpTX/zHsfwurLR9cQCYpjzgOdkjQUM7TS2",
+	"VTJwK+WShvmlgXrvdqLe928dVkVs188zI6HlVBUjFk+wKCM+AV4ScMoSRm9hl2vXPCSZ0MwEBAtZc2Fv",
+	"G2ER+8+TZ3hCNWH3RlE/oBeu4KtgiIg/SIsbmR27sdeANnRlX4dAOqYCDj+PuCHbdp3cySyJCY1jQgUJ",
+	"X9aOdUlTpBwSAtzjXQFbg+OPZJLwmLkzkLtP0qUX/04mJCzU/FBjyQ8vgZtXnPvq5khrVF1zo6ha2ZeB",
+	"uRr2zTIdluylqNwpRZlwLBwWkBB6wyr46xCC1wTKT3j70ChiqSkxA3Zqxc1nn+fLNAH2Y52k/02TJY/j",
+	"hN1RhTDy1s3/biE1c5yBNlT5XCvTkMyZsTuIv9lvZWa8s9GM35NxmEvC4bmrSwWMw5vXIax7kekSvr70",
+	"BjdykUMG3JklLsczAvm8ECH+18u3PxEqooUEQL7Knj3703/HY3+B9s6TKsmUSuaDWdKiaYVazsmfnj1H",
+	"Uc555xNkfuxN5lm2gHzz7BuPVKUixXZyReSPJ2BnmCeAIWRcrcAbgP4pS8w5yQPnwhP7gv/hsv8hL0nu",
+	"KDcO4jhE3mcGL/gq/wf8DyWhy3odrqUY3OTTELrRd/jH716+Li+xsKtOFvSWEYoe22A9duFqYEVDdcfL",
+	"lEYLdvqnyTP0BzCJ/dbxyp47fnnxphRrdj56NnmOz7v7enQ++vPk2eTPo2AE/J7t/8z+b44ZVb1U8Vqi",
+	"jSVTyegccino87Ozu7u7iYv9m0TyzIoE7IyJs0o84JnyvpBnluE/w3zuC7NM3Dhw5m9iSI4wkyNn42Xo",
+	"D9RQXqR45OwCiBnOXmONkdLjUEaw9dMAQh8tKrRu8j1Ah+Vj2zcBbHGP/xJUk8n96dkzFzRiXAFQmkKZ",
+	"ArtsZ786gylyjrsToOeh4iCqVUW0VyWZyjnZWBl7AUHCMJb/OnUn+fRCyTiLGn1iXZuz/3LP+8fdW4FQ",
+	"mtrms8fVB6leZ8slVSvwUTWZEppcU82jij8Qvfao6I7/BJMH63Kh11+CkZeIQPmF0eZ2uJ/hvF84e8Bw",
+	"3jfP+6b2IBf5NVGZEM5P4vOdzh8Zjbed0LsFMwuXq6V+7NsPZ16342wKGoyD4zKP7LtRWdKI0PDUDwyj",
+	"fF8mSefzi6Ub/1FESrU+Ni8t7/BOujF0aMap/u4+pSL+2SsEWjf+SUY0af30H4Q2t9OFM2mN9oX0plqA",
+	"iyaJL31QpqFShugKwOODc2YcEZUI6uyT5aUeniBdfbt6hykABtIaSKuetL559k3r599J8z2kB9knSc75",
+	"rZXYvG59rmSWlqqp96LNQ3Ni7Snxu3srDg/EOBDjVv4vJ6tW5GhbvHVuQIfgNO3VuEGahSW8HTnC47qg",
+	"yG6nHg6hpRe7GVjE0922LsGri+L83PRd8b7pTNsfMTqr9WF7Sy1/37XVV0llYHL4VsarvSk1ah2patQb",
+	"eSFX4hyniJEkZQptP1wQqEkSEIr2UGrkkkcEI/Uno7Jngati3+P+LheOaosae7u9X8audrdiS3nLdI4Q",
+	"OFWaJKv2MIEOQTlpI1t9nSU3B6byWEb61L6ngb6/tUPoSs/OKeIleK2jM3PrI+5yzLR/HtMitX6+K2rY",
+	"Bfi4StuTNRoDOj7+nUsr0bHZG9Gx2QVPWcIF67AdQKUABwPS5khbjxb+Ec7w3MDTvZANyO6xAHWBYKzJ",
+	"MksMT5O80jbagwLvhWgxDLMflk0nFsEF87lZykgGsFSFsWs3XpdZ5zMB1QWEWA5YNWDVgFV/YKwi44t/",
+	"fAQfpJNWsAW8VkTNYTWXETUN0PWKmh9ZknaGLteu9Tl5Rc3loJNotAMbdm/O8jjyQliq8cmtsaZRQ5iI",
+	"U8nBH9aexhS8QASbPJo4fgJfEuNe8/LiTUVVb09u9VjDUbMnKj/aZyWdwUGPOKoLmg96XxXBo7RxllA6",
+	"PXwwqnpFzT8HJeLhlIivqPkIMfEHsJbtprmq9F4iu6OYxtpTXy8F/ECBAwV+LgqsaOA70OFe1O2WjiGg",
+	"5fDkC69pJt9XMIo+bOIXSHsDNR2KmvLoTgzTchHDdV5+tdSFtPBQpY2zTyCvPTwNGnnj6o8MhDIQyt4J",
+	"BS+jGp+preTS2d/BHmEr+K1fRYs8fdJh6Qzfs01lAePoQWQfO/GNH/mSDXzmYP5+mjBBSSRFxDWEHGKY",
+	"KLrPV29VFwPTRm0DVFXcrqWymIeldw9ojQT/Jq+01pniv10Zdliih2Xr0uJC8S6PO+vFP0QiacziSzaH",
+	"EKn2BDIIzgOgfQmAVh8C1Jrb8XC1AWDHExDaAllvIWFAswHNBjT7gtGsowSXY9reZLgl9SXFDguF+J5m",
+	"JMSj+kdRlAxk/CUrY1gCJeIInmlIZ7abdB2hFdxIXnf5sIQHr2mmu3euxPLTYz2+z5Lkzetj8hIDmAxg",
+	"8gR4AqTYnYCC+FHgSany9mERxb2oGVMu3Eh6oIoj4W+lNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEd",
+	"T+BJtiDiImf/YWkY39NMwpe+asMTVEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+mek",
+	"9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwWH/PRDEq6gZS/AN48ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlH",
+	"c6fvQqC9nOoHIh2I9LMT6ZKaaMHFHPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bi",
+	"tyx5UvTY9fnHBNa7tmAm6doIS7F0f9WHvKZm38G+KVXg7NcH1g8dILJj3jDwmAxG3zz7H20ft4c5fp+Z",
+	"0THyJ7v851viLGoT1voHqy6hFZA8klajM1j2024MiDkg5oCYA2I2IGZAEr7khsXEVYds1hS1wtP9aIwc",
+	"HvviOcdB4jkzp/6N2/H4B2Yu/dC6Tvj7hOaNWx9PZ0t+jUdEPzGIHapbtE8E6U6QPwHNhS7K1QTyU7lX",
+	"iTVlSnNtp4SF0BQVmkNg3tprydgXSnPv1kQKnxfopD1GzJmZ5iR90LxmnqQxv1FLqr7IjkzVA3U+oQyt",
+	"m4dgS5pWqMSdk0+pEndORP67hzAggml7wUpFZgk1UFmuda7Wg81tG+7khH/HlC+rHD8efDAJri4Dj1Rb",
+	"cScUWZJAsSoGNSPdLx0wJ83KmFPlLoyrkHx41gJetR19Lg2Wte2aW6NXGva+4mD/fPG9APIY8qQTed66",
+	"knyuoHHX5gMo99HDl0/+PjmbHEhsz2Tsyy0G6I8aQCFcUM3bIxyQWwl/RVLM+DxzBfPYve0FynO2RxuE",
+	"lBqYOfu0ZEbx6OFp4c1bGNSAOgPqDKizp3xaKVVGrycqQHrsCiOd7d4blF2rVKng0XGV3d1wqZ/CewCn",
+	"AZwGcOoKTvvSA+8ZuoLHKZCRs5siZzctWDos3pkwlP8OAHj44lN88Wnx4u3Y9xqG9E9o+wqaflcMuWcO",
+	"/g9sKW8Hv6JDFXwtthaVJVHCoDj5WEgojX3yeLXJK9slUvEOSaU9meLhnzbShyXgw9XH6UcdF1KbPdEG",
+	"dvNOxuAv1f72Ldq9ea0PprEdSPBRJEjjeL8ECDWpQHXgL8cddEjG7J5GJllByno5I6FtPQUvwJBI5f7m",
+	"sQ67qDKlNlsottXFd/YpHwmw/Gtks1ZrXS6X9FQz+5DlDGzTwpWR20dSCk58rt5/3veGdjvYkvr/lwJr",
+	"YpYqFtmX+WZfAPp4GBkq9H1huFApzP4zVcKexx3l2F+7E8ql8C26VWTfD8Bcr4AQybigGGJp8QWhQt8x",
+	"pckdNwtCSehGGRKcwb7xxk9x6n2XD6tImKO8fJq/d3c0Qe6y8cq38b7SfSrDP1mhfRCfrfi8vsX7q/DO",
+	"bplakbxZ7ulfpief06rZ/aGGXpoIqRSPc1BR1Zek3SSpNsLqxop3pqjBC+J4pdnXSrs+ijBw/3UNSWgy",
+	"Bi7Rcrp3XqF6QoQkpcA1/zDJ1qpPbCciJ7jW0VHwpdw7w6UzXDodjNk19LUZXEbGOaURmiTyjsUnj7+a",
+	"kEN+YhfPd1D8faCqr96fPs5LireqQW5bvOVag0zWgQBtu21EeLdgZsFUAzESBsexPa3h8w3k9uigz4Pq",
+	"bftS7EW2eQle2GH2nfArqF86kOHBi9j6Be9fyHavPCfuOzCWmXMmpXU0Ob54f1lTrHY7YaZZ0yV4OEf1",
+	"fVLUQE0DNR2CmgJCyXXGk9gynNeJjG6InJVFuYb8JCyeytke6M/pRw5eKxC/3V4Kzf72A+t+cfX3EsKW",
+	"HxdKGpOwuHW7I7tBveXiMpKKdcEDt/rtS97DBnWt9//39ksmaLL63YJCtwZ+tVq3c3F87+Fsyfbvez3r",
+	"ELgtOBMd9GlMLbmghr2cmQ4rMKC6lf8zYfpD+itfym5vGgORLa+ZsiDta+2VNAaU/JYxtQqIvGWK0CTx",
+	"Pl5k/MN3yDO9sIAv4xXhmtAoYqlZUyYgUq7DeF6S73ACSFuIHvB5wOcBnwd8/prwuS0AA7sMLPmRbPJe",
+	"hp2zndKrQ7sfGBYTHgzxX6v2trK9+zbCV+XN3QKmJ6A5M+uEUUctxza840takg5aXSvLO1jc/2AW9w19",
+	"S421vT1VOIv6OmEET/rGGK6L4brYV17WfqbzbZfKUczmuxxQHOWgtXwgnsFSflxLeZXuWlvJPVk5K/km",
+	"ZX0ZFvI0a3uzXWTVm+2YdvG8Gc30YP8b7H+aULFOuJ1M6Z5606zuUjy8Gb0/2Q0kN5DcEyG5gECmNxbb",
+	"+1QQWrCs+BzXJIJu4scRJKg+ljRNXdjTceQ998Kd4t5bfK6PatBlS/24St29f/BUHsc25vSCg24M+cBa",
+	"M7vQcAj3K5E6CoA8HA36/d0ip6fbChWfzThL4rNP8I9+OB5Rwwtbk/b39mm3tH2Ju3Mq5PJLu1HCVw8n",
+	"A6mz6vk4HL0XmXWQRqHKbmHU6IYB0EWBBN3NANAQJq7L2XOWzrx4DG+7ZZYYfop/NADHW/y1j9sdeiRY",
+	"ym1/t+Lb3tL7V1JEmVJMGOymAyXaN8b/yVadaBCPPVRsuOS/dxEOykO1zV3m4vZv/8C0+SgNTX7kRr/U",
+	"bzo4JryK9Fsu+JL/zj7ITMRG8VQ/VaQ7vptPP5+YQXLLCbG/4OY6eDyWZ0ITbVGaJkQ7KCBcQHIXN+ay",
+	"85zF+Hev/+Py/bvci84nQ9ntRbcsBn14P7r24Dsg74C8A/IOyPv0kLc9opZ527PjuMaVAXaXYtotmldY",
+	"Hond7Y6Xe4HpzwZ7A33nO/h41fgB6bzksXFYTqtqoTocy/UIKBhwYMCBAQd63vvrBi9Is3ecbPfwqlMu",
+	"ZrKBzqGw6Bsxk8fxyBrsxz3OdrFH+9IJb1bnxNSPXHQrZQytJhyGVhxtqO9w1AMOL9x2wi9hRF2PeNH0",
+	"lVymCbN9el11y90vuoCGMTX0cT30afiDklnap2G32stFO3uV93mfs3NdsvmSCfM9T9gl//0xPf1DJJLG",
+	"LHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLTAbFIE5BrxehN",
+	"q/SzCGuIYhu4duQ6Wl0ArmctrQHmBpgbYO6zwlxhlG8AvI6g1QcCShBSNsXXQZ8r2TV94kgI7rUDKA6g",
+	"OIDiVwmKzRXD2H2pzefAzqB9sxJKbeLuJ1emZSpVDdpWK068FwwqMBDN1C3T5FqaBQnXe3oIodZ+8b3r",
+	"NjxHZ+88y3yl8AoTRmE2HoLPXwms/hD60tZhQEIJ/3fcuP346+3S/lPiyOFPRYVOpTL2D3s3QKskm3MB",
+	"rbiYM23wE3D5YXAlwilNkvCEcEM0S1hktBuJlQHMgqk7rvFcEB7ryZUYBU9Dswa1muL3qudFNOjZviY9",
+	"W4FSDsGkKn3nDnThkmkf6qaG64Neb17709kMQA9ntv/PIvy2JzL7aSCzPxyZ1RLQGqWRsf0itGcp3Iwl",
+	"PBRddWEGdlPgE9WrI+0NEtYgYQ24+aVr10uIeQSxyQPkFrh7wup2xL1BvzSg34B+X5t+6fPgYPB4RX0T",
+	"fD55lX0ZTQfF/QCsA7B+7cD6dNT3j8TffSv7H564mm1QsQ0qtkcwSp9PoZZyc/CcyqnkwpxycWr4ktl5",
+	"N5bRkppd2IffCHvIO5PTED+gz9YX8RE59hNG1SspDLvHW6RVGsuNVo9LzWVnowklcIbAG5svGRlDZFHI",
+	"47BFCRTbxRTaT7mY2vbOhfG3jCq1OpMpEzTlHvsnv2opSrdM9Yz+Hdq8xyau7ttwTuuPV2RPARYIg+Rp",
+	"ESzjmV9fHS3YksKvccztTzS5UHa5Dbf9GJWxYGRWKRudj+T1rywyI7uzc3nqvrQ9TT7Qu7dMazq32wrn",
+	"rewB8HHBiN2tlxdvyJ8nzyZ/zss7eLh2205eXryZ7PFy4Dp/b/5Gqsl/XL5/Vz6yeAZHv+CJVGymmF4c",
+	"J0eUe9n2zFAf8KGXSXLcCmtDtqXj80iQLEG/98dgD8QAZ4fp+opWHVKXerp4OEqe4I6EMVDFQBWPpYoe",
+	"pOAujKU0DBxRjiMY4wu3ScaOKfoAD/aKoxzYozbsUf0YsJU+w+V3e+Hl3iov1cAt4Q57tkgH5IatWEyu",
+	"V4QmnOrJXgXoSIoZn2eKxevv3S06e34dG05LMZeKiZipI6UTwZetJxHYIuZ+gAaXj04sMki7eVKFRwfL",
+	"1+1Ja5H3nTR5qYdHUoYdhRV31+LsyR03C5kZojIhIOm0eWxlUDy20+Pm29gLrQyEMhBKB0LpTQl1V8nZ",
+	"Jx4/fAH3yZt4uFEGQqkQipGWy+p2sYSfrvAI6avR+afJZPLwEMJd86j7pU/aJH+uXx+jYNCeSHCgv4H+",
+	"+tDfAagO7jKU9HR+hx3U6OcKqOK0T/HVWygIy2hewmPdy/50tIgPlXv2Vjv1uOTki60W5AQHhki1Tlg7",
+	"KcVVWMUODltZdc5Mazr4gZmeRDAc6t6Hulj0tie60mIv2rA9HOk5M6Xz3JHNgnbHYa+wUFZrkrjI3Fr3",
+	"q8J4lLsBB+jcHv6eMbUakl52YPryLX4iFeEu7dEEmmwixqYSjLWEmWYVwsyeGmENRDUQ1dMgKiv64M9W",
+	"9LkaJVTMr0bnV6Nlpg2NFuxqFFyNtMxUxK5G5ygbdSPADVHo7FOERwyEosdcmx2P9FO+a/0Qhyt3QIfP",
+	"gg50ZpgitjlPnGLE5eJF/2pHs1/VPewO80BwA8E9YYILdSQVg6xV7t4OAzKZTPpcw8erabi1oNZl72KG",
+	"LwVNVr/bs9TWhQ8beGe8I1VWcJVZ0YtNth/t61kXJ8OEctGxFBScwrhjSOhrGd3SJGMdm32v5PIJ18Y6",
+	"snPnT0xwJjppCh1dtW7y9wPXBbuMlEySji/pVIGlU+W5S6k63KYgw3R8/Lt7CAfWHZu5KOIOIYZMLbmg",
+	"hr2cmQ7YBvGc7Z/O5nOmsfB010ZvZcy6tum2l9jmI4hpBwrMtDzLzaW9THW3Nnlxnm7YckGV4TRxtMZ0",
+	"p1Ld3WsR4Xv+yZTmssu18Ns7eaG45VLsMexQtQi4rVc0WrTf5m+piRYs/sDiLGLHLjP5iCKXjyjRNPDi",
+	"/mj2Z8Qv91NayVfmqo+P6efXecxStS146oGhHhjqgaEeGOqBoR4Y6oGhHhjqgaEeGOrjMtStOeaSRvpM",
+	"w0V4cCfZKGFUneLLtibGYVTh3Tz4lPfKiZOv35edDud7xZgmeF68QUb7bDj49ZTHYQDehIqLOZGKUEGo",
+	"UnT1gmDBEDKDXrCcAjZqk0WHUTV1ZHFQb9md1IAb2asUf0f2Fh5/83q4RI50iTySQotL5NhBHkVAu2D3",
+	"hlxbJojIGRpXLa06R6e1MvnuRx57S+tvGdBkTrr2u3aBHwVlHlLt0440B7oc6PILo8vyDeqqgRXXKbnj",
+	"gshbpjZotD1dbjKXZ5/yNzw8QUbzzeuB1RxYTczRUi18t8F+NrKVhQUjJgnXxhKS/gJ5zTevj8BtDpfU",
+	"cEltv6RilioWAQ1CUcuKkbDgJdsRWYlh7HGqjxMo1po8B9ocaPMrpM0y03icZGZrKS+2mvYfk7vsqzcG",
+	"9zDuPlWTbVc/BH8uLpSc8Q47290g9ghYfpz3xwDq+0vU8vnA3adm8bGFG+GIVMREZe4CcD+CHmDv/lrH",
+	"SsDXB98HcB/AfQD3Adz/gODeHb3rWPaDJ9z6b5P/3hLZXZqtIZ/qV5cIaz2TAqMq4UwRxW655lL4cieV",
+	"LEOavLx4c9I2V1aZRzmICNr+HP/AzHCI95P4ql+GxNqWe06EdcgjPWfmy0lK2p4uLrKBLvYTqr8nBuhA",
+	"IftV0gggUa//q5Q0dK8kk2ZrJJM9raN+kQ0Zr/8Ip52ML/6BGhd/mtdPedez7Jh2rMN6nOJrkBPUvXF7",
+	"oSm4afHBPsWm+uV6+WJKVPWqoPuTjGh7rYoL9nERf0P1rI4KAEdV+7TFecIBS1yfIlqQKTUfGZD/cexr",
+	"ZfLP88rfPt+JAB6a+yDAEUikJ8ggYX1cpewdXbKBsLoQ1k9sTqOVPxf7oy/030qgd1d4vi4B8W76Wrte",
+	"C2WYoEt2eI9HT2kuD31rYkPNSm/xqR8lDFm7Pzez6RVqtQdfk7E9tJpIRe48i9KhfOmx9Gd7uWKG+2Wg",
+	"rvr7pZVi8FD3kuX7GohzSU204GKOflpAqOOcTC2DKO/WLPFdbq9gtGA0PjCx5oTK7rk2eie9fgePDSQ7",
+	"kGyJfH5kNM7NS62I1bZ4y7XmYt6JUG27bcR6t2Bm4eJlaomW4DlvT5P4/CNU9p5W8Fgd3nd5nbJ30/RF",
+	"lt/B/dJuu8avIPtwZ4+O9yrukJnkOHzuAAf91bpPTJuLpxJY6CyNKRqv67GhIaX3doA4inXi8ZQ9UPVA",
+	"1X9Iqu5LyQ/B6OwTdHV0nRG8tY226Ikm7P9ijDgD9/5kHMqkYJaYl1Kx7mYVR5xHU2+1INBewUk976eO",
+	"ZsWv2sTa12g6VLHcAiAQci+AsmiaJjyC4372q5bCfqejBVtS+DWOuf2JJhfKkoXh2E/dGLCV3bGY3V8a",
+	"xz6bVcpG5yN5/SuLzOjhAfAF3YW4fdvoI3gRWXZdzgij0QLv+4DcsBWLybW//wVdssnnDd2kCaea6YAs",
+	"aZqC3ZiKuGJEfhTqWaw7jpbQKU1aaAY7Y96AXYPDx1eqhKRJUipj5MP2gJa66h+7qx0BVX/iulTsDxUT",
+	"m2gaAmCGGD+ed0G4zu0a3t/NSVaSYKExMqbErl6CT4HS5IAo5KqbtWC+UDo8Gv9VeevPlJvvpXoZGX7L",
+	"IB+sPphCY2Ba6tUZrfmVbXwJbifQkUsI3MSORFLM+DzDc1illXHor/swIKHnA+xnxxyEJ5Mmdcr+Z6Et",
+	"vjVMAsd7R7Uj7niyNyUNFb53bhZEpsgh5ozQGn/kFqY9ROJ4Kxqbsyn0chyfOj/gXfLgSxjS8YKae7I8",
+	"MMzetQg6sXMD48LcendwdHDPH1JiaSGauCe3eDIgBT6acdmk6mN78rWib9Rj9SPx4dr/o0XPOjKbKbl8",
+	"HKE5D7+c1p7YbWfZ6Hi48gYqfLpXHkrnB7n4jqCZa0WNqJob2M+BFr8Y570qVYISjEixqU5rT5nOkW8/",
+	"XGnLY3xsn79WaHCR4d3cz9dvYFWPFx0N27Q/h5vj8rp1HjqOopsc7bYTcJqVZcrsSdHSQEcDHR2fjnrR",
+	"zqY+hT15jQobCGzQqTxSp4LlItDmUqTKPumvavnDM5BsYCGHq++zsZBr1ByQr42nHC69gbSeBGk9gqgq",
+	"zOZ1ltzY0fa4OI91D8Yy0qd2nA0k+m2W3MCAOpPmY9yCPrCZYrr96e6a7bsrANhV6FZ8/ymXyL/gKUu4",
+	"YJ3qk3OFkskAmh1A056b/oBpWz8a9y6YsmimyTJLDE8TRnIC1y9yT0jn+uje5JyX5Ixww5b2J2rQLVJI",
+	"UYkvA4SrguK1G/XhmIvWmNUnT+UAWwNsDbD1pGGrSEt6ckAEq3ByUSI168nKVX3SHStXdUd9SeAFsRv2",
+	"DWOpJtxoElNDwUd0yQyFP8Y0UlJropg2VBl9Qq4zQxSbZZppl8CVoV/pneKWzb3jZnElcJ1wIvGU3UcM",
+	"Xh6+yPNsEXafUgG5i/UNhwGQTCRMaxLCT/E0z/UTEu7Il4TYZTi5Ek6eIzRRjMYrPymqGEnYzBCZGbsl",
+	"oeObbZMDO9DbAezwnIedHcKKHxX803xp/nJAT+/yDu509YaDeccUc6fyM0TKwUB197A3BJ81QJIZLt/B",
+	"KxTCm5qqWNvfAOSG0oR1VM/FZSQVe3rlrv7efskETVa/d8hs4hr41WrdzgUBvocDJtu/7/WsvbMUE5x1",
+	"qG71kaklF9SwlzPTYQUGFlKfATI8oi47wNvnLUObLa+ZsvxKLKNsaVsX+Q8p+S1jakV4jYfWY+sURn7u",
+	"++I1P/fdMFwMw8UwXAzDxfBHvxjaIn+V0Qe7VV7Y8FGmpBY0I6OD19gqdLiokmi6PzANXx+Hi69Jh/tP",
+	"pjSXouvzndS+nTWrA5ABqQDxN2DZ891A81pGeMidOfyvbeBPzBIemf1FqucgVvZRfkFmlCeoOiTfPPsr",
+	"uVswUX4WfoACMXTJCI9rsgzn4LgOci54/eAWohboMiDLgCwDshwaWY6BJhWeKZbRl+B2sxWgYDgvMyPf",
+	"xEdFqfdpJwL/I4Lam9kl++2d7PD8heKWOqzYOJi7v3q8fRR8At1XGTOARyoIzYxcUsMjmiQrMmfC4gWL",
+	"CY/bICWgzSZQHrxkfoF3+Iat9fL/0AzZcXDlKGzfkCW2tRX7tYx+VtzssGAXYEA1QUKKyThU0Ojcf+Ny",
+	"qznd2H6GBz17RVqHQQppyMy2KQ1TSDOF78KAVOdN9IKm7CQgUpWSycWSYUfAEF6JMez9B7cVrs3kShyf",
+	"y82DsPJJt8HgY6TtBqidsyazTB9DPdSHjr/nLOmWar6ryeIDo4nhHfJQ/sDMoUH8SbtEDlj+tLAczmNr",
+	"hAQk3Dtg/8DMI9Ea/j0nM5poFgYkn1RLjHaehjnWl5wNA7IFwPdioOmGx4dPKL4DjXvmEB8AeQDkIYnT",
+	"E0t+XgBqe/Xlo5Kdf6GGXQzNObZdd9BrDnrNQa/ZEWVfy+gfECwNMPvFmJ6kIoqlCY0aDdwdFKaf1059",
+	"/NjrASgHoByA8o8MlH2tSew+TSgXuUXp4KFJ7oWNsjX82kfh+Uf2be6hJvj7wdD/yaNTH7hxB3Mb2uxF",
+	"E+je01ILiKLoCxKCLzOLQ2JYklSTFKNvMz6gCTd7V166IXdUYFZVkGTsp1DoMIUkABYCBvU0VZhu7pos",
+	"5F2ZbdWRVBaf5/ZHk3uYPzLKyGHn16R66HIrDFfCcCUMV8JwJXxNV0J7zK+w7a4W3XFKx82ZOXUv3FlQ",
+	"560b2NGqWn4p6Tb6ZRMZSoV0FuvdCdSfN+AwLxa5h/rZObU/7fhyDxdp1hIuLjIPF70sS30hY8gDVNU7",
+	"K+5Kr74XyWrQQXbLr+sO8JeaYfdlHGsyA58UYmQb5GqyyGxHsTSrolj2BEFoAKABgAYAevIA1BN06sSn",
+	"M3jx2Sd8/8PxpCl4YWuZCnwG3T73TM6DSOXUVLrDmS7e3E0U+erluUHWYtXz8YQEriKLi0OWfQhh0NXe",
+	"RLE2tz68yTsMb5YZ9yD2yaxS9vDoRLetR4RuFxu5cVPFIrCMnxuVseCJMXcw6EHKHJi8r5XJ24vevswL",
+	"blfauyFCHAottbKYumA0Bur6NPqZKuH01HXvdU+evXbowaXwLeC9T18Yttgbk79M7kEixvpOj5aLvwQw",
+	"HYB0ANIBSAcgPQyQviCCsViT0JUsmNqfp4Iu2d8sIIYBoULfMeUSFFESFxMndzjzk71oCpxR9hiukVA2",
+	"4xT/aIDit/hr7/TtmGC2k+O0e+Vbev9KiihTiglz6UpWtAdxu7v/yVad5GvECHCFv+S/dxhxZai2+Qck",
+	"si5pRrT5KA1NfuRGv9RvOjjevIr0Wy74kv/OPlhqMoqn+qneJsfP2twvxfFwfeWE2F/T6zp4vNolE5po",
+	"dssUTYrqNVwAsLsxvwDUh8KMFrU3Cv1Uk67vdn1cFmN/+inWOwL5gOIDig8oPqD4l4ni7aG7jrE+M2yZ",
+	"JhST2B2Owy4j8ql/5XZo/uieOiav3R1g94Lrnw0nB0DId9AftycJDMSTzJHYvGmOCk+b33ssrAyYMmDK",
+	"gCkHZDpKQFLhPmTKxOFKw35gtn9dKhDrdJwLxhXRkNsBg7hX5G5BDeZRx1XBUJaERjf65AWx/eTt85qs",
+	"NJGCTa5ELilgGdiYGLn+zutVvnTjmoqw/jdfEPbk4OVd7Yza1Hh9b3doKPH65ZZ4tRvYocKrPRefpcLr",
+	"+xpSbW85ACCpYkvKzT6h5QC0mEouzCkXp4YvmZ1QAynapbmwz74RlkY6k+N/Mpa+TPjtMdz/HuHHd5wq",
+	"fUNO1vYQsnbwtsMInGYo3sahEslnwxC6NpQxJVrQVC+kqXolOvA4ITcsNVYyIuENY+mUWloJd/I2FnOm",
+	"8KopF1P7qjUEUpjf6Tj+zO5l229zl3HquBWnB4/g43sEI5fx3p+Bz+ETDCeN6Xo3g1pVxPYr3lPTlxF9",
+	"2YUcB1ocaPGz0WIPAqxcckd0zNlqyb18nEfO0XLUPE6rdoQMNy5xRkc2vFda9dcyuqVJxjo2+17J5RM2",
+	"yh4ZY59URqJ+MtllpGSSdHxJJ+17J5eHS6nM15FTv2ex9UtDO7h3XGbzOdMYHtm10VsZs65tuu0ltvnI",
+	"7s3BXN0tD3JzCXmFurXJDTPdsOWCKsNp4mgNhPJDOg/he7omB8Y0vz1y9zr3olc0WrTf5m8xRdUHFmcR",
+	"O7Z/0yO8qx5hnhsMbP5o9rerXeZmteNy5N6Mu6mMemxuyi/JP7MtPz8w8wMzPzDzAzM/MPMDMz8w8wMz",
+	"PzDzAzP/RTDzrbn1Go36kTzy2znNXu7HFf+rZ9+O5sVyeCarq+TgD8eFkjOeHNIvenBp/uwg/XiP5s8F",
+	"1h+YiJnShJJlpo1lS9b9oAkVMVGZy2fmfpS3Lmd/g7KmrWLmS4mo6H0tDHfCcCcMd8JwJ/xh74TuF8Ea",
+	"828MZPE8WhJc/8ad+W8v/dC6QvxXHt7xfULztTlQRZG+iYMH/zuAFXduP2tiXE9me0mCq0tTejQXefAi",
+	"ABmUd20JNBfZsYGm6/MXimmmbtl391x3YtC+bkT7+jmhfYXlsfsCkupjaXKwMJIg9QREMG1YTMbhpyss",
+	"IXw1Ov90NRLZ8pqpqZxNFYMx6avR+fOHh/DEQswsoabUZNLwdAjyq8Ii2C7b6RdYxQDrSLtI5ZWgSx7t",
+	"D3fTrIy7tUzb2SdBl+zhCfNu7+iSxQMDNzBwAwPXlYGzpB0/UTaujbYHXlUUH64WMdDgknCE8vOxjAC6",
+	"GhDLQhUMpTNG9VCzfWA0MbxDDuwfmHGxNAcr0fukPVC6ug245zvpGIf47Pa85GtX1NaRzK7CvkjkAaGa",
+	"aPDwI2M6M0y5H8gMpoopmz8r1IYOj0KLskXt3jK4+u/W4RVg1S0HZu7+PEAGwqEesGzAsj869/Yjo3EO",
+	"Ea0wxbZ4y7V21Thaw4pttw1afO11ul6mHdT7C6oJLaCnDdhg6xLe9GDiCo6slYv1m9d17BvqCHL27YjD",
+	"OKgVGjAW59YAsyjxdwbY5oxMXziq/UQ74HNn/GdGrd6LV1LMEh6Zg90bnRUNM/RPbf98X1dWrtjLhNNB",
+	"KbpnpSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwEIkWaqZMkRCc70n3eZrGeE44Sb707PnrZq8Usw36cxQ",
+	"f/Psr7sbeHLcm/a0dD26qi4bKy/tJYpLTsa4yjRJVm7duZgTbk7a3KAI7rjjYFRx+L25+0LG7N80+fHj",
+	"xwtC41gxrcnY5020t8z52dnzP/1l8mzybPL8/K9/evYMBoC30BmcXDeY9d5fJZm2UhAXMzjqXApkCCxL",
+	"vbCdCLpko/NRhA8C0VS7gCuULKmgc4ZHM4JtD0jMEmb/nTMT5NV3glyNFBCXVeOk9B6vOGp6D7UQhLom",
+	"18J9U9Pikot5wk7znXt58abcsNiXzaZ21a+z5Ma2KTWxX9W9CJ0i7MJFMkNhzbXIYxLX2/w9o0qtTnXK",
+	"Ij7jEWEihnxa5RH+Bs/UNH4llymNTEAWFjRPFaMxvU4YMfb/mOWTRBRnXF7diBrLPv3/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

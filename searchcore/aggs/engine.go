@@ -137,6 +137,8 @@ type Root struct {
 	env       *env // set by Bind
 	// excludeNested keeps the global aggregation off nested documents.
 	excludeNested bool
+	// Profile times each top-level aggregation's collection (profile: true).
+	Profile bool
 }
 
 // Fields implements search.Aggregation: the de-duplicated doc-value fields
@@ -149,6 +151,9 @@ func (a *Root) Calculator() search.Calculator {
 	if e == nil {
 		e = &env{}
 	}
+	if a.Profile {
+		return newProfiledPartial(a.nodes, e)
+	}
 	return &Partial{colls: newColls(a.nodes, e), env: e}
 }
 
@@ -156,6 +161,8 @@ func (a *Root) Calculator() search.Calculator {
 type Partial struct {
 	colls []coll
 	env   *env
+	// prof holds the per-aggregation timings when profiling.
+	prof []AggTiming
 }
 
 func newColls(nodes []*node, e *env) []coll {
@@ -183,7 +190,13 @@ func mergeAll(a, b []coll) {
 }
 
 // Consume implements search.Calculator.
-func (p *Partial) Consume(d *search.DocumentMatch) { collectAll(p.colls, d) }
+func (p *Partial) Consume(d *search.DocumentMatch) {
+	if p.prof != nil {
+		p.consumeProfiled(d)
+		return
+	}
+	collectAll(p.colls, d)
+}
 
 // Finish implements search.Calculator.
 func (p *Partial) Finish() {}

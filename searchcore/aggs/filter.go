@@ -434,7 +434,7 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 		}
 		e.global[n] = g
 	}
-	return &Root{nodes: a.nodes, fieldList: a.fieldList, env: e}, nil
+	return &Root{nodes: a.nodes, fieldList: a.fieldList, env: e, Profile: a.Profile}, nil
 }
 
 // globalAgg collects one global aggregation's sub-aggregations.

@@ -57,6 +57,20 @@ type Context struct {
 	// nestedPath is the path of the nested query being compiled ("" at
 	// the top level).
 	nestedPath string
+	// Wrap, when set, is applied to the compiled query of every node of the
+	// tree (the root included, see CompileNode): the search uses it to
+	// profile nodes and to remember named queries (matched_queries).
+	Wrap func(n Node, q bluge.Query) bluge.Query
+}
+
+// CompileNode compiles n and applies Wrap to the result. Compound queries
+// compile their inner queries through it.
+func (c *Context) CompileNode(n Node) (bluge.Query, error) {
+	q, err := n.Compile(c)
+	if err != nil || c.Wrap == nil {
+		return q, err
+	}
+	return c.Wrap(n, q), nil
 }
 
 func (c *Context) now() time.Time {

@@ -84,7 +84,7 @@ func (q *BoolQuery) Compile(ctx *Context) (bluge.Query, error) {
 	compile := func(nodes []Node) ([]bluge.Query, error) {
 		out := make([]bluge.Query, 0, len(nodes))
 		for _, nd := range nodes {
-			c, err := nd.Compile(ctx)
+			c, err := ctx.CompileNode(nd)
 			if err != nil {
 				return nil, err
 			}
@@ -166,7 +166,7 @@ func parseConstantScore(p *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *ConstantScoreQuery) Compile(ctx *Context) (bluge.Query, error) {
-	inner, err := q.filter.Compile(ctx)
+	inner, err := ctx.CompileNode(q.filter)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (q *DisMaxQuery) Compile(ctx *Context) (bluge.Query, error) {
 	}
 	d := &disMaxQuery{tieBreaker: float64(q.tieBreaker)}
 	for _, n := range q.queries {
-		c, err := n.Compile(ctx)
+		c, err := ctx.CompileNode(n)
 		if err != nil {
 			return nil, err
 		}
@@ -162,11 +162,11 @@ func parseBoosting(p *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *BoostingQuery) Compile(ctx *Context) (bluge.Query, error) {
-	pos, err := q.positive.Compile(ctx)
+	pos, err := ctx.CompileNode(q.positive)
 	if err != nil {
 		return nil, err
 	}
-	neg, err := q.negative.Compile(ctx)
+	neg, err := ctx.CompileNode(q.negative)
 	if err != nil {
 		return nil, err
 	}

@@ -332,7 +332,7 @@ func javaStringHash(s string) int32 {
 func (q *FunctionScoreQuery) Compile(ctx *Context) (bluge.Query, error) {
 	var inner bluge.Query = &matchAllQuery{score: 1}
 	if q.query != nil {
-		c, err := q.query.Compile(ctx)
+		c, err := ctx.CompileNode(q.query)
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +363,7 @@ func compileFunction(ctx *Context, f scoreFunction) (compiledFunction, error) {
 		cf.weight, cf.hasWeight = float64(*f.weight), true
 	}
 	if f.filter != nil {
-		q, err := f.filter.Compile(ctx)
+		q, err := ctx.CompileNode(f.filter)
 		if err != nil {
 			return cf, err
 		}

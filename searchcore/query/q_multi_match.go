@@ -281,7 +281,7 @@ func (q *MultiMatchQuery) Compile(ctx *Context) (bluge.Query, error) {
 			if q.operatorAnd {
 				mq.operator = "AND"
 			}
-			c, err = mq.Compile(ctx)
+			c, err = ctx.CompileNode(mq)
 		default:
 			o := &textOpts{analyzer: q.analyzer, zeroTermsAll: q.zeroTermsAll, maxExpansions: q.maxExpansions,
 				operatorAnd: q.operatorAnd, msm: q.msm, hasMSM: q.hasMSM, fuzzy: q.fuzzy,
@@ -333,7 +333,7 @@ func (q *MultiMatchQuery) crossFields(ctx *Context, fields []resolvedField, tie 
 		if q.operatorAnd {
 			mq.operator = "AND"
 		}
-		c, err := mq.Compile(ctx)
+		c, err := ctx.CompileNode(mq)
 		if err != nil {
 			return nil, err
 		}

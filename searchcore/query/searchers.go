@@ -36,6 +36,10 @@ type scoreSearcher struct {
 	value   float64
 	scale   bool
 	explain bool
+	// filter marks a bool filter clause (explained as Lucene's FILTER).
+	filter bool
+	// desc describes a constant score in explanations ("" = "constant score").
+	desc string
 }
 
 func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
@@ -51,7 +55,17 @@ func (s *scoreSearcher) apply(dm *search.DocumentMatch) {
 		return
 	}
 	dm.Score = s.value
-	if s.explain {
+	switch {
+	case s.explain && s.filter:
+		inner := dm.Explanation
+		if inner == nil {
+			inner = search.NewExplanation(0, "match")
+		}
+		dm.Explanation = search.NewExplanation(0, "match on required clause, product of:",
+			search.NewExplanation(0, "# clause"), inner)
+	case s.explain && s.desc != "":
+		dm.Explanation = search.NewExplanation(s.value, s.desc)
+	case s.explain:
 		dm.Explanation = search.NewExplanation(s.value, "constant score")
 	}
 }
@@ -90,7 +104,15 @@ func (c *constScoreQuery) Searcher(i search.Reader, o search.SearcherOptions) (s
 	if err != nil {
 		return nil, err
 	}
-	return &scoreSearcher{Searcher: s, value: c.value, explain: o.Explain}, nil
+	ss := &scoreSearcher{Searcher: s, value: c.value, explain: o.Explain}
+	if o.Explain {
+		// ConstantScoreWeight.explain: the query, and the score when not 1.
+		ss.desc = "ConstantScore(" + describeString(c.q) + ")"
+		if c.value != 1 {
+			ss.desc += "^" + javaFloatString(float32(c.value))
+		}
+	}
+	return ss, nil
 }
 
 // scaleQuery multiplies the scores of q by factor (query boost).
@@ -172,7 +194,7 @@ func (b *boolQuery) Searcher(i search.Reader, o search.SearcherOptions) (rv sear
 		if err != nil {
 			return nil, err
 		}
-		required = append(required, &scoreSearcher{Searcher: s, value: 0, explain: o.Explain})
+		required = append(required, &scoreSearcher{Searcher: s, value: 0, explain: o.Explain, filter: true})
 	}
 	var shoulds, nots []search.Searcher
 	for _, q := range b.should {
@@ -310,6 +332,7 @@ type regexpQuery struct {
 	prefixBeg []byte
 	prefixEnd []byte
 	score     float64
+	pattern   string // for descriptions
 }
 
 // newRegexpQuery compiles pattern (RE2 syntax) for bluge's term dictionary
@@ -323,7 +346,7 @@ func newRegexpQuery(field, pattern string, score float64) (*regexpQuery, error) 
 	if err != nil {
 		return nil, err
 	}
-	q := &regexpQuery{field: field, re: re, score: score}
+	q := &regexpQuery{field: field, re: re, score: score, pattern: pattern}
 	if prefix := literalPrefix(parsed); prefix != "" {
 		q.prefixBeg = []byte(prefix)
 		q.prefixEnd = incrementBytes(q.prefixBeg)

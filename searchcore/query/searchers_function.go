@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"strconv"
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/numeric"
@@ -187,6 +188,7 @@ func (s *functionScoreSearcher) score(ctx *search.Context, dm *search.DocumentMa
 	factor := 1.0
 	var total, weightSum float64
 	best, worst := math.Inf(-1), math.Inf(1)
+	var fnExp []*search.Explanation
 	for i := range q.functions {
 		fn := &q.functions[i]
 		if c := s.filters[i]; c != nil {
@@ -201,6 +203,9 @@ func (s *functionScoreSearcher) score(ctx *search.Context, dm *search.DocumentMa
 		v, err := s.eval(fn, dm)
 		if err != nil {
 			return false, err
+		}
+		if s.explain {
+			fnExp = append(fnExp, search.NewExplanation(v, fn.describe()))
 		}
 		switch q.scoreMode {
 		case "first":
@@ -261,7 +266,7 @@ func (s *functionScoreSearcher) score(ctx *search.Context, dm *search.DocumentMa
 	if s.explain {
 		dm.Explanation = search.NewExplanation(dm.Score, "function score, boost_mode ["+q.boostMode+"], boost "+
 			javaDoubleString(q.boost)+", of:", dm.Explanation,
-			search.NewExplanation(factor, "functions combined by score_mode ["+q.scoreMode+"], at most max_boost"))
+			search.NewExplanation(factor, "functions combined by score_mode ["+q.scoreMode+"], at most max_boost", fnExp...))
 	}
 	return true, nil
 }
@@ -401,4 +406,27 @@ func applyModifier(m string, x float64) float64 {
 		return 1 / x
 	}
 	return x
+}
+
+// describe names the function in explanations, after ES's ScoreFunction
+// explanations.
+func (fn *compiledFunction) describe() string {
+	var d string
+	switch fn.kind {
+	case fnFieldValue:
+		d = "field value function: " + fn.modifier + "(doc['" + fn.fieldName + "'].value * factor=" + javaDoubleString(fn.factor) + ")"
+	case fnRandom:
+		d = "random score function (seed: " + strconv.FormatInt(fn.seed, 10) + ", field: " + fn.fieldName + ")"
+	case fnDecay:
+		d = "Function for field " + fn.fieldName + ": " + fn.decayType
+	default:
+		d = "weight"
+	}
+	if fn.kind != fnWeight && fn.hasWeight {
+		d += ", product with weight " + javaDoubleString(fn.weight)
+	}
+	if fn.filter != nil {
+		d = "function matching filter: " + d
+	}
+	return d
 }

@@ -34,9 +34,10 @@ type SortField struct {
 	Format string
 	// NumericType converts numeric sort values: long, double, date, date_nanos.
 	NumericType string
-	// Special holds the body of sorts that are not field sorts
-	// (_geo_distance, _script); they are parsed but not compiled yet.
+	// Special holds the body of a _script sort (not supported).
 	Special json.RawMessage
+	// Geo is the parsed _geo_distance clause.
+	Geo *GeoDistanceSort
 }
 
 // Desc reports whether the clause sorts in descending order.
@@ -105,7 +106,14 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 			continue
 		}
 		switch m.key {
-		case "_script", "_geo_distance", "_geoDistance":
+		case "_geo_distance", "_geoDistance":
+			g, order, err := parseGeoDistanceSort(val)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, SortField{Field: "_geo_distance", Order: order, Geo: g})
+			continue
+		case "_script":
 			raw := append(json.RawMessage(nil), val.doc.src[val.off:valueEnd(val)]...)
 			out = append(out, SortField{Field: m.key, Special: raw})
 			continue
@@ -632,10 +640,15 @@ func CompileSort(fields []SortField, ctx *Context) (search.SortOrder, []SortDeco
 		}
 		var src search.TextValueSource
 		dec := SortDecoder{field: sf.Field}
-		switch sf.Field {
-		case "_score":
+		switch {
+		case sf.Geo != nil:
+			var err error
+			if src, dec, err = compileGeoDistanceSort(sf, ctx); err != nil {
+				return nil, nil, err
+			}
+		case sf.Field == "_score":
 			src, dec.kind = scoreSource{}, sortScore
-		case "_doc":
+		case sf.Field == "_doc":
 			src, dec.kind = docSource{}, sortDoc
 		default:
 			var err error
@@ -723,7 +736,7 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		dec.kind = sortLong
 		dec.dateNanos = ft.isDate()
 	}
-	if ft.isDate() && sf.Format != "" && !dec.dateNanos && dec.kind == sortLong {
+	if ft.isDate() && sf.Format != "" && dec.kind == sortLong {
 		dec.format = sf.Format
 	}
 	if ft.isDate() && dec.kind == sortLong && dec.format == "" {

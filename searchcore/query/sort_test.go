@@ -23,7 +23,9 @@ func TestParseSort(t *testing.T) {
 		{`{"flag":{"missing":true}}`, []SortField{{Field: "flag", Missing: true}}},
 		{`{"count":{"missing":null}}`, []SortField{{Field: "count"}}},
 		{`[{"a":{"nested":{"path":"p"}}}]`, []SortField{{Field: "a"}}},
-		{`{"_geo_distance":{"loc":[1,2]}}`, []SortField{{Field: "_geo_distance", Special: json.RawMessage(`{"loc":[1,2]}`)}}},
+		{`{"_geo_distance":{"loc":[1,2]}}`, []SortField{{Field: "_geo_distance", Geo: &GeoDistanceSort{Field: "loc", Points: [][2]float64{{2, 1}}, Unit: 1, DistanceType: "arc"}}}},
+		{`{"_geo_distance":{"loc":["1,2",[3,4]],"order":"desc","unit":"km"}}`, []SortField{{Field: "_geo_distance", Order: "desc",
+			Geo: &GeoDistanceSort{Field: "loc", Points: [][2]float64{{1, 2}, {4, 3}}, Unit: 1000, DistanceType: "arc"}}}},
 		{`[]`, nil},
 	}
 	for _, tt := range tests {
@@ -205,7 +207,8 @@ func TestSortErrors(t *testing.T) {
 		{`{"tag":{"numeric_type":"long"}}`, "query_shard_exception: [numeric_type] option cannot be set on a non-numeric field, got keyword"},
 		{`"loc"`, "illegal_argument_exception: can't sort on geo_point field without using specific sorting feature, like geo_distance"},
 		{`{"count":{"missing":"abc"}}`, `number_format_exception: For input string: "abc"`},
-		{`{"_geo_distance":{"loc":[1,2]}}`, "illegal_argument_exception: sort [_geo_distance] is not supported"},
+		{`{"_geo_distance":{"nope":[1,2]}}`, "query_shard_exception: failed to find mapper for [nope] for geo distance based sort"},
+		{`{"_script":{"script":"1"}}`, "illegal_argument_exception: sort [_script] is not supported"},
 	}
 	for _, tt := range tests {
 		fields, err := ParseSort(json.RawMessage(tt.sort))
