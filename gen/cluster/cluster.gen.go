@@ -20,6 +20,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuthenticateResultAuthenticationType.
+const (
+	AuthenticateResultAuthenticationTypeApiKey AuthenticateResultAuthenticationType = "api_key"
+	AuthenticateResultAuthenticationTypeRealm  AuthenticateResultAuthenticationType = "realm"
+	AuthenticateResultAuthenticationTypeToken  AuthenticateResultAuthenticationType = "token"
+)
+
+// Valid indicates whether the value is a known member of the AuthenticateResultAuthenticationType enum.
+func (e AuthenticateResultAuthenticationType) Valid() bool {
+	switch e {
+	case AuthenticateResultAuthenticationTypeApiKey:
+		return true
+	case AuthenticateResultAuthenticationTypeRealm:
+		return true
+	case AuthenticateResultAuthenticationTypeToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CatBytes.
 const (
 	CatBytesB  CatBytes = "b"
@@ -206,6 +227,30 @@ func (e HealthStatus) Valid() bool {
 	case HealthStatusRed:
 		return true
 	case HealthStatusYellow:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LicenseResultLicenseStatus.
+const (
+	LicenseResultLicenseStatusActive  LicenseResultLicenseStatus = "active"
+	LicenseResultLicenseStatusExpired LicenseResultLicenseStatus = "expired"
+	LicenseResultLicenseStatusInvalid LicenseResultLicenseStatus = "invalid"
+	LicenseResultLicenseStatusValid   LicenseResultLicenseStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the LicenseResultLicenseStatus enum.
+func (e LicenseResultLicenseStatus) Valid() bool {
+	switch e {
+	case LicenseResultLicenseStatusActive:
+		return true
+	case LicenseResultLicenseStatusExpired:
+		return true
+	case LicenseResultLicenseStatusInvalid:
+		return true
+	case LicenseResultLicenseStatusValid:
 		return true
 	default:
 		return false
@@ -508,6 +553,30 @@ type AliasRemoveIndexAction struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// AuthenticateResult defines model for AuthenticateResult.
+type AuthenticateResult struct {
+	ApiKey *struct {
+		Id   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"api_key,omitempty"`
+	AuthenticationRealm SecurityRealm                        `json:"authentication_realm"`
+	AuthenticationType  AuthenticateResultAuthenticationType `json:"authentication_type"`
+	Email               *string                              `json:"email,omitempty"`
+	Enabled             bool                                 `json:"enabled"`
+	FullName            *string                              `json:"full_name,omitempty"`
+	LookupRealm         SecurityRealm                        `json:"lookup_realm"`
+	Metadata            json.RawMessage                      `json:"metadata"`
+	Roles               []string                             `json:"roles"`
+	Token               *struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"token,omitempty"`
+	Username string `json:"username"`
+}
+
+// AuthenticateResultAuthenticationType defines model for AuthenticateResult.AuthenticationType.
+type AuthenticateResultAuthenticationType string
+
 // BulkItem The result of one action, keyed by the action name (exactly one key).
 type BulkItem struct {
 	// Create On success the DocWriteResult members (`result`, `_version`, `_shards`, `_seq_no`, `_primary_term`, ...);
@@ -643,6 +712,15 @@ type CountResult struct {
 	TerminatedEarly *bool           `json:"terminated_early,omitempty"`
 }
 
+// CreateApiKeyResult defines model for CreateApiKeyResult.
+type CreateApiKeyResult struct {
+	ApiKey     string `json:"api_key"`
+	Encoded    string `json:"encoded"`
+	Expiration *int64 `json:"expiration,omitempty"`
+	Id         string `json:"id"`
+	Name       string `json:"name"`
+}
+
 // CreateIndexRequest defines model for CreateIndexRequest.
 type CreateIndexRequest struct {
 	// Aliases Aliases to create with the index, keyed by alias name.
@@ -739,6 +817,31 @@ type EsBoolean string
 // ExpandWildcards defines model for ExpandWildcards.
 type ExpandWildcards string
 
+// ExtInfoResult defines model for ExtInfoResult.
+type ExtInfoResult struct {
+	Build *struct {
+		Date string `json:"date"`
+		Hash string `json:"hash"`
+	} `json:"build,omitempty"`
+	Features *map[string]struct {
+		Available bool `json:"available"`
+		Enabled   bool `json:"enabled"`
+	} `json:"features,omitempty"`
+	License *struct {
+		ExpiryDateInMillis *int64 `json:"expiry_date_in_millis,omitempty"`
+		Mode               string `json:"mode"`
+		Status             string `json:"status"`
+		Type               string `json:"type"`
+		Uid                string `json:"uid"`
+	} `json:"license,omitempty"`
+	Tagline *string `json:"tagline,omitempty"`
+}
+
+// FoundResult defines model for FoundResult.
+type FoundResult struct {
+	Found bool `json:"found"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -789,6 +892,16 @@ type GetSearchTemplateResult struct {
 
 	// Template The template (the stored object, or the stored text when it is not a JSON object).
 	Template *json.RawMessage `json:"template,omitempty"`
+}
+
+// GetTokenResult defines model for GetTokenResult.
+type GetTokenResult struct {
+	AccessToken    string           `json:"access_token"`
+	Authentication *json.RawMessage `json:"authentication,omitempty"`
+	ExpiresIn      int              `json:"expires_in"`
+	RefreshToken   *string          `json:"refresh_token,omitempty"`
+	Scope          *string          `json:"scope,omitempty"`
+	Type           string           `json:"type"`
 }
 
 // HealthLevel defines model for HealthLevel.
@@ -983,6 +1096,27 @@ type LegacyTemplate struct {
 	Version       *int64          `json:"version,omitempty"`
 }
 
+// LicenseResult defines model for LicenseResult.
+type LicenseResult struct {
+	License struct {
+		ExpiryDate         *string                    `json:"expiry_date,omitempty"`
+		ExpiryDateInMillis *int64                     `json:"expiry_date_in_millis,omitempty"`
+		IssueDate          string                     `json:"issue_date"`
+		IssueDateInMillis  int64                      `json:"issue_date_in_millis"`
+		IssuedTo           string                     `json:"issued_to"`
+		Issuer             string                     `json:"issuer"`
+		MaxNodes           *int                       `json:"max_nodes"`
+		MaxResourceUnits   *int                       `json:"max_resource_units,omitempty"`
+		StartDateInMillis  int64                      `json:"start_date_in_millis"`
+		Status             LicenseResultLicenseStatus `json:"status"`
+		Type               string                     `json:"type"`
+		Uid                string                     `json:"uid"`
+	} `json:"license"`
+}
+
+// LicenseResultLicenseStatus defines model for LicenseResult.License.Status.
+type LicenseResultLicenseStatus string
+
 // MsearchResponseItem A search response with its `status`, or, for a search that failed completely, `{error, status}`.
 type MsearchResponseItem struct {
 	ScrollID *string          `json:"_scroll_id,omitempty"`
@@ -1174,6 +1308,13 @@ type PutAliasRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// PutRoleResult defines model for PutRoleResult.
+type PutRoleResult struct {
+	Role struct {
+		Created bool `json:"created"`
+	} `json:"role"`
+}
+
 // PutScriptRequest defines model for PutScriptRequest.
 type PutScriptRequest struct {
 	Script               StoredScriptSource     `json:"script"`
@@ -1185,6 +1326,11 @@ type PutSearchTemplateRequest struct {
 	// Template The template, an object or a string.
 	Template             *json.RawMessage       `json:"template,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// PutUserResult defines model for PutUserResult.
+type PutUserResult struct {
+	Created bool `json:"created"`
 }
 
 // QueryContainer A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
@@ -1342,6 +1488,24 @@ type SearchTemplateRequest struct {
 // SearchType defines model for SearchType.
 type SearchType string
 
+// SecurityObject A free-form JSON object.
+type SecurityObject = json.RawMessage
+
+// SecurityRealm defines model for SecurityRealm.
+type SecurityRealm struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ServiceTokenResult defines model for ServiceTokenResult.
+type ServiceTokenResult struct {
+	Created bool `json:"created"`
+	Token   struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"token"`
+}
+
 // ShardFailure defines model for ShardFailure.
 type ShardFailure struct {
 	Index *string `json:"index,omitempty"`
@@ -1469,6 +1633,10 @@ type VersionType string
 // WaitForEvents defines model for WaitForEvents.
 type WaitForEvents string
 
+// AcceptEnterpriseParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type AcceptEnterpriseParam = EsBoolean
+
 // AliasExpandWildcardsParam defines model for AliasExpandWildcardsParam.
 type AliasExpandWildcardsParam = []ExpandWildcards
 
@@ -1489,6 +1657,22 @@ type AnalyzeWildcardParam = EsBoolean
 
 // AnalyzerParam defines model for AnalyzerParam.
 type AnalyzerParam = string
+
+// ApiKeyIDParam defines model for ApiKeyIDParam.
+type ApiKeyIDParam = string
+
+// ApiKeyNameParam defines model for ApiKeyNameParam.
+type ApiKeyNameParam = string
+
+// ApiKeyOwnerParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type ApiKeyOwnerParam = EsBoolean
+
+// ApiKeyRealmNameParam defines model for ApiKeyRealmNameParam.
+type ApiKeyRealmNameParam = string
+
+// ApiKeyUsernameParam defines model for ApiKeyUsernameParam.
+type ApiKeyUsernameParam = string
 
 // BatchedReduceSizeParam defines model for BatchedReduceSizeParam.
 type BatchedReduceSizeParam = int
@@ -1568,6 +1752,9 @@ type ExpandWildcardsParam = []ExpandWildcards
 // ExplainParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type ExplainParam = EsBoolean
+
+// ExtCategoriesParam defines model for ExtCategoriesParam.
+type ExtCategoriesParam = string
 
 // FieldMappingLocalParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
@@ -1786,9 +1973,24 @@ type SearchTypeParam = SearchType
 // which means `true`.
 type SearchVersionParam = EsBoolean
 
+// SecurityRoleNamePath defines model for SecurityRoleNamePath.
+type SecurityRoleNamePath = string
+
+// SecurityUsernamePath defines model for SecurityUsernamePath.
+type SecurityUsernamePath = string
+
 // SeqNoPrimaryTermParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type SeqNoPrimaryTermParam = EsBoolean
+
+// ServiceNamePath defines model for ServiceNamePath.
+type ServiceNamePath = string
+
+// ServiceNamespacePath defines model for ServiceNamespacePath.
+type ServiceNamespacePath = string
+
+// ServiceTokenNamePath defines model for ServiceTokenNamePath.
+type ServiceTokenNamePath = string
 
 // SettingNamePath defines model for SettingNamePath.
 type SettingNamePath = string
@@ -1943,6 +2145,9 @@ type DocUpdated = DocWriteResult
 // Error An Elasticsearch error response.
 type Error = ErrorResponse
 
+// ExtInfo defines model for ExtInfo.
+type ExtInfo = ExtInfoResult
+
 // FieldMappings defines model for FieldMappings.
 type FieldMappings map[string]IndexFieldMappings
 
@@ -1964,6 +2169,9 @@ type IndexTemplates = IndexTemplatesResult
 // LegacyTemplates defines model for LegacyTemplates.
 type LegacyTemplates map[string]LegacyTemplate
 
+// License defines model for License.
+type License = LicenseResult
+
 // Mappings defines model for Mappings.
 type Mappings map[string]IndexMappingRecord
 
@@ -1984,6 +2192,27 @@ type RenderSearchTemplate = RenderSearchTemplateResult
 
 // Search defines model for Search.
 type Search = SearchResult
+
+// SecurityAuthenticate defines model for SecurityAuthenticate.
+type SecurityAuthenticate = AuthenticateResult
+
+// SecurityCreateApiKey defines model for SecurityCreateApiKey.
+type SecurityCreateApiKey = CreateApiKeyResult
+
+// SecurityFound defines model for SecurityFound.
+type SecurityFound = FoundResult
+
+// SecurityGetToken defines model for SecurityGetToken.
+type SecurityGetToken = GetTokenResult
+
+// SecurityPutRole defines model for SecurityPutRole.
+type SecurityPutRole = PutRoleResult
+
+// SecurityPutUser defines model for SecurityPutUser.
+type SecurityPutUser = PutUserResult
+
+// SecurityServiceToken defines model for SecurityServiceToken.
+type SecurityServiceToken = ServiceTokenResult
 
 // Settings defines model for Settings.
 type Settings map[string]IndexSettingsRecord
@@ -2033,6 +2262,12 @@ type SearchBody = SearchRequest
 // SearchTemplateBody A search template: exactly one of `source` (alias `inline`: an object, or a string when the template uses
 // sections), `id` (a stored script) or `file` (`<path.scripts>/<file>.mustache`), with `params`.
 type SearchTemplateBody = SearchTemplateRequest
+
+// SecurityBody A free-form JSON object.
+type SecurityBody = SecurityObject
+
+// SecurityOptionalBody A free-form JSON object.
+type SecurityOptionalBody = SecurityObject
 
 // TemplateBody defines model for TemplateBody.
 type TemplateBody = json.RawMessage
@@ -3382,6 +3617,74 @@ type CountParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExtInfoParams defines parameters for ExtInfo.
+type ExtInfoParams struct {
+	// Categories Comma-separated sections to return (`build`, `license`, `features`); default all.
+	Categories *ExtCategoriesParam `form:"categories,omitempty" json:"categories,omitempty"`
+
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutRoleParams defines parameters for ExtSecurityPutRole.
+type ExtSecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutUserParams defines parameters for ExtSecurityPutUser.
+type ExtSecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetIndexTemplateAllParams defines parameters for IndicesGetIndexTemplateAll.
 type IndicesGetIndexTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -3530,6 +3833,30 @@ type IndicesPutIndexTemplateParams struct {
 
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
 	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// LicenseGetParams defines parameters for LicenseGet.
+type LicenseGetParams struct {
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -5135,6 +5462,753 @@ type PutSearchTemplateParams struct {
 
 // PutSearchTemplatePutParams defines parameters for PutSearchTemplatePut.
 type PutSearchTemplatePutParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityAuthenticateParams defines parameters for SecurityAuthenticate.
+type SecurityAuthenticateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateApiKeyParams defines parameters for SecurityInvalidateApiKey.
+type SecurityInvalidateApiKeyParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetApiKeyParams defines parameters for SecurityGetApiKey.
+type SecurityGetApiKeyParams struct {
+	// Id An API key id.
+	Id *ApiKeyIDParam `form:"id,omitempty" json:"id,omitempty"`
+
+	// Name An API key name (wildcards allowed).
+	Name *ApiKeyNameParam `form:"name,omitempty" json:"name,omitempty"`
+
+	// Username The owner's user name.
+	Username *ApiKeyUsernameParam `form:"username,omitempty" json:"username,omitempty"`
+
+	// RealmName The owner's realm name.
+	RealmName *ApiKeyRealmNameParam `form:"realm_name,omitempty" json:"realm_name,omitempty"`
+
+	// Owner Only the caller's own keys.
+	Owner *ApiKeyOwnerParam `form:"owner,omitempty" json:"owner,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyParams defines parameters for SecurityCreateApiKey.
+type SecurityCreateApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyPutParams defines parameters for SecurityCreateApiKeyPut.
+type SecurityCreateApiKeyPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGrantApiKeyParams defines parameters for SecurityGrantApiKey.
+type SecurityGrantApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateTokenParams defines parameters for SecurityInvalidateToken.
+type SecurityInvalidateTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetTokenParams defines parameters for SecurityGetToken.
+type SecurityGetTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRolesParams defines parameters for SecurityGetRoles.
+type SecurityGetRolesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteRoleParams defines parameters for SecurityDeleteRole.
+type SecurityDeleteRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRoleParams defines parameters for SecurityGetRole.
+type SecurityGetRoleParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRolePostParams defines parameters for SecurityPutRolePost.
+type SecurityPutRolePostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRoleParams defines parameters for SecurityPutRole.
+type SecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsParams defines parameters for SecurityGetServiceAccounts.
+type SecurityGetServiceAccountsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsNamespaceParams defines parameters for SecurityGetServiceAccountsNamespace.
+type SecurityGetServiceAccountsNamespaceParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountParams defines parameters for SecurityGetServiceAccount.
+type SecurityGetServiceAccountParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceCredentialsParams defines parameters for SecurityGetServiceCredentials.
+type SecurityGetServiceCredentialsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenGeneratedParams defines parameters for SecurityCreateServiceTokenGenerated.
+type SecurityCreateServiceTokenGeneratedParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteServiceTokenParams defines parameters for SecurityDeleteServiceToken.
+type SecurityDeleteServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenParams defines parameters for SecurityCreateServiceToken.
+type SecurityCreateServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenPutParams defines parameters for SecurityCreateServiceTokenPut.
+type SecurityCreateServiceTokenPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUsersParams defines parameters for SecurityGetUsers.
+type SecurityGetUsersParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesGetParams defines parameters for SecurityHasPrivilegesGet.
+type SecurityHasPrivilegesGetParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesParams defines parameters for SecurityHasPrivileges.
+type SecurityHasPrivilegesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordPostParams defines parameters for SecurityChangeOwnPasswordPost.
+type SecurityChangeOwnPasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordParams defines parameters for SecurityChangeOwnPassword.
+type SecurityChangeOwnPasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteUserParams defines parameters for SecurityDeleteUser.
+type SecurityDeleteUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUserParams defines parameters for SecurityGetUser.
+type SecurityGetUserParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserPostParams defines parameters for SecurityPutUserPost.
+type SecurityPutUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserParams defines parameters for SecurityPutUser.
+type SecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserPostParams defines parameters for SecurityDisableUserPost.
+type SecurityDisableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserParams defines parameters for SecurityDisableUser.
+type SecurityDisableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserPostParams defines parameters for SecurityEnableUserPost.
+type SecurityEnableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserParams defines parameters for SecurityEnableUser.
+type SecurityEnableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordPostParams defines parameters for SecurityChangePasswordPost.
+type SecurityChangePasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordParams defines parameters for SecurityChangePassword.
+type SecurityChangePasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
 
@@ -7619,6 +8693,12 @@ type CountGetJSONRequestBody = CountRequest
 // CountJSONRequestBody defines body for Count for application/json ContentType.
 type CountJSONRequestBody = CountRequest
 
+// ExtSecurityPutRoleJSONRequestBody defines body for ExtSecurityPutRole for application/json ContentType.
+type ExtSecurityPutRoleJSONRequestBody = SecurityObject
+
+// ExtSecurityPutUserJSONRequestBody defines body for ExtSecurityPutUser for application/json ContentType.
+type ExtSecurityPutUserJSONRequestBody = SecurityObject
+
 // IndicesPutIndexTemplatePostJSONRequestBody defines body for IndicesPutIndexTemplatePost for application/json ContentType.
 type IndicesPutIndexTemplatePostJSONRequestBody = IndicesPutIndexTemplatePostJSONBody
 
@@ -7699,6 +8779,54 @@ type PutSearchTemplateJSONRequestBody = PutSearchTemplateRequest
 
 // PutSearchTemplatePutJSONRequestBody defines body for PutSearchTemplatePut for application/json ContentType.
 type PutSearchTemplatePutJSONRequestBody = PutSearchTemplateRequest
+
+// SecurityInvalidateApiKeyJSONRequestBody defines body for SecurityInvalidateApiKey for application/json ContentType.
+type SecurityInvalidateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyJSONRequestBody defines body for SecurityCreateApiKey for application/json ContentType.
+type SecurityCreateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyPutJSONRequestBody defines body for SecurityCreateApiKeyPut for application/json ContentType.
+type SecurityCreateApiKeyPutJSONRequestBody = SecurityObject
+
+// SecurityGrantApiKeyJSONRequestBody defines body for SecurityGrantApiKey for application/json ContentType.
+type SecurityGrantApiKeyJSONRequestBody = SecurityObject
+
+// SecurityInvalidateTokenJSONRequestBody defines body for SecurityInvalidateToken for application/json ContentType.
+type SecurityInvalidateTokenJSONRequestBody = SecurityObject
+
+// SecurityGetTokenJSONRequestBody defines body for SecurityGetToken for application/json ContentType.
+type SecurityGetTokenJSONRequestBody = SecurityObject
+
+// SecurityPutRolePostJSONRequestBody defines body for SecurityPutRolePost for application/json ContentType.
+type SecurityPutRolePostJSONRequestBody = SecurityObject
+
+// SecurityPutRoleJSONRequestBody defines body for SecurityPutRole for application/json ContentType.
+type SecurityPutRoleJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesGetJSONRequestBody defines body for SecurityHasPrivilegesGet for application/json ContentType.
+type SecurityHasPrivilegesGetJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesJSONRequestBody defines body for SecurityHasPrivileges for application/json ContentType.
+type SecurityHasPrivilegesJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordPostJSONRequestBody defines body for SecurityChangeOwnPasswordPost for application/json ContentType.
+type SecurityChangeOwnPasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordJSONRequestBody defines body for SecurityChangeOwnPassword for application/json ContentType.
+type SecurityChangeOwnPasswordJSONRequestBody = SecurityObject
+
+// SecurityPutUserPostJSONRequestBody defines body for SecurityPutUserPost for application/json ContentType.
+type SecurityPutUserPostJSONRequestBody = SecurityObject
+
+// SecurityPutUserJSONRequestBody defines body for SecurityPutUser for application/json ContentType.
+type SecurityPutUserJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordPostJSONRequestBody defines body for SecurityChangePasswordPost for application/json ContentType.
+type SecurityChangePasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordJSONRequestBody defines body for SecurityChangePassword for application/json ContentType.
+type SecurityChangePasswordJSONRequestBody = SecurityObject
 
 // IndicesPutTemplatePostJSONRequestBody defines body for IndicesPutTemplatePost for application/json ContentType.
 type IndicesPutTemplatePostJSONRequestBody = IndicesPutTemplatePostJSONBody
@@ -11038,6 +12166,15 @@ type ServerInterface interface {
 	// Count Returns the number of documents matching a query, over all indices.
 	// (POST /_count)
 	Count(ctx echo.Context, params CountParams) error
+	// ExtInfo Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+	// (GET /_ext)
+	ExtInfo(ctx echo.Context, params ExtInfoParams) error
+	// ExtSecurityPutRole Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	// (POST /_ext/security/role/{name})
+	ExtSecurityPutRole(ctx echo.Context, name SecurityRoleNamePath, params ExtSecurityPutRoleParams) error
+	// ExtSecurityPutUser Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	// (POST /_ext/security/user/{username})
+	ExtSecurityPutUser(ctx echo.Context, username SecurityUsernamePath, params ExtSecurityPutUserParams) error
 	// IndicesGetIndexTemplateAll Returns every index template.
 	// (GET /_index_template)
 	IndicesGetIndexTemplateAll(ctx echo.Context, params IndicesGetIndexTemplateAllParams) error
@@ -11056,6 +12193,9 @@ type ServerInterface interface {
 	// IndicesPutIndexTemplate Creates or updates an index template, applied when a matching index is created.
 	// (PUT /_index_template/{name})
 	IndicesPutIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesPutIndexTemplateParams) error
+	// LicenseGet Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+	// (GET /_license)
+	LicenseGet(ctx echo.Context, params LicenseGetParams) error
 	// IndicesGetMappingAll Returns the mappings of all indices.
 	// (GET /_mapping)
 	IndicesGetMappingAll(ctx echo.Context, params IndicesGetMappingAllParams) error
@@ -11191,6 +12331,114 @@ type ServerInterface interface {
 	// PutSearchTemplatePut Stores a search template (PUT form of the earlier revision).
 	// (PUT /_search/template/{id})
 	PutSearchTemplatePut(ctx echo.Context, id SearchTemplateIDPath, params PutSearchTemplatePutParams) error
+	// SecurityAuthenticate Reports the authenticated principal (user, roles, realms, authentication type).
+	// (GET /_security/_authenticate)
+	SecurityAuthenticate(ctx echo.Context, params SecurityAuthenticateParams) error
+	// SecurityInvalidateApiKey Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	// (DELETE /_security/api_key)
+	SecurityInvalidateApiKey(ctx echo.Context, params SecurityInvalidateApiKeyParams) error
+	// SecurityGetApiKey Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+	// (GET /_security/api_key)
+	SecurityGetApiKey(ctx echo.Context, params SecurityGetApiKeyParams) error
+	// SecurityCreateApiKey Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	// (POST /_security/api_key)
+	SecurityCreateApiKey(ctx echo.Context, params SecurityCreateApiKeyParams) error
+	// SecurityCreateApiKeyPut Creates an API key (PUT form).
+	// (PUT /_security/api_key)
+	SecurityCreateApiKeyPut(ctx echo.Context, params SecurityCreateApiKeyPutParams) error
+	// SecurityGrantApiKey Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	// (POST /_security/api_key/grant)
+	SecurityGrantApiKey(ctx echo.Context, params SecurityGrantApiKeyParams) error
+	// SecurityInvalidateToken Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	// (DELETE /_security/oauth2/token)
+	SecurityInvalidateToken(ctx echo.Context, params SecurityInvalidateTokenParams) error
+	// SecurityGetToken Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	// (POST /_security/oauth2/token)
+	SecurityGetToken(ctx echo.Context, params SecurityGetTokenParams) error
+	// SecurityGetRoles Returns every role (built-in roles included).
+	// (GET /_security/role)
+	SecurityGetRoles(ctx echo.Context, params SecurityGetRolesParams) error
+	// SecurityDeleteRole Deletes a role (`{found}`; 404 when there is none).
+	// (DELETE /_security/role/{name})
+	SecurityDeleteRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityDeleteRoleParams) error
+	// SecurityGetRole Returns roles by name (comma-separated); 404 with `{}` when none exists.
+	// (GET /_security/role/{name})
+	SecurityGetRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityGetRoleParams) error
+	// SecurityPutRolePost Creates or updates a role (POST form).
+	// (POST /_security/role/{name})
+	SecurityPutRolePost(ctx echo.Context, name SecurityRoleNamePath, params SecurityPutRolePostParams) error
+	// SecurityPutRole Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	// (PUT /_security/role/{name})
+	SecurityPutRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityPutRoleParams) error
+	// SecurityGetServiceAccounts Returns the service accounts and their role descriptors.
+	// (GET /_security/service)
+	SecurityGetServiceAccounts(ctx echo.Context, params SecurityGetServiceAccountsParams) error
+	// SecurityGetServiceAccountsNamespace Returns the service accounts of a namespace.
+	// (GET /_security/service/{namespace})
+	SecurityGetServiceAccountsNamespace(ctx echo.Context, namespace ServiceNamespacePath, params SecurityGetServiceAccountsNamespaceParams) error
+	// SecurityGetServiceAccount Returns one service account (`{}` when it does not exist).
+	// (GET /_security/service/{namespace}/{service})
+	SecurityGetServiceAccount(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityGetServiceAccountParams) error
+	// SecurityGetServiceCredentials Lists a service account's tokens (index-backed and file-backed).
+	// (GET /_security/service/{namespace}/{service}/credential)
+	SecurityGetServiceCredentials(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityGetServiceCredentialsParams) error
+	// SecurityCreateServiceTokenGenerated Creates a service account token with a generated name (the value is shown only now).
+	// (POST /_security/service/{namespace}/{service}/credential/token)
+	SecurityCreateServiceTokenGenerated(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityCreateServiceTokenGeneratedParams) error
+	// SecurityDeleteServiceToken Deletes an index-backed service account token (`{found}`; 404 when there is none).
+	// (DELETE /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityDeleteServiceToken(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityDeleteServiceTokenParams) error
+	// SecurityCreateServiceToken Creates a named service account token (the value is shown only now).
+	// (POST /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityCreateServiceToken(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityCreateServiceTokenParams) error
+	// SecurityCreateServiceTokenPut Creates a named service account token (PUT form).
+	// (PUT /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityCreateServiceTokenPut(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityCreateServiceTokenPutParams) error
+	// SecurityGetUsers Returns every user (reserved users included).
+	// (GET /_security/user)
+	SecurityGetUsers(ctx echo.Context, params SecurityGetUsersParams) error
+	// SecurityHasPrivilegesGet Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	// (GET /_security/user/_has_privileges)
+	SecurityHasPrivilegesGet(ctx echo.Context, params SecurityHasPrivilegesGetParams) error
+	// SecurityHasPrivileges Reports whether the authenticated user holds the listed privileges (POST form).
+	// (POST /_security/user/_has_privileges)
+	SecurityHasPrivileges(ctx echo.Context, params SecurityHasPrivilegesParams) error
+	// SecurityChangeOwnPasswordPost Changes the password of the authenticated user (POST form).
+	// (POST /_security/user/_password)
+	SecurityChangeOwnPasswordPost(ctx echo.Context, params SecurityChangeOwnPasswordPostParams) error
+	// SecurityChangeOwnPassword Changes the password of the authenticated user.
+	// (PUT /_security/user/_password)
+	SecurityChangeOwnPassword(ctx echo.Context, params SecurityChangeOwnPasswordParams) error
+	// SecurityDeleteUser Deletes a native user (`{found}`; 404 when there is none).
+	// (DELETE /_security/user/{username})
+	SecurityDeleteUser(ctx echo.Context, username SecurityUsernamePath, params SecurityDeleteUserParams) error
+	// SecurityGetUser Returns users by name (comma-separated); 404 with `{}` when none exists.
+	// (GET /_security/user/{username})
+	SecurityGetUser(ctx echo.Context, username SecurityUsernamePath, params SecurityGetUserParams) error
+	// SecurityPutUserPost Creates or updates a native user (POST form).
+	// (POST /_security/user/{username})
+	SecurityPutUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityPutUserPostParams) error
+	// SecurityPutUser Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	// (PUT /_security/user/{username})
+	SecurityPutUser(ctx echo.Context, username SecurityUsernamePath, params SecurityPutUserParams) error
+	// SecurityDisableUserPost Disables a user (POST form).
+	// (POST /_security/user/{username}/_disable)
+	SecurityDisableUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityDisableUserPostParams) error
+	// SecurityDisableUser Disables a user (their tokens stop working at once).
+	// (PUT /_security/user/{username}/_disable)
+	SecurityDisableUser(ctx echo.Context, username SecurityUsernamePath, params SecurityDisableUserParams) error
+	// SecurityEnableUserPost Enables a user (POST form).
+	// (POST /_security/user/{username}/_enable)
+	SecurityEnableUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityEnableUserPostParams) error
+	// SecurityEnableUser Enables a user.
+	// (PUT /_security/user/{username}/_enable)
+	SecurityEnableUser(ctx echo.Context, username SecurityUsernamePath, params SecurityEnableUserParams) error
+	// SecurityChangePasswordPost Changes a user's password (POST form).
+	// (POST /_security/user/{username}/_password)
+	SecurityChangePasswordPost(ctx echo.Context, username SecurityUsernamePath, params SecurityChangePasswordPostParams) error
+	// SecurityChangePassword Changes a user's password (any user may change their own).
+	// (PUT /_security/user/{username}/_password)
+	SecurityChangePassword(ctx echo.Context, username SecurityUsernamePath, params SecurityChangePasswordParams) error
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	// (GET /_settings)
 	IndicesGetSettingsAll(ctx echo.Context, params IndicesGetSettingsAllParams) error
@@ -14658,6 +15906,186 @@ func (w *ServerInterfaceWrapper) Count(ctx echo.Context) error {
 	return err
 }
 
+// ExtInfo converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtInfo(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtInfoParams
+	// ------------- Optional query parameter "categories" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "categories", ctx.QueryParams(), &params.Categories, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter categories: %s", err))
+	}
+
+	// ------------- Optional query parameter "accept_enterprise" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "accept_enterprise", ctx.QueryParams(), &params.AcceptEnterprise, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accept_enterprise: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtInfo(ctx, params)
+	return err
+}
+
+// ExtSecurityPutRole converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtSecurityPutRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtSecurityPutRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtSecurityPutRole(ctx, name, params)
+	return err
+}
+
+// ExtSecurityPutUser converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtSecurityPutUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtSecurityPutUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtSecurityPutUser(ctx, username, params)
+	return err
+}
+
 // IndicesGetIndexTemplateAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetIndexTemplateAll(ctx echo.Context) error {
 	var err error
@@ -15085,6 +16513,66 @@ func (w *ServerInterfaceWrapper) IndicesPutIndexTemplate(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesPutIndexTemplate(ctx, name, params)
+	return err
+}
+
+// LicenseGet converts echo context to params.
+func (w *ServerInterfaceWrapper) LicenseGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LicenseGetParams
+	// ------------- Optional query parameter "accept_enterprise" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "accept_enterprise", ctx.QueryParams(), &params.AcceptEnterprise, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accept_enterprise: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LicenseGet(ctx, params)
 	return err
 }
 
@@ -19130,6 +20618,2063 @@ func (w *ServerInterfaceWrapper) PutSearchTemplatePut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PutSearchTemplatePut(ctx, id, params)
+	return err
+}
+
+// SecurityAuthenticate converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityAuthenticate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityAuthenticateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityAuthenticate(ctx, params)
+	return err
+}
+
+// SecurityInvalidateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityInvalidateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityInvalidateApiKeyParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityInvalidateApiKey(ctx, params)
+	return err
+}
+
+// SecurityGetApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetApiKeyParams
+	// ------------- Optional query parameter "id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "id", ctx.QueryParams(), &params.Id, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Optional query parameter "name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name", ctx.QueryParams(), &params.Name, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Optional query parameter "username" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "username", ctx.QueryParams(), &params.Username, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// ------------- Optional query parameter "realm_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "realm_name", ctx.QueryParams(), &params.RealmName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter realm_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "owner" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "owner", ctx.QueryParams(), &params.Owner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter owner: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetApiKey(ctx, params)
+	return err
+}
+
+// SecurityCreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateApiKeyParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateApiKey(ctx, params)
+	return err
+}
+
+// SecurityCreateApiKeyPut converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateApiKeyPut(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateApiKeyPutParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateApiKeyPut(ctx, params)
+	return err
+}
+
+// SecurityGrantApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGrantApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGrantApiKeyParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGrantApiKey(ctx, params)
+	return err
+}
+
+// SecurityInvalidateToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityInvalidateToken(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityInvalidateTokenParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityInvalidateToken(ctx, params)
+	return err
+}
+
+// SecurityGetToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetToken(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetTokenParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetToken(ctx, params)
+	return err
+}
+
+// SecurityGetRoles converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetRoles(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetRolesParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetRoles(ctx, params)
+	return err
+}
+
+// SecurityDeleteRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteRole(ctx, name, params)
+	return err
+}
+
+// SecurityGetRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetRoleParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetRole(ctx, name, params)
+	return err
+}
+
+// SecurityPutRolePost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutRolePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutRolePostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutRolePost(ctx, name, params)
+	return err
+}
+
+// SecurityPutRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutRole(ctx, name, params)
+	return err
+}
+
+// SecurityGetServiceAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccounts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountsParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccounts(ctx, params)
+	return err
+}
+
+// SecurityGetServiceAccountsNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccountsNamespace(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountsNamespaceParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccountsNamespace(ctx, namespace, params)
+	return err
+}
+
+// SecurityGetServiceAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccount(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityGetServiceCredentials converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceCredentials(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceCredentialsParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceCredentials(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityCreateServiceTokenGenerated converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceTokenGenerated(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenGeneratedParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceTokenGenerated(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityDeleteServiceToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteServiceToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteServiceTokenParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteServiceToken(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityCreateServiceToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceToken(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityCreateServiceTokenPut converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceTokenPut(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenPutParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceTokenPut(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityGetUsers converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetUsers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetUsersParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetUsers(ctx, params)
+	return err
+}
+
+// SecurityHasPrivilegesGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityHasPrivilegesGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityHasPrivilegesGetParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityHasPrivilegesGet(ctx, params)
+	return err
+}
+
+// SecurityHasPrivileges converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityHasPrivileges(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityHasPrivilegesParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityHasPrivileges(ctx, params)
+	return err
+}
+
+// SecurityChangeOwnPasswordPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangeOwnPasswordPost(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangeOwnPasswordPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangeOwnPasswordPost(ctx, params)
+	return err
+}
+
+// SecurityChangeOwnPassword converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangeOwnPassword(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangeOwnPasswordParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangeOwnPassword(ctx, params)
+	return err
+}
+
+// SecurityDeleteUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteUser(ctx, username, params)
+	return err
+}
+
+// SecurityGetUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetUserParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetUser(ctx, username, params)
+	return err
+}
+
+// SecurityPutUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityPutUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutUser(ctx, username, params)
+	return err
+}
+
+// SecurityDisableUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDisableUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDisableUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDisableUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityDisableUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDisableUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDisableUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDisableUser(ctx, username, params)
+	return err
+}
+
+// SecurityEnableUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityEnableUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityEnableUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityEnableUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityEnableUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityEnableUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityEnableUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityEnableUser(ctx, username, params)
+	return err
+}
+
+// SecurityChangePasswordPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangePasswordPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangePasswordPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangePasswordPost(ctx, username, params)
+	return err
+}
+
+// SecurityChangePassword converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangePassword(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangePasswordParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangePassword(ctx, username, params)
 	return err
 }
 
@@ -25527,6 +29072,46 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id", wrapper.PutScript, options.OperationMiddlewares["putScript"]...)
 	router.POST(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContextPost, options.OperationMiddlewares["putScriptContextPost"]...)
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
+	router.GET(options.BaseURL+"/_security/_authenticate", wrapper.SecurityAuthenticate, options.OperationMiddlewares["securityAuthenticate"]...)
+	router.GET(options.BaseURL+"/_security/user", wrapper.SecurityGetUsers, options.OperationMiddlewares["securityGetUsers"]...)
+	router.POST(options.BaseURL+"/_security/user/_password", wrapper.SecurityChangeOwnPasswordPost, options.OperationMiddlewares["securityChangeOwnPasswordPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/_password", wrapper.SecurityChangeOwnPassword, options.OperationMiddlewares["securityChangeOwnPassword"]...)
+	router.GET(options.BaseURL+"/_security/user/_has_privileges", wrapper.SecurityHasPrivilegesGet, options.OperationMiddlewares["securityHasPrivilegesGet"]...)
+	router.POST(options.BaseURL+"/_security/user/_has_privileges", wrapper.SecurityHasPrivileges, options.OperationMiddlewares["securityHasPrivileges"]...)
+	router.DELETE(options.BaseURL+"/_security/user/:username", wrapper.SecurityDeleteUser, options.OperationMiddlewares["securityDeleteUser"]...)
+	router.GET(options.BaseURL+"/_security/user/:username", wrapper.SecurityGetUser, options.OperationMiddlewares["securityGetUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username", wrapper.SecurityPutUserPost, options.OperationMiddlewares["securityPutUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username", wrapper.SecurityPutUser, options.OperationMiddlewares["securityPutUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_password", wrapper.SecurityChangePasswordPost, options.OperationMiddlewares["securityChangePasswordPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_password", wrapper.SecurityChangePassword, options.OperationMiddlewares["securityChangePassword"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_enable", wrapper.SecurityEnableUserPost, options.OperationMiddlewares["securityEnableUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_enable", wrapper.SecurityEnableUser, options.OperationMiddlewares["securityEnableUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_disable", wrapper.SecurityDisableUserPost, options.OperationMiddlewares["securityDisableUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_disable", wrapper.SecurityDisableUser, options.OperationMiddlewares["securityDisableUser"]...)
+	router.GET(options.BaseURL+"/_security/role", wrapper.SecurityGetRoles, options.OperationMiddlewares["securityGetRoles"]...)
+	router.DELETE(options.BaseURL+"/_security/role/:name", wrapper.SecurityDeleteRole, options.OperationMiddlewares["securityDeleteRole"]...)
+	router.GET(options.BaseURL+"/_security/role/:name", wrapper.SecurityGetRole, options.OperationMiddlewares["securityGetRole"]...)
+	router.POST(options.BaseURL+"/_security/role/:name", wrapper.SecurityPutRolePost, options.OperationMiddlewares["securityPutRolePost"]...)
+	router.PUT(options.BaseURL+"/_security/role/:name", wrapper.SecurityPutRole, options.OperationMiddlewares["securityPutRole"]...)
+	router.POST(options.BaseURL+"/_ext/security/role/:name", wrapper.ExtSecurityPutRole, options.OperationMiddlewares["extSecurityPutRole"]...)
+	router.POST(options.BaseURL+"/_ext/security/user/:username", wrapper.ExtSecurityPutUser, options.OperationMiddlewares["extSecurityPutUser"]...)
+	router.DELETE(options.BaseURL+"/_security/oauth2/token", wrapper.SecurityInvalidateToken, options.OperationMiddlewares["securityInvalidateToken"]...)
+	router.POST(options.BaseURL+"/_security/oauth2/token", wrapper.SecurityGetToken, options.OperationMiddlewares["securityGetToken"]...)
+	router.DELETE(options.BaseURL+"/_security/api_key", wrapper.SecurityInvalidateApiKey, options.OperationMiddlewares["securityInvalidateApiKey"]...)
+	router.GET(options.BaseURL+"/_security/api_key", wrapper.SecurityGetApiKey, options.OperationMiddlewares["securityGetApiKey"]...)
+	router.POST(options.BaseURL+"/_security/api_key", wrapper.SecurityCreateApiKey, options.OperationMiddlewares["securityCreateApiKey"]...)
+	router.PUT(options.BaseURL+"/_security/api_key", wrapper.SecurityCreateApiKeyPut, options.OperationMiddlewares["securityCreateApiKeyPut"]...)
+	router.POST(options.BaseURL+"/_security/api_key/grant", wrapper.SecurityGrantApiKey, options.OperationMiddlewares["securityGrantApiKey"]...)
+	router.GET(options.BaseURL+"/_security/service", wrapper.SecurityGetServiceAccounts, options.OperationMiddlewares["securityGetServiceAccounts"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace", wrapper.SecurityGetServiceAccountsNamespace, options.OperationMiddlewares["securityGetServiceAccountsNamespace"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace/:service", wrapper.SecurityGetServiceAccount, options.OperationMiddlewares["securityGetServiceAccount"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace/:service/credential", wrapper.SecurityGetServiceCredentials, options.OperationMiddlewares["securityGetServiceCredentials"]...)
+	router.POST(options.BaseURL+"/_security/service/:namespace/:service/credential/token", wrapper.SecurityCreateServiceTokenGenerated, options.OperationMiddlewares["securityCreateServiceTokenGenerated"]...)
+	router.DELETE(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityDeleteServiceToken, options.OperationMiddlewares["securityDeleteServiceToken"]...)
+	router.POST(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityCreateServiceToken, options.OperationMiddlewares["securityCreateServiceToken"]...)
+	router.PUT(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityCreateServiceTokenPut, options.OperationMiddlewares["securityCreateServiceTokenPut"]...)
+	router.GET(options.BaseURL+"/_license", wrapper.LicenseGet, options.OperationMiddlewares["licenseGet"]...)
+	router.GET(options.BaseURL+"/_ext", wrapper.ExtInfo, options.OperationMiddlewares["extInfo"]...)
 
 }
 
@@ -25535,413 +29120,492 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tcts4uj94KyjtVh35LC2nZ/r/nzNOTZ1KJ/2SM53EE6enz7/GXSJMQhLaFMAGQNvqrL/uBeyXvaC9",
-	"k72SLTwPwBeJlEhaUpw0P3RHlggQb88Pz/vzcRTJZSoFE0aPzj+OFozGTMHHVyxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0hcPEXu8LFzEv7pr38l3yZUGx5pRlW0OP3L5Ku/TJ6dXmXPnv05us54EsNHRq5G+N2S",
-	"aU3nDL+9GoWTUTDS0YItqX2tWaVsdD7SRtlxPDwEo/92/V8oGWeR2Ryb+4HglEi0YNENi8n1ipgFI3I2",
-	"4xGnSXWYJEq4XQoyDivfhyfV4TCRLUfn/xpVHhr9EmyM8yEYpVTRJTNuVV8knOpv71Mq4p95EkdUxfrC",
-	"PmF/pEki775dpmb1T5pkbHRuVMaCtXn9vGBmwRQxkjDoh9y5juzfimnNpdD250iKSDHDCBcxj5gmZkEN",
-	"oYoRmTIRkCiRmsUBWfA4ZoJIRWiSkHHMZjRLzLn9C+bN7tNExmx0PqOJZsGI22H8ljG1GgUjQZd2xjiU",
-	"qR+KriwXN2wJs//fFZuNzkf/21lx6s7wMX22tiijh3w1qVJ0Zf/WZpXYL2ZSLe3fsJhv6ZJdULPYPAEv",
-	"5XJJTzWzO2BYTBKuDZEzQm0zYgeu7aRrl28cTmmShPb38N9DMsPFgeWA6af2jfns4Z9gpNhvGVcs9hu3",
-	"7fy+sHv9Vr7GrcmPQONe87mQihE+I7QYsd/YYuREMS2TW6YJF0YSsXkKrsTYLLj9PUqymGlSzPRuwYRt",
-	"4rtd0FtGrhkTRKcs4jPO4pPJlRjVHwE4vVMhp6555Qhs3Xn9jZQJo6JYmAuqDKfJJRDWe6azxOxaoxSb",
-	"2AWwT8M5V8xkSrCYjLnQhtEYtl8QppRUJ0QKohd2HWeUJ5nC42D4ksnMYoAjBGI3s9j52lm7l08RCaZu",
-	"DH1XQNBk9TvzpNAw70vYkpXdNJh/figsJKSKzfg9sWPlTBO9kFkSk2tGKPYdF7MDom6eHj6fE/bjpqQa",
-	"5vJhkY8MDnumGZCcRWoYEEHK2TFKtePO+IaaaMHi9yzOInbJf2dbhiOy5TVT9rzgEfHHKsdQBb3EhBoi",
-	"RcTsYbLDjaRUMRfUcDEnQsasWOn/8dWfGtf5Goc2xV6nmv/O6ibDhWFzpnA2WXLzYZU2TeKVe2sso2zJ",
-	"hCG2C1hVgGNyt+DRgsRS/JshqZK3PLZzgOHilc7i50SKZEXCaSyjsHHoMLTtC/+Smm9WphHm7HpnghvC",
-	"hRuWkSTmOk3oilyvDCO39j7UjYtn+259Mv1g/Mi+y5Lk9auGob0HBIGdnWVJgjvKLfLmeGJ/0wupDLNI",
-	"c8sU4HBxjW4nMNvrlPelq5fU/NCNfWi6FCOZZEvhbsUxXHecaqZPSnvxPAcZTeBlLG7LHyzqGYK1o7L7",
-	"yrcTZjQxi4b9emcPrF7Iu/wSu+NmQeDGW0BDog01WeNZwodabwcO5hK6zHeEJen247RgSUq4sJNC1nmM",
-	"0GG3QJ+sHy5DrxPWPN4k7X94XiMT8I2URhtFm4btHiPX/jmSJtmcC936mDtuY5r38Ogx/yQSSWMWX7K5",
-	"hTe9Y+hLtpRqZZc0cw2Jdi03JvHcMkFsNmMRQNI/MqrUatfMfLdT323/GV4ovvN4A+oYajgIIHZeqeJL",
-	"aq/KBRBo251JFe8/0ssjgI+WypDrVUAYjRZEQl80seuQzWb8nsUkPKc6Ql793L4wbItKen+o9IEvWZ/r",
-	"zbKbO643+0iX280OxW/Qhya6uPSHiKUyWgDTaN+jDV2mHolKZ2grD/yYs/7PhvFdKG55lgXzAnzCLXNi",
-	"2L0hiJuNw7ntO5pIv+GCL/nv7L3MRGwUT3dJHYKZO6luiLINTqEFcIdL11EMHFekpNanUZJpwxRxugYr",
-	"LTLdWtCIIj31vU5VPr6+c8Wx2IuLvWFG8aidDG0FHZ1zPba1F5UDEl4nMrrR9tOSGRpTQ+1nyzLBl0pm",
-	"liuewn1W/iJ/YkntoOBv+6fjpcImsXsJA+8oeDu++F3KFDVym0Tit0W6R2tFEvdHvofv3j8nEdXslAvN",
-	"hOaG3zbvqWs09W9ovZlrk8CJzbbMZcZZEnvRiup8bncLppi97vABJzdyTeb8lgmLWG1lsHi2Qwh4JSPL",
-	"ZtedMlhtL6fwuGG7gUvutNUyAmT9zs6to5rtBYkaLitYKVCwoXrBLqfBCcDbiLIClGbCIG8nZ4S65bUH",
-	"CG6xBTdt7yjf7RTfu6cb61ulpPqgaMR28E2OzqMbYuzTdja5VgXUKI3XFvw6hVY9Qeop60mvxHjtgDwn",
-	"+W1p2zlN2ZNVnn57nyaUi5bapeK0x8xQnrC4Ir/Qa5kZoiOprBizTDN39qmGGwNpwB36hhWwg+l5ToC+",
-	"39A05WL+o4xoUpqU12XUH5JX+e9EcxEx8pfJfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"zwkV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2XUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OS5k1nz8/hfl+/eNg4fOt1xeX+n5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rze2bes5lietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZAtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+PbtAzcsHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDd//x6FNQR4evZJfvtrTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUDwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYnQW8pTywZ",
-	"dJ7erplkRd9kvORaA/IrhzAnO+ZXat13hiiXOAG4heHcC2lJkgu9+YWfy2NOoeHn3lWr7R7Xj5vTh1XK",
-	"0Jth65woWvLsEKygzu5TFhk4gjCHnFV1c7qW8YqcFUKbe8wzaJ3nal8+dQ4P/SYbs/sfuTbdnDa4bYYa",
-	"4sCrh5u8N56TWu8Nv72TK/GKGrtSZkHGIfofJXKuTz8KeXcWP6ATUngCkkBVd2cRxrLF7u9zGJZ90soF",
-	"UcRSg4SiWNWz6Ergr6AqWE7IZZpwA/07h43cM0kzdctUyc1iTQliX9hRDwJL3uwnA+Zue5pASrMEnTC3",
-	"3mOpnMsEOs2kkgvg9YwEY/Gd4sY926Sk6zlgu1EvFaOG/Uy5+U6qF5Hht+xyUWGj1jhRhhrjwnZPoZE3",
-	"iRhJ7igH/t7zhNVbC4lEk7G7MOAA2ZPUSBW2v+lMqim+aYpv2sFM/52x9EXCb5so/Qd5RxLp2FRYcqBa",
-	"jgR/w1Jjt+OWkXFhPQhI+NWyeZw3jKVTaNRxK36kYr5Fr4h/k4SKeUbnJWeHlHKRMK0bR2Sb7FinH5ng",
-	"TJiWKgq8/E+v4T5GjWXu1zPWWbQAbQR4OsAJZvfGnghqjwtTPEId3cnmxdfs8pTgAHsi4Y/sliU7JgdM",
-	"lH3OnmZUvcDxLcF5yYqcQ7mDp+bFt112NHLDcHHgazqWGmYc1BnlwQUklkRIk6tNShYEKw4S1P1XXWZ2",
-	"3UmPUZo4fZHXDbe5i8ADBBVCW70HG5AwV+B2oT83THT0aUJvd+cjYzBGf53nhIpVziUUdxM3CxJuXOZ/",
-	"syMJLYVwQf4yaURz5+zTbQZ2Yz+gW92u445PodFMCsEilBukPx4VxGOT+YSEf36mm3HPWZRcv6NdI71/",
-	"KUWUKcWEgZvmvbPRtXIUi/K2uc+Ys/Cl/mA7EQfsf+yeRZkpcZvkf2yZxv206B5vmanvfpcm5Q0Xl5FU",
-	"uzT94OvlBTKvwjQkYVaGg4GHU9DwhiUeMksadbpLLvD5ehFtlkjQOrkB4zLieHGBqrsBXzV6kNkbc2nP",
-	"u7dMuseJykTuoTfOZ/NVrqsnS3o//iogMTUUtkiT//f/IUsuxm6XzEIxGpNUyuRKaP47C8hXz05OtvjB",
-	"ru+VG8quXXorY/b61TvVxRrrvNHAXRmwMAxIOMUzDx/RMOu4Zh7rgITUGHUOBFRYXIGKw6Bw7zq5EkCB",
-	"1dehvRW7e06MTGJCQb3fjnW1o53yeCrVtJflFlfoU6/MZOvkekypy4aXd4CMQy/I2vFK+H+qZMQ0fPz1",
-	"dmn/wQM8tQcY/lRU6FQqY/9YGJNCK/Tmsh+5mDNt8BMw4flq7dUKbyd+aajRIJt0WQIUTEquT+MwlhEM",
-	"UxuLTjh0ds/FHL7ECI6AhE6fu3NC0Hr6uGl1mVFpLnMls9ROqbT4LTd2pss7eq0YvSkd9b1vnoZpvpTL",
-	"NGF2Xms29uqM8cfcfyLKW7nddMd67LmU3H6xoBpjGPIGxWK1VlgXrfdrQy+WAeZnr5AuqzDzjVouQvF8",
-	"jzXIGx90CTrPHBQs9adBFysRFP6Y3Sa8/2l+DwTaqH8AlsERMVge8JsyWj1mUtjz3iflOEDnSfsdTyA4",
-	"otlqaq8P7z1LZjxhxDJGe/Kjdf1Obb8QB9FXq7oxv44ew0/cT7iY3jY9wov5XLG5FbLL+u3SeUzXZe6T",
-	"AL5DUpQK/gB5Yz+6hLVhr03FirlN+/KqHMhSgIm/6xtQtA+ZwQv2RGXv0i0xOt/epwmPeMVEtkrZhHjz",
-	"hpV8kZsJndrHSZQonQnCfA8l97kAvXklCSNQoIZXYqOtFbKlYM1SjEynG4E92/YV5wnbecFTlnCxzR0a",
-	"uUySuicJh/Gmijk2h3ARSbDUVwXSRid219EOAf9CMfSVAeG+WwSYJvRa3jLnwU3tYE/RawWdf4lRPCX6",
-	"hqc61zeDuZMKIa2caaJF4Ux5JcaoqJTC6SoVu1PccvNbRMtUsanzlEEVQJs4sQvFZkwx0ejqV9Y1AhRI",
-	"R/Fr2vFCMepsvjj8XH2hqIjlckuggR/H7l0CSfLbe4tRjernko3vhrGUMPd4Yd7LhLc1j0G5QeOYCHZn",
-	"D74+KVQAgARbRg2Dmfrue8L1hWLGrBqd3e2P3r0HVStOv/tfl+/eVrypGgZpzKrnyP7RMKh/wLF0qp4f",
-	"s4iJNc9nvRKG3jeN6bcdu/ye0cTwndZOsODS2HkTGIsaaHQaK9dB4DfyhLgrAbwOnLTn5CvW7OSDvfRc",
-	"vO0uSiFqVcdSEbZMzeokHxW6DFO4l+wQcwPVkt44NWFBeLdc8+uEQTAMMJQBCb3hKbwS9iPeh9T3n/fE",
-	"jW9tRUR70EMMNsvXLJbMihdmYbcUrpV8jM1A1NU1yi2TWzK4h17SaLFz84ES4HES2ecJ1+htiLc/1/nP",
-	"HoVgEXO+wGPBSfP2Q/Mp9N77DIDoDNkImickILwjIE7Qdj7jzGIK9UpuCNB2pta2NhDX3xRa9Z6BNh+k",
-	"ockP3OgX+nWjzc1vDLqFGtskJLALImaKxYRqOwNvPq1G3cvrXy2n3DLyXNltgTdM7cumVE95b1Pbe2bU",
-	"6p14KcUs4ZHZpUWGSCjYoCyNLfPMvbuv84KheZxv5LokMooypdt4P9qeVlMppr7trhv8PcbJbL2+eURc",
-	"OA1aRxpfjg/tAOdL6P+lFIbdm2a7k7P+RvgcOiIuUysQmuJXLryxXRsJFwc3ZBwatkwtoIOOLkLF3WQy",
-	"aVJUuXd01FRV5gEX2m5b9mFms6GT8tPZPfxtUTM8dl4bBly03CALzYMf175Cai4jJbeEy7tllEliR1ZK",
-	"JYCcw6njHCyj85xQ9E0KscGUxyG546LZYyB/btR2jHWr9qIY4HO0MyaMqlP3JW10iecx2HtRndqwnOUR",
-	"dl/VXd4gdmxCc22smHfLLSM7K191OXu+pBwcod09iaMCRQaciZINdcda71poTM+yFZ2aYwx0LW7pRwIX",
-	"DOkSqGG/YV+OwuqivyohLmQcToUUbIoSu/3YWvGA79ivihZX5IPDgS5YciAEwfE0K0WcFnVNJdJ0TjHh",
-	"TidVRTGC0oD+ifd553CoihezZwrahj2553syNeiavdP3fPvY1/ytXfagwrPcYwzIVEsZW4rN4xrLsYz1",
-	"u/PbVMhmF/QucwU+vnuyLycA7Ez3BRg6wUWY/nu4x0xfW9RMb3MVk2VxSzuTc5FfNbORbXQ/l1KZfQGg",
-	"c5QFcEIP2XP8JuYK/XSc3yxJKcew0FaYJ5XZF9TJTEXs23tMbLbneN/xRu6bEwzMQWsB+LBVNDfhVMN4",
-	"Quyh7Xq4VlPX8V6ugWB0fzqXp+4N1WUqFs4ZPo62cEbRyPtAw6nP1/CRS+dT2x1q6fxCFUvXbcmcWshy",
-	"k04lU8XktekTYCNMAPEmO1b7SjQsN3bfrNFxr9zGXtUtBSyBoabjocll1tDQeZjHKnhljmWcEjmfW+C2",
-	"5yO3V9GEpJlKpWaarMdfd+CyqNkbd3VETnMjcuOJMZrZfM60gbXYyYrwaFHNSQGCCvZQcaFdHzg+giPf",
-	"JQvgs29kvMvy4Xq1/E3Jhd1FN53sGott1Z75LAZVHuQWJiHXSpWWp/lU7BpsK64Bn/0Aup9mOR8AgPiM",
-	"PD61kf2lNNBCKvUX464RttCLeGnmJc1007L9pJk6jdkMxGDFqJaicEACs1DVSGwc3TWrbOzL2g4MDK9N",
-	"3jCUJz4skOXyFaGJYjReoR2rvf4Xbbw92Wo/3vZ8dT7cPh7wPbhnP8J3Kt6aPlTa33Nhhc1ptCot7dJH",
-	"04AZFkIWhb1CFny+gDCfmClN5C1TiseM2GtToZmwadmhSefgUz+bCyVnPGln/nCadSeOQ+AvNI6brYHw",
-	"e+8joZZcUMNezMzWFV/Se77MliU7eWGrB91pkrDIFDGWYOMKSJZCoBXFbShAA02L6BRvZQlh/EA0YVQl",
-	"q2beJX9ySu2Yd8Hb9lCEOp8MF5XQNfigXdTBB0WjG3DQbxHNGtEkyvBMF3wzKJw1YZCxCShgBQGJFtRy",
-	"a5mVs7bkH7HM+A366/e1IsFEcjPSdpMoHJBMGIjLzImyOEA0ijILOMkqKDPJdkbYzizYEjni3Nx0jj9B",
-	"qKVrTLIU7YHU4B1aEqyfPXu2xdUC16OwP+3axFXK4r+z1a4tpM4fC7RElrPFS48ph6d22zAJVx4RyhXG",
-	"9bS86O2z8fSGrfpu43ZNWE4eXtflyN9F7GDUQ7QCK4qSSRfNVxsAdYPbpj70ooUfIAZF+X23nSlBk5Md",
-	"I+umUiwNC4cpQVsFAQtNR2LDsT3O5SAMRClpF8b24GPoFgQawGFpBh4XjLDr0BajtPd/23G6i7/lSHm8",
-	"a5zQ346Rto8BrsvdHcmU+5woy0wbsLNjZLBPDaNkxFicu0BUHJ/OIRuUOBVAuLfsSnj7tkeXahQYvGys",
-	"mCUUqsn/Qb46CfJI4qpv31fojOEVrlIkqy2Y1CvY2C3dt7dbXF7tMyQThieAxy50KVnZSzljMdwsRhdL",
-	"g8kBU8Wl4mblQAsc95q5knzw2Flr0qqMvzyjNy7H5Ha8+tkHfAP355oU2AA+F+y3jCZ2h+bAS9tnqShN",
-	"1D29c2a++2lfdHMzeytfC244TfjvXMy3HvcSa3BXbKKBBATIAhBe6ss7Grm7xIUJ75wYFHUoeqk7eO3v",
-	"l3yS71kiI0iU/9gpqryn/hMs+tjT9GLWgtxAXM6TsBQogrjKNSllWwnfhoHTwrO/FZ+j0mdW+ho+ztn4",
-	"7ckOX4TSKsRtkfg9W8rbxiDwCtG5myEu7oqEURf/7dNqOBgGU7zdxZaJh/ORKxzO47YMs7i32zM/8LGb",
-	"pE+XCv71JyjfrEXPbs87n08FH+ufgN5NZruQU5bfQKgpp8YIGwEt3Dn6diLPz4obBpF/70Sy2u0zR9M0",
-	"sZdqkdtGJCt/9ZZykFRylUhFXLSUYnTZWp8C3U0xBtC+pteZegi8Z+E3MuYMFKrfZMnNNzJe2c/g/iOg",
-	"ahXMDU2qZ79qO/OPdbfGNRcUhrm5muUe7k9F3KeXh3X19Ft2l3DBTmOW8CU3zhP5HPgmKc7ym9Q+pMk4",
-	"/HiFcZNXo/OPk8nk4cGiz8crp55a/xbd6krfXgn7dcwSVv76xCV9Z/cRSw3Bn8lMol3DykfUqyHtOJ4X",
-	"lmqIKmAizlNxCpzP5EqE6yseVhIkGCnJOMpUYkVnpTEJUEqVdinLNF0yckdXE/Ia75jvpSsbZhtcidDu",
-	"88/cLOxejyNzHxAoAaYDclW7VVejgKiT8By1gVZ6I9DH2GJ2aHmWhYzJHahR7R6cMhHJmF0Jn90JGcaq",
-	"Ug1SfDOq0LOo87HbmmG+6Ne58tadH7uduTvU1egcvEsU+ReP9S8P4QSy5idSswvJhXktLFzteZTVzncM",
-	"Fcd4NZpMJlejB8C5zQWVmTD7HaTtccvIXjitGGj7La1GxgXQZsKe1UJfAgSIkSUF9cAq+7CpvQ7cd+qN",
-	"gJtDr6T0HlOMY0AP4JPa1XVZHz5/hCwUnqixpdUKBmWktPsEiPgQOlUWhAnAkwg89EqAkyS2vbMSbOhS",
-	"SoQOs/RJG9xrQiu37D0AqwF2XIde0/3F7yemzAmnS18q0uWPzo0P9rErAfuOdxVufHCFpSF1QbCgJPBg",
-	"VP/ISbs7rm5jLjIDIQp7BQLf6RYQA1uhD8lyaiMX4hBiMFupFgRkb9DTEhOWCy84BZcPaa+T+LBKmeu3",
-	"aQI+wxIYFDlm27JblSqZMmU40xXcrV9+dOfe9/pjr7uvYp4aO8YryLx2NTq/Gi0zbWi0YFejoHQ2UXp0",
-	"ntpSOdBG8fKh4Wq0w3gc2e+aZKX3HZP1pJdPxkWeQCpgOy03mZCMGVUJZ4oodsuthFO/dwfgojowUMiZ",
-	"fLW0uLvGVJUYltyTdb/DdBU4d1A3AGOJNjLts2xjFOGryx8nm87IBxhpixPyoWx0H4fO1eos5MKCZ+hC",
-	"mIojQ92hscgUh6jJnUGadUB6bjQJEaZxF3rPjsYxx+JWFzmqeBO5u71wVN4pzX1pe5q8p3dvsITyrjmf",
-	"k5wFmabUGKaEBa9/TSaTX4IK8dgT6IAbIMKL3/CHy8F6NXqw15RTBV+Nzt9asoL90fQ6YSf5pdb0QrCk",
-	"24ZBu9eFZIz2/TpaBcEbDWRYbzm6EfIuYfHcPrKno1buFIvTNq25d2i7s4eq1GqSly/GYT7yjGwfLiha",
-	"3Mves0iquOTO5U5Uw/jzRLvO1xs2MSA3bIXid5GVtzyjt9J8JzOxvwX/niGX4TtuXvRLucxXncX5+LEk",
-	"FyarhnsbitPAJYisyL/uf/EP4G0ICrWr0fnXz74O8BJBph0dnz+WDqS79h/CcxTJ/TvB3HTHFCMzyA9A",
-	"IWaMJwk4+rH4pDBf20X0cbjo/0PGUKEnr/ygFzRlYBpylV/3tra2s+b1fCd8mj9IBILan8ByvP5oA/lO",
-	"fBU8yOy9N/GYmvfyTm+w/Cu6TPr1Yti9OcNSM5X2O4WDFySiBitxntsdngvwhbrH2D/faRiQcmx1gO5R",
-	"ZkFClEf+BuqmMyzbAZpKpSgkLVTyTpO7hbQymatcgOdFIdusiMiSxO0/aGBcUKPer17H99p8Igp3RFcy",
-	"37VwR10xFpPx18++doGygnA0GcdESAJZi12LE6cEKgrR7XEqRaetAHq9sl1eqg9TB4Dyx8Xq7muMFfqu",
-	"P3IbMcZjXxIvDx2eMjHnAqIFGDR0Wh/QLO1bT7VtIQvT1aY3j9dDoVdkvE8tFFgSto8s10LZSxjV0TEZ",
-	"h4hq5/6bQlv2E+imP+koUT0e+3wWLggdmAhflyofv3/2/yRCytRNAw7XEY+qqGa7x8pw1Zv249VISWmm",
-	"4EZb5jdXaaERQT9dpxkrX8NvvTqzXOvrSKxT9ZVtWae1wmFVlsny4O7DR//IOfkIxcAtWJY/B76Thwcn",
-	"fqP+CQb/M1YVa5qHe/LsVVGIzLd4cEWWUH2wT1bNKyS2HfdqvPo4BBYJDDEYtYDXJm4/sTxY7jCtIBuD",
-	"i3ZwU6iIfnudyppQ2WZK1bDZR83tB0bjnJQ3SM4Rmesoki6HM2Q8u5bxqugj58bXMt2Z3Nl8o8kbZIZr",
-	"G62zquuNE3Qk38smYHfbV94Vdl+7u13tik3rfGmYH/iSxe8yc9ThgqE9kgLhyDFOkCOMmXJditztOLSf",
-	"4qnMDJwi5xLhC3v407k/TrDa7fbJ5Lc9SjH+2OOd/yPI6f0G2Aeuq+9rDdX5HNbiBkqoDXn0x7mBxmmH",
-	"gJBzXtfSLfblD9lx7yn3to4ifrleUBsZ39l39nbYXH/bRVAmjFphKkqXAGtdAnWeArAjoJJDWAyfEwpl",
-	"QCoRFOFHwM7AgbBTn4LL1msxk3ubW95j8+xeb1RRxaj8BBODgc/UpJqudb/Dgy63KFSKVKF5bv2ase1Z",
-	"4dNCOFLMeX6M3YEFvUuQM9Ina9cUDPQ9RNMciF+o63yX9OmCe4okG7mSfO8q/K28C5LGghsdlGMUNKi4",
-	"vbOPG50rdHoUTPNv6whqZXtjG1BDB9R33uN7f2tf7XfHJoCzuq4QHCXXStI4qtRRnIAuy71jXcvt3nH+",
-	"sWSbhEmsacLdOl57n7XAVeqqC/1Fh9jpri4eyur4f1Xf+MvGzjl18YvIr/g2+8fmlYCqyOeE3dPIJCso",
-	"RyZnJKRxjMn+l/KWFZ+cMdmKT2vrEsc79f0wzjh2Q4Vp2j5btQNPWbbedJovdssOUInvenloXMx8kDvW",
-	"c20NIHdg3c7TwkaxBsCgNneFKLyJzCm0c62mU1+CoaZssfrXL8Ub0AWgLnEU+j6NcwviCarUfW3qcuYd",
-	"XeTIXCiZzReFl8Fkl7Vs28FHo5VPPbWZCr2cuQocRfJs1ONiRVA1dtJuIFZCqctJnlc/hJzczor2uJXn",
-	"eor1gBvgoOKGUf/MMtMGM+PW/95h5a6lWRTLB7FxLl1Zn5V0eaHavb+Sq7/H6xrJ8VVuEe+Gbx/QiOCt",
-	"6RWvZgFI58ozVqQRzAALhgh8+GQT7Z4KtZV3ZpPqHn8wN/d/04usfs8qeP3ZoOhWCDsipmwHhB2LXr7j",
-	"Oq3805h93ey+yZKb14Ytm+fjsrTUCQdgdpUzIHhvec05WCA5LI+HyokyI3TD0DtiSe/L7/oqGC25WPum",
-	"upQunUQLo7GdlmdoA+e6371dKz5osxlaPbq227ZDBd+8zmsSnUVQlMAuedWaQ5bMXhE6t8dAwSUfLWM/",
-	"I+uMHyEbHnwsZ8RzDo7Pr4QUvmIpCUFBEU5yPQYo/haM/PDhw4XXHXtnSjwF4z89+8pbswLyp2fPAlBN",
-	"CWmmoIG2f/7VOVOCh2h146cc+GCRJVieu+p45M54NQXU61d2AacN1Lf2LDxkH69kA2wRGFntp5TvEHpz",
-	"VeA79wPJE7EHjPZrI8kVypD13rAP2x2+dftiYJx4MMoDRTsP3wW92k6YNxDsVKhAuhzguaWKWDz1Wdxr",
-	"b9A5M7sl9IQL9j0zKNd4+tleJmRNFA6cja8hV0dZnpz6UtKuxS8N1NwkAcNC1VwFH1TGnLeCD9gDFsuw",
-	"pVMdTortqMjLmK9IyptWAb5BkVwr/9AGveqSb7V+6doaQrvAL4UfUd1KvqTmm5WpZVrI9cowkgkXL5h7",
-	"xmDOR5Et7ZuuR8HIvurGflja/+wHSwlz+wFKf9oPqf3vujSE4vL2njubKQmoAY+Z56jcQSGCa1K+u8Ff",
-	"ZlRa8yYd1HbEq7sy1jfjJTUf+JLVrRQEV+5YqXgUjBZukeyeLOF/PFJSQ1iikLp+eWocdjYOvciWU3DK",
-	"qSOwYARXG4tb6XOKZ4NSt7VnZzNErBM/V+TR3pa+e51Dg8r668DscoH3EeGaQsi6saZxS+HD+SyBr7vX",
-	"efZ4X2ovBp1rLvflUhyMoHAo33e/bVeir07z81uORg1qZTLlAfzSvIa7FtAXTdnz4nzeq95jmUuOhhtr",
-	"fJ3I6GbfK+ycHKYIczWCr38gy2oRKPCV0QWkCq373Rl9ummu3IIUmVbGoR9JJKWKXbGb0LnF3kIGIvBm",
-	"5HNMeQz5A6G+rbfCl4sRn5RYsbZrhWkt9rv+TrE0PWTfxjtT77FvcGhtPhQd5JF1qqmcyB204mSoDVLR",
-	"NzxNt7IqWs+ypP53yNXWQozA5yr9BfmbawdejtLudBljaokdbD5oXC0bR7lww20aQj3A7FmCjbzrcAuB",
-	"Js+8GE8hR2MLLhK7L+Tu2hUHLQaoDHqte0nf2sfyvK673/Q+8CEe0ilcitRY64Zmmmt4N5ELULjwEGod",
-	"ohrkcVKdbOgNR6u81k/SdFzfiX9p3flxKdZQ2YDKES9svXhrZYF370fBiArbi1S1wtUr0GeuBRzVSCMu",
-	"JwmY6n2EUZH3oKotBGM0em3nWrnwxEf+ozen7wMmB7edFOzdbHT+r25e5kEnB5tf0PW93ENtzqBCJ019",
-	"GUZ34JEOAueOHrh1qbFATeuunkGv2FqvuI5Ed3SlSTiNZRRORsHx1I6bOsSNmqYaaADcVVG/Frqn/4ZJ",
-	"YLGLomplvZrtSIrIJmUjVvMqpfRz/Rc7XJyW9VNYi00OHLBmQDfuGtp4m3V+xWCkgd2hDX2Y0470YJrX",
-	"Mrx0GuaLAgG9jx4Vq3IKmOfOtq6xdC9muU0Vi4og/I7jLSm4u41VkDx2ioxD+4Lc1rIW05I/hlEZmAAa",
-	"rdk5nFcDsTaMa3Z88fR61U1dnwPhTlUljqaRvcfwmlY9effKSb0SLve+5LH3mMCLrFwvr4UzQP6aerMJ",
-	"SEM+aKi14ry6eht1KyzV1vMqBnI+KxqxLRUw6rR5FfkCEwe7ta6DABifX4S6F1Vv57rYj7pwq3Jm6BrL",
-	"R6tVw4IlFavMJhdQtkFGMi5ztk1CF45gq+mm9P7at+Ik4SSQscsk5WrioM/LEle0OI/oEDNjd9hWE51F",
-	"C8jvkLNqudNKOy6rcrJaPJqfdMtgFQkCd++ou/+cVw6kl2CGqXOC+dPzpOiBjxFETyBn/hiH/4klwe2D",
-	"/+kv3fAkuBKYcH/JqNCuLzQGe/7YfjUKRtD7KBjV8sbf3qdUxD/7OkNl9lqmzPYWJVIDj+78eIKRkFCd",
-	"nyZJbZcNEf57zXhQXfKvn32dhwcxc4py2ouL15iHz3HjuUHJHqXKmWE6sNdrcSDcaavy74SKGLMC4MEP",
-	"SJpkmmxJE1Dvo1xjr38UTT+eWr9nZrdwtCkQfc9MLgvBfF06zn2JQXn/fSSgovGmjqW91DIXUqGQ27KW",
-	"0lo3rv0nl4AafeeqzZwn5b6Eppzd7JB+sKkw2dOTmXKev83snIQAspYLrtmhNlkTWrBZA/VWonT7n/fG",
-	"oQUu59hOARjCZl0U8uaEds+jLt7mIPNJaIO/qilFEm3LNWWKKGGcQn57u28hoQhIytxgJLAhm6kzu9iy",
-	"di0gxqv+yG5ZUr7GnTJ/VDhQeiVc7e1diXqtUR9CtQKPToVeZFOfXC1ssPuRacpU5MyBa2lKsiUVp4rR",
-	"GJKnW5IlYzQ6/efC/lYxJZVcdeu6n1I9RYG1Qv6xzK6hzpLrxT3SxjwXs4SuWDzNBNUasslsnXTJjbU3",
-	"P+QCszcYoQumTpHVwDjqWg7Er11iT8rfvDUOcnvhV87P8aRWy11XPKB2nq7+rpxNIe14bl3b9iQX01nC",
-	"5wsznTETLXY93qrPlIkYTXD6puHhzXoB9VarnOdqn8U9GNn3Tpf0fnpHObyCiynU4tjfQW98xXTJk4Tr",
-	"thYgH5pej5mtzvc2S2K+guVXbe5nw9EJGsBnHWnqtrP+2NZNaRs5N5+qbWe4xfbshqpmvL/MD6UH/Lli",
-	"IKatWJLIO1iPuB7qed3tyu7ThAraL9IFio6RUhdkHMJfXKCiuFkf6K7ub0uv36ly+ixYeQFJqbqvJbYj",
-	"PGbCcLNCS43/UgimfLn2bcv5Fl++eyXrnUfWOoNKp09COrHnrP4Cb1CHOkJadym03ezRRrRrDmAEOqB0",
-	"9OTFnwWfLwAdt/E/7QsXr92fvnMWk5micwhwC+qsKw2sjWAKKwR2ItbXnhjL7yrZcMKPVyP769XonPzA",
-	"jfbVrh7CHsYRTEoS2wtEdV4uKNDfUAFYGW+Ncqq0BTdkvNO2k798l7tfZSg7LHRI3rWXXmn9Ni8vv3et",
-	"TAv2+qtZI3tR94aXsu/SjndrKK+5sRTF6wOcTtMqfPDvqRFT7U+lNH62H69nf16qsuk89xSGPvjymJbt",
-	"4MKU7ut2+rq8XOhOfV3+5Av9WhhU2NXoeTelzwP7Aq2lye3sA7Tu+eKGW7eDNdnoNqZbdihqmu9aSLBP",
-	"NNfgJopORwf0ty0GULzul+awi4aFyyfeuHJFZrJD6id6yLq+VOSu57b11lYczX/rQwzAiWzTI2AKkw09",
-	"An7tsKWiSdiqNugnO/cROXMZc2Oxa/fpOGJl40GuJvraCgHty150paZyHqAubE/M7vP0PIEXTar1w642",
-	"tgEydX91NXp4QEPRLKGm1GjS+Hwvh/G6zENbQyc6uGA+xnezcmL9D80b5FMqH/o+3Hg9KGCw7F6D8rPn",
-	"0h3dW7buZi4NI2ixDet5FDc2BH12TDlJYs6KbnuyG+G5fLN5AYagqAfxsSBHP7PAszQPAcFaDiyeylmQ",
-	"1/wNfHLqgECVyF5iSQPTsbbujjNYm/wvO+My17pZX+b6DctT9W0s/uMjbnzLGq2NjNk6f1jW1M4TLmqa",
-	"Xo3+l8zI34W8C8D7AE1hV6O6Tkrye4tC5pAFsWEj1tSzlWkHpcLuftj1C+0dNmvXI/cXoDPDwC3AuxWj",
-	"G6lThISQEjtP4V7jazxYxKs6n0MboJsNjWupWbtfS73CnaqY103vsVuS6jUkyFba0riiW/JYHYfwiCgv",
-	"HP3GwpaGWrket0mzReJXcMHxWXI2wr3RIc47N25meA2IVIHzvvLJtyFzFWZ9tec7YYYlq6Am72tdIpRK",
-	"9PlWxawPLt+/u385B2dHh+aipQvXKGsYS/02KCR2np4e+Ua8im2XditX0qHYO1UsziI2TRceGjZJJOVm",
-	"2nDfpkrOeNKRT7qARuh6VmTmHYeuMyxI3kuqaOtRC0okrt1ZntQDQzaft4iKW0vli42g2t36udD5bz1P",
-	"RZtIwJ3W4r5ZTbb4KVbTS29cO5ViYa00wHWwtf8ELcW46ib1VsbMJ6peu0Y74EbHHabGKH6dme2y4+7s",
-	"KdcZT+LpLKG3CCMbLfCBBa1kJlr/uTFeYCEruedKPxiT7p298FS4K832a3gS2epgxNPaEf56u+xu8VWZ",
-	"gCQzY1fd1/0dEHz0Ggy/oJb+r3++OYU6YjEatbSrBGxZaBr3gbSljLOkA+1cJNmcC78K6yTTKFlJ3WaJ",
-	"3136jlN4zb6GlSoZMd1qCBf4qO9JyaSzsa2XVi2XIfO812NUrAW5ssyVIUuomfqH/tb7KjMLe2KmqZTJ",
-	"vhN8gEXJp4GdXmezGatHidonp1xMr33WqjbeS4oKnToD577zlNh+pzSOlTs922TyViqQzV4d3AGilGXv",
-	"CsZWILMCr/6IVsC9+cLJIWzj2nE04tKrNaivOoRPddbulAbQNH6HDzWSJ6joWTytzqLG+qOi+iuJ3lIO",
-	"Bt6dXTRiHMbrNGuXXBDP1PalbuHkd3PUa33Ytrwp8CcRVqJ84GpXIKhf26YNKqPnpu4zbjnPZSKjG5ok",
-	"DQmpH7eMXZYK1GH5aJomnVf0WDuU+2K2FKM3iKB7hLfZvnnL4zJtO3ypt9ititoM41hGOkDH/SDPWx7k",
-	"9Wnc0TgJiM6WSxYTecvQ199e1P+m0Saqe1y++2QeC34x5x8XjKaEavj3JGjHO+5P9++ZvX0mIyv4t70m",
-	"aerM2x2Qa+JLpg1dpl3Zni3syfq1nL8iaMuO4BI1AZ/+AWoT1vijgN6u/vp06ZH1vkLBD5lSys2jcf7b",
-	"jE1FlMLO+k1uGTedbv0vbcJRdqQxayPfoshTL5dUfBytnMLj3Z5QuQv/msEJv25cVrhQ84CmGl+tkgYU",
-	"fFCInOEgS/BeTs8KTs4tA6E2Kmp9/juLDEpDxUu/XsfZ33fpBydC+L3xLqAua33dlrxLmagkcW2wwse7",
-	"MZDHDcOqppIpx9G5isc+YX088pnyIYmuzxoCn2VaO/6ScqLGJk213hJjVtqwmt9ZOePAtFk+CEbs3jAR",
-	"Wy6+RrOy895bUD0VFPyiIimMkklSkelL7Pmv9JZuHUnCIyZ0UxqyxqVo1BZ2FcELiae8ukFpJ5rmW3dy",
-	"KudyxhQTu1PttDi2weiGsXRKE37LWmYfvsiMK8TRI93eUywqc+BCTY+vUPPHLY10keXB5/1yg3eMKvfu",
-	"D+tGI+zol4YRroWV9xhpu7BwSCPiKjihDRsWudfKrqUS7Zi0K6dST7bhxysMHbkanX+cTCYPD2EAgSn2",
-	"GJe/g5oi3WXA902549wPJJUJj1aldIPPN3PdVFLZNCeyuaPcXraqKafNe7aUhrkctQ23rRQCKp825cAE",
-	"t96pe2zqyjc3eNXf++e4FBC8OfUx97WSiG2QKnm/mmoZ3TBTbt3QwsXm+fXQgs9m6Oxwv6pdApEtkSeb",
-	"1s206pFeGczOBvjwNlW4Zizuaiq54ek0E7nmsVXuWT9Mtz41vdThwZbKrptabvf7VGYmzUwPg54vCpun",
-	"goq7J/BbF1DXBlU3yUfXa6jf2O7ONHXI5ovYthpcY31bXzHaLunzvHaTkAay1rGYQAl+qhhJqdYsJka6",
-	"ksfqlimSiWhBxbzW07Bw01tzusA0ecjxAL/hDmfgACzwBSwUCT9yESUZyMuQCz1m2nmw17jz7TbYr/kC",
-	"NPoJrYcgkrGrNTgjIZ3PddiGrbAPdnpLiz4jmSQ0rUuBh5kw3e9trstgFMsIWJpp4QRZ7fOVjE4d04Uq",
-	"TiOJYiZTgozXy8DZ7cLTqdssjgtnr784msbz3b5HMVNyWQ/QlQjbhvhY4PzgW92+lOn0WjrVflPSEYz+",
-	"h8fa9LvkoibScpZIauoSsaR8J6tYK4TZplKbaSHadEnhXvE929zwXmnhwSfIT3ydXYIf1Fif+IhNYCXt",
-	"aWlzLpwJYFr2eF17gzMS4FHtTsjYVyPlIZ/ev3eUaMBZvHWkckK1gXBl93eq2C2XmSYpnbP+Qcp2NL9N",
-	"hdxwPa/Jj8V/Zw1Regnf7fJ9aR+K8dpsjtO+tDPXKYv4zJUw92JcQNaOiq+h1EqI9GbLDvwaiGTNZwBT",
-	"YG1Cb6kcZ9sDXXKPbHCB7HHKcg/H4qDVp8NpYvqNotENgpdu8H+EJ4qo6s0JrKX/dEkT3QAmnVy/2xRn",
-	"vdzqPOlFlp165M3SH1WO5qXvB9N0DO7X20zlgy/14P9c7zRcTpBVBBY3JoTopeJqCM/IgwlJuQyxFSB8",
-	"qJaTKUIOoV/heaH2Csp6L4zwMuW8iZlm+kpop+04CUjI4xBz88KVgQOCuODQnquQjMOr7NmzP0cpNYsJ",
-	"/qzhG3aGP9jH8IvJMtOGRgsWngTOSRKyLeva2JAdfHzSFN9nhSrQYoXF+6xMyLx/hRskmckkRiDfzO0e",
-	"13fOY+w6zyGJy1bfh6iPJGyhkCRje665o5Dy1ra5kXFNuwvuVZ7ND/HfNLmliueVNLt7hDQz502C/KF0",
-	"to4K1wybICJMzYKJPCNcPNPTja/r9HhwjX2HnhINQcStSgD47F4tagX4sgLtXTHWM1/Vpkzc5ajYmGG/",
-	"nKiiKd/HXpJ4eC4f+2zyOTxgpshHZbtYG/3h01es81+Hdf6pEEKDBvnTlJvb4huETGiNT8EBi76te2Zs",
-	"28Gy1NnRSsySeuaSx41Gj4YF3hxWOYv0xmI1Zm52+qzH+dgWN8Z2vIJR5I//smMW7Qrv1M9zTWYssRyF",
-	"MTfPhADsV5hSLhKmodgmu08V01ZODGu5iD2vWl1GUPv389Ity7Xnb6iG6F9Iim3YvemaERvWqHbxUQR4",
-	"s2Y3c5UILFrKNEuoArf2O7qq9wArEprVxBomeYZU3zv7bRSM5g2uS7e+GEpXeQAbBsUb6+a7llBt89hY",
-	"wWEC8BW2SPo2gTzjO11Py6lZOooaTj1J4jz7DJqoi1X2NungahSvBF3y6Gp0PplMgitvoMmfsP/rJXr+",
-	"BI5cedK5PtUpC7Ntq2sM3vUiWku3U8TBbOwsDrHX2NrbsRxLjlo6FpNwzky4zbq1nsG+ozUrZoZFZgp+",
-	"crVsViyjejRJqbIMS5FVxEiyZGpuhS9n4GP39n4sVSppZ0+yBJClmqkGeZ7POmcgwVbt04ZU6ixszh3d",
-	"Dh2glnWpbesJ+O5ZvHWmxW9bsrkY6TLK5zJ+/lMsGRpiYSd6CVLl1DWbRbgh6C123jgNMcWPjUnWgqZ6",
-	"IRuWaEfccpJFTLCtzo9LLvgyW6JX2dQiBTX8mifcrFq1u+OKdWhWVDzY3NNqtSrXC+YtQAdgTfyLEpez",
-	"Y/yXyVd/mdzXZaNf97X0aZdbhzGWtndjMzaWttWCtFvtX5rP4aarsmFKgCjA7jc+TucwdKiIWcsL/Ey5",
-	"+U6qb2/t1VDpd7lkMceZZ2qOVesXfL4Ap2K1hNdgTnfL+mS8Lq/7A8i8SDi7NttuI7Erd1ra4fffXn4g",
-	"Ly5eo6sEqFT/kVGlVmS85AnTRgpGvjonzmIACmHwZHS5Iq8EIsOSCjpnFhKCos5W7iIakOssucmDqwIC",
-	"xaRLHpEnkytxJV5KYZcJfQ6sLIMDYrdMrYj0ktW5ffTfSS5pER5r8P3YLP2Yz87eWZpwQRJ5x9RLumTJ",
-	"S6oZGfsC9RP0+A7J//d//d951XossRyePL8SpKZ30KdxTRRLwVvc9h/enzJ9SlMeTsjPFi2rTWCVNehY",
-	"7bCkINrOjiYkpWahiVT2VUtmFjLWAWaUtr+c4VckpVyRhWOl5Z0oVgUKOob4mpCcEffxe3u5539BNJz9",
-	"Gxz/7CpeULMoytRpVxczhK0J7QRDdKuBQn3Oe+HcQsSSnmpmG9qJJ1zbTb7zleUCEk5pkoQBgVtsSc3C",
-	"zgs6dSfp3L3I3pO4fTpNOJ4JxbRM3Gks3HgCuGfcV0pmhimYQqsCfJpkGk9ImJfzCwlyamRcY51b91c8",
-	"ObczqL7L2POhCSUp1sw9vc7MKTaaJRTK+bkTD/X8XGm/EysKOb9HAoVLz/2oQxJRAbNk9m2ZtmvAsHQi",
-	"OBPbUd1wcSpTJmjKyS1NeEwNWBNj+FXSlJ9GMmZzJsi1XWRFFANZrJgSyBmweD9ybdB5Jt5csrFP2Db1",
-	"/k12HhV7MCwa8JZTe06dTyns59ohsRMah9qsEnYOux5A6QgZs6KUnJ0ETRJ5VzvWt9mSKR5tjjMCwBKS",
-	"hA77w7NwSe/h0zlRVMwZueUSZSo8bIqlUpn1I5aXg9/ca6xvB4WexuG/NP+d/VIModg2IsBMeMsCLAtI",
-	"/nX61S8h0tr7wouNMxyG3UfvCUTGYR2/761tREt0wl+nCIPqdjwHgR05Tk6TTNwICxI3bKVxajVz0hPy",
-	"k8YUwCmLUT7PNz4sp5Ys0k3+5j2O4XVlo+uJBcQw5wHPyRoLGNppbMsz71bKJQ3zSwPFae1Eve/fOqyK",
-	"2K6fZ0ZCy6kqRiyeYNE4fAK8JOCUJYzewi7XrnlIMqGZCQhW3eTC3jbCIvafJ8/whGrC7o2ifkDPXUFK",
-	"wRARv5cWNzI7dmOvAW3oyr4OgXRMBRx+HnFDtu06uZNZEhMax4QKEr6oHeuSpkg5JAS4x7sCtgbHH8kk",
-	"4TFzZyB3n6RLL/6dTEhYqPmhjrIfXgI3rzj3pViR1qi65kZRtbIvA3M17JtlOizZS1G5U4qapljYKCAh",
-	"9IYle9chBK8JlJ/w9qFRxFJTYgbs1Iqbzz7Pl2kC7Mc6Sf+bJksexwm7owph5I2b/91CauY4A22o8rlW",
-	"piGZM2N3EH+z38rMeGejGb8n4zCXhMNzEk557BiH169CWPci0yV8fekNbuQihwy4M0tcjmcE8nkhQvyv",
-	"F29+JFRECwmAfJU9e/an/4nH/gLtnSdVkinV9wWzpEXTCrWckz89+wpFOeedT5D5sTeZZ9kC8vWzrz1S",
-	"lYqo2skVkT+egJ1hngCGkHG1QmgA+qcsMeckD5wLT+wL/sNl/0NektxRbhzEcYi8zwxe8FX+D/gfSkKX",
-	"jThcSzFYUwAcoBt9h3/49sWr8hILu+pkQW8ZoeixDdZjF64GVjRUd7xIabRgp3+aPEN/AJPYbx2v7Lnj",
-	"FxevS7Fm56Nnk6/weXdfj85Hf548m/x5FIyA37P9n9n/uVr5Xqp4JdHGkqlkdA65FPT52dnd3d3Exf5N",
-	"InlmRQJ2xsRZJR7wTHlfyDPL8J9hnu2FWSZuHDjz1zEkR5jJkbPxMvQHaij7UDxydgHEDGevsfZD6XEo",
-	"c9b6aQChDxYVWjf5DqDD8rHtmwC2uMd/CarJ5P707JkLGjGuQCFNIX28XbazX53BFDnH3Ymp81BxENWq",
-	"ItrLkkzlnGysjL2AIGEYy3+fupN8eqFknEWNPrGuzdl/u+f94+6tQChNbfPZ4+qDVK+z5ZKqFfiomkwJ",
-	"Ta6p5lHFH4hee1R0x3+CyYN1uRDlL8HIS0Sg/MJoczvcT3DeL5w9YDjvm+d9U3uQi/yaqEwI5yfx6U7n",
-	"D4zG207o3YKZhcvVUj/27Yczr6dwNgUNxsFxmUf23agsaURoeMpXWX+RJJ3PLxaz+6mIlGp9bF5Y3uGt",
-	"dGPo0IxTvVZqvnXjH2VEk9ZP/0FocztdOJPWaF9Ib6qFkWiSEK8kK9FQKUN0BeDxwTkzjohKBHX20fJS",
-	"D0+Qrr5ZvcUUAANpDaRVT1pfP/u69fNvpfkO0oPskyTn/NZKbF63PlcyS0vVnnvR5qE5sfaU+O29FYcH",
-	"YhyIcSv/l5NVK3K0Ld44N6BDcJr2atwgzcIS3o4c4XFdUGS3Uw+H0NKL3QwsruhuW5fg1UVxfmr6rnjf",
-	"dKbtDxid1fqwvaGWv+/a6oukMjA5fCPj1d6UGrWOVDXqjbzAJnGOU8RIkjKFth8uCNQkCQhFeyg1cskj",
-	"gpH6k1HZs8CojD30ur+jGyHvEhbPWXvU2Nvt/SKOtbNnLuUt0zlC4FRpkqzawwQ6BOWkjWz1dZbcHJjK",
-	"YxnpU/ueBvr+xg6hKz07p4gX4LWOzsytj7jLMdP+eUyL1Pr5rqhhF+DDKm1P1mgM6Pj4ty6tRMdmr0XH",
-	"Zhc8ZQkXrMN2AJUCHAxImyNtPVr4RzjDcwNP90I2ILvHAtQFgrEmyywxPE3yCshoDwq8F6LFMMx+WDad",
-	"WAQXzOdmKSMZwFIVxq7deF1mnU8EVBcQYjlg1YBVA1b9gbGKjC9++gA+SCetYAt4rYiaw2ouI2oaoOsl",
-	"NT+wJO0MXa5d63PykprLQSfRaAc27N6c5XHkhbBU45NbY02jhjARp5KDP6w9jSl4gQg2eTRx/Ai+JMa9",
-	"5sXF64qq3p7c6rGGo2ZPVH60z0o6g4MecVQXNB/0viqCR2njLKF0evhgVPWSmn8OSsTDKRFfUvMBYuIP",
-	"YC3bTXNV6b1EdkcxjbWnvl4K+IECBwr8VBRY0cB3oMO9qNstHUNAy+HJF17TTL4vYRR92MTPkPYGajoU",
-	"NeXRnRim5SKG67z8aqkLaeGhShtnH0Fee3gaNPLa1R8ZCGUglL0TCl5GNT5TW8mls7+DPcJW8Fu/ihZ5",
-	"+qTD0hm+Z5vKAsbRg8g+dOIbP/AlG/jMwfz9NGGCkkiKiGsIOcQwUXSfr96qLgamjdoGqKq4XUtlMQ9L",
-	"7x7QGgn+dV5prTPFf7My7LBED8vWpcWF4l0ed9aLn0QiacziSzaHEKn2BDIIzgOgfQ6AVh8C1Jrb8XC1",
-	"AWDHExDaAllvIWFAswHNBjT7jNGsowSXY9reZLgl9SXFDguF+J5mJMSj+kdRlAxk/DkrY1gCJeIInmlI",
-	"Z7abdB2hFdxIXnf5sIQHr2mmu7euxPLTYz2+y5Lk9atj8hIDmAxg8gR4AqTYnYCC+FHgSany9mERxb2o",
-	"GVMu3Eh6oIoj4W+kNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEdT+BJtiDiImf/YWkY39NMwpe+asMT",
-	"VEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+iek9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwW",
-	"H/LRDEq6gZQ/A948ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlHc6fvQqC9nOoHIh2I9JMT6ZKaaMHF",
-	"HPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bityx5UvTY9fnHBNa7tmAm6doIS7F0",
-	"f9X7vKZm38G+LlXg7NcH1g8dILJj3jDwmAxGXz/7j7aP28Mcv8vM6Bj5k13+8y1xFrUJa/2DVZfQCkge",
-	"SavRGSz7aTcGxBwQc0DMATEbEDMgCV9yw2LiqkM2a4pa4el+NEYOj33xnOMg8ZyZU//G7Xj8PTOXfmhd",
-	"J/xdQvPGrY+nsyW/wiOinxjEDtUt2ieCdCfIn4DmQhflagL5qdyrxJoypbm2U8JCaIoKzSEwb+21ZOwL",
-	"pbl3ayKFzwt00h4j5sxMc5I+aF4zT9KY36glVV9kR6bqgTqfUIbWzUOwJU0rVOLOyadUiTsnIv/dQxgQ",
-	"wbS9YKUis4QaqCzXOlfrwea2DXdywr9jypdVjh8PPpgEV5eBR6qtuBOKLEmgWBWDmpHulw6Yk2ZlzKly",
-	"F8ZVSD48awGv2o4+lwbL2nbNrdErDXtfcbB/vvheAHkMedKJPG9cST5X0Lhr8wGU++jhyyd/n5xNDiS2",
-	"ZzL25RYD9EcNoBAuqObtEQ7IrYS/IilmfJ65gnns3vYC5Tnbow1CSg3MnH1cMqN49PC08OYNDGpAnQF1",
-	"BtTZUz6tlCqj1xMVID12hZHOdu8Nyq5VqlTw6LjK7m641E/hPYDTAE4DOHUFp33pgfcMXcHjFMjI2U2R",
-	"s5sWLB0W70wYyn8HADx88Sm++LR48XbsewVD+ie0fQlNvy2G3DMH/3u2lLeDX9GhCr4WW4vKkihhUJx8",
-	"LCSUxj55vNrkpe0SqXiHpNKeTPHwTxvpwxLw4erj9KOOC6nNnmgDu3krY/CXan/7Fu1ev9IH09gOJPgo",
-	"EqRxvF8ChJpUoDrwl+MOOiRjdk8jk6wgZb2ckdC2noIXYEikcn/zWIddVJlSmy0U2+riO/uYjwRY/jWy",
-	"Wau1LpdLeqqZfchyBrZp4crI7SMpBSc+V+8/73tDux1sSf3/S4E1MUsVi+zLfLPPAH08jAwV+j4zXKgU",
-	"Zv+ZKmHP445y7K/cCeVS+BbdKrLvB2CuV0CIZFxQDLG0+JxQoe+Y0uSOmwWhJHSjDAnOYN94c/gU3vjt",
-	"9gzF9rfvmTli/Vts+WGhpDEJiw9dN7evduINF5eRVKwLWrjVb1+JCjaoaxmuf7RfMkGT1e8WMro18KvV",
-	"up1zr3kHZ0u2f9+rWQd/SsGZ6GDsZ2rJBTXsxcx0WIGh/pY+A1DoX4Drpc8wvTcVjMiW10xZdtCnwC5F",
-	"iVDyW8bUKiDy1hVJdqoXMv7+W6y79ZxQuLkI14RGEUsNiytwjki5juZ5puzDyXNtIXrA5wGfB3we8PlL",
-	"wue2AAzsMtjapj7M77B8sy81P2dFyO32evPfM6zx4WMJXyTJcRwhh8jXI5mXKtur90Y97Jap1VoEbJku",
-	"fK7X+irtc2bWCaOOWkrx6Qc13Xi6wZe0JB203FSWtzPpDO7AR6ODF9GNkHcJi+csfjQV4N7rzTQNoCol",
-	"UpE7zxeetKcKZ6FZJ4zgSd8Yw3UxXBf7SpdAxjnZWH5L3q1Ju90vFdT3Hph4dmU3cZTz7T3XRg/E80UH",
-	"hMbfyUzEGBP6dbsWb7jWYFToQGu23TZ6u1sws2Cqhu4Ig2PYnqzw+RrKenS2koMqqDxxplnbm+0iq95s",
-	"F3Zwfaf5Esrtd1AquGY002wg1YNrIvx691dG7JWfxNMCjGPmIqaoWCfc8cW7S1QLd7gU06zuUjxcGObj",
-	"yW4guYHkngjJBQQCMFls71NBaMGy4nNckwi6iR9HkKD6WNI0dd4Ix5H33At3intv8Lk+qkGXxODDKnX3",
-	"/sE97I9tzOkFB0M5/M607w7hfiVSRwHgHt+g398tcnq6rVDx2YyzJD77CP/oh+MRNbywNWl/Z592S9uX",
-	"uDtnKCm/tBslfPFwMpA6q56Pw9F7EfCCNArFLwqjRjcMgC4KJOhuBoCGMHFdDmpZOvPiMbztllli+Cn+",
-	"0QAcb/DXPm536JFgKbf93Ypve0PvX0oRZUoxYbCbDpRo3xj/na060SAee0ikdsl/7yIclIdqm7uEIu3f",
-	"/p5p80EamvzAjX6hX3dwTHgZ6Tdc8CX/nb2XmYiN4ql+qkh3fDeffj4xg+SWE2J/wc118Hgsz4Qm2qI0",
-	"TYh2UEC4gJgLN+ay85zF+Lev/uvy3dvci87HKOz2olsWgz68H1178B2Qd0DeAXkH5H16yNseUcu87dlx",
-	"XOPKALtLMe0WzSssj8TudsfLvcD0J4O9gb7zHXy8avyAdF7y2Dgsp1W1UB2O5XoEFAw4MODAgAM97/11",
-	"g9cxSsi7JFTwqlMuZrKBziHf/2sxk8fxyBrsxz3OdrFHh6tgjhHZXHSrMII1zzkMrTjakHbtqAccXrjt",
-	"hF/CiLoe8aLpS7lME2b79LrqlrtfdAENY2ro43ro0/B7JbO0T8NuJVGKdvYq7/M+Z+e6ZPMlE+Y7nrBL",
-	"/vtjevpJJJLGLHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLT",
-	"AbFIE5BrxehNq6wQCGuIYhu4duT0tl0ArmeK2wHmBpgbYO6TwlxhlG8AvI6g1QcCShBSNsXXQZ/LpDt9",
-	"4kgI7rUDKA6gOIDiFwmKzYl82X2pzafAzqB9sxJKbeLuR5c9cSpVDdpWE8G9EwwSoxHN1C3T5FqaBQnX",
-	"e3oIoQRW8b3rNjxHZ2/0BYvW8iEyYRRm4yH4/JXApGyhrzgTBiSU8H/HjduPv94u7T8ljhz+VFToVCpj",
-	"/7B3A7RKsjkX0IqLOdMGPwGXHwZXIpzSJAlPCDdEs4RFRruRWBnALJi64xrPBeGxnlyJUfA0NGuQQjV+",
-	"p3peRIOe7UvSsxUo5RBMqtJ37kAXLpn2oW5quD7o9fqVP53NAPRwZvv/JMJveyKznwYy+8ORWS0BrVEa",
-	"GdsvQnuWws1YwkPRVRdmYDcFPlG9OtLeIGENEtaAm5+7dr2EmEcQmzxAboG7J6xuR9wb9EsD+g3o96Xp",
-	"lz4NDgaPV9Q3weeTV9mX0XRQ3A/AOgDrlw6sT0d9/0j83bey/+GJq9kGFdugYnsEo/TpFGopNwfPqZxK",
-	"LswpF6eGL5mdd2OtLanZhX34tbCHvDM5DfED+mx9ER+RYz9hVL2UwrB7vEVapbHcaPXI6pdSM00ogTME",
-	"3th8ycgYIotCHoctSqDYLqbQfsrF1LZ3Loy/ZVSp1ZlMmaAp99g/+VVLUbplqmf0H9DmHTZxxeGGc1p/",
-	"vCJ7CrBAGCRPw8JpZ359i5qANI65/YkmF8out+G2HywB6OoFyutfWWRGdmfn8tR9aXuavKd3b5jWdM58",
-	"Lbb1UnB2t15cvCZ/njyb/Dkv77BeCPnFxevJHi8HrvP35m+kmvzX5bu35SOLZ3D0C55IxWaK6cVxckS5",
-	"l23PDPUeH3qRJMetsDZkWzo+jwTJEvQ7fwz2QAxwdpiur2jVIXWpp4uHo+QJ7kgYA1UMVPFYquhBCu7C",
-	"WErDwBHlOIIxvnCbZOyYovfwYK84yoE9asMe1Y8BW+kzXH63F17urfJSDdwS7rBni3RAbtiKxeR6RWjC",
-	"qZ7sVYD2JW5ZvP7e9pVqseG0FHOpmIiZOlI6EXzZehKBLWLue2hw+ejEIoO0mydVeHSwfN2etBZ530qT",
-	"l3p4JGXYUVhxdy3OHuo5y8wQlQkBSafNYyuD4rGdHjffxl5oZSCUgVA6EEpvSqi7Ss4+8vjhM7hPXsfD",
-	"jTIQSoVQjLRcVreLJfx4hUdIX43OP04mk4eHEO6aR90vfdIm+XP96hgFg/ZEggP9DfTXh/4OQHVwl6Gk",
-	"p/M77KBGP1dAFad9iq/eQkFYRvMSHute9qejRXyo3LO32qnHJSdfbLUgJzgwRKp1wtpJKa7CKnZw2Mqq",
-	"c2Za08H3zPQkguFQ9z7UxaK3PdGVFnvRhu3hSM+ZKZ3njmwWtDsOe4WFslqTxEXm1rpfFcaj3A04QOf2",
-	"8I+MqdWQ9LID05dv8ROpCHdpjybQZBMxNpVgrCXMNKsQZvbUCGsgqoGongZRWdEHf7aiz9UooWJ+NTq/",
-	"Gi0zbWi0YFej4GqkZaYidjU6R9moGwFuiEJnHyM8YiAUPeba7Hikn/Jd64c4XLkDOnwSdKAzwxSxzXni",
-	"FCMuFy/6Vzua/aLuYXeYB4IbCO4JE1yoI6kYZK1y93YYkMlk0ucaPl5Nw60FtS57FzN8IWiy+t2epbYu",
-	"fNjAO+MdqbKCq8yKXmyy/Whfzbo4GSaUi46loOAUxh1DQl/J6JYmGevY7Dsll0+4NtaRnTt/ZIIz0UlT",
-	"6OiqdZN/HLgu2GWkZJJ0fEmnCiydKs9dStXhNgUZpuPj395DOLDu2MxFEXcIMWRqyQU17MXMdMA2iOds",
-	"/3Q2nzONhae7NnojY9a1Tbe9xDYfQEw7UGCm5VluLu1lqru1yYvzdMOWC6oMp4mjNaY7leruXosI3/NP",
-	"pjSXXa6F397KC8Utl2KPYYeqRcBtvaTRov02f0NNtGDxexZnETt2mclHFLl8RImmgRf3R7M/I365n9JK",
-	"vjJXfXxMP7/OY5aqbcFTDwz1wFAPDPXAUA8M9cBQDwz1wFAPDPXAUB+XoW7NMZc00mcaLsKDO8lGCaPq",
-	"FF+2NTEOowrv5sGnvFdOnHz9Pu90ON8pxjTB8+INMtpnw8GvpzwOA/AmVFzMiVSECkKVoqvnBAuGkBn0",
-	"guUUsFGbLDqMqqkji4N6y+6kBtzIXqX4O7K38PjrV8MlcqRL5JEUWlwixw7yKALaBbs35NoyQUTO0Lhq",
-	"adU5Oq2VyXc/8thbWn/LgCZz0rXftQv8KCjzkGqfdqQ50OVAl58ZXZZvUFcNrLhOyR0XRN4ytUGj7ely",
-	"k7k8+5i/4eEJMpqvXw2s5sBqYo6WauG7Dfazka0sLBgxSbg2lpD0Z8hrvn51BG5zuKSGS2r7JRWzVLEI",
-	"aBCKWlaMhAUv2Y7ISgxjj1N9nECx1uQ50OZAm18gbZaZxuMkM1tLebHVtP+Y3GVfvDG4h3H3qZpsu/oh",
-	"+HNxoeSMd9jZ7gaxR8Dy47w/BlDfX6KWTwfuPjWLjy3cCEekIiYqcxeA+xH0AHv31zpWAr4++D6A+wDu",
-	"A7gP4P4HBPfu6F3Hsh884db/mPzPlsju0mwN+VS/uERY65kUGFUJZ4oodss1l8KXO6lkGdLkxcXrk7a5",
-	"sso8ykFE0Pbn+HtmhkO8n8RX/TIk1rbccyKsQx7pOTOfT1LS9nRxkQ10sZ9Q/T0xQAcK2a+SRgCJev1f",
-	"paSheyWZNFsjmexpHfWLbMh4/Uc47WR88RNqXPxpXj/lXc+yY9qxDutxiq9BTlD3xu2FpuCmxQf7FJvq",
-	"l+vlsylR1auC7o8you21Ki7Yx0X8DdWzOioAHFXt0xbnCQcscX2KaEGm1HxkQP7Hsa+VyT/PK3/71U4E",
-	"8NDcBwGOQCI9QQYJ68MqZW/pkg2E1YWwfmRzGq38udgffaH/VgK9u8LzdQmId9PX2vVaKMMEXbLDezx6",
-	"SnN56FsTG2pWeotP/ShhyNr9qZlNr1CrPfiajO2h1UQqcudZlA7lS4+lP9vLFTPcLwN11d8vrRSDh7qX",
-	"LN/XQJxLaqIFF3P00wJCHedkahlEebdmie9yewWjBaPxgYk1J1R2z7XRO+n1W3hsINmBZEvk8wOjcW5e",
-	"akWstsUbrjUX806EatttI9a7BTMLFy9TS7QEz3l7msTnH6Gy97SCx+rwvsvrlL2bpi+y/A7ul3bbNX4J",
-	"2Yc7e3S8U3GHzCTH4XMHOOiv1n1i2lw8lcBCZ2lM0Xhdjw0NKb23A8RRrBOPp+yBqgeq/kNSdV9KfghG",
-	"Zx+hq6PrjOCtbbRFTzRh/2djxBm49yfjUCYFs8S8lIp1N6s44jyaeqsFgfYKTup5P3U0K37RJta+RtOh",
-	"iuUWAIGQewGURdM04REc97NftRT2Ox0t2JLCr3HM7U80uVCWLAzHfurGgK3sjsXs/tI49tmsUjY6H8nr",
-	"X1lkRg8PgC/oLsTt20YfwIvIsutyRhiNFnjfB+SGrVhMrv39L+iSTT5t6CZNONVMB2RJ0xTsxlTEFSPy",
-	"o1DPYt1xtIROadJCM9gZ8wbsGhw+vlAlJE2SUhkjH7YHtNRV/9hd7Qio+iPXpWJ/qJjYRNMQADPE+PG8",
-	"C8J1btfw/m5OspIEC42RMSV29RJ8CpQmB0QhV92sBfOF0uHR+K/KW3+m3Hwn1YvI8FsG+WD1wRQaA9NS",
-	"r85oza9s40twO4GOXELgJnYkkmLG5xmewyqtjEN/3YcBCT0fYD875iA8mTSpU/Y/C23xrWESON47qh1x",
-	"x5O9KWmo8L1zsyAyRQ4xZ4TW+CO3MO0hEsdb0dicTaGX4/jU+QHvkgdfwJCOF9Tck+WBYfauRdCJnRsY",
-	"F+bWu4Ojg3v+kBJLC9HEPbnFkwEp8NGMyyZVH9uTrxV9ox6rH4kP1/4fLXrWkdlMyeXjCM15+OW09sRu",
-	"O8tGx8OVN1Dh073yUDo/yMV3BM1cK2pE1dzAfg60+Nk471WpEpRgRIpNdVp7ynSOfPvhSlse42P7/LVC",
-	"g4sM7+Z+vn4Dq3q86GjYpv053ByX163z0HEU3eRot52A06wsU2ZPipYGOhro6Ph01It2NvUp7MlrVNhA",
-	"YINO5ZE6FSwXgTaXIlX2SX9Vyx+egWQDCzlcfZ+MhVyj5oB8aTzlcOkNpPUkSOsRRFVhNq+z5MaOtsfF",
-	"eax7MJaRPrXjbCDRb7LkBgbUmTQf4xb0ns0U0+1Pd9ds310BwK5Ct+L7T7lE/gVPWcIF61SfnCuUTAbQ",
-	"7ACa9tz0B0zb+tG4d8GURTNNlllieJowkhO4fp57QjrXR/cm57wkZ4QbtrQ/UYNukUKKSnwZIFwVFK/d",
-	"qA/HXLTGrD55KgfYGmBrgK0nDVtFWtKTAyJYhZOLZIZ+qQcvCAZvaioaa38DZBsqgdUJd1xcRlKxp1dd",
-	"5h/tl0zQZPV7h0QCroFfrdbtXMzNOzhgsv37Xs3a+yYwwVmHYjIfmFpyQQ17MTMdVmBAbH0GyPCIMsgA",
-	"b5+26mO2vGbKInYso2xpWxfpxqirBc5rHCIeWxYs8nN/dLjRwYuJtbsbhothuBiGi2G4GP7oF0Nb5K8y",
-	"+qAmzuuIPUpz24JmZHSc+t6gMoE5TpvuD8x61ce++SWpTP7JlOZSdH2+k5alsyJjADIgFSD+Biz7ajfQ",
-	"vJIRHnJnffprG/gTs4RHZn+BoTmIlV0Cn5MZ5YnGaNGvn/2V3C2YKD8LP0A9BrpkhMc1ST1zcFwHORcr",
-	"enCFbAt0GZBlQJYBWQ6NLMdAkwrPFMvoc7BybwUoGM6LzMjX8VFR6l3aicD/iKD2enbJfnsrOzx/obil",
-	"Dis2DtalLx5vHwWfQPdVxgzgkQpCMyOX1PCIJsmKzJmweMFiwuM2SAloswmUB69QXeAdvmFreeo/NEN2",
-	"HFw5Cts3JGVsnR7olYx+Vtyw7bmBCjCgmiAhxWQcKmh07r9xqYycbmw/w4OevSKtwyCFNGRm25SGKaSZ",
-	"wndhQKrzJnpBU3YSEKlKuZtiybAjYAivxBj2/r3bCtdmciWOz+UWVdj9pNtg8DGy5ALUzplpLp/eGWSh",
-	"HGv8HWdJt8zOXU0W7xlNDO+Q9u17Zg4N4k/aA2nA8qeF5XAeWyMkIOHeAft7Zh6J1vDvOZnRRLMwIPmk",
-	"WmI0OkBNc6yfsvuIwYvDgGwB8L0YaLrh8eHz9+5A454pewdAHgB5yJnyxHINF4DaXn35qNzCn6lhFz3h",
-	"j23XHfSag15z0Gt2RNlXMvoJYhMBZj8b05NURLE0oVGjgbuDwvTT2qmPH+o4AOUAlANQ/pGBsq81yeWQ",
-	"P07K9zkzp+6FOxPhvnEDO1o1is+lRk6/7BNDis/O+OBOoP60nst5kYc91L3Kqf1pB6p4uEizlnBxkXm4",
-	"6CWi9oWMoSxolYFV3JVMeSeS1cDMdMuL4w7w55oZ50UcazID5TYxsg1y9a8bXkax7AmC0ABAAwANAPTk",
-	"Aagn6NSJT2fw4rOP+P6H40lT8MLWMhUYH90+94zy7Vlrs/zmjrVLv3R5bpC1WPV8PCGBqwgHdciyDyEM",
-	"utqbKNbm1oc3ec+DzfJgHsQ+mlXK+kas9hgR6m/X5MmYpYpFoGI7NypjwRNj7mDQg5Q5MHlfKpO3F4e2",
-	"Mi+43aPNDREc2miplcXUBaMxUNfH0c9UCaenrnuve/LslUMPLoVvAe99+sKwxd6Y/GVyDxIx5mV+tFz8",
-	"OYDpAKQDkA5AOgDpYYD0ORGMxZqEHFFjan+eCrpkf7OAGAaECn3HlIt0piQuJk7ucOYne9EUuOwxx0j/",
-	"COkuT/GPBih+g7/2zgOJmao6eWC4V76h9y+liDKlmDDYTQe0s2+M/85WneRrxAjwqbnkv3cYcWWotrkr",
-	"ad8lXlGbD9LQ5Adu9Av9ukPCqpeRfsMFX/Lf2XtLTUbxVD/V2+T46d/65Uobrq+cEPtrel0Hj1e7ZEIT",
-	"zW6ZognRDgoIFwDsbszPAfWhoIJF7Y0EvdXsjbszNS6LsT/9XI0dgXxA8QHFBxQfUPzzRPH20F3HWJ8Z",
-	"tkwTitkwDsdhlxH51L9yOzR/cE8dk9fuDrB7wfVPhpMDIOQ76I/bkwQG4knmSGzeNEeFp83vPRZWBkwZ",
-	"MGXAlAMyHSUgqXAfKTePNpgfFlpSyYU55eLU8CWzk2qAlXcpExf22dfiA192N8v8nbH0RcJvj+Gi8whf",
-	"m+Ok5B8SsLQ3cawdvO1WDjjNkKmdQ9rRyfGdhex4NaFrQxlTogVN9UKaqueQA5oTcsNSY7kXEt4wlk6p",
-	"pZVwJ/7IlIkpvGrKxdS+ag2BFAZzHsfn0L1su33XhZcet7zU4LV3fK89jFJ+58/Ap/Dbg5PGdL0psFZc",
-	"2G7A89T0eURIdSHHgRYHWvxktNiDACuX3BGN51utLZePs5ofrf7S4yTfI1Rv+vY+TSgXHdnwXjnUXsno",
-	"liYZ69jsOyWXT9hwcmSM7Vptq4ek9Y8Dy2SXkZJJ0vEl3SofdzFLXkplvowEej0rq10a2sEEe5nN50xj",
-	"CFPXRm9kzLq26baX2OYDuzcHc0e1PMgNVCDU3drkytNu2HJBleE0cbQGQvkhDfz4nq6ZgDCnT49EPc4F",
-	"4CWNFu23+RtqogWL37M4i9ixfRAe4QHxCBX6oAT3R7O/7vsyV30flyP3ppb9l7v9nHyo2vLzAzM/MPMD",
-	"Mz8w8wMzPzDzAzM/MPMDMz8w858FM9+aW6/RqB/Ja7adY9vlftxlv3j27WheLIdnsrpKDv5wXCg548kh",
-	"fRcHt8NPDtKP9zr8VGD9nomYKU0oWWbaWLZk3VeRUBETlbmcQ+5HecvUNmVNW8XM5+L13PtaGO6E4U4Y",
-	"7oThTvjD3gndL4I15t8YyLR3tESV/o07c1Re+qF1hfgvPF3PdwnN1+ZAWf/7Jvcc/O8AVty5/aTJKz2Z",
-	"7SVRpS5N6dFc5METdWdQy6Ul0Fxkxwaars9fKKaZumVQbbQLg/ZlI9qXzwntJaYGCLCApPpYmhwsjCRI",
-	"PQERTGOV+o9XWC/oanT+8WoksuU1U1M5myoGY9JXo/OvHh7CEwsxs4SaUpNJw9MhyK8KK165jISfYaZx",
-	"LBrloglXgi55tD/cTbMy7tYybWcfBV2yhyfMu72lSxYPDNzAwA0MXFcGzpJ2/ETZuDbaHnhVUeS4mmhc",
-	"g0vC2UceHxi9dlRwt1AFQ+mMUUM99qEe+x8tPttX2nQk08BM5hV7kcgDQjXR4OFHxnRmmHI/kBlMFdOq",
-	"flKoDR0ehRZlu1XSBFh1y4HZdT8NkIFwqAcsG7Dsj869/cBonENEK0yxLd5wrV3G/NawYtttg5a7BTML",
-	"pspFzBmQKaj3F1QTWkBPG7DB1iW86cHEFRxZKxfr16/q2DfUEeTs2xGHcVArNGAszq0BZlHiP2pF9yeN",
-	"aj/SDvjcGf+ZUat3wtfNfjJF6o9TQH6oB384pSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwGIBWaqZMkRC",
-	"c70n3eYeqtJ3ZKiPW8bea09L16OrvLCx8tJeorjkZIyrTJNk5dadiznh5qTNDYrgjjsORhWH35u7L2TM",
-	"/k2THz58uCA0jhXTmox9yjh7y5yfnX31p79Mnk2eTb46/+ufnj2DAeAtdAYn1w1mvfeXSaatFMTFDI46",
-	"lwIZAstSL2wngi7Z6HwU4YNANNUu4AolSyronOHRjGDbAxKzhNl/58wEeYWMIFcjBcRl1Tgpvccrjpre",
-	"Qy0Eoa7JtXDf1LS45GKesNN8515cvC43LPZls6ld9essubFtSk3sV3UvQqcIu3CRzFBYcy3ymMT1Nv/I",
-	"qFKrU52yiM94RJiIIZ9WeYS/wTM1jV/KZUojE5CFBc1TxWhMrxNGjP2/JmMrSEYUZ1xe3Ygayz79/wEA",
-	"AP//",
+	"7P3tciM3sjAI3wqC7xsx1NmS1J7xOXOOOiaekLvbts64uzWt9vh5duRgQVUgCasIlAGUJLpXf/cC9s9e",
+	"0N7JXskGMoH6IKvIqhLJVtv1w26KxDcyE/mdn0aRXKRSMGH06OzTaM5ozBR8fM1SxSJquBQ/USW4mNlv",
+	"Y6YjxVP77ehsdE7iohW5x2ZnJPzzf/0XeZNQbXikGVXR/PivJ1/99eTF8XX24sVfopuMJzF8ZOR6hN8t",
+	"mNZ0xvDb61F4MgpGOpqzBbXTmmXKRmcjbZRdx+NjMPqfbvxLJeMsMutrcz8Q3BKJ5iy6ZTG5WRIzZ0RO",
+	"pzziNKkuk0QJt0dBxmHl+/CouhwmssXo7F+jSqPRz8HaOh+DUUoVXTDjTvU8ilhq3gjDVKq4Zpf21/XF",
+	"f2CpVIZQQVjelCQ8YiJihGoSFl+HZCzNnKl724QbohiNNQnThBouskUYkJQp8teT/zz5CnbB7fi/Zkwt",
+	"R8FI0IVdL4VVTYpBK7v9/ys2HZ2N/n+nBayc4q/69I3+RsqEUQGXcp5wqt88pFTEP/EkjqiKdb5DmiTy",
+	"/s0iNct/0iRjozOjMhasbPynObObIUYSBuOQezeQ/VsxrbkU2v4cSREpZhjhIuYR08TMqSFUMSJTJgIS",
+	"JVKzOCBzHsdMEKkITRIyjtmUZok5s3/BebCHNJExG51NaaJZ/fngUiZ+KbpyPNywhd56TtVDGT3msEKV",
+	"okv7tzbLxH4xlWox8of5ji7YJTXzdRB5JRcLeqyZhS/DYpJwbYicEmq7EbtwbTdde3zjcEKTJLS/h/8W",
+	"kikeTgEeqZ0x3z38E4wU+zXjisX+4jZh57m963fyAq+mAchLd81nQipG+JTQYsX+YouVE8W0TO6YJlwY",
+	"ScQ6FFyLsZlz+3uUZDHTpNjp/ZwJ28UPO6d3jNwwJohOWcSnnMVHJ9eiCUXsjiZCTlz33hiSyPtLqgyn",
+	"yRWQjQ9MZ4nZdkYpdrEHYFsDnCtmMiVYTMZcaMNoDNcvCFNKqiMiBdFze45TypNMITgYvmAysxTOIQKx",
+	"l9lMGGDXbvIJ0rmJW0PfExA0Wf7GPCo07PsKrmRpLw32nwOFJQmpYlP+QOxaOdNEz2WWxOSGEYpjx8Xu",
+	"AKmbt4ftc8R+2pZUw14+zvOVAbBnmgHK2XcIFkQQc7asUm15Ec9T/ne2vHjdsIpzQc4vL8gtWxIeN03F",
+	"41aTIFXaNo0dk4xzokkAmCySNUzu6Mz26d/fi8bDfi8SfOEjmiRM/UkTeS/scnTTtNKO1vfmYT0fGE0W",
+	"G87EAgDM8idtn+dkAUfTtB5oMWl9GD9qpkS7uTPN1MapMzfWlom/oSaas/gDi7OIXfHfNs0tssUNU5Yy",
+	"ITHyBCx/rRWMEhNqiLTcjRR4fVKqmAvLxMyIkDErcPrfv/pzIwzd4NImOOpE899qN8OFYTOmcDdZcvtx",
+	"mTZt4rWbNZZRtmDCEDsE4C88/OR+zqM5iaX4kyGpknc8tnuA5SJrzOKXRFqoDCexjMLGpcPSNh/8K2q+",
+	"WZrGB9Wedya4IVy4ZRlJYq7ThC7JzdIwcmc5r0ZMsE3ak3W/GL+yb7MkaaQ+H+CtgpudZkmCN8rtG5+/",
+	"XPY3PZfKMPum3TEFL37BsG0m5XbUCe9LwV9R8303RrWJ/Ypkki2E47/GwFhxqpk+Kt3FS7JGFNtyovN6",
+	"1nMFVLYzl3bDjCZmvomM6rm8z9mle27mBHirOXQk2lCTNcISNmp9HbiYKxgyvxGWpJvBac6SlHBhN4Ui",
+	"6BhJh70CfbQKXIbeJKx5vUnaH3gukN38RkqjjaJNy3bNyI1vR9Ikm3GhW4O542sn+QhPXvOPIpE0ZvEV",
+	"m1nyprcsfcEWUi3tkWauI9Gu59omXlp2m02nLAKS9I+MKrXctjM/7MQP23+Hl4pvBW+gOoYaDoK83Veq",
+	"+IJapmwOCNr2ZlLF+6/06gDER0tlyM0yIIxGcyJhLJrYc8imU/7AYhKeUR2hVHhmJwzbUiW9O6r0kW9k",
+	"ZRqfNyvYbHnebJMur5tdir+gj014ceWBiKUymoN4YufRhi5ST4lKMLRR2noKrP+zYX2XilueZc68Iizh",
+	"ljkx7MEQpJuNy7nru5pIv+WCL/hv7IPMRGwUT7fJt4KZe6luibIdjqEHcIcLN1AMHFekpNbHUZJpwxRx",
+	"OjvFfs2Ybi3SRpGe+FEnKl9f373iWuzDxd4yo3jUTltjRWqdcz22t1fKBCS8SWR0q+2nBTM0pobaz5Zl",
+	"gi+VzCxXPIH3rPxF3mJB7aLgb/un46XCJgXPAhbeUcXj+OL3KVPUyE2yr78W6ZrWCr/uj/wO3394SSKq",
+	"2TEXmgnNDb9rvlPXaeJnaH2ZK5vAjU037GXKWRJ7IZ7qfG/3c6aYfe6wgdNQcE1m/I4JS7HaSvvxdIsQ",
+	"8FpGls2ugzI4bS+nlKT86nUDl9zpqmUElPVbu7eOCt1zEjU8VnBSoMpFRZY9ToMbgNmIsgKUZsIgbyen",
+	"hLrjtQAEr9icm7ZvlB92gvPu6MV6o5RUHxWN2Ba+yeF5dEuMbW13k+vvQGHX+GzBrxPo1ZNIPWeN/LUY",
+	"rwDIS5K/lraf08k+WzX9m4c0oVy01GMW0B4zQ3nC4or8Qm9kZoiOpLJizCLNHOxTDS8G4oAD+oYTsIvp",
+	"DSfmFTVsJhVv1DGsPmSaRcYDgNvZOAQDn315wGSl4RGaMmoyxXR4lF+wvf/GZzpfyBZyCETpLU1TLmY/",
+	"yIgmpYV7BUw9ZL/Ofyeai4iRv578JzBwlAh5LFMyRmqzwMGRIaHJPV1qu1XF2Z0lZ3bOZHn0klCh75ly",
+	"kjKtM402bRbG6Hlp3/LEMGXfg90RZjuiJuNwzo0+gf9NONznsZHy1n74t387sWsPj+xDGOPlx1mEdE4x",
+	"nUqhWVvSjBNO3Cu1C7L8bULNFTOWK9KbVQjatbJP9DShnilur3dKqJn4QfpeIUzZuE48zHxh4S9aCnsH",
+	"S7oAdjG6kcr+qxc8YRa9UNDO4fG/r96/a1w+DLoNxZRcNNE3QxWoaOV0qllxbORF84kpudimk/2OmQ9s",
+	"qpieN54K/OqUhvYxiqQwlFss81wEskE3bGqpacqU3av/GTlFLkWzFh4m6HmjqM4aLOG7eWK/zxZUbNEE",
+	"2ibg+2CFIqcIAD6xUO40qv5s354XfTG9RHXRR6YWm5RNDv6qwEc4CoAJ1ab0LdxfNKdiZklrGZjnwCNz",
+	"nSupDFOLRo3adOKaTWyzyg4d3gPW/cfXo6AOCS+mV+zXd/KAu9JWlLcvMVqNNmxMs18nQnbfEvgZfJwr",
+	"aUzC4i1KidwvIEexwOEii0muXSscFQpDNPozxOhzYPx0jfuB1pO8XV9YhGF+FPSO8sSiQeftbdtJVoxN",
+	"xguuNVB+5SjM0Zb9lXr33SEKU05qb+FX4iXLJMl5zvzBz4VIp4Xxe++qinfN9dP29HGZsg0mZL8niuZH",
+	"MK1zcI1hkQEQhD3krKrb042Ml+S0kDRdM8+gdd6rnXzdNN1lszF7+IFr082nidtuqNYOvE67ybnpJal1",
+	"bvLXe3ItXlNjT8rMyThE58NEzvTxJyHvT+NH9EAMj0ASqCocLYWxbLH7+wyWZVtauQBc6BBRFKu6FV4L",
+	"/BX0G4sTcpUm3MD4zp8pd0vUTN0xVfJCWtHc2Ak7Km/gyJvdyMBGb6EJREuL0Alz5z2WynkUoU9ZKrkA",
+	"Xs9IsHDfK25c2ybNYs8F24t6pRg17CfKzbdSnUeG37GreYWNWuFEGaq5C4cDCp28HcdIck858PeeJ6y+",
+	"WogkmozdgwEAZCGpESvseJOpVBOcaYIzbWGm/85Yep7wuyZM/17ek0Q6NhWOHLCWI8LfstSKzXZf48Lk",
+	"EZDwq0XzOm8ZSyfQqeNV/EDFbIMyFP8mCRWzjM5KHhop5SJhWjeuyHbZck4/MMGZMC31Kvj4H9/Ae4xq",
+	"1tztbayzaA4qFHDPAAhmD8ZCBLXgwhSPULF4tP7wNXsEJrjAnpTwB3bHki2bAybKtrPQjPoiAN8SOS+Z",
+	"vnNS7shT8+HbITta5mG5uPAVHUsNMw7qjPLiAhJLIqTJ1SYls4cVBwkaLKp+PtvepKcoTZy+yCu027xF",
+	"4LaCCqGNzrUNlDDXOnfBP7dM9E5qot7uzUfGYIxORi8JFcucSyjeJm7mJFx7zP9mVxJaDOGC/PWkkZo7",
+	"D6VuO7AX+xG9TreBO7ZCS58UAjWLFk0deFQoHjuZnZDwLy90M91zZjA37mjbSh9eSRFlSjFh4KX54AyL",
+	"rbzborxv7ujmzJKpB2wn4oDRkj2wKDMlbpP8+4ZtPEyK4fGVmfjht2lS3nJxFUm1zTwBDmpeIPMqTEMS",
+	"ZmU4WHg4AbV0WOIhs6RREb3gAtvXi2jTRILWyS0YjxHXiwdUvQ34qlElbV/MhYV3b051zYnKRO5WOM53",
+	"81Whf17Qh/FXAYmpoXBFmvw//zdZcDF2t2TmitGYpFIm10Lz31hAvnpxdLTBTXz1rtxStt3SOxmzi9fv",
+	"VRcTsnOhA29+oIVhQMIJwjx8RGuy45p5rAMSUmPUGSBQYSYGLA6Dwift6FoABlanQyMxDveSGJnEhIJN",
+	"oh3ralc74fFEqkkvczOe0Oc+mZONm+uxpS4XXr4BMg69IGvXK+H/qZIR0/Dxl7uF/QcBeGIBGP5UVOhU",
+	"KmP/mBuTQi90QbMfuZgxbfATMOH5ae3UdcBu/MpQo0E26XIEKJiU/LXGYSwjWKY2ljrh0tkDFzP4EsO3",
+	"AhI6fe7WDUHvydO21WVHpb3MlMxSu6XS4be82Kku3+iNYvS2BOo7vzwN23wlF2nC7L5WHAOqO8Yfc6eP",
+	"KO/lbtOB9dhzKbn9Yk41hvjkHYrDaq2wLnrv1vBfHAPszz4hXU5h6ju1PISifY8zyDvv9Qg67xwULPXQ",
+	"oIuTCAon0m4b3v02vwMEbdQ/AMvgkBgsD/hNmVo9ZVM48s435ThA5/77LU8gokNvDkx1vrlkyhNGLGO0",
+	"I+dfN+7EjgvBG321qmv76+jm/Mydm4vtbdIjnM9mis2skF3Wb5fgMV2VuY8wWhhRUSr4A+SN3egSVpa9",
+	"shUr5jbdy+ty9E1BTPxb30BF+6AZTLAjLHufbggsevOQJjziFRPZMmUnxJs3rOSL3Ezo1D5OokTpTBDm",
+	"Ryj5/AXogixJGIECNbwWa32tkC0Fa5ZiZDpZi0badK+4T7jOS56yhItNPtzIZZLUtSQc1psq5tgcwkUk",
+	"wVJfFUgbPe/dQFsE/EvF0FcGhPtuYWua0Bt5x5zbObWLPUavFfRYJkbxlOhbnupc3wzmTiqEtHKmieaF",
+	"B+i1GKOiUgqnq1TsXnHLzW8QLVPFJs5TBlUAbYLbLhWbMsVEo39iWdcIpEA6jF/RjheKUWfzxeXn6gtF",
+	"RSwXG6Ij/Dq23xJIkm8eLI1qVD+XbHy3jKWEueaFeS8T3tY8BuUGjWMi2L0FfF1yQQNKsGHVsJiJH74n",
+	"ub5UzJhlo4e+/dG796Bqxel3//vq/buKN1XDIo1Z9lzZPxoW9Q8AS6fq+SGLmFhx19ZLYehD05p+3XLL",
+	"HxhNDN9q7QQLLo2dN4GxVAONTmPlBgj8RR4R9ySA14GT9px8tTHUtlNUSPXwNrsohahVHUtF2CI1y6N8",
+	"VejnTOFdskvMDVQLeuvUhAXi3XHNbxIGETzAUAYk9Ian8FrYj/geUj9+PhI3vrcVES2ghxghl59ZLJkV",
+	"L8zcXik8K/kamwlRV9cod0zuyOAdekWj+dbLB0yA5iSy7QnX6G2Irz/X+c+eCsEh5nyBpwVHzdcP3Scw",
+	"em8YANEZknU0b0hATEpAnKDtHN2ZpSnUK7khf4Eztba1gbjxJtCr9w60+SgNTb7nRp/ri0abm78YdAs1",
+	"tktI4BZEzBSLCdV2B958Wk1KIW9+sZxyy8QMyl4LzDCxk02onvDeprYPzKjle/FKimnCI7NNiwzhW3BB",
+	"WRpb5pl7d1/nBUPz4OTIDUlkFGVKt/F+tCMtJ1JMfN9tL/gHDO7Z+HzziLgYILSONE6OjbYQ5ysY/5UU",
+	"hj2YZruTs/5G2A4dERepFQhN8SsX3tiujYSHgxsyDg1bpJagg44uQsXdyclJk6LKzdFRU1XZBzxo223Z",
+	"+9nNmk7Kb2f78jeF+vDYeW0YcNFyiyw0D35du4oDuoqU3BDj745RJoldWSn/AXIOx45zsIzOS0LRNynE",
+	"DhMeh+Sei2aPgbzdqO0a607tvFjgS7QzJoyqY/clbXSJ5zHYe1Gd2nCc5RV2P9Vt3iB2bUJzbayYd8ct",
+	"IzstP3U5e76gHByh3TuJqwJFBsBEyYa65ay3HTRmL9pInZpjDHQt3dJPJFywpCvAht3GqjkMqwtZq8Tl",
+	"kHE4EVKwCUrs9mNrxQPOsVsVLZ7IR0cHutCSPVEQXE+zUsRpUVdUIk1wivmoOqkqihWUFvRPfM87x3BV",
+	"vJg9U9A2Vsu178nUXLEoU9wsP8iENXv3nRMlE+fgtxpn5wyJXpU2YwYbn19e7DATnF9nkaaofp15bqI2",
+	"64TGG9ZZymPUba2/vpPb/fk3w8OKD7tLWFZ463u6DXLqQsaWCuYBruWg1nqI/3UiZLNbfxf4UXc82gg6",
+	"Gpu4WwmnCWPmGM38ltOJqZ7fSKriRvuiG6DzLeQr0ykE1m5eHo0imQmDYGI7kHHI0P023ATI0Lbf2j7K",
+	"WybaHJ1fm7Ed3EF+ZQHmz//+HySaU0UjCLWztOL4N3J+/L+TF8f/RY7JJAB/Oe3Dq9Bza9K4IZhg0gvm",
+	"QUbunmfSCddbM00Cf3KCyDD5t3CXpKVZhfsuV99a8bEcm+oltK+aRbQ2etUrqcyumAvnhA4PP3qfn+E3",
+	"MVfoA+d80klKOcaJt+InpDK7YiNkpiL25gFzau44AUBNhkAMekNLHPiHVrSi4UTDekIcoe15uF4TN/BO",
+	"WKxg9HA8k8duhuoxFQfnjIoHOzhjyYqLLwCoz8/wiUfns6ru6+j8QRVH1+3InMrVSmpO3Vl9m1e2T4BF",
+	"NwHEcm057WvRcNw4fLO21E25SXSpOwo4AkNNR6DJ9UGhobMwjwPyilLLRCVyNrOE28JHbgumCUkzlUrN",
+	"9BoD1kGCoWZnkssBpbi1qKhnJsRlsxnTBs5iK0vKo3k1SQ0oAXCEinv66sKxCa58m5yNbd/KeJtV0Y1q",
+	"+dxSeIiLHDzathbbq71gVyyqvMgNTEKu8S0dTzNUbFtsK64B234EvWqzDg0IAPEpunyuM/tLaaGFxsc/",
+	"jNtW2ELn6DUFr2jWmJveSnLHMZuCikkxqqUonPvA5Fp1wDAO75rVoXaytgsDp4YmTzPKEx9yy3LdBaGJ",
+	"YjReoo24vW0F/Sd6ild+ve356ny5faJLenDPfoXvVbwxc7W0v+dCK5vRaFk62oWPVAMXBwgHFvYJmfPZ",
+	"HELoYhBv7phSPGbEPpsKTfCN6Zhtl86B3X43l0pOedLOtOisVk7VBUH10DlutrTD771BQi24oIadT83G",
+	"E1/QB77IFiUflMIPBuwSScIiU8Qvg/04IFkKQYwUr6EgGmi2x4ATK0sI4xeiCaMqWTbzLnnLCbVr3kbe",
+	"Nof51Pk7uYifroE97SJ6Pioa3ULwS4tI8YgmUYYwXfDNYMzRhEEKN8CAJQT7WqKWW6KtnLUht49lxm8x",
+	"FqavhRY2kptoN7sbAIBkAnIrFUhZABCNoswSnGQZlJlkuyOnqpizBXLEuSn3DH+CMGbXmWQp2tqpwTe0",
+	"JFi/ePFigxsTnkdh2912icuUxX9ny21XSJ2vI2hgLWeLj55TKmLuJszKl0dbc4Uxcy0fets2ntyyZd9r",
+	"3KxlztHD65Ed+rtoOIwoipZgoVQy6aJVbkNA3eI2qea9aOEXiAGH/t7tYErQ5GjLyrqp60vLwmVK0FZB",
+	"MFDbFGVgvJvmHm66rF0YW8BH5RoE8QCwNBMeF+izDWiLVYIWs+U63cPfcqU83rZOGG/LStvH19cl849k",
+	"yn2+oUWmDfiwYNS9T7ukZMRYnKswK06FZ5BpTRwLQNw7di2874inLtUIS5hsrJhFFKrJ/0a+OgryKP2q",
+	"3+xX6OjkFe9SJMsNNKlXIL87ujd3G9zJbRuSCcMToMcuLDBZ2kc5YzG8LEYXR4PZQlPFpeJm6YgWOMU2",
+	"cyX54nGw1qhVWX95R29d0tnN9Oonn0wBuD/XpaAN4M/Efs1oYm9oBry0bUtFaaOu9dad+eEnfamb29k7",
+	"eSG44TThv3Ex2wjuJdbgvrhEA8k9kAUgvDSWd+Jzb4kLwd+6MagnVIxSB3jt35d8kx9YIiOonPHULap8",
+	"pP4bLMbY0fZi1gLdQFzOExwVVATpKteklMkofBcGTgvP/lZ8jkqfWelr+Dhj43dHW/x8SqcQt6XEH9hC",
+	"3jUmWKggnXsZ4uKtSBh1uRV8yhpHhsHNxd5iy0zk+coVLudpV4ZlHdrdmV/42Jt7Xf5kiF05QvlmJTJ9",
+	"cyGKfCvYrH9FCreZzUJOWX4DoaacdiZsJGjh1tW3E3l+UtwwiKp9L5Lldn9UmqaJfVSLvFFQPgmf3lJ+",
+	"n0oeIKmIi0RUjC5a61NguAnG19ppesHUY+C9dr+RMWegUP0mS26/kfHSfgbXOgHlIGFvaFo//UXbnX+q",
+	"ezVuuKCwzPXTLI/wcCziPqM8rqqn37H7hAt2HLOEL7hxXv5nwDdJcZq/pLaRJuPw0zXGJF+Pzj6dnJw8",
+	"Plrq8+naqadWv0WX1dK318J+HbOElb8+clUg2EPEUkPwZzKVaNew8hH1aki7jpeFxwJE7DAR52luBe7n",
+	"5FqEqyceVpKPGCnJOMpUAu4bGhNspVRplw5Q0wUj93R5Qi7wjflOunqctsO1CO09/8TN3N71ODIPAYHa",
+	"mjog17VXdT0KiDoKz1AbaKU3AmOMLc0OLc8ylzG5BzWqvYNjJiIZs2vhM6chw1hVqkHOf0YVeu11BruN",
+	"JSeKcZ2bfB382OvMXQ2vR2fguaXIv3isf34MT6CMRiI1u5RcmAthydWOV1kdfMtScY3Xo5OTk+vRI9C5",
+	"9QOVmTC7XaQdccPKzp1WDLT9Flcj44LTM2FhtdCXAAJi1FaBPXDKPiRxpwv3g3oj4PrSKzn+xxRjhNC7",
+	"/qj2dF1GlS+fQhYKT9TY0mpJkzKltPcEFPExdKosCMGBlkh46LUAB2Tse28l2NClawkdzdJHbeheE7Vy",
+	"x96DYDWQHTeg13T/7u8T01GFk4Wvwexys+fGB9vsWsC941uFFx9cY81lXSAsKAk8MapvctTujau7mMvM",
+	"QPjPTgmBH3QDEQNboQ93dGojFz4UYqBoqTgMZEbRkxITlgsvuAWXa2ynm/i4TJkbt2kDPnsZGBQ5ZrKz",
+	"V5UqmTJlONMVult//Bgqsevzx1G3P8U8NXaN15DV8Hp0dj1aZNrQaM6uR0EJNlF6dFEQUjmijeLlY8PT",
+	"aJfxNLTftsnK6Fs261Ev34yL6oI023ZbbjMhGTOqEs4UUeyOWwmn/u72wEV1YKCQM/lqYenuClNVYlhy",
+	"L/HdLtMVf96C3UAYS7iRaZ/BHiN0X1/9cLLu6L+HlbaAkI9lo/s4dK5WpyEXlniGLjywABnqgMZSpjhE",
+	"Te4UShgApedGkxDJtL8FdCXf8e5w0PewrHpescRikTEIL/Yl1/peqlgH6NyrA1/32P6o+B1P2MyZudfB",
+	"3k/qivB9zh29LLgjYIjKIts4/0nJhOFT0RvGaBxz3O5lTtu9o4LjIXBF3jXQfWlHOvlA798yremMbYO8",
+	"M5IzgpOUGsOUsE/Iv05OTn4OKiTM0gH3fAKh9koQ+MNlmb4ePVpmwSnkr0dn7yxxg1PX9CZhRzlr0TQh",
+	"+DPYjkG76UIyRi+LOtAB9QeaKUH1cR7dCnmfsHhmm+wIgMqDYnX6pjP3boX3FrVLvQBQznFLO4CRzcsF",
+	"dZeb7AOLpIpLTnWyEQk+em4JbW7AiMIlBhaJUQlS5B0v7+idNN/KTOzuwL9jyOv5gZsP/Uou8lNncb5+",
+	"rJSI6fiBe4KaYcCKIEP4r4effQPkSUCteT06+/rF1wE+5Sg6ofv5pxJAOubrMTxDxYifE4x+90wxMoUM",
+	"KBSiYnmSgLsli48KJwJ7iD7TAHphkTEUTstr2+g5TRkY6FxB7p2drR2s+TzfC5/IFFIdoQ4usHKHB21A",
+	"3xNfnBRqF+xMSUHNB3mv1wSvJV0k/UYx7MGcYgWwSv+tIto5iajBAsln9oZnAjzSHjC62Q8aBqScPSJA",
+	"JzUzJyFKhX8Dpd8pFiYCfbFSFNKyKnmvyf1cWsnY1WZBeFEovCgisiRx9w96MBe2rXerXfOjNkNE4RSK",
+	"vJeL1dYO1BWzz+LXL752qQAE4Wi4j4mQBPKyux5HThVX1Afd4VaKQVsR6NWCo3kFVUyOAio4l41gV2us",
+	"4Hc9yK1lURj7SqV5coQJEzMuIGaDQUenewP93q61hZsOsjAgrvtUeW0g+qbGu9QFgj1n88pyXaB9hNEo",
+	"EJNxiFTtzH9T6Cx/BAvBZ10lGilin7HHpdkAJsJX3svX79v+H0RImbptAHAdEFRFtZ4HFuysvrSfrkdK",
+	"SjMBZ+Yyv7lMC70Ueks7/WT5GX7nlcpvHsyFmMrd7Q3Ha76cbzKexAGBQo0ROj+6So3lBP6wtnKlxQOx",
+	"ddUp27J1K2Ubq+yclQ/ch0++yRn5NM2SBDymyp8DP8jjo1PQoIYSFv8T1nRs2odrefq6KAPpezy6Eneo",
+	"YNolG+lVVptQsZotZBwC+wamOoxrwScdQZNY/jB3qVeQC8fFw7gtVJQDO93KitqhzZaqSQuetLfvGY1z",
+	"MrNGDhwBcANF0mXQh3yTVoouxsglhZU8oyYPR1jr8hYZ9dpOq2z0aucEQw12cgk43OaTn0ObVb7CVQ5a",
+	"998oLfMjX7D4fWYOulxwxYikQHLkmDrI0MhMuSpQ7pge2k/xRGYGoMg5zfiySh46d8elVofdvJmcE0EJ",
+	"y4M98iM/gA6h3wL7kOvqfK1Jdb6HlciSEtXGqPlcE+X0cIDIOR9u8RbH8kD2A1Ye3tnFuPE234h7RWEB",
+	"h30o3Wwd9R/lcnFtFCDOBLmzQ3XjbZbPmTBqiZmIXf7DVfHcObMASIDWGOly+JJQqAJVCfIJPwHxDtwr",
+	"4DT84FW4U84rH7F5dxdrlb8xgUiCeSHBre+kmq17t8uDITdom4pM0XlplZq17Vgb1kJyVMw5J40dwIJS",
+	"KsiljKOVdxIW+gECvvbEsNQNvk00d/FnRY6l3I6zcyvTRuYJUWPOjQ7KYTQahAHvj1axwJxnZs6EsWva",
+	"3RGWB928YlpqCcl1RMRTmlSWiML4ecr/znboVlQadIu+gN17exAZhzTlk1u2DOFEQ3Qzi0NUgc3lvUC3",
+	"SyHvjyp72C1ebVEtl2Mj0R8w9m8t4JDT6vu1fccMZMHZJcsPA265+ggyhGM+nTGG6vmkt7dMBN6jEdxt",
+	"0R9nEikWW3ChiQ6rB+xMZIe0vGnXBqADK7QDc+OOOn95M23fNUjIJVUlx1Hg9Sbnlxd/0mTBFjdM6erG",
+	"LjPzQe5QVe3Gawc9sOiKNgqEL1dCGPU5a8v9UTO1y+Xa8dotF5KJdVpuOQvUDoGnGHQ7balPMDUOsYKV",
+	"5XPqCQvaHw/Dk/rZOjKlZZemNkwpxri890Flu7uQ6rhbHlGIh9MVhomSGyVpHFXKoJ+AocbNsWrCdXOc",
+	"fSq5P8EmVsy87hxvvFt84Art1mUXwZibybYhHsu25n9VZ/x57eacLfQ88ie+ybi/ztKjne0lYQ80MskS",
+	"qgnLKQlpHGOtroW8Y8Un5692MgpWzyWOt3IVsM44dkuFbdoxW/WDYBy22nWSH3bLAdBC7UZ5bDzMfJFb",
+	"znPlDCD1d93N08IAv/IKgU3Y1ZHzXjjOWpub7JxtDrwQyu4Y//q5mAG9DOsS4KF79Th3UjpCezF20JXE",
+	"mbpIcT9XMpvNC0fGk22uIJsAHz0yfObY9UpG5cSzwC/kxWTGxYmg3eeo3UJ4VHfaF0Xxciip41xEnnby",
+	"XE/mPI7x/akhBxVPz/o2i0wbLGxR/3uHk7uRZl4cH4Tfu2zDfU7SpXVtN3+l1FaP6RrR8XXudNeNvn1E",
+	"C7l32KsETgmgdK66ekWdhQUcwMqOjY/Wqd1zwbbyzaxj3dMBc/3+1x3V6++sQq+/GCq6kYQdkKZsJghb",
+	"Dr38xnU6+eex+9rdrSsk1jkzlOzXf+Bx7Z4wFrIOosvcF+TVhqZ1rFdJ/cGlmChGk0Vb0fQDNF4fBCf5",
+	"NGIiW9gV4KAB5pUdBfk+fw7W98QWlIPDksiSBD2kKl6dpZbC/tzAwuZW11ZDJVLeZmnPzXul1k7dUu2L",
+	"mbjLb53rz3gZsgo9DWDi+2+DH5cODBrVQVCeH3vrSOVM2rC70uEV99kAkyu3VA90dev7JktuLwxbNN+P",
+	"S8FYp1YFbz45hafWO/TlsiM8dlhXHu1KZRHklqHT7YI+lOf6KhgtuFj5pnpfLldcC19Euy0vSgYuLrd7",
+	"v1YSyHo31GZ07fe44YYKurgq5RGdOV3dnJGqk5DXWeVuPlCp2IfC288otOJHSHkOH8tpz1300strIQUY",
+	"eTLFSAimnfAktwCBzXbOyPcfP156s7+PlEIoGP/5xVde8xOQP794EYBVUUgzAecB++d/uUgpCP+qXvwE",
+	"6fxmclXN73rx2h7gpOHdW2kLjWzzSsr3FllPquOUktrDaHio3ceBDPk4AqbyaKNDKcxIq6PhGHa4erpW",
+	"bY5JoIJRngWm8/JdRht4irxvx1ZTFOTChAdKqojFE1/+rPYRmzGzXTeWcMG+YwY1Ch5/NtfXXFFCBc51",
+	"rCERX5mCO0DLezTR2yYOBw6qhgn7qDKnI82zcYBwY9jCGV1PiuuoaKowGamUt62y9wTFa5p/aEO96l/b",
+	"lpOunCH0C/xR+BXVneQrar5ZmlpxgdwsDSOZcMlAcodrTOju+K6bUTCyU93aD/bJXNgPFhNm9oNlQoz9",
+	"kNr/bmrZMe8Qvp5vjBpwxH6JalUU37kmZa4Z3LBHpTNv0v5uZdDWjmb1Ml5R85EjD7J6UpA5ZctJWa5j",
+	"7g4J2BL4H4+U1MA8C6nrj6fGD3yd/8oWE/D1rkOwYARPG4tbaVKLtkFp2FrYWc//0EmSKgpQbap7tSob",
+	"mTlbnKwSZldEq4/ypCk/RDehMG4p9jtXeAhk9daGHvOl9mHQuc1gdyKBUVRovutx255EX2vCl3ccjbaL",
+	"ymbKC/i5+Qy3HaCvNrrjw/myT73HMZsNipWbREa3uz5h5586aRSvfYMsa9DfLCgOAHUA6n5vqVlYeZmd",
+	"32ye/Gkc+pVEUqrYVYkNXbTVHaQXhSAZPsN6JpAc3ApJuQMlJHxADRomTuh4VpizbtcKElDpTvY5tvEx",
+	"ejscG+KkmoGigzyyijUViNyCK06GWkMVfcvTdCOrovU0S+p/h0TMLcQIbFcZL8hnrl14OQVTp8cY88Zt",
+	"YfPB1mHZOMqFW27TEuoJzI4l2MhHpLUQaPK06vEEErC34CJx+ELurj3xde+0TfrqGu0s+KXV//aQ8sK/",
+	"oo3Qthv9d6F5LtbXvHdQl/SCuZKVp4+/y6rFcN3xy0dNS6dsKnL+rrq30NyutE614QUq/Mpb594J8tQD",
+	"nTx3GtCqfNbP0mGlfhA/aR38uNzRqGhBxZAXNM/fWTno/QcLi8KOIlWtYPkadLkrMfw1kphLtggOQj5o",
+	"v0joVtWUggsMBkLmGsnwyKc0wyAkPwZsDl56Kdj76ejsX90CN4NObtk/YzRpeYTaZKiFPp66hKLeZxvx",
+	"IHAudoE7lxq796SOlgw61dY61VVKdE+XmoSTWEbhySg4nMp1XX9aXdmlYhpwAKKsULcYutZ/w+oWOASh",
+	"3uu3XsV4ICVsk6IVS4CXcpW78YsbLqBlFQpraZMjDlgMrZtkAX28p0z+xGCArL2hNV2g0wz1EBhWUld2",
+	"WuZ5QQF9ZAcVy2qaIvTosbtgqSvfkSoWFdnFOq63pNzvtlZB8nQEZBzaCXI700qYeN4M/baxsg360OTk",
+	"vJrbYM2waNcXT26W3UwVOSHcqqbF1TSKNhix3mokH5RzUq+AzGN2eOz9tPAhKxfZb+GClE/TYAoPSnH4",
+	"rY0G1dNbK8hnsbaeVzFQzEbR6CnmelcRxZ11HQmA9flDqJuo+jrXhSzXZTAol7ypsfq0OjWsxFixSK1z",
+	"AWX7q2XiT7ZLxriCjWar0vy1s+ImARLI2KXIdcU+0dNugSdawCO64U3ZPfbVRGfRHBLX5axa7irXjsuq",
+	"QFaLpjmkWwaryHy+/Ubd++d8ASFvHjNMnREsDJVXe8rDR9D/0Jl+xuH/SBUzZmkb/g//6IZHwbXASmIL",
+	"RoV2Y6Eh3PPH9qtRMILRR8Goljd+85BSEf/kC6iW2WuZgoNRlEgNPLrzHgxGQgqQ/5KkYchyZot1/WHG",
+	"k7hGdev8H9aGm9OKSbcBU6FVgKPUQaRLnbFRjlyRlHwZinoxaYPH1KoAlA9U9Pq52QxXfJEUkdIrNMDK",
+	"/MuJ3eyEi8mCJwnXLcX/RZOCdM1uvZVYBqOsyRxU8VQCrsuRUl85tJl2GDqzHGBLM9OKSLfil+vD9Lbc",
+	"ELarW0xDAridJsSrko+vX3ydZ2hg5hh1DueXF5gs30mWuWHYksUK/WM6sKxiQdwc5azKooSKGJPG4UUE",
+	"JE0yTTZkkauP8qnxu3nS+/T0l+c7ZrYL+uvC/XfM5HI97NfVzNiVSJ+P30eaLzqv60rbS+AzIRXSq5ZO",
+	"kCvDuP6fXZpv9D6vdnOxCLtSAOSiU4caAU3Vw5+f/J/Lr21256Rd0Bu0o68rAvhGcltJlNQf3huXFrjE",
+	"4FuVOZC5yCWCWt/Q9n3UZRzYy34S2hDxYUq5FDYlhDZFoibcQs6Jum8h3yRofbjBZEyGrNe36GKTbnGA",
+	"5XjbGjV2xLSe5E7a68EhFYfmHVsdgf9iesJFvenOcekblqcjmT5FMK3sP2euSuuqO1TMw/QDu2NJmc93",
+	"ls5REdfhtfS17H0lm1PNxUCdRk/yC8Xp+ilVSzpubzJJmYqcr8RKatBsQcWxYjSGsnGWDpIxWuT/x9z+",
+	"VrGzl4CkbvgJ1RPUaFVoaiwzZOHdKK5JG9+FmCV0yeJJJqjWkMF146ZL0TW9mUyXcGyNu7xk6hj5N8wP",
+	"VsvW+bNLLKT8zbsqQD5t/Mo5gR/VmsHqyibW7hNPcCKnEyi4lrsebGrJxWSa8NncTKbMRPNtzVuNmTIR",
+	"o3+CvtVNCL1aKbHepJ8zsu3r11mBR99OFvRhck85TMHFBKqQ7g7QG6foJjvmKdfqH6JW8L3JzSI/wfJU",
+	"6/fZADpBA/FZpTR111kPtnVb2oTOzVC1CYZbXM92UtVM769yoPQEf6YYvBpLliTyHs4jrif1vI5lYQ9p",
+	"QgXtF4AL5dZJaQgyDuEvLtCS1GwwcPzQm9L0W1/qL0I+EpAIuvtZYj/CIYeOWaIp138pBFNkzs2243yH",
+	"k28/yXrPupXBbJvnIfJZOKt/wBvsJQ6RVv2t7TA7NCJv2wNYifcocj57mXLOZ3Ogjpv4n/ZhnCvvpx+c",
+	"xWSq6Azi7oM682sDayOYmsy56WjrvfDIWJ6rZOQNP12P7K/XozPyPTfa1/l+DHtYTzHZZmwfENX5uLRU",
+	"De4i9hdvrnb6yTk3ZLzV+JtPvs0XurKULSZ8RO/aR690fuuPl7+7VrZH+/zVnJF9qHuTl7Jj55a59Udo",
+	"uHoUxfQBbqfpFD76eWpkf/tTKXW+Hccb4l5iaRAs94+8pcK4MEMTAH7LdnBhSu91OyUoLMiubKsSNG95",
+	"ri+EQS1ojfJ8Xfrcs7PgSmmazk6Cq1K8W27dDdZkWV/bbtnjsJ1RqxLKX+NDj16JewxGKBZQTNfCGLaG",
+	"A27jjSdXZNzep36ih6yrGKQ929pu02htxdH8tz7IAJzIJj0CZlZb0yPg1462VDQJG9UG/WTnPiJnLmOu",
+	"HXbtPR1GrGwE5Gr+6I0koH3Bz67YVE5P2IXtidlDnjUw8KJJtXL69do1QHWsr65Hj49ofZsm1JQ6nTS2",
+	"7xVNU5cQcWNcWQcf7ac4d1cg1v/QfEG+jNG+38O16UEBo41idNGg/Ox5dAd3p697mUvLCFpcw2p9gPXk",
+	"Q+DUZ8rJ/3NWdFPLbojn6qjkRQ+DogbjpwId/c4Cz9I8BgTrJ7J4IqdQLBOKKwa+IFRAJgvWUyxpF1/i",
+	"OIOVzf+8NWh9NUxl5ZjrL6zZR+np4Yi+Z43WRsZslT8sa2pz75dq1+vR/5IZ+buQ9wG4dKB98XpUN0hJ",
+	"ft+EAk5ah+T6DRexop6tbLuYp1h2/UF7j+7a88idMOjUMPC18HEH6GfuFCEhZALOy6bVBCMMbgZVnc++",
+	"rfrN1tuVkiPdn6VeVtkqzeum99guSfVaEhTBaGlc0S15rI5LeEIILK5+7WBLS608j5uk2WqRljWAaOPp",
+	"2Bz92NMTkmudseahi5/7jRxPjGweWDUI4A+FzbJBkVT25aQPE+91P8mE021t76cNVabf1vSaNQmlIPsa",
+	"0IRjLJ//hP4I9balp/mU5jJcxbm0dKMN91c+4vI95bfScDg/b9NIeAiuA/6imA449fn8eesFCMBd3Lv+",
+	"r1fNCYhUgfPn9BXVIJssVtKxxD1hhiXLoKaWTl2KtEpemo1WCZ92ZvfBcOW6Jh3DfYqeLpixrF4vjdug",
+	"jdvu5tM9E5nXL29T7eYaatT5TBSLs4hN0rl/F9cxL+Vm0sBspkpOedJRSLiETujMWlQ7GodusDOyxRy7",
+	"OSlDm3gT0KBy7WD5pJ7eZLNZi5jxlfJI2ImpGrjQ+W89oaJNjoCtrhJ9851t8Hyuluxae0kr1elbmT/q",
+	"yNbuU7cV66rb1DsZM1/8a4WH7EA3Ot4wNUbxm8xsVpxsz6sGkS6TaULvZP1zjw0aAlz8z40P5VxW8kGX",
+	"fjAm3Tlv7bFwW+myC2iJMmUw4mntCn+5W3R3d1CZgPRz4K/6nfR/BwSb3oDXA9hk/vufb4+hcH2MFl1N",
+	"sOCQlR9p3IekLWScJR1w5zLJZlz4U1hFmUa1gtRtjvj9lR84hWl2taxUyYjpVku4xKZ+pB75lXUvlXKu",
+	"QMlr0YxRqxzkmmJX9z6hZuIb/a33U2bmFmImqZTJrlN/gTnVl2aY3GTTaYNQUNvS8qY3Pp9lG9c9RYVO",
+	"nXV/1xnM7LgTGsfKQc8mhVS7/NhrozpyBxSlrHiq0NgKyayQ1yJJdom4Nz84OQlbe3YcjrjEqw262w7B",
+	"xZ1Vm6UFNK3f0YcatQvYp1g8qe6ixvSpovonKY9l3DpEI43DaNZm1ap3nrdjqTuA/G4iamtg2zBTkeRI",
+	"gYdmAXC1JxDUn23TBZWpZ0N9gjaRnImMbmmSNBSJedoxdjkqEMHz1TRtOq+SugKUu2K2FKO3SEF3SN6m",
+	"u+YtD8u0bQkk2GC0LeqljWMZ6QBDgYK8llCQ1/x1oHEUEJ0tFiwm8s7V77MP9Z80OgToHo/vLpnHgl/M",
+	"+cc5oymhGv49CtrxjrszfHlmb5dpSgv+7TPXztgf18QXTBu6SLuyPRvYk9VnOZ8iaMuO4BE1ET79PaPO",
+	"DLDijAV6u/rn0xVO0LtKlLLPZJNuH43732RpLdTdW2tiu2Nc9zj3v7SJxdqS4LSNfIsiT71cUnHwtXIK",
+	"j7e7Aeb66BVrK37deKzwoObRfDWOiiUNKDhgETnFRZbIezlxu8DcDK2iANeqlH/5N4sMSn0R0fy8DnO/",
+	"79OPK2WfvP+zq2dTdyXvUyYq6d0bXFDiVmk+65dVTbRWDiLFQi0jX8omHvkaOpAx1OfUgs8yrV1/STlR",
+	"45BBtd4QYFm6sDorYTkfz6RZPghG7MEwEVsuvkazsvXdm1M9ERScAiMpjJJJUpHpS+z5L/SOblyJMyg1",
+	"xHx3LUPVXQQvJJ7y6Qalm2jabx3kVOByyhQT2xPRtSrbdstYOqEJv2ubMOYyM644Xo9ktM+x0OOei6c+",
+	"vWrkH7dcabU4+7pJxhWCr6tY1sYBx7fcapyGiX6uX6DPt9GvrEnHRBreOWnVqoUDNa1wJZNGj5W2y4QB",
+	"mZNc2Vc0sgMU9L36UqH7vVxyMFpJtd4xsWdOqzzxCj9dY/TY9ejs08nJyeNjGEBsml1b+TuoudZdEv7Q",
+	"lF/W/UBSmfBoWUpJ/HI9H14l3V1zsrt7yi3LoZry3n1gC2mYy+HfwHNIIVhkmvNkg2f/xDWbWLmxau+t",
+	"+vW4dlwKiN+e+LQbtfKY7ZAq+bCcaBndMlPu3dDDhef689CCT6fo8vFQXx1UZAvkTCd1O60GpVQWs7UD",
+	"Nt5kENCMxV0NRrc8nWRiY1q+tdz8fplF4rnVUerw6oPlAVW7DD6eeExkZtLM9DBrwmQsf+puZNw9ye+q",
+	"mL6yqLpNPrmeVUNim84uRXXk88q5HrRaXI285l2poD8c6cu8tqWQBjLbspjMmWKEKkZSqjWLiZGY9oip",
+	"O6ZIJqI5FbNaZ+PCU3fF9QRT6SLfB1yXA87AEbDAF/hSJPzERZRkoDWAWjEx0y6Ipcajd7vbwopHRKO3",
+	"1GoUMhm7KuhTEtLZTIdtmCvbsNMsLcaMZJLQtC5NLmbLdr+3eZODUSwjYOwmhR90dczXMjp2rCcqeo0k",
+	"iplMCTJeLVBtrwuhU7c5HJfRoqGccsN6vt31KqZKLuoJdCXIviFEHvhf+LalWMIjpic30hk4mvIOYQIQ",
+	"aNZm3AUXNcHW00RSU5eLKeVb+dFaUdR2ldpMCgGvS4mbigfe+oX3KpsDnlF+46vsEvygxvrIB20Dv2qh",
+	"pQ1cOEPIpOz0vjKDM5UgqHZHZByrEfNQGOg/Osp1EC/SOllBQrWBjAXu71SxOy4zTVI6Y/3zFNjV/DoR",
+	"ci36pCbvIP+NNQTqJnx71MeVbRTjs9mcquHK7lynLOJTl/vOC7MBWQEVX2OylSjtjbcd+DWQ+5phAFML",
+	"rpPeQvRuDdAlJ9EGR9AeUJb7eRaAVp8Rq4npN4pGt0i8dIMXKLQoEiusb2AlRbhLRusWcNIp+qOGV25k",
+	"uxo0+k5k2apNXy+NVuVoXvlxMFPP4IS+yWFg8CgfvMDrXafLOfKK3AKNOWF66dEaglTyeGLCHmhkkiWU",
+	"GLcChI/WdDJFyCH6MzwrdGtBWbmGQZ6mnI8200xfC+20HUcBCXkcYs5zeDJwQZAaILRwFZJxeJ29ePGX",
+	"KKVmfoI/a/iGneIPthl+cbLItKHRnIVHgXMVhYoMujZCZgsfnzSF+FqhCrRYYTGflQmZ9zJxiyRTmcRI",
+	"yNfDxOL6wXmMQ+e5efHY6scQ9cHELbSeZGzhmjsMKV9tmxcZz7S74F7l2fwS/6TJHVU8rzTe3S+mmTlv",
+	"EuT3pRh2WLhi3gURYWLmTORJIeOpnqx9XafHu2JRprhZvsc5OiL0VDF2DIlES/mcexyyX8UHRpNFTd32",
+	"jgbLBr/gJpfZK6bueMQ25ozeoHO3pNilam657Dtf3KadMRVab7XTFEZ0XE7tTi2d/xa9gxqyRrQqCuXT",
+	"ObaoHuULTbV3P1pNdVgbQLrNObex5lI5M1FTgqedZG3yMp0LcW3ws91jauAnpTdaWf3+8xWtctv7dXir",
+	"IEKDveDzFF/e4A+HIkeNH80eSyCveiNtusGyjqGjZwRL6kUJHjeauBoOeH1Z5VoM68kDmuofOO3l0/zK",
+	"C/5gM72CVeTNf96yi3alGOv3uaIhKDGYhQNDnvoGmO0wpVwkTEPpefaQKqY1lyKs5Rl3fGp1KaDt3y9L",
+	"PBXXnpulGiLegRUx7MF0rSsBZ1R7+CjwvV2xkrp6PpZayjRLqIJQjnu6rPd6LDJY1sTXJnlKbD86+3UU",
+	"jGYN7no5B9FV+sOOQTFj3X5XMmiug40VE0+AfIUtsnyeQLWOre7W5VxcHflQp4wmcZ5uDB0SilP2HgjB",
+	"9SheCrrg0fXo7OTkJLj25ri8hf1fL0XDj+C8mGcZ7VOvvDDSt3rGYK7zaCW/WhH7tXazuMRea2tvtXQC",
+	"GOpkWUzCGTPhJlvmah2YjrbLmBkWmQn4htayWbGM6qlJSpVlWIo0UkaSBVMzK2o7cy57sO9jqd5XO+uh",
+	"RYAs1Uw1aG/4tHPKKezVPk9UpVrR+t7R1dYR1LLmvG1VHj88izfutPhtQ/ouI10JkVyjk/8US4Zmd7iJ",
+	"XmJzOVdZfUnJ5kw+u4nD14Kmei4bjmhLrH6SRUywjQ6/Cy74IlugJ+XEUgpq+A1PuFm26nfPFevQrShx",
+	"s36n1fqlbhTM1YFO75r4iRKXp2b815Ov/nryUFd+ZFUk9nn2W4fulq537TLWjrbVgbQ77Z+b4XDdPd8w",
+	"JUAUYA9rHyczWDrUSK/lBX6i3Hwr1Zs7+zRUxl0sWMxx55maMWFGaL0HR3q1gGmwiIdlfTJel2zpEWRe",
+	"RJxtl22vkdiTOy7d8Ic3Vx/J+eUFOsaAAv0fGVVqScYLnjBtpGDkqzPi7EOg/gfvXZcc+FogZVhQQWfM",
+	"koSgqFaZu0UH5CZLbvOAwoBEMhOm5AV8dHItrsUrKewxoYeJlWVwQeyOqSWRXrI6s03/jeSSFuGxBk+f",
+	"9WLg+e7sm6UJFySR90y9oguWvKKakXHovBtOUEETkv/3//y/iP/yFX539PJakJrRQXvKNVEsBeWOHT98",
+	"OGb6mKY8PCE/WWpZ7QKnrEGjbpclBdF2dzQhKTVzTaSyUy2YmctYB1hCwP5yil+RlHJF5o6VlveiOBUo",
+	"8R3iNCE5Je7jd/Zxz/+CCFD7N7h52lO8pGZeFC7WrlJ6CFcT2g2G6EQFpZudr8qZJRELeqyZ7Wg3nnBt",
+	"L/ne1xoOSDihSRIGBF6xBTVzuy8Y1EHSmZvIvpN4fTpNOMKEYlomDhoLp60A3hn3lZKZYQq20KoksyaZ",
+	"RggJ8wLPIUFOjYxrbLGr3qlHZ3YH1bmMhQ9NKLFiFxPm+CYzx9hpmlAo8OwgHio8u2LPR1YUcl6uBErZ",
+	"n/lVhySiAnbJ7GyZtmfAsJg2ONDbVd1ycSxTJmjKCaRjowZsxzH8KmnKjyMZsxkT5MYesiKKgSxWbAnk",
+	"DDi8H7g26CoVrx/Z2GfonHhvNruPivUfDg14y4mFU+dBDPe5AiR2Q+NQm2XCzuDWA6gVJGNWFGS1m6BJ",
+	"Iu9r1/ouWzDFo/V1RkCwhCSho/3habigD/DpjCgqZozccYkyFQKbYqlUZhXE8MEzc7Z+11glFsoljsN/",
+	"af4b+7lYQnFtRIBR+I4FWFyX/Ov4q59DxLUPhc8iZ7gMe4/e74uMwzp+39tWiZYYeLKKEQaNKwgHgV05",
+	"bk6TTNwKSyRu2VLj1mr2pE/IjxpzvqcsRvk8v/iwnEu4yC/8q/cvh+nKJvYjSxDDnAc8IyssYGi3samw",
+	"iDsplyjPH40lMLBR7+m5SlZFbM/PMyOh5VQVI5aeYOlVbAE+MQBlCaN3cMu1Zx6STGhmAoJ12Lmwr42w",
+	"FPsvJy8QQjVhD0ZRv6CXrqyzYEgRv5OWbmR27cY+A9rQpZ0OCemYCgB+HnFDNt06uZdZEhMax4QKEp7X",
+	"rnVBU8QcEgK5x7cCrgbXH8kk4TFzMJA7y9KFF/+OTkhYqPlDe4d+eQm8vOLMF+dHXKPqhhtF1dJOBs4J",
+	"cG+W6bBoL0XlTSmq3GMlu4CEMNrEKBqxVRKCzwTKT/j60ChiqSkxA3Zrxctn2/NFmgD7sYrSf9JkweM4",
+	"YfdUIRl56/Z/P5eaOc4AMkM6ZckkJDNm7A3ib/ZbmRnvWjblD2Qc5pJweEbCCY8d43DxOoRzL1Ibw9dX",
+	"3rxKLnOSAW9micvxjEC+L6QQ/+v87Q+EimgugSBfZy9e/Pk/EOwv0bp9VEUZl4EvgmjgqQRqWsGWM/Ln",
+	"F1+hKOdiMQgyP/Yl8yxbQL5+8bWnVKVS5HZzRbSbR2DnhkGAhpBxtc52APqnLDFnJA8WDY/sBP/pMl4i",
+	"L0nuKTeOxHHINpEZfOCr/B/wP5SELv18uJJWc51PQ9KNnuLfvzl/XT5iYU+dzOkdIxT988FXoJS11qk7",
+	"zlMazdnxn09eoPeHSey3jlf23PH55UUpvvJs9OLkK2zv3uvR2egvJy9O/jIKRsDv2fFP7f9mmELbSxWv",
+	"JdpYMpWMziB/iD47Pb2/vz9x8a4nkTy1IgE7ZeK0EgN7qrzn66ll+E+xsMLcLBK3Dtz5RQwJQaZy5Cz6",
+	"DL2/Gur8FE1OLwGZAfYai/2UmkNdy9atgQh9tFShdZdvgXRYPrZ9F6AtrvnPQTWB4p9fvHAhQsZVpKUp",
+	"1Auxx3b6izOYIue4vRJBnh4BRLWqiPaqJFM5lyorY88hMB7W8j+PHSQfXyoZZ1GjB7Trc/o/XXvf3M0K",
+	"iNLUN989nj5I9TpbLKhagkeyyZTQ5IZqHlW8v+iNp4oO/E8wW7wuVx7+ORh5iQiUXwBwD8e/At4cp4rf",
+	"8YTNyvrV0ZnvfLaQghupTheUiyLGHpT7+MvoZ7tYu/nPgD2XzrowYM869qzrInIFgiYqE8L52Hw+WP+e",
+	"0XgTvN/PmZm7bEf1a98M6qn3ct0hqD8Go9MJaFf2/mbwyO4EFTmNrwe0+o5h1P15knTGBqys+mMRs9ca",
+	"CM8tX/NOujV06MapfvOQUhH/5JUVrTv/ICOatG79B8H0zVjmzG2jXb1CplqljyYJ8Qq8EkaWyhVUHh9s",
+	"OGPGIdF29HR9zmi84OLUjXtqMS/wDln/Gt1xdu+0zV4aqmLr6SfLRD4+Q6T9ZvkO3dgGvB3wth5vv37x",
+	"dev276T5FnIB7RLfZ/zOiqreqDBTMktRZEbu7Nkh/r450vZo/uaBa6MHTB8wfSMfnONsK1y3Pd4656p9",
+	"cNz2UV/D+8K/oB2uQ3N9IHTvhlIA4RYZ7U1jAWTHJ7g81C7M+nMTj4rDVGfC8RHDJ1tD8ltqBZ6uvX6X",
+	"KAxWom9kvNyZHqrW961GI5UXwSbO140YSVKm0FzHBYG6YQGhaMKmRi54RDCVxsmo7AxiVMYee3Ee0a2Q",
+	"9wmLZ6w9SdoZ33Eex9qZoBfyjumc/OBWaZIs29Mg9OGaFAVHe1GhMgVCLws7XZ4AOl+DEzhusuR2z1Qk",
+	"lpE+tvM00I9v7BK60gvnJ3MOgQzo394ahVySqfbtMTtc6/ZdqZI9gI/LtD3ZQPtQx+ZvXF6Zjt0uRMdu",
+	"lzxlCResw3UAFQByM1DynJLXUyPfhDOEG2jdi3IC2j2VAF4isddkkSWGpxDWGrOHwJkIA++YamkkJoEt",
+	"W9PsCyGYT85UppRAlqpk8gbJRFuiaNmtUzBXnrqeOVmEb6tUEZoAb5Z9TjJ4CRHcAyUcKOFACf/AlJCM",
+	"L3/8CE5vR8+AKAKfGFGzX310RE0DYXxFzfcsSTsTRtevNRS+ouZqUAY1ujUY9mBO8yQYhSBZ42JeY86l",
+	"hjARp5KDe7eF9RScmgQ7eTLq/QCuUcZNc355UbHuWMitIg2AGkJUV3trBMnmNphbI2pOS8qZveIL6mWa",
+	"saavLuZJOlWLdZ0a7w1FX1Hzz0EVvD9V8CtqPkK+iD1Ya7cjcHs1ySoOa4NRNO2w+CDG2PbI3MsqMyD0",
+	"gNCfC6ErZpnPh9Y7sbpYsgChaPunBjBNMzV4BavowxF/gag8IOe+kDOPy8YASxfrX+efW4uskYPCTuKn",
+	"YjQ+RcAvy5/268r7C4OffoIGj88D4S5c6a0B6was2znW4UNZ4554ONzr7O1jB7DS9+ojOc9Tsu0XaXGe",
+	"TXojWEcPjP3YiUH+yBdsYKgH/4znSXMoiaSIuIYwZgw9x5Cc6nvv4ura6M4cVnVl0fOOW0TvUrnq/dIP",
+	"T20bCchFXgG1MwX5ZmnYfokInGaXHpeKd2nuDF4/ikTSmMVXbAZhnO0RbtA4DATySyCQ9WGKrVmxokxy",
+	"W2asrLOoemw1U8PDiUJtqWJvcWggjQNpHEjjF0waO8qq+yGQO5NWF9SX39wvXcV5mskqwv0fRb800IQv",
+	"WYfFEiinShCmIRnkdjqw8AC+J5Mt1LDdPx7DNM1o/A5W8RzZom+zJLl4fUg+Z6BNA216BvwKYuxW+iQc",
+	"5nYlT9Dv1GWr2UKj0iSbcXEAKuUmaqZTl24lPSiVIwvfSGm0UTQd6MFAD54vr8KFNjRJWEwcThA5xVy5",
+	"7diWNEeUfRKGotDLfukCztNMFq58qZ9nqNYZSMdAOg5KOhBZvKGstcIjL5e1J0EHxz+cRrgdzXjG+uCB",
+	"cAyE4zMSjo760j2Rj50pTPOaYvunPPlUzcTnY76aQXM6UIYvQBqJ2UNRlo+MYRRt53Gp5mc0Wh5tpxKm",
+	"BPd74jPyKQ4WBdMF33vFwgw4P+D8Z8f5BTXRnIsZKifpog1TsD9075yry61kLTwGRz+M9y/OtcUDGBv1",
+	"9ALGbr1zC7I7ljwr9O7a/imJRVxfMIV17YS1z7pP9SEvYt13sRelktf9xsCC3QPF7ZhS0qInJG/7z7bN",
+	"LTDH7zMzOkTBAldwZEN4VG1Od99wv/7SFaJ7IJVQZ+LbTzU0UOCBAg8UeKDADRQ4IAlfcMNi4so7N6vZ",
+	"Pgt93o2+zdF3X03vMJR9xsyxn3Ezff+OmSu/tK4b/jaheefW4O58D14jyOlnRrKHclft0ww7CPIQ0Fz5",
+	"qlwQKIfKnQroKVOaa7slrIyqqNAcQnRXpiVjXznVza2JFD5v21F7mjNjZqILvOks0BddG2lPtm8igRnt",
+	"WtKJy+zAdGLA92eUUXwdCDakFQ8/XY8KhLwenX06OTl5DK5HOVr67x7DgAimLQsgFZkm1EDx2ta5xfe2",
+	"t02ULCcl90wxlxYyfjo5w6TtukzKpNpIyUKRJQnUw2RQltr90oGKpVkvKoYJy33HUzyCFVLmUpevSLmo",
+	"yDwICwRTbaZpV06t2jW1UK9KJ33F4P4lWXqR3UPI0U7Ue+uqavwTC6h27T6Q+j7mkTLk75IDy8mTHZmM",
+	"fcWUAH23A6jgDxYTC8IBuZPwVyTFlM8yV+mXPdhRoK54exrmbSP7MKGWqdbppwUzikePz4t8vYVFDURs",
+	"IGIDEdtRssOUKqNXk6sgPn5mqtTZWWKNUNSqpirk7bAmiG5krp8ZYqB1A60baF1XWrcr7fzzpoTB07T6",
+	"yMZOkI2dFPwrFkVPGAq7e6CfOPExTnxcTLyZlL6GJf0T+r6Crm+KJfcsXPOBLeTd4Nu2r0L6xdWivilK",
+	"GFUsJmMhyY2Ml0dP1zy9skMiUdgilrXHegT+SSN+dFU2VQY6hUOoDlerewr2WRevHwpeSm12hIA4zDsZ",
+	"gydfe46h6HfxWu9Nsz7g+ZPwnMbxbrEcal2CMsY/6FuQnYzZA41MsoRyL3JKQtt7Au6uIZHK/c1jHXZR",
+	"OUtt9kUWaBy3IAqtHvDTT/lmQRJawczq/b2SiwU91sw2sgyT7Vq4BXPbJKXgaGC/HJ2N8rHXDB3Bhso8",
+	"PxfkLGapYpGdzHf7Agicp1RDceEvjPRghXu4rE+jn6gSFh4biJBrefraQSiXwvdw9rSD0rCbJSAiGRcY",
+	"QywuviRU6HumNLnnZk4oCd0qQ4I7+AJJ2v4rW+C3m3Pt29++Y92LW/RXm2DPj3MljUlY3LrfgfVCb7m4",
+	"iqRiXQiSO/32lS7hgrqW+fxH+yMTNFn+ZqlStw7+tFr3c+5h7wG2ZPv5Xk87+BcLzkQH1xKmFlxQw86n",
+	"psMJDPU99SkQhf4FPrFazi6VXyJb3DBlmVpfzKEU1EXJrxlTy4DIO6YITRKv9CLj795gXc+XhMLjSLgm",
+	"NIpYalhceTFckYaVB2M/NR/2J+K2pfcDsR+I/UDsB2L/eyL2n4WaAyPPHvbMxnMxlXYTDST9zYO5wJRn",
+	"3Yj6mwfziho2k4p3oLDn8Hy+EYapVHHNBnm9C7b4u9pZEE/GkzggCY8suJCxWaaY1mIhYxYQwSyWLGia",
+	"ol0wTajhIlscQZspoyZTrBIDNA4tzwRAfRoevSRhlINISFIe3bp8OwzQZQXrokxxs1zBu4eURrcnLilf",
+	"V6sidG6R0c8u189/qmTCShk0umHFlRvlg0zKEfcF37aGfL7HZWZsp854+IFNFdPz4dHq8Gj5M38PijGa",
+	"9H+/Vm/vydY5xcAvXCrna64JJRYiyRgQJ2XRnzSxr4TQFuFQu6XpgqGEYhETdV2EahJe/mixsQ60w6MW",
+	"yOe/BtdxhdDZTb+FGFhdQJqZOtXWpFhEHVpmmqnTT/b/T0TNH90QnVDTdhpQ84CouROUhFvbC0paONwJ",
+	"Sq6AdXe0zHSnJP21aAmLaI2WwMdOfIabfTOvwE5DiKufsYGRdcL+dwwrv/q8N+dJcpgQtiHp04G44Mr1",
+	"6p0xw5bZXa4kfyojo6+LU8VFLz/OmFlFjPbCIiJltfvpjNXjY7WZbkDLEge7V9c0j6A4SUscRc+0yj12",
+	"xtEhYvRgCHce3Qp5n7B4xuInoxvevV7PrAguFPaVvff616P26Oc80HaLgQ5xWiJh8KyfweENHN7AXaU/",
+	"JOMcRQlNEnm/Yg57xi8lOrfsGUu3pUV1KPrmgWujByz9Xadqir+VmYgxW9PX7Xq85VqDB1UHpLb9NiH2",
+	"/ZyZOVM1CE4YgGF7/MX2nxOFn5wAda9mdE8F0qztW32ZVd/qS7u4vttEdUUH06frRrMO1piBJvTVb/nz",
+	"7q/f2ik3XqfcEqsUYnz5/go9YTo882m262e+SUFVTyOy54vfA24PuP1McDsgkEqJxZZDEIQW3D6245pE",
+	"MEz8hWA+qMLAoK33rJq2sribqAH9f8Bf+/hH9/aT6MbbD1w606fumnYqROcuFVQQlt9i/rViqVRGk9C7",
+	"VIQkEwnTmoToYDopOv3NqIy1sgt5aERmup+zhBujhiFf8ZlY0DR1kSGH0Xu5Cbeqvd5iuz52H5et9OMy",
+	"ddLC3pNAHNpRtdfbPtCUzjTFAeFuNXMOAyCDQ4Pv4nbVm8fbrk+yn9xRhtyZ8Y6ze/cQ+zRgqzTidMpZ",
+	"Ep9+gn/04+FIBkzYmnB8a1u/zY+nF+nonOi4PGk3PPvdE6uBkLAqfOyPmhQZXxBHoeZyYQ/vRmFgiKfT",
+	"GVxJS3LT3XoMs8Dp6nKul4Vz1z5EZOUiSww/xj8aqNNb/LWPCIEBI5Y8tGcPcLa39OGVFFGmFBMGh+mA",
+	"7nbG+O9s2QnREbegiMQV/62LsqK8VNvdpSpuP/sHps1HaWjyPTf6XF90iBt5Fem3XPAF/419kJmIjeKp",
+	"fq7k9PBRWP1ClgZNUo6I/RVJboCnPxiZ0ETbp4AmRDtSQLiALCFuzeVASfuQvHv931fv3+URkz7lxfaI",
+	"yUUeKrO7KJsgf7CK8Q8TR9meug+kfSDtA2kfSPvzI+3PiGSXufPTwziflyn4NlOfuxVvAjoQw96dIO/k",
+	"HfhsdHUgIPkNPt3YuEdCUnIf3C+v2MfEuEqBTktjfH7u8QlEZ6A4A8UZKE5PFuazUBJgaiDF3WES8MNU",
+	"x1xMZQNFgQq0vfJB9PJEHryMemBRcUe7Mgesl3HFtItcdKuhDb36JmuAzi2SNWA7bag5KNLAhJuw5gpW",
+	"1BVtiq6v5CJNmB3TWyVaQlQxBHS0ROlpI/Tp+J2SWdqnY7fC30U/y4j0mc+ZTa/YbMGE+ZYn7Ir/9pSR",
+	"fhSJpDGL3YgD8ds/8UNU2xX1s5jNgQx4UyhSv7F7sQMidUBSJSOmdUB+uVsExMztsz5JpUwCMtUBsZQm",
+	"IDeK0dtW6WSRVGpHM/rRSt+7HbE8cEmzLlSzZ1mzgXYOtHOgnZ+VdhaOIw1U9DlQwj50pUSXyu4hdfTU",
+	"1VCbPHPyCiEoA6UdKO1AaX+XlLa5hBt7KPX53RDkoH23EulbJ+afXGGbiVQ1JLxaQOO9YJDfi2im7pgm",
+	"N9LMSbg60mMISb+K792w4RlGWaFnZbRSR4YJozDFOMH21wKLWYS+9noYkFDC/50wYj/+crew/5QEEvhT",
+	"UaFTqYz9wz440CvJZlxALy5mTBv8BEJOGFyLcEKTJDwi3BDNEhYZ7VZiRSAzZ+qeawQ2wmN9ci1GwfNQ",
+	"VkJ1q/i96vm6DarL35PqsiB9jixKVfrOAXTh4GwbfX7NZh+KePHaQ3wzUXuEaT+L6N8ece2nAXX/cKhb",
+	"i5Qr2Is5NkMLS+F6BoIvCVe7MC3bsfqZmj8QnwfxchAvB1r8pRtBSlT4S5UZPdXdQEOfsVUEiemgsRtI",
+	"6kBSf28au98RcQ2ebk9posnP3rJSJtGDfWWg1gO1/r1T69+5leWJRH3XNpnHZ665HLSWg9byCSzd70tH",
+	"mXKz93IjqeTCHHNxbPiCbahq+SqRml3axhfCIk5nFB3ifvTp6iE+ocxrwqh6JYVhD/hkt0qGvtbraelQ",
+	"7W40oQRgCGIb+IKRMcQehjwOW5T0tkNMoP+Ei4lBwOoeLVQ/Ds3MnAnDI2pYPDozKmPOixfHP5UpEzTl",
+	"/rU6+UXb8fN3sYoB/4A+77HLK0ckBiyoBd7IwpiAQ4R0uBEc46k/Xx3N2YLCr3HMsWTkpbLHbbgdx95U",
+	"MDLLlI3ORvLmFxZh/s2ZPHZf2pFOPtD7t0xrOmMY+VV1Lfk4Z8Te1vnlBfnLyYuTv+T1i/0D466dnF9e",
+	"nOzwOeM6nzefkWry31fv35URAmEQEaLbc1WF3o2ArrBi4mEyBLrJNucFdDUcz5OkT0j/kGvvS2IWIcmM",
+	"fu/BYAc4BrDDdDlbZxEB3yGZvseLrsn0in55OOqCckvsqIiYYxT3XwqjI6YNaDag2VPR7DnglnvSFtIw",
+	"lNYOosPACTcpMRw3+AEa9gr2HvjCNnxh/Rqwlz7F43d34VUUVSaygU3EG/b8oA7ILVuymNwsCU041Sc7",
+	"1XVEUkz5LFMsXp13u5bDCyrYcdJT3VHGoI3BjoqJmKkDJYfCyVYTtWxQSXyADldPThM1aCbyxDVPTkhS",
+	"dyet1RPvpMmLuz0R3ewqNKGruUzIPTdzmRmiMiGgKEslgRLN8yZh0Yg2eZMQbCfdc55UC4ivoFqRy61W",
+	"ttsrk7kTRBywcMDCDlj4PNGs7hE8/cTjxy/gJbyIh7dwwMIKFhppmc5uT2L46RpBSF+Pzj6dnJw8Pobw",
+	"Sj7fl7FPxj6PNK8PUdB0R/g9IPeA3H2Q+0tDaXiFUWTX+eu7V6M4Dn6MZ3qMU29Az9fQ/AqadS9F2tEL",
+	"Zagm2ltPuloM9LC4ilBSxlUAGCLVKtZuRUOET4cTnbEPuzkgrysDimaM/Rb6bItb3zHTE7EGROmNKMWh",
+	"t8WSSo+dqEp3gCYzZp6IIw1V9Ps4hOHxHIbBxArDrXHsMnOX169O/kEeMFyg8136R8bUcsg43YHtza/4",
+	"mZTSvrKgCUjehN1NRfJrMT3NnorpDRWx9137vi+mDlg6YOnzwFIrTeLPVpq8HiVUzK5HZ9ejRaYNjebs",
+	"ehRcj7TMVMSuR2cobn5mjF6TKE8/RQizIFs+5WHviCPPmRvwSxyYgoHcfBZyQ6eGKWK788Qpr1wCfQwN",
+	"cTg7cAotsHjA4AGDnzEGhzqSikGiRcdZhAE5OTl5FozC4QpYbyxuetW7cvW5oMnyNwucbb14sYP3xz1Q",
+	"aShX6x8dWWX71b6edvEzTigXHctyAljHHYP4X8vojiYZ69jtWyUXz7hO6YH9u39ggjPRSX3r8Kp1l3/s",
+	"uUbrVaRkknScpFMJuU5VgK+k6vA8g9jWsfmbB0jgoDt2c3kfOsRvM7Xgghp2PjUdaBsEy7dvnc1mTBtA",
+	"4q6d3sqYde3T7S6xz0cQJPcU9W6ZoNsr+zrrbn3y6oLdaMslVYbTxOEa01li9llPG+f5J1Oayy7Pwq/v",
+	"5KXilu2xYNih7CKwb69oNG9/zd9QE81Z/IHFWcQOXfL7CQXHn1BjcmDuPWj25+yvdlMb0pcWrY+56+c0",
+	"veci14cpLNueZx8Y9oFhHxj2gWEfGPaBYR8Y9oFhHxj2gWE/LMP+bDjykkb9VMNDu3dv7ihhVB3jZBsz",
+	"nDGq8O0fIit6JTfLz+/Lzmv2rWJME4QXb6HSPq0Zfj3hcRiAi6riYkakIlQQqhRdviRY9ItMYRQsiYSd",
+	"2qRDY1RNtIfBHqgIXRHimyOk9mjG2oZkCB99bFhduXJofvF6ePsO9PY9EfGLt+/QEVRFZg7BHgy5sbwb",
+	"kVM0YlsS4FzeSiov29j9yGNv0f41A1TPKYL9rl1U1ZMR/rOkCWiJ6wOiD4j+hSF6+aV3lUeLZ5/cc0Hk",
+	"HVNrSP8ZEX2dqz79lC/58Rly2BevBx574LExHVa1au8a393ITxemp5gkXBuLmXpgsv3De/H6AGz28JgO",
+	"j+nmxzRmqWKAG1jou2I0Lpjodri7T065B5ocJpqzNb4PyD4g+4Ds3bjlw+S2XEn1s9FZ5CmpLH/37gU9",
+	"3AWeqxNAV88WDxeXSk55h5vtbmJ9Ap1/mj/R8ErsLkHV53stfEoqHwC8FjNMRUxU5l4U9yNoVHbuYdgl",
+	"RVWTYfO0NMaKhfMwDoadXo3hyRiejOHJGJ6MP+CT8VzehDrxYu95C//95D9avhcuW+GQrft3l09wNTUL",
+	"oyrhTBHF7rjmUvi6Z5XEapqcX14ctU052Dvl5+dMOtgeN75jZkCM3eQP7JcZt7bnjvMJ7hNNZsw8GUd2",
+	"mXTwsNmt2yPaZTYg2m7Sf+yI99tTGpAqrgWQTt7/Vco+vVMcTLOn4+Dhk/w8AXcus6HQwx8Bfcj48kfU",
+	"iXn0WEWbz44cTvaJMsXN8nRSNr/s28KCc9ptHpenbdSaYfvz8goHJOqlNag5yadzbalUBsX9ig2PpIqL",
+	"iKc0IeNMMxUQJROmA6IYTRY6KLe274hZpmwFK3C5a7oB/PqEVgGiG4I8pDS6zWHx1C7wdGXATRZJ142m",
+	"fHLLlnt326vgDBd3NOGxK0RyfMuWWzDnIu9wnvK/s+WAPb1Ud3iYT1Ha4QjvXYXLJyJecavAbZFbttRk",
+	"HH7isQ4IjwMi6II5bJvgZwvl+EneC6bWsrtuxrcC7iYe7p+IdW6Y02LkutdqIu9FPuOeCx5UEG3GTEsM",
+	"+46ZnqiF3To4xWOHd3TBOnb50V1+x24fLPz0mO69hbChmMNnJBBen1IQh5slCSEeLrSAYP/1FMF+LihF",
+	"GPiwmIgmCVN/0pZgQIkiEgLp+Jt9DbuRjxkzu6YbDfqXdYKxV9NviWK41K/tiMYraNyTbrjK34P17bM8",
+	"4ZWreyqe4mCaUOFR1T7j+E6zh5Qj6CD7PPElsaXSAVkwQ2Nq6GN49JJwo0mBTIQqRhK+4AbLYwMy24mk",
+	"+pPugrYI0rvGXBy1JfKiEmc7EvXRrgx49LvGI6+GOfqSQL5WxjydKYr1+A/1mMGEbRlg23Z4ygYUXENB",
+	"KcgNm9NkCm7oQpo5UyCIknEIEDYxy5SFJEyp1vdSxaHlPUMaRUzriZG3THTkM2HQXXOagHx1uNuIt5Jm",
+	"Zv7nU9jBZ1MQweyt1UMfYa2Dduh5aIdameH3qFRCFESHLiTRBMDJCZKImiA3wo+T0he5IAm4nAuZfdVN",
+	"xsHlk1AZBtmmasKZDiozzphphabfMTPg5+fHz/wadvhWOkwDKKg+i2eldzEgYZRwJswkUixmwnCa6HUE",
+	"7KyU2SF2beBxc8yqvpJWqD2gvdEim51yO659kAnTA649Iz0mZhSwt0fGNxlPzDEXaFMkHBOcxp1hH8Dv",
+	"iaBvx2hURRaLqIP8U1DzrLgb14MkOpF+wPUOAtbBgDh3Ae7Eju3acRihPvw0teM+hi/J1y++JvdzBgmt",
+	"FCNcEyFFN/u5cxTeGQo0ewxXsCA3320kvQPl/XKFCE+wkTbfLMESTcYr+WOOHBCDUenTY4jgbKGYsAeu",
+	"jX7WtLy7fy/2tbCN1tQV/956bLjMABt6VfYcyH5/OeF9aq+CJk+XF9wN7kxckIpkqRPQ3bPQVFRzM8qk",
+	"2Q5RpsHRcBVlsoMw+WnWisn3NzPg1YBXtXgVfnIAHfjAxTPyL+DYdVAytQZkylkS57AeYK7Bx58DojIx",
+	"oTogNE0T5+dYMdu+tNI/W6RmWQTO+y/sGp43QlflGc3UHY8OLcy7WY9pFMlMGL1dsL/CHueuw8BoPiMR",
+	"H2OG4X6Iv1FQQJs54wrRsuQB0ZVDdENPaHH3T8KUlfE2MI6Vdo24g+oAndIIdQLbBKUVUH7nOw8w/dxh",
+	"GlJy5Zf9BcNxdzkIhshB1clBW9Hh9JP7sgdiDOjwjNDByvcr6GA5LS//c0NiyTQR0qAa4OgPjxxBl37d",
+	"8em0sCZ9Jt6tZM5qzb69KvoM6P0M0PsHrg0GQlZQ+0869xmA7CvHNzS6ZTHwdFOeMPd3bySPKmCwUzwv",
+	"hv49o3zhn/S51n1w73xPdto4XaB2wC0a7P7fMcFAfz3ojQ5JpspXsDvXizVOBF0wwCZBycxftTNgWE4e",
+	"6s4Sromey3tBpEiWRMj7Pv7FnnrsxP9ilXpt9cfoI5NuoCCnn+CfSUd7duVaB4T6o9m1BalwBfXYuB+z",
+	"9wGwb6NB/PlwDq27AJZ2MF6uP54Div8O3kxL4htx9ff+RrYKRysf/BCU9geA+qeEmT1zNjDTtv1B9UJ2",
+	"yu2KoB+1xaZB9/PcHHQxtksxC1kshj+f4KAL4LeL5D7dHXSh22RO9aQ66YEwYU51abdb8OF7qi/ztn3q",
+	"kQxOKs8wxY/PrXU/ZxA2uZ5jC5BtLpMY7YwJ1/bbstsKewBla8kDpeS60gUbVxBhFzi5NuSW2rgtYH8A",
+	"/D8y4JfyX/T0ivxsUF739vjQr3LUf4PcMadixt7fi0vXZfAY/qPiDoICooUHIJ+FtAaHeuJJBLMUELoL",
+	"RFkfs+k9OIwfMa7n2K9nm6loFQUH9BvQbxv6fSEoV/M4ffJR/R2sPT+iMDdgxR8selFQw++Yz/qyD2vO",
+	"ztQEOwti7AXrA+w+uyBG1F8dLIjxoPquvkGMRSrZtkGMtscgknxxPJG7uf0EWVVehf4xjDvDmGcXw9jC",
+	"DuIvaECrAa1oLbPlWfu8/MI0SxKXD54tKE+KeMSAMEFvEhZ3TAx/cCzcKI6cTmKu7Tb6OLX2et9e43zD",
+	"G/cF2zDdHVoEesqD5EBvd+igmZk4rGz/OG0F0wFEfw8gikGxLr5CG5mSe6luuZgRaogUEftyQHcLRcdh",
+	"DkbQ34iBnn/hyIJX+FRyjnD3LKl5AaMDfH7x8PmlwOQWMl2xVx+CUKOxZbB5D0Y3NLohNv1JF5a3Z23e",
+	"3oRswUizxB6Dx6/RdufzCjYMmDBgQgUTqHDOuQu6JAiMLq+OvBe/A+xwj5MxXMz27Kjr0oG5LAY4Y4Om",
+	"9gKbQuYCbHieJJ1x8y21R/GRL5jMTGvwvpgJqdiPgt5RntgXvn0NvySR9++kW3x7rH1IqYh/4kkcURW3",
+	"7/dtQvPjad3pBxnRpP1ZoAf6a0QuPTC/3YiUw6rdJkXCQSEZUpL4HHtlQuS+WqFDviEmgnAr206DfA6/",
+	"hRTcSGB8oaszlYKvtJ30jrP7Cfw18ZrxnPfNC3IfjLz4GY/vvtpKYXx19D4U5gAo2JOIIeJ+XKasUxnS",
+	"AXGZPv2BzWi09HChdxzqk8DoLsrAA2o3/O1Q4d7jL/IQvmOjowNisMm3vorCtbn394jMOEl7fEb3qY/F",
+	"+RyCY+jafkAypk/Po1sh7xMWz9juvOZqcUuTMWTjIFKRe89lHbXHOOct93Sk2+AmV4N3wTN+K4eHcsDh",
+	"+oeyldfhvh5YCGqqJwELaqI5FzNog+RgnBMDy0nL+5VA22f2DAejOaPxnulBTgvQD3MrSXgDzQaqMFCF",
+	"EoZ+z2jczYXe9njLteZi1okW2H6b6EE5ErKWLtT4G29Ge2x/aMzvhlUeHQ+VLnCVeGwnG5dZzkn0Mj/5",
+	"zujK155Pd93eq9gixV4pyEBxDmdP8Pfa356wU2Gk1sG0nvw0GNo206A02wXr0eQyWk+AsmdJPAbCMRCO",
+	"PyTheMbE4jEYnX6C7w+uJYRZ2+gHu9ONjkj5O7c8DmJODeq3knTeSbPbOGEpmKUXC6lYd1tgrpDsRhby",
+	"brn1z6lI8e8D6i5bYHyfvF5939SOxvXftaNBX9eBfqTzD0KRIikME4BZpdxkp79oCdUIdDRnCwq/xjHH",
+	"ooGXyqKF4ThO3Rqwl72xmD1cGcsoPAYjs0zZ6GwknYfVIxAsLCKGNOHjnBFtWxM5JYxGc+RRAnLLliwm",
+	"N55nEXTBTg5PIMs6YZpwqpkOyIKmKXhPUBH/f+yd3W/bthbA/xWiL9cBnDgdBgxNcR+yZO2CLWsWp7cv",
+	"BWxWOraJyKRGUmm8oP/7BT8kf8R2RNmiZYcvd72OKFESz+988OicuVSKjTBqYjluDC2XPuEl6GtjYCUC",
+	"vc4gDUAMuVQHGlPGSaLZMiQPQHNmmHiyazi5Nni4Wj0xPP5JhJwGjU3Y5zn3+/pqfZRiOULFKRARxfZa",
+	"Xr3J+q0MmXLKqIWReiWJOUpHvWpEm21eU8JMvMirPfuxFOeu+gUT+YHx80iSB+iOnFDkxzM9/GBRactq",
+	"nQVlXqeWo1tz+lWGU8TogAwzsw7nZaXVzw2Tfhv1c4tF/duaMf2jk1XBqu3fhVDQXHETZr7fsbDCHZ9s",
+	"r3Q8zc9O5Agx2wC7MNkWLDn7YMpzt6jt7sbdYliBXluOvnB8Z6JfnZ6elp+k1/wJvOQKn+spOVPOt2Gm",
+	"p1nVOnMzOoN5BfZ5OyTw2OPrdNZKeGX2yDUZOtgudzcxt+f1ZGY9R4bvJNtS8DABx2r8CEbKK4tK5zI8",
+	"4Gy8mRTbyPJGgjwrxGbjyleM2kktKwciDro5SHRzdbMJduyfhvYQRS0l6iaMGozwIOh7kzc7L/I6YIkY",
+	"fR76LC/2Nod2D2zzkjLiO9G2FGpuMmNVVEuwDQa7pxS0/DVtLwXNr8W/LGfN4mJVdut6OqSZrMfarz+H",
+	"1Ukug0wGmfQvkzuXw+fRLmh8vAuCsIaI14YRL9Tq58vdbps76sU6A2Gv3kiGYCYHlbwzM3mBDG0U7OZ1",
+	"ohrENIhpA8S0IQI6Z1B/y5J79zrCWqH70s8xi8SxmucKcf81S+71hJzFfJM0Otcyrrcsk4QOa0vTU0/h",
+	"bpKWl/Yuy3jkevhvjzp7UTgOs0mPDinMJIWEUHB4Hf9khBvvKwDYAcBq3VSHrxq9MUNvgCsyCjTOEknS",
+	"BFAh4OJ9kTlsU4XtlWyyHxsgImGs/oSlSSOmjM597aoJNw9Y/VN5psZY4s53TiR07MiCqvpXdfY8e9Ce",
+	"vF4zqDQRbzIZoBigGKB4WFBErZvP1t3bWz7OWaERy0wOen0JVubXY32lFdi8UH/T3Kz0CXDlbAsz8m7E",
+	"mZQJxE39hu2a0G7EuFPBEPsKypNRvyVXtfB3+UdGcTL516Ekix2QP63S4+xHe5/0AmPlr3c5KJ8wA5QA",
+	"dagTA3xMKJZwPpAOTyDoA9HRZKiuEPTw3X7QTLPxN+BKH8QsysZq9LTCJUb/ZMAniCzJ0kGtj78ZXfMe",
+	"YfSNxROlaXAUQSoX6l8axC7oEoN2R2XCAceW2LPaRP28pe8U6wtXOCmaoGWClglaJmiZ165ldqJG5l0Q",
+	"HcjvPJH4x8bx8BICyKKrS2/Bc5PmukoZmcqGVXazDylU9D/ggjDqerxTdMk5gBOoqEVFk2QFGN++TK1L",
+	"FplFbvcH35VhKR0kZBuN4vLP0wsizia5vkcDTBJhvln/+fQd+j4COnus/oPu4oTHgEi8pPx0QdpFYrp+",
+	"sT4TxtHAOGNpT05SWP0Re8yi+diOCfd4CH6XIFqgWaBZoFndNDtUgs3ZhuqoPciRWAtFPZ3zTLKr2CsZ",
+	"P6VOUHmNIL0adOGfv5jD8TecKIlUvnbYPTx4xm+EbC338waoRjKmCGeSjbEkEU6SCRoCVbyAGJG4DJ2J",
+	"jV9WhfMsjW01pDIgLjz0Wj/80Dw1V1jB04p1wQ/JyPTDLS+mbCgGXLrY2yWLvijZXF/pbQobLJARpBi1",
+	"+lwPOst/sYXpbMByO9PTZ86jmw6TpEyigRozM03KZE//1m+j+ftGYoRTOGojxmcq8cUMzIm0kfuVtvS7",
+	"v7Wvwo45+Ur9W+7FV0fFTZdhvHO59xnIr6r5XnclHY3uIazae6uS2tGVjEP8gUDi1vLAdV/qFnAiiUNR",
+	"0I8g61YKjc6IC7qhWbpBr8fSxNVk3boC+AhyQ/rr/56hAU4E9NuouKmSzDcJeb1Cd/TgMQJ94X4brVEI",
+	"W9mFc+O7Wx366Z7aQi2VaV5GjWWTXuB6xXrzAe0B7aGIVMMK5U/RXD5Y7FwYvwTNXk8SgPlaxHcOQIgN",
+	"h9hwiA078vqSRZ/1l8Ya2HuzZcg44pAmOFqZDNGgoPNu8xf8f8wcQBxAHED8mkHc1B0/27XFT0+UIchj",
+	"e8EXC7Bf24l56/+0L63uqtXCCdWfnfljV6DYbcp/0VZpCz0xC2l3rXeTT8Jfn7v6y9GlWUkY3WQ5jCo5",
+	"8FWBFDqcz5vfSnvphfKJJpNgirnVALMLeF+rgJ3HsUADvYmAJCvDxVWO73pGptnGjOykmVxSocFP3b4K",
+	"TAs8CzwLPGs8z5rBsGWuY0ffR+fJ3M4Pf56kvmBpf1JvQdtlU7E0QMV24bNXdmy/fui+bPAzYX59NMjZ",
+	"nH5DbkG1DQdUn2pzN9TMqCkth+y7y5NcnvcQzUn5JCcpVP38vcKMTAB+waWOIeUQ6RjpmeQZtBtmkOpJ",
+	"B0c7GKaHaphuJQtz1n5dn4Zpp6izMPHMKAXuEeBYS9fTmy+YU7sRsOy69sjOpaUHYTQfoa/b/HiAYm+M",
+	"fjl51EEBU9K/aaGBfWBz4HLgcuBy4HI9XH6PKEAsUJ8Yauj6Aj2Kx/BfBcR+G2EqvgO3FREwiqc3jr6b",
+	"Oz9qYrDElsnyUYNXVzQ+Nv9nBdmvzV8rF+M1Ff6cEnzsJa/x4wWjUcY5UGlO4wBPdcX4D5g4hRgMcnTK",
+	"Vpf86zDjuamq4bdGZl0+KRbyjkmc/E6kOBdXDoX+LiJxTSgZk3/hVgmn5CQVTVVO/stmVqsxGbRhIYjV",
+	"Y+f2BJtHnjIqkIAH4DhBwqIAEar1hJ3ze61EdHcfpQSe1WCfL6H7crnccVGucHuVDmeTrPLz70cRXUdN",
+	"EdREUBNBTQQ1sZ9qokG6YZlr0JEwThNsSu7U5yPMIv84v+R69t/Zo3x6C+4E34ri2BmIA3GKN5gvt0aS",
+	"B+Ui48lQ7RVUqE6lzsw59t903RRggV6BXoFeNdpPO0HWnEWVErlxkkW9EEsZofKY0GNJxqAe3wqAfUqB",
+	"3qhjr+gdGbvvvf0BkJ4n5MFH7tgGSWB+GsyESlPl97EWFt76rSy9mnXfEaJrUJ/4z2JT8xUIL0ylhZGg",
+	"OBUjJudT2ixCjtA9pFJZZKh/D5D2sJKV/oukYynQnr5Uj9CeNJLpzrqlp1nfRoWbT8P9ZNnai63PDrAf",
+	"q/tt6RjyVP3nqZqaB5/yNbCLTFW90kAs30he6lut3/7Npcl163c6bqb/P1HYxTSCvfkE0kW+g3AH4d6Z",
+	"cDdBoufUsMdsjrW7c93N0ji8NVLcLLzgoQ3jb49pggl19EAqVbe8ZNEDTjJwHPaBs3GDN9o8Q9u1bWYF",
+	"J/Pvmt3RbsRZkjhexCkM6bSN3WVcHkZp04otUrsSO2zZd7PhEIT5rNB10DWLwXWM27s0Y+7gUdaWbq2M",
+	"mnvdSli4jSki1G5sucFcEpxYWdPxiDoTQsx1XCufmRpmFQqT2ZSRCxyNyr/mX7GMRhDfQpxF4DtnZYOM",
+	"mQ32KcJOQ740q28wdIv9Bb8mfr6ftf0m+DUnbuxVTl9ZfyE4C8FZCM5CcBaCsxCcheAsBGchOAvBWdgL",
+	"Z6Ex3sCSHQFPSdzlsh+728nePnjz0FsCUv1GnKtnki+OG84GJKkzwTXkpu5cCWyemrorZXALNAYuEEbj",
+	"TEhl9iwmtCJMY8QzW8fM/pE9AF8XbCobWKo5o3U/4kruyiZomqBpgqYJmubVapqmqJcFR0VKXWnUW6He",
+	"/Iov1ujt5lNzVRwHXvrrQ4KLZ1NTx5eqxY1D8qSGlV23Oy3em4vZVgr1iqkolkXSmFEiGe/kQ/01i6m9",
+	"r0Km+5CVBNlN5htkrsffcBDAH0D39HYxKw+bmIdvv23l0zAtgFPkLf8krICRZMhITxtREBJi1Oo/fTVU",
+	"+Prm7OnrG5qNvwHvsUGPg56T+Prm7O2PH/0jhbBBguXMkJMVR/e1L89Nt0ZbPXUPG0OYhof289sJxWMS",
+	"bY/raVaJ6yZBvqC6eZvzifIUD2Glodl5ongMPxpsb/6FxxAHozMYncHodDU6lWjHr9T0LBNX0/MxZa+f",
+	"94UQOmWl80Timumoe2IPQa4gokKhnoozAysENG8BJ5I41AH/CLLuhtiNzlDy0X07lEYob//mna2tyKww",
+	"gIsO/EbI2wgLJHQGKGrhgQRu/4AG+lZN2eqdorxvedRXFHfrXK2xnRPEPYS5QOvprthI/WsnSNSusQhU",
+	"DFR87Xbm74DjAjal6KRGXBMhdBMCB0Cpcesg9X0EcgR8hk0ItJjqLZkRFghPIVYGW2Z0LeSqYFhOrcRS",
+	"nwVcXS4zKY13XpiUHqdRaw6CprW5txXA/pyHJdxu+Qsm8gPj55EkD2CKIBwGH//EDqR31iQg+eQTvWB0",
+	"kJBI1qaBnIMrA5NTXf74qunXhMN5QnAILm85uGzE2OaXr6w3ZrL7p2qg1Y9ZZOLFfXNwv20axGSpAC4R",
+	"08PFlmLElywy89Q68afTt6WGXHDIhzgb+T+fvnt5QC6OW4tCzyha223n2ZNnSh2bR45a5injJJnY507o",
+	"EBF5VEYXF2FlJyWsm+0sCUmbf8ylbZu+PD/0ktK7X1ZBPF9elMXwH4F+v7u7QTiOOQiBWnkxTKXGzjqd",
+	"tz/9cnJ6cnry9uzdT6en+g6Nmuto0bB3u3j2iyQTyvUjdKBliTBqbBdl/Y/USSgew5uzN5E5UEvl/Cm0",
+	"jkYm5G7WfqTXVRvFkID67xBku2i71C5ic21ka9wczVwnfzyrroMV40wAz46wvywZ0SV0mMBxsTTOb65m",
+	"B05f/POh6ql/y5J7NWZmiPpp2YVMzo16cBHLjIdqRxSlUxfH/G3WlEghIgMSIaCxLrw3O0Oz7pYMvmDj",
+	"FEeyjUaKysfKysPfEkBS/a9ALeU9R9jc8ezTjbBccrbPArh6GywB0UaS3QMVbTUW3cNEvzD+QCJAONJ3",
+	"Z6xbdYmERMoimrvdKONETpQV+P8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,122 @@
+package handlers_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// basic renders a Basic Authorization header value.
+func basic(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
+}
+
+var elasticAuth = basic("elastic", elasticPassword)
+
+// mustDo sends a request that must answer want.
+func (n *testNode) mustDo(method, path, auth, body string, want int) map[string]any {
+	n.t.Helper()
+	code, out, _ := n.doAuth(method, path, auth, body)
+	if code != want {
+		n.t.Fatalf("%s %s = %d, want %d: %v", method, path, code, want, out)
+	}
+	return out
+}
+
+const challenges = `["Basic realm=\"security\" charset=\"UTF-8\"","Bearer realm=\"security\"","ApiKey"]`
+
+func TestSecurityAuthenticateElastic(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	out := n.mustDo("GET", "/_security/_authenticate", elasticAuth, "", 200)
+	want := `{"authentication_realm":{"name":"reserved","type":"reserved"},"authentication_type":"realm","email":null,"enabled":true,"full_name":null,"lookup_realm":{"name":"reserved","type":"reserved"},"metadata":{"_reserved":true},"roles":["superuser"],"username":"elastic"}`
+	if got := str(out); got != want {
+		t.Errorf("authenticate = %s\nwant %s", got, want)
+	}
+}
+
+func TestSecurityBadCredentials(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	cases := []struct {
+		name, auth string
+		status     int
+		reason     string
+		extra      string
+	}{
+		{"missing", "", 401, "missing authentication credentials for REST request [/_cluster/health]", ""},
+		{"unknown scheme", "Digest abc", 401, "missing authentication credentials for REST request [/_cluster/health]", ""},
+		{"malformed base64", "Basic !!!notbase64", 401, "invalid basic authentication header encoding", ""},
+		{"no colon", "Basic " + base64.StdEncoding.EncodeToString([]byte("elastic")), 401, "invalid basic authentication header value", ""},
+		{"wrong password", basic("elastic", "nope-nope"), 401, "unable to authenticate user [elastic] for REST request [/_cluster/health]", ""},
+		{"unknown user", basic("ghost", "whatever"), 401, "unable to authenticate user [ghost] for REST request [/_cluster/health]", ""},
+		{"unknown bearer", "Bearer abcdef", 401, "unable to authenticate with provided credentials and anonymous access is not allowed for this request", "token: unable to find the bearer token"},
+		{"malformed api key", "ApiKey %%%", 401, "unable to authenticate with provided credentials and anonymous access is not allowed for this request", "API key: invalid ApiKey value"},
+		{"unknown api key", "ApiKey " + base64.StdEncoding.EncodeToString([]byte("nokey:secret")), 401, "unable to authenticate with provided credentials and anonymous access is not allowed for this request", "API key: unable to find apikey with id nokey"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, h := n.doAuth("GET", "/_cluster/health", tc.auth, "")
+			if code != tc.status {
+				t.Fatalf("status = %d, want %d: %v", code, tc.status, out)
+			}
+			if got := jsonPath(out, "error.type"); got != "security_exception" {
+				t.Errorf("type = %v", got)
+			}
+			if got := jsonPath(out, "error.reason"); got != tc.reason {
+				t.Errorf("reason = %q, want %q", got, tc.reason)
+			}
+			if got := jsonPath(out, "error.root_cause.0.reason"); got != tc.reason {
+				t.Errorf("root_cause reason = %q", got)
+			}
+			if got := str(jsonPath(out, "error.header.WWW-Authenticate")); got != challenges {
+				t.Errorf("header member = %s", got)
+			}
+			if got := str(h.Values("WWW-Authenticate")); got != challenges {
+				t.Errorf("WWW-Authenticate = %s", got)
+			}
+			if got := jsonPath(out, "status"); str(got) != "401" {
+				t.Errorf("status member = %v", got)
+			}
+			if tc.extra != "" {
+				if got := jsonPath(out, "error.additional_unsuccessful_credentials"); got != tc.extra {
+					t.Errorf("additional_unsuccessful_credentials = %v, want %q", got, tc.extra)
+				}
+			}
+		})
+	}
+}
+
+func TestSecurityUsersAndRoles(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/logs/_doc/1?refresh=true", elasticAuth, `{"msg":"hello"}`, 201)
+	n.mustDo("PUT", "/secret/_doc/1?refresh=true", elasticAuth, `{"msg":"hidden"}`, 201)
+	out := n.mustDo("PUT", "/_security/role/logs_reader", elasticAuth, `{"cluster":["monitor"],"indices":[{"names":["logs*"],"privileges":["read"]}]}`, 200)
+	if got := str(out); got != `{"role":{"created":true}}` {
+		t.Errorf("put role = %s", got)
+	}
+	out = n.mustDo("PUT", "/_security/user/alice", elasticAuth, `{"password":"alice-pw","roles":["logs_reader"],"full_name":"Alice"}`, 200)
+	if got := str(out); got != `{"created":true}` {
+		t.Errorf("put user = %s", got)
+	}
+	alice := basic("alice", "alice-pw")
+	out = n.mustDo("GET", "/_security/_authenticate", alice, "", 200)
+	if got := str(out["authentication_realm"]); got != `{"name":"default_native","type":"native"}` {
+		t.Errorf("realm = %s", got)
+	}
+	n.mustDo("GET", "/logs/_search", alice, "", 200)
+	out = n.mustDo("GET", "/secret/_search", alice, "", 403)
+	want := "action [indices:data/read/search] is unauthorized for user [alice] with roles [logs_reader] on indices [secret], this action is granted by the index privileges [read,all]"
+	if got := jsonPath(out, "error.reason"); got != want {
+		t.Errorf("403 reason = %q\nwant %q", got, want)
+	}
+	out = n.mustDo("PUT", "/logs/_doc/2", alice, `{"msg":"x"}`, 403)
+	if got := jsonPath(out, "error.reason"); !strings.HasPrefix(got.(string), "action [indices:data/write/index] is unauthorized for user [alice]") {
+		t.Errorf("write 403 reason = %q", got)
+	}
+	// Wildcards expand to the authorized indices only.
+	out = n.mustDo("GET", "/*/_search", alice, "", 200)
+	if got := str(jsonPath(out, "hits.total.value")); got != "1" {
+		t.Errorf("wildcard search total = %s", got)
+	}
+	_ = http.StatusOK
+}
