@@ -182,11 +182,11 @@ type HasPrivilegesRequest struct {
 
 // HasPrivilegesResult answers the has privileges API.
 type HasPrivilegesResult struct {
-	Username         string                                `json:"username"`
-	HasAllRequested  bool                                  `json:"has_all_requested"`
-	Cluster          map[string]bool                       `json:"cluster"`
-	Index            map[string]map[string]bool            `json:"index"`
-	Application      map[string]map[string]map[string]bool `json:"application"`
+	Username        string                                `json:"username"`
+	HasAllRequested bool                                  `json:"has_all_requested"`
+	Cluster         map[string]bool                       `json:"cluster"`
+	Index           map[string]map[string]bool            `json:"index"`
+	Application     map[string]map[string]map[string]bool `json:"application"`
 }
 
 // HasPrivileges checks named privileges (or action patterns) without

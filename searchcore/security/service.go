@@ -76,17 +76,17 @@ const MaxTokenTimeout = time.Hour
 // Service authenticates requests and authorizes actions. It is safe for
 // concurrent use.
 type Service struct {
-	store  Store
-	now    func() time.Time
-	rand   io.Reader
-	cfg    Config
-	roles  map[string]*RoleDescriptor
-	sa     map[string]*RoleDescriptor
-	mu     sync.Mutex // serializes read-modify-write of records
-	cache  *credentialCache
-	guard  *failureGuard
-	files  *fileStores
-	cost   int
+	store Store
+	now   func() time.Time
+	rand  io.Reader
+	cfg   Config
+	roles map[string]*RoleDescriptor
+	sa    map[string]*RoleDescriptor
+	mu    sync.Mutex // serializes read-modify-write of records
+	cache *credentialCache
+	guard *failureGuard
+	files *fileStores
+	cost  int
 }
 
 // Open starts the service. At first start (no elastic user record) it
