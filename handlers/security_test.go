@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"strconv"
 	"net/http"
 	"strings"
 	"testing"
@@ -119,4 +121,13 @@ func TestSecurityUsersAndRoles(t *testing.T) {
 		t.Errorf("wildcard search total = %s", got)
 	}
 	_ = http.StatusOK
+}
+
+// jsonNum is a decoded json.Number for comparisons with do's output.
+func jsonNum(n int) any {
+	var out map[string]any
+	dec := json.NewDecoder(strings.NewReader(`{"n":` + strconv.Itoa(n) + `}`))
+	dec.UseNumber()
+	_ = dec.Decode(&out)
+	return out["n"]
 }
