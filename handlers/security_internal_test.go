@@ -42,7 +42,7 @@ func TestLoadPrivilegesRejectsGaps(t *testing.T) {
 				delete(op.Extensions, "x-quarry-privileges")
 			}
 			_, err = loadPrivileges(doc)
-			if err == nil || !strings.Contains(err.Error(), "PUT /_cluster/settings (clusterPutSettings): "+tc.want) {
+			if err == nil || !strings.Contains(err.Error(), "PUT /_cluster/settings (ClusterPutSettings): "+tc.want) {
 				t.Errorf("loadPrivileges = %v, want %q", err, tc.want)
 			}
 		})
