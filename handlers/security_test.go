@@ -3,8 +3,8 @@ package handlers_test
 import (
 	"encoding/base64"
 	"encoding/json"
-	"strconv"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )

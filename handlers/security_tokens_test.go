@@ -239,4 +239,3 @@ func TestServiceAccountsNeedTLSInProduction(t *testing.T) {
 	tls := newSecureTestNode(t, nodeOptions{Production: true, HTTPTLS: true})
 	tls.mustDo("POST", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
 }
-
