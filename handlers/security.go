@@ -174,7 +174,7 @@ func (z *authorizer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := z.authorize(c, a, p); err != nil {
 			return err
 		}
-		return next(c)
+		return z.applyReadLimits(c, a, p, next)
 	}
 }
 

@@ -131,3 +131,9 @@ func jsonNum(n int) any {
 	_ = dec.Decode(&out)
 	return out["n"]
 }
+
+func jsonUnmarshalNumber(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
