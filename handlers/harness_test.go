@@ -39,6 +39,8 @@ type testNode struct {
 	Engine *searchcore.Engine
 	// Clock is the security clock of a secured node.
 	Clock *fakeClock
+	// Security is the security service of a secured node.
+	Security *security.Service
 	close func()
 }
 
@@ -251,7 +253,7 @@ func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 		})
 	}
 	t.Cleanup(closeAll)
-	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll, Clock: clock}
+	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll, Clock: clock, Security: hopts.Security}
 }
 
 // do sends a raw request through the validating transport and decodes the

@@ -1,12 +1,14 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // basic renders a Basic Authorization header value.
@@ -136,4 +138,50 @@ func jsonUnmarshalNumber(b []byte, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
 	return dec.Decode(v)
+}
+
+func TestBruteForceGuardOverHTTP(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{FailureBurst: 2, FailureRefill: time.Minute})
+	n.mustDo("GET", "/_cluster/health", elasticAuth, "", 200)
+	bad := basic("elastic", "guess-guess")
+	n.mustDo("GET", "/_cluster/health", bad, "", 401)
+	n.mustDo("GET", "/_cluster/health", bad, "", 401)
+	code, out, h := n.doAuth("GET", "/_cluster/health", bad, "")
+	if code != 429 || jsonPath(out, "error.reason") != "too many failed authentication attempts from [127.0.0.1]; retry in [60s]" || h.Get("Retry-After") != "60" {
+		t.Errorf("over budget = %d %v Retry-After=%q", code, out, h.Get("Retry-After"))
+	}
+	// A client whose credentials are known good is not locked out.
+	n.mustDo("GET", "/_cluster/health", elasticAuth, "", 200)
+	n.Clock.Advance(2 * time.Minute)
+	n.mustDo("GET", "/_cluster/health", bad, "", 401)
+}
+
+func TestAuthenticateSuperuserForAppSearch(t *testing.T) {
+	clock := newFakeClock()
+	n := newSecureTestNode(t, nodeOptions{Clock: clock})
+	n.mustDo("PUT", "/_security/role/all_cluster", elasticAuth, `{"cluster":["all"]}`, 200)
+	n.mustDo("PUT", "/_security/user/ops", elasticAuth, `{"password":"ops-pass","roles":["all_cluster"]}`, 200)
+	n.mustDo("PUT", "/_security/user/plain", elasticAuth, `{"password":"plain-pass","roles":["viewer"]}`, 200)
+	sec := n.Security
+	cases := []struct {
+		header string
+		want   bool
+	}{
+		{elasticAuth, true},
+		{basic("ops", "ops-pass"), true},
+		{basic("plain", "plain-pass"), false},
+		{basic("elastic", "wrong-pass"), false},
+		{"", false},
+	}
+	for _, tc := range cases {
+		got, err := sec.AuthenticateSuperuser(context.Background(), tc.header)
+		if err != nil || got != tc.want {
+			t.Errorf("AuthenticateSuperuser(%q) = %v, %v; want %v", tc.header, got, err, tc.want)
+		}
+	}
+	// App Search paths are not checked by the cluster middleware.
+	code, _, _ := n.rawAuth("GET", "/api/as/v1/engines", "", "", "")
+	if code == 401 {
+		t.Errorf("/api/as/v1/ answered 401: the cluster middleware must skip App Search paths")
+	}
 }
