@@ -41,7 +41,7 @@ type testNode struct {
 	Clock *fakeClock
 	// Security is the security service of a secured node.
 	Security *security.Service
-	close func()
+	close    func()
 }
 
 // Close stops the server and closes the engine and the store (cleanup
