@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -478,23 +480,9 @@ func (z *authorizer) authorizeMsearch(c echo.Context, a *security.Authentication
 	}
 	var names []string
 	for i := 0; i < len(lines); i += 2 {
-		var head struct {
-			Index json.RawMessage `json:"index"`
-		}
-		line := bytes.TrimSpace(lines[i])
-		expr := def
-		if len(line) > 0 {
-			if json.Unmarshal(line, &head) != nil {
-				return nil
-			}
-			var one string
-			var many []string
-			switch {
-			case json.Unmarshal(head.Index, &one) == nil && one != "":
-				expr = one
-			case json.Unmarshal(head.Index, &many) == nil && len(many) > 0:
-				expr = strings.Join(many, ",")
-			}
+		expr, ok := msearchHeaderIndex(lines[i], def)
+		if !ok {
+			return nil
 		}
 		// The body is not rewritten: every index a search would read must
 		// be authorized.
@@ -504,6 +492,31 @@ func (z *authorizer) authorizeMsearch(c echo.Context, a *security.Authentication
 		return nil
 	}
 	return a.Authorize(security.Request{Action: p.Action, Indices: dedupe(names)})
+}
+
+// msearchHeaderIndex returns the index expression of a multi search
+// header line (def when it names none); false for a malformed header, which
+// the multi search parser reports.
+func msearchHeaderIndex(line []byte, def string) (string, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return def, true
+	}
+	var head struct {
+		Index json.RawMessage `json:"index"`
+	}
+	if json.Unmarshal(line, &head) != nil {
+		return "", false
+	}
+	var one string
+	var many []string
+	switch {
+	case json.Unmarshal(head.Index, &one) == nil && one != "":
+		return one, true
+	case json.Unmarshal(head.Index, &many) == nil && len(many) > 0:
+		return strings.Join(many, ","), true
+	}
+	return def, true
 }
 
 // visible returns the indices a search over "everything" reads.
@@ -565,11 +578,5 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -219,19 +219,9 @@ func (z *authorizer) msearchLimits(c echo.Context, a *security.Authentication, n
 	all := map[string]*readLimits{}
 	changed := false
 	for i := 0; i+1 < len(lines); i += 2 {
-		expr := def
-		var head struct {
-			Index json.RawMessage `json:"index"`
-		}
-		if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &head) == nil {
-			var one string
-			var many []string
-			switch {
-			case json.Unmarshal(head.Index, &one) == nil && one != "":
-				expr = one
-			case json.Unmarshal(head.Index, &many) == nil && len(many) > 0:
-				expr = strings.Join(many, ",")
-			}
+		expr, ok := msearchHeaderIndex(lines[i], def)
+		if !ok {
+			continue
 		}
 		limits := z.limitsFor(a, expr)
 		if template && limits != nil {

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
@@ -97,25 +97,7 @@ func indicesParseError(name, format string, args ...any) *eserr.Error {
 }
 
 // jsonKind names a JSON value's type the way Elasticsearch's parser does.
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "VALUE_NULL"
-	}
-	switch raw[0] {
-	case '{':
-		return "START_OBJECT"
-	case '[':
-		return "START_ARRAY"
-	case '"':
-		return "VALUE_STRING"
-	case 't', 'f':
-		return "VALUE_BOOLEAN"
-	case 'n':
-		return "VALUE_NULL"
-	}
-	return "VALUE_NUMBER"
-}
+func jsonKind(raw json.RawMessage) string { return searchcore.TokenName(raw) }
 
 // stringList reads a string or an array of strings.
 func stringList(raw json.RawMessage) ([]string, bool) {
@@ -149,12 +131,7 @@ func ParseRoleDescriptor(name string, body []byte) (*RoleDescriptor, error) {
 		}
 		return nil, roleParseError(name, "invalid JSON: %s", jsonErrText(err))
 	}
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(top) {
 		raw := top[k]
 		switch k {
 		case "cluster":
@@ -224,12 +201,7 @@ func parseIndicesPrivileges(role string, raw json.RawMessage) (IndicesPrivileges
 	if jsonKind(raw) != "START_OBJECT" || json.Unmarshal(raw, &m) != nil {
 		return ip, indicesParseError(role, "expected field [indices] value to be an array of objects, but found an array element of type [%s]", jsonKind(raw))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(m) {
 		v := m[k]
 		switch k {
 		case "names":

@@ -275,6 +275,11 @@ func (s *Service) ChangePassword(ctx context.Context, name, password string) err
 	if err != nil {
 		return err
 	}
+	return s.updateUser(ctx, name, func(rec *userRecord) { rec.PasswordHash = h })
+}
+
+// updateUser changes an existing native or reserved user's record.
+func (s *Service) updateUser(ctx context.Context, name string, change func(*userRecord)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.user(ctx, name)
@@ -284,21 +289,11 @@ func (s *Service) ChangePassword(ctx context.Context, name, password string) err
 	if err != nil {
 		return err
 	}
-	rec.PasswordHash = h
+	change(rec)
 	return s.putUserRecord(ctx, rec)
 }
 
 // SetEnabled enables or disables a user.
 func (s *Service) SetEnabled(ctx context.Context, name string, enabled bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, err := s.user(ctx, name)
-	if errors.Is(err, searchcore.ErrNotFound) {
-		return eserr.Errorf(eserr.NotFound, "resource_not_found_exception", "user [%s] does not exist", name)
-	}
-	if err != nil {
-		return err
-	}
-	rec.Enabled = enabled
-	return s.putUserRecord(ctx, rec)
+	return s.updateUser(ctx, name, func(rec *userRecord) { rec.Enabled = enabled })
 }
