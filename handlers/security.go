@@ -191,7 +191,9 @@ func (z *authorizer) authorize(c echo.Context, a *security.Authentication, p *op
 	}
 	switch p.Indices {
 	case "bulk":
-		return z.authorizeBulk(c, a)
+		// Each item is authorized by the bulk handler (authorizeBulkItems):
+		// only the items the principal may not run fail.
+		return nil
 	case "msearch":
 		return z.authorizeMsearch(c, a, p)
 	case "aliases":
@@ -228,17 +230,17 @@ func (z *authorizer) authorize(c echo.Context, a *security.Authentication, p *op
 		return err
 	}
 	if p.Indices == "write" {
-		return z.authorizeAutoCreate(a, names)
+		return authorizeAutoCreate(z.core, a, names)
 	}
 	return nil
 }
 
 // authorizeAutoCreate requires indices:admin/auto_create for a write that
 // would create its index (from 7.8, indices:admin/create no longer does).
-func (z *authorizer) authorizeAutoCreate(a *security.Authentication, names []string) error {
+func authorizeAutoCreate(core *searchcore.Engine, a *security.Authentication, names []string) error {
 	var missing []string
 	for _, n := range names {
-		if _, ok := z.core.Index(n); !ok && !z.core.IsAlias(n) {
+		if _, ok := core.Index(n); !ok && !core.IsAlias(n) {
 			missing = append(missing, n)
 		}
 	}
@@ -418,57 +420,32 @@ var bulkItemActions = map[string]string{
 	"delete": "indices:data/write/delete",
 }
 
-// authorizeBulk checks every bulk item's action on its index (malformed
-// lines are left to the bulk parser, which reports them precisely).
-func (z *authorizer) authorizeBulk(c echo.Context, a *security.Authentication) error {
-	def, _ := pathIndex(c)
-	lines, err := ndjsonLines(c)
-	if err != nil {
-		return err
+// authorizeBulkItems fails, item by item, the bulk operations the
+// principal may not run (403 security_exception in the item, the other
+// items run), like Elasticsearch. Called by the bulk handler after parsing.
+func (s *Server) authorizeBulkItems(c echo.Context, items []searchcore.BulkItem) {
+	a := authentication(c)
+	if a == nil || a.Superuser() {
+		return
 	}
-	byAction := map[string]map[string]bool{}
-	for i := 0; i < len(lines); i++ {
-		line := bytes.TrimSpace(lines[i])
-		if len(line) == 0 {
+	for i := range items {
+		it := &items[i]
+		if it.PreErr != nil || it.Req == nil {
 			continue
 		}
-		var head map[string]struct {
-			Index string `json:"_index"`
+		action, ok := bulkItemActions[string(it.Req.Op)]
+		if !ok {
+			continue
 		}
-		if json.Unmarshal(line, &head) != nil || len(head) != 1 {
-			return nil
+		req := security.Request{Action: action, Indices: []string{it.Req.Index}}
+		if err := a.Authorize(req); err != nil {
+			it.PreErr = err
+			continue
 		}
-		for op, meta := range head {
-			action, ok := bulkItemActions[op]
-			if !ok {
-				return nil
-			}
-			idx := meta.Index
-			if idx == "" {
-				idx = def
-			}
-			if idx != "" {
-				if byAction[action] == nil {
-					byAction[action] = map[string]bool{}
-				}
-				byAction[action][idx] = true
-			}
-			if op != "delete" {
-				i++ // the source line
-			}
+		if it.Req.Op != searchcore.OpDelete {
+			it.PreErr = authorizeAutoCreate(s.core, a, req.Indices)
 		}
 	}
-	var created []string
-	for _, action := range sortedKeys(byAction) {
-		names := sortedKeys(byAction[action])
-		if err := a.Authorize(security.Request{Action: action, Indices: names}); err != nil {
-			return err
-		}
-		if action != bulkItemActions["delete"] {
-			created = append(created, names...)
-		}
-	}
-	return z.authorizeAutoCreate(a, created)
 }
 
 // authorizeMsearch checks every search of a multi search on its indices.

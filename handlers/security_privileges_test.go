@@ -37,8 +37,6 @@ func TestPrivilegeTable(t *testing.T) {
 		{"PUT", "/logs/_create/c-{role}", `{"m":1}`, []string{"writer", "creator", "superuser"}},
 		{"PUT", "/logs-new-{role}/_doc/1", `{"m":1}`, []string{"superuser"}},
 		{"PUT", "/logs-auto-{role}/_create/1", `{"m":1}`, []string{"creator", "superuser"}},
-		{"POST", "/_bulk", "{\"index\":{\"_index\":\"logs\"}}\n{\"m\":1}\n", []string{"writer", "superuser"}},
-		{"POST", "/_bulk", "{\"index\":{\"_index\":\"logs\"}}\n{\"m\":1}\n{\"delete\":{\"_index\":\"other\",\"_id\":\"9\"}}\n", []string{"superuser"}},
 		{"PUT", "/logs-idx-{role}", "", []string{"creator", "superuser"}},
 		{"GET", "/_security/user", "", []string{"secadmin", "superuser"}},
 		{"PUT", "/_cluster/settings", `{"persistent":{"search.max_open_scroll_context":500}}`, []string{"superuser"}},
@@ -76,6 +74,37 @@ func TestPrivilegeTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBulkItemAuthorization: only the bulk items the principal may not
+// run fail (403 in the item); the others run.
+func TestBulkItemAuthorization(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/logs/_doc/0?refresh=true", elasticAuth, `{"m":0}`, 201)
+	n.mustDo("PUT", "/other/_doc/9?refresh=true", elasticAuth, `{"m":9}`, 201)
+	n.mustDo("PUT", "/_security/role/w", elasticAuth, `{"indices":[{"names":["logs*"],"privileges":["write"]}]}`, 200)
+	n.mustDo("PUT", "/_security/user/w", elasticAuth, `{"password":"writer-pw","roles":["w"]}`, 200)
+	body := "{\"index\":{\"_index\":\"logs\",\"_id\":\"1\"}}\n{\"m\":1}\n" +
+		"{\"delete\":{\"_index\":\"other\",\"_id\":\"9\"}}\n" +
+		"{\"create\":{\"_index\":\"logs-new\",\"_id\":\"2\"}}\n{\"m\":2}\n"
+	code, b, _ := n.rawAuth("POST", "/_bulk", basic("w", "writer-pw"), "application/x-ndjson", body)
+	if code != 200 {
+		t.Fatalf("bulk = %d %s", code, b)
+	}
+	var out map[string]any
+	if err := jsonUnmarshalNumber(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out["errors"] != true || str(jsonPath(out, "items.0.index.status")) != "201" {
+		t.Errorf("bulk = %s", b)
+	}
+	if got := jsonPath(out, "items.1.delete.error.reason"); got != "action [indices:data/write/delete] is unauthorized for user [w] with roles [w] on indices [other], this action is granted by the index privileges [delete,write,all]" || str(jsonPath(out, "items.1.delete.status")) != "403" {
+		t.Errorf("delete item = %v", jsonPath(out, "items.1"))
+	}
+	if got := jsonPath(out, "items.2.create.error.reason"); got != "action [indices:admin/auto_create] is unauthorized for user [w] with roles [w] on indices [logs-new], this action is granted by the index privileges [create_index,auto_configure,manage,all]" {
+		t.Errorf("auto-create item = %v", jsonPath(out, "items.2"))
+	}
+	n.mustDo("GET", "/other/_doc/9", elasticAuth, "", 200)
 }
 
 func TestAutoCreateNeedsCreateIndex(t *testing.T) {
