@@ -59,6 +59,8 @@ type authorizer struct {
 	core *searchcore.Engine
 	ops  map[string]*opPrivileges // METHOD + " " + echo path
 	srv  *Server
+	// scrolls records who opened each scroll context.
+	scrolls scrollOwners
 }
 
 // loadPrivileges reads x-quarry-privileges from every operation and checks
@@ -175,6 +177,14 @@ func (z *authorizer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err := z.authorize(c, a, p); err != nil {
 			return err
+		}
+		if strings.HasPrefix(p.Action, "indices:data/read/scroll") {
+			return z.guardScroll(c, a, p, next)
+		}
+		if c.QueryParam("scroll") != "" && p.Action == "indices:data/read/search" {
+			return z.applyReadLimits(c, a, p, func(c echo.Context) error {
+				return z.recordScroll(c, principalKey(a), next)
+			})
 		}
 		return z.applyReadLimits(c, a, p, next)
 	}

@@ -247,3 +247,34 @@ func TestLicenseAndExt(t *testing.T) {
 		t.Errorf("bad category = %v", out)
 	}
 }
+
+// TestScrollsBelongToTheirOwner: another principal's scroll id reads as
+// missing; clearing every scroll needs a cluster privilege.
+func TestScrollsBelongToTheirOwner(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	for _, id := range []string{"1", "2", "3"} {
+		n.mustDo("PUT", "/logs/_doc/"+id+"?refresh=true", elasticAuth, `{"m":1}`, 201)
+	}
+	n.mustDo("PUT", "/_security/role/r", elasticAuth, `{"indices":[{"names":["logs"],"privileges":["read"]}]}`, 200)
+	for _, u := range []string{"amy", "ben"} {
+		n.mustDo("PUT", "/_security/user/"+u, elasticAuth, `{"password":"`+u+`-pass","roles":["r"]}`, 200)
+	}
+	amy, ben := basic("amy", "amy-pass"), basic("ben", "ben-pass")
+	out := n.mustDo("POST", "/logs/_search?scroll=1m&size=1", amy, "", 200)
+	id := out["_scroll_id"].(string)
+	out = n.mustDo("POST", "/_search/scroll", ben, `{"scroll":"1m","scroll_id":"`+id+`"}`, 404)
+	if jsonPath(out, "error.type") != "search_context_missing_exception" || jsonPath(out, "error.reason") != "No search context found for id ["+id+"]" {
+		t.Errorf("foreign scroll = %v", out)
+	}
+	n.mustDo("DELETE", "/_search/scroll/"+id, ben, "", 404)
+	out = n.mustDo("POST", "/_search/scroll", amy, `{"scroll":"1m","scroll_id":"`+id+`"}`, 200)
+	if len(jsonPath(out, "hits.hits").([]any)) != 1 {
+		t.Errorf("own scroll page = %v", out)
+	}
+	out = n.mustDo("DELETE", "/_search/scroll/_all", ben, "", 403)
+	if jsonPath(out, "error.reason") != "action [cluster:admin/indices/scroll/clear_all] is unauthorized for user [ben] with roles [r], this action is granted by the cluster privileges [manage,all]" {
+		t.Errorf("clear all = %v", out)
+	}
+	n.mustDo("DELETE", "/_search/scroll", amy, `{"scroll_id":"`+id+`"}`, 200)
+}
+

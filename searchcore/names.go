@@ -39,3 +39,7 @@ func (e *Engine) PointInTimeIndices(id string) ([]string, bool) {
 	sort.Strings(out)
 	return out, true
 }
+
+// ContextMissing is the error for an unknown scroll or point in time id
+// (search_context_missing_exception, 404).
+func ContextMissing(id string) *Error { return contextMissing(id) }
