@@ -277,4 +277,3 @@ func TestScrollsBelongToTheirOwner(t *testing.T) {
 	}
 	n.mustDo("DELETE", "/_search/scroll", amy, `{"scroll_id":"`+id+`"}`, 200)
 }
-
