@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -276,4 +277,24 @@ func TestScrollsBelongToTheirOwner(t *testing.T) {
 		t.Errorf("clear all = %v", out)
 	}
 	n.mustDo("DELETE", "/_search/scroll", amy, `{"scroll_id":"`+id+`"}`, 200)
+}
+
+// TestClusterAllIsNotIndexAll: cluster privilege all without index
+// privileges reads nothing (wildcards expand to no index).
+func TestClusterAllIsNotIndexAll(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/secret/_doc/1?refresh=true", elasticAuth, `{"m":1}`, 201)
+	n.mustDo("PUT", "/_security/role/ops", elasticAuth, `{"cluster":["all"]}`, 200)
+	n.mustDo("PUT", "/_security/user/ops", elasticAuth, `{"password":"ops-pass","roles":["ops"]}`, 200)
+	ops := basic("ops", "ops-pass")
+	out := n.mustDo("GET", "/*/_search", ops, "", 200)
+	if got := str(jsonPath(out, "hits.total.value")); got != "0" {
+		t.Errorf("wildcard search total = %s, want 0", got)
+	}
+	n.mustDo("GET", "/_search", ops, "", 403)
+	n.mustDo("GET", "/secret/_doc/1", ops, "", 403)
+	n.mustDo("GET", "/_cluster/health", ops, "", 200)
+	if ok, err := n.Security.AuthenticateSuperuser(context.Background(), ops); !ok || err != nil {
+		t.Errorf("cluster all is a superuser for App Search: %v %v", ok, err)
+	}
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // basic renders a Basic Authorization header value.
@@ -184,4 +188,56 @@ func TestAuthenticateSuperuserForAppSearch(t *testing.T) {
 	if code == 401 {
 		t.Errorf("/api/as/v1/ answered 401: the cluster middleware must skip App Search paths")
 	}
+}
+
+func TestFileRealm(t *testing.T) {
+	dir := t.TempDir()
+	hash, err := bcrypt.GenerateFromPassword([]byte("file-pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := filepath.Join(dir, "users")
+	roles := filepath.Join(dir, "users_roles")
+	if err := os.WriteFile(users, []byte("# bootstrap users\nops:"+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(roles, []byte("superuser:ops\nviewer:ops,other\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := newSecureTestNode(t, nodeOptions{UsersFile: users, UsersRolesFile: roles})
+	out := n.mustDo("GET", "/_security/_authenticate", basic("ops", "file-pass"), "", 200)
+	if str(out["authentication_realm"]) != `{"name":"default_file","type":"file"}` || str(out["roles"]) != `["superuser","viewer"]` {
+		t.Errorf("file realm user = %s", str(out))
+	}
+	n.mustDo("GET", "/_security/_authenticate", basic("ops", "wrong-pass"), "", 401)
+}
+
+// TestSecurityErrorBodies pins the exact 401 and 403 bodies.
+func TestSecurityErrorBodies(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	_, b, _ := n.rawAuth("GET", "/_cluster/health?pretty=false", "", "", "")
+	want := `{"error":{"root_cause":[{"type":"security_exception","reason":"missing authentication credentials for REST request [/_cluster/health?pretty=false]","header":{"WWW-Authenticate":["Basic realm=\"security\" charset=\"UTF-8\"","Bearer realm=\"security\"","ApiKey"]}}],"type":"security_exception","reason":"missing authentication credentials for REST request [/_cluster/health?pretty=false]","header":{"WWW-Authenticate":["Basic realm=\"security\" charset=\"UTF-8\"","Bearer realm=\"security\"","ApiKey"]}},"status":401}`
+	if got := strings.TrimSpace(string(b)); got != want {
+		t.Errorf("401 body = %s\nwant %s", got, want)
+	}
+	n.mustDo("PUT", "/_security/user/v", elasticAuth, `{"password":"viewer-pw","roles":["viewer"]}`, 200)
+	_, b, _ = n.rawAuth("PUT", "/_cluster/settings", basic("v", "viewer-pw"), "application/json", `{"persistent":{}}`)
+	want = `{"error":{"root_cause":[{"type":"security_exception","reason":"action [cluster:admin/settings/update] is unauthorized for user [v] with roles [viewer], this action is granted by the cluster privileges [manage,all]"}],"type":"security_exception","reason":"action [cluster:admin/settings/update] is unauthorized for user [v] with roles [viewer], this action is granted by the cluster privileges [manage,all]"},"status":403}`
+	if got := strings.TrimSpace(string(b)); got != want {
+		t.Errorf("403 body = %s\nwant %s", got, want)
+	}
+}
+
+func TestPointInTimeSearchAuthorizedOnItsIndices(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/secret/_doc/1?refresh=true", elasticAuth, `{"m":1}`, 201)
+	out := n.mustDo("POST", "/secret/_pit?keep_alive=1m", elasticAuth, "", 200)
+	pit := out["id"].(string)
+	n.mustDo("PUT", "/_security/user/v", elasticAuth, `{"password":"viewer-pw","roles":["logs_only"]}`, 200)
+	n.mustDo("PUT", "/_security/role/logs_only", elasticAuth, `{"indices":[{"names":["logs"],"privileges":["read"]}]}`, 200)
+	out = n.mustDo("POST", "/_search", basic("v", "viewer-pw"), `{"pit":{"id":"`+pit+`","keep_alive":"1m"}}`, 403)
+	if got := jsonPath(out, "error.reason"); got != "action [indices:data/read/search] is unauthorized for user [v] with roles [logs_only] on indices [secret], this action is granted by the index privileges [read,all]" {
+		t.Errorf("pit search = %v", got)
+	}
+	n.mustDo("POST", "/_search", elasticAuth, `{"pit":{"id":"`+pit+`","keep_alive":"1m"}}`, 200)
 }

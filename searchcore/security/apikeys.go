@@ -279,13 +279,7 @@ func (s *Service) authenticateAPIKey(ctx context.Context, value string) (*Authen
 		}
 		a.limitedBy = limited
 	}
-	for _, r := range limited {
-		for _, c := range r.Cluster {
-			if c == "all" && a.limitedBy == nil {
-				a.superuser = true
-			}
-		}
-	}
+	a.superuser = a.permits(hasClusterAll)
 	return a, nil
 }
 

@@ -54,7 +54,7 @@ type Authentication struct {
 }
 
 // Superuser reports whether the principal holds the superuser role or the
-// cluster privilege all (without an API key limitation narrowing it).
+// cluster privilege all (also through an API key's limitation).
 func (a *Authentication) Superuser() bool { return a.superuser }
 
 // Credentials is what a request presents: the Authorization header value,
@@ -212,13 +212,20 @@ func (s *Service) resolveRoles(ctx context.Context, a *Authentication, names []s
 			a.Warnings = append(a.Warnings, w)
 		}
 		a.roles = append(a.roles, r)
+	}
+	a.superuser = a.permits(hasClusterAll)
+	return nil
+}
+
+func hasClusterAll(roles []*RoleDescriptor) bool {
+	for _, r := range roles {
 		for _, c := range r.Cluster {
 			if c == "all" {
-				a.superuser = true
+				return true
 			}
 		}
 	}
-	return nil
+	return false
 }
 
 // credentialCache remembers verified passwords (as salted SHA-256 bound to

@@ -60,6 +60,47 @@ func (a *Authentication) permits(check func([]*RoleDescriptor) bool) bool {
 	return a.limitedBy == nil || check(a.limitedBy)
 }
 
+// Unrestricted reports whether a may do anything: cluster privilege all
+// and index privilege all on every index, without document or field
+// restrictions (the superuser role). Authorization shortcuts use it, not
+// Superuser, which only looks at the cluster privilege.
+func (a *Authentication) Unrestricted() bool {
+	return a.permits(unrestricted)
+}
+
+func unrestricted(roles []*RoleDescriptor) bool {
+	cluster, indices := false, false
+	for _, r := range roles {
+		for _, c := range r.Cluster {
+			cluster = cluster || c == "all"
+		}
+		for _, ip := range r.Indices {
+			if ip.Query != nil || ip.FieldSecurity != nil {
+				continue
+			}
+			all := false
+			for _, p := range ip.Privileges {
+				all = all || p == "all"
+			}
+			for _, n := range ip.Names {
+				indices = indices || (all && n == "*")
+			}
+		}
+	}
+	if !cluster || !indices {
+		return false
+	}
+	// A restricted grant on some index narrows what that index shows.
+	for _, r := range roles {
+		for _, ip := range r.Indices {
+			if ip.Query != nil || ip.FieldSecurity != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // ClusterPermits reports whether a may run a cluster action.
 func (a *Authentication) ClusterPermits(action string) bool {
 	return a.permits(func(r []*RoleDescriptor) bool { return clusterGrants(r, action) })
