@@ -92,7 +92,9 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (*Authenticat
 		a   *Authentication
 		err error
 	)
-	limited := s.guard.limited(c.Source, s.now())
+	// The guard needs a source; callers without one (App Search's admin
+	// check) are not rate-limited here.
+	limited := c.Source != "" && s.guard.limited(c.Source, s.now())
 	switch strings.ToLower(scheme) {
 	case "basic":
 		a, err = s.authenticateBasic(ctx, value, c.URI, limited)
@@ -104,7 +106,7 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (*Authenticat
 		return nil, authError(Challenges, "missing authentication credentials for REST request [%s]", c.URI)
 	}
 	if err != nil {
-		if e, ok := eserr.AsError(err); ok && e.Code == eserr.Unauthorized {
+		if e, ok := eserr.AsError(err); ok && e.Code == eserr.Unauthorized && c.Source != "" {
 			s.guard.fail(c.Source, s.now())
 			if limited {
 				return nil, tooManyFailures(c.Source, s.guard.retryAfter(c.Source, s.now()))
@@ -313,9 +315,20 @@ func (g *failureGuard) limited(source string, now time.Time) bool {
 	return b.tokens < 1
 }
 
+// maxGuardSources bounds the guard's memory: past it, sources whose budget
+// has refilled are forgotten.
+const maxGuardSources = 10000
+
 func (g *failureGuard) fail(source string, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if len(g.buckets) >= maxGuardSources {
+		for k, b := range g.buckets {
+			if b.tokens+float64(now.Sub(b.at))/float64(g.refill) >= g.burst {
+				delete(g.buckets, k)
+			}
+		}
+	}
 	b := g.current(source, now)
 	if b.tokens > 0 {
 		b.tokens--

@@ -88,6 +88,9 @@ type Service struct {
 	guard *failureGuard
 	files *fileStores
 	cost  int
+	// lastPrune is when expired tokens were last removed.
+	pruneMu   sync.Mutex
+	lastPrune time.Time
 }
 
 // Open starts the service. At first start (no elastic user record) it

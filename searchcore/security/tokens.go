@@ -93,8 +93,45 @@ func basicValue(user, password string) string {
 	return encodeStd(user + ":" + password)
 }
 
+// pruneInterval is how often expired tokens are removed from the store.
+const pruneInterval = time.Hour
+
+// pruneExpired removes access and refresh tokens that expired (at most
+// once per pruneInterval; called when tokens are issued).
+func (s *Service) pruneExpired(ctx context.Context, now time.Time) error {
+	s.pruneMu.Lock()
+	if now.Sub(s.lastPrune) < pruneInterval {
+		s.pruneMu.Unlock()
+		return nil
+	}
+	s.lastPrune = now
+	s.pruneMu.Unlock()
+	for _, prefix := range []string{keyToken, keyRefresh} {
+		var expired []string
+		err := s.store.ListMeta(ctx, prefix, func(key string, value []byte) error {
+			var rec tokenRecord
+			if jsonUnmarshal(value, &rec) == nil && !now.Before(rec.Expires) {
+				expired = append(expired, key)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range expired {
+			if err := s.store.DeleteMeta(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *Service) issueTokens(ctx context.Context, a *Authentication, withRefresh bool) (*TokenResult, error) {
 	now := s.now()
+	if err := s.pruneExpired(ctx, now); err != nil {
+		return nil, err
+	}
 	access, err := s.randomString(32)
 	if err != nil {
 		return nil, err
