@@ -27,12 +27,15 @@ mkdir -p "$root/bin"
 go build -o "$root/bin/quarry" "$root/cmd/quarry"
 data="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
-"$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name=conformance -E node.attr.testattr=test >"$data/quarry.log" 2>&1 &
+# Security is on by default: the elastic user's password comes from
+# ELASTIC_PASSWORD at first start and the runner sends it with --user.
+password="conformance-pw"
+ELASTIC_PASSWORD="$password" "$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name=conformance -E node.attr.testattr=test >"$data/quarry.log" 2>&1 &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT
 for _ in $(seq 1 100); do
-  if curl -fsS "http://127.0.0.1:$port/_cluster/health" >/dev/null 2>&1; then break; fi
+  if curl -fsS -u "elastic:$password" "http://127.0.0.1:$port/_cluster/health" >/dev/null 2>&1; then break; fi
   sleep 0.1
 done
 
@@ -42,7 +45,7 @@ filter=()
 skips=$( (grep -v "^\s*#" "$root/.ci/conformance-skip.txt" 2>/dev/null || true) | sed "/^\s*$/d" | cut -d"|" -f1 | sed "s/[[:space:]]*$//" | sed "s/[][\.*^$()+?{}|/]/\\\\&/g" | paste -sd"|" -)
 if [ -n "$skips" ]; then filter=(--filter "^(?!.*($skips))"); fi
 status=0
-node "$cache/runner.js" --url "http://127.0.0.1:$port" --api "$suite/api" "${args[@]}" "${filter[@]}" --quiet || status=$?
+node "$cache/runner.js" --url "http://127.0.0.1:$port" --user "elastic:$password" --api "$suite/api" "${args[@]}" "${filter[@]}" --quiet || status=$?
 if [ $status -ne 0 ]; then
   echo "--- server log (tail) ---"
   tail -n 40 "$data/quarry.log"

@@ -14,13 +14,16 @@ go build -o "$root/bin/quarry" "$root/cmd/quarry"
 data="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
 cluster=node-clients
-"$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name="$cluster" >"$data/quarry.log" 2>&1 &
+# Security is on by default: start with a known elastic password and pass
+# it in the URL (the client sends it as basic auth).
+password="node-clients-pw"
+ELASTIC_PASSWORD="$password" "$root/bin/quarry" -E http.port="$port" -E path.data="$data" -E log.level=warn -E cluster.name="$cluster" >"$data/quarry.log" 2>&1 &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT
 up=0
 for _ in $(seq 1 100); do
-  if curl -fsS "http://127.0.0.1:$port/_cluster/health" >/dev/null 2>&1; then up=1; break; fi
+  if curl -fsS -u "elastic:$password" "http://127.0.0.1:$port/_cluster/health" >/dev/null 2>&1; then up=1; break; fi
   sleep 0.1
 done
 if [ $up -ne 1 ]; then
@@ -30,7 +33,7 @@ if [ $up -ne 1 ]; then
 fi
 
 status=0
-QUARRY_URL="http://127.0.0.1:$port" QUARRY_CLUSTER_NAME="$cluster" node --test "$tests/" || status=$?
+QUARRY_URL="http://elastic:$password@127.0.0.1:$port" QUARRY_PLAIN_URL="http://127.0.0.1:$port" QUARRY_CLUSTER_NAME="$cluster" node --test "$tests/" || status=$?
 if [ $status -ne 0 ]; then
   echo "--- server log (tail) ---"
   tail -n 40 "$data/quarry.log"

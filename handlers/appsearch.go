@@ -37,12 +37,12 @@ type appSearchServer struct {
 
 var _ asgen.ServerInterface = (*appSearchServer)(nil)
 
-// principalKey is the echo context key of the authenticated caller.
-const principalKey = "appsearch.principal"
+// asPrincipalKey is the echo context key of the authenticated caller.
+const asPrincipalKey = "appsearch.principal"
 
 // asPrincipal returns the caller authenticated by the App Search middleware.
 func asPrincipal(c echo.Context) *appsearch.Principal {
-	p, _ := c.Get(principalKey).(*appsearch.Principal)
+	p, _ := c.Get(asPrincipalKey).(*appsearch.Principal)
 	return p
 }
 
@@ -157,7 +157,7 @@ func (h *appSearchServer) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				return &eserr.Error{Code: eserr.TooManyRequests, Type: appsearch.TypeRateLimit, Reason: appsearch.MsgRateLimited}
 			}
 		}
-		c.Set(principalKey, p)
+		c.Set(asPrincipalKey, p)
 		return next(c)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
@@ -77,24 +76,6 @@ func (v *asValidatingTransport) RoundTrip(req *http.Request) (*http.Response, er
 	return res, nil
 }
 
-// fakeClock is an adjustable clock for rate limits.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (f *fakeClock) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.t
-}
-
-func (f *fakeClock) Advance(d time.Duration) {
-	f.mu.Lock()
-	f.t = f.t.Add(d)
-	f.mu.Unlock()
-}
-
 // asNode is a node serving the App Search API with a superuser
 // (elastic:changeme through the fake SuperuserAuth hook).
 type asNode struct {
@@ -125,7 +106,7 @@ func newASNode(t testing.TB, o asOptions) *asNode {
 func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	t.Helper()
 	db, eng := openCore(t, dir)
-	clock := &fakeClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	clock := newFakeClock()
 	if o.RateLimits.Default == 0 {
 		o.RateLimits.Default = -1
 		o.RateLimits.Endpoints = map[string]int{}

@@ -52,6 +52,7 @@ func (s *Server) bulk(c echo.Context, index string, p cluster.BulkParams) error 
 	if err != nil {
 		return err
 	}
+	s.authorizeBulkItems(c, items)
 	results := s.core.ExecBulk(c.Request().Context(), items, refresh)
 	errorsFound := false
 	for _, r := range results {

@@ -108,12 +108,31 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	e, status := s.clientError(err, "request failed", "method", c.Request().Method, "uri", c.Request().RequestURI)
+	setErrorHeaders(c, e)
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
 	}
 	if err := writeJSON(c, status, esErrorBody(e, status)); err != nil {
 		s.log.Warn("writing error response", "err", err)
+	}
+}
+
+// setErrorHeaders copies an error's "header" member (WWW-Authenticate
+// challenges, Retry-After) onto the response, as Elasticsearch does.
+func setErrorHeaders(c echo.Context, e *searchcore.Error) {
+	for _, kv := range e.Meta {
+		if h, ok := kv.Value.(map[string][]string); ok && kv.Key == "header" {
+			for name, vals := range h {
+				if name == "Retry-After" {
+					c.Response().Header().Set(name, vals[0])
+					continue
+				}
+				for _, v := range vals {
+					c.Response().Header().Add(name, v)
+				}
+			}
+		}
 	}
 }
 

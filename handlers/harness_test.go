@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -22,6 +25,7 @@ import (
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/handlers"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/security"
 	"github.com/quarry-search/quarry/store"
 )
 
@@ -34,7 +38,11 @@ type testNode struct {
 	// HTTP is a plain client with the same validating transport.
 	HTTP   *http.Client
 	Engine *searchcore.Engine
-	close  func()
+	// Clock is the security clock of a secured node.
+	Clock *fakeClock
+	// Security is the security service of a secured node.
+	Security *security.Service
+	close    func()
 }
 
 // Close stops the server and closes the engine and the store (cleanup
@@ -138,11 +146,88 @@ func newTestNode(t testing.TB) *testNode {
 	return openTestNode(t, dir)
 }
 
+// nodeOptions opt a test node into features that are off by default.
+type nodeOptions struct {
+	// Security turns security on with the elastic user's password
+	// elasticPassword, a fake clock and cheap bcrypt.
+	Security bool
+	// Clock is the security clock (a fresh fakeClock when nil).
+	Clock *fakeClock
+	// ServiceTokensFile, UsersFile, UsersRolesFile are the file stores.
+	ServiceTokensFile, UsersFile, UsersRolesFile string
+	// Production and HTTPTLS are passed to the server options.
+	Production, HTTPTLS bool
+	// TokenTimeout is the access token lifetime (default 20m).
+	TokenTimeout time.Duration
+	// FailureBurst and FailureRefill configure the brute-force guard.
+	FailureBurst  int
+	FailureRefill time.Duration
+}
+
+// elasticPassword is the elastic user's password on secured test nodes.
+const elasticPassword = "test-elastic-pw"
+
+// fakeClock is a settable clock for expiry tests.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+}
+
+// Now returns the current fake time.
+func (f *fakeClock) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+// Advance moves the clock forward.
+func (f *fakeClock) Advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}
+
+// newSecureTestNode starts a node with security on.
+func newSecureTestNode(t testing.TB, o nodeOptions) *testNode {
+	t.Helper()
+	o.Security = true
+	return openTestNodeWith(t, t.TempDir(), o)
+}
+
 // openTestNode starts a node on dir (reopening existing data).
 func openTestNode(t testing.TB, dir string) *testNode {
 	t.Helper()
+	return openTestNodeWith(t, dir, nodeOptions{})
+}
+
+// openTestNodeWith starts a node on dir with options.
+func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
+	t.Helper()
 	db, eng := openCore(t, dir)
-	e, err := handlers.NewServer(eng, handlers.Options{MaxContentLength: 8 << 20})
+	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS}
+	var clock *fakeClock
+	if o.Security {
+		clock = o.Clock
+		if clock == nil {
+			clock = newFakeClock()
+		}
+		sec, _, err := security.Open(context.Background(), security.Config{
+			Store: db, Now: clock.Now, BootstrapPassword: elasticPassword, BcryptCost: bcrypt.MinCost,
+			ServiceTokensFile: o.ServiceTokensFile, UsersFile: o.UsersFile, UsersRolesFile: o.UsersRolesFile,
+			TokenTimeout: o.TokenTimeout, FailureBurst: o.FailureBurst, FailureRefill: o.FailureRefill,
+		})
+		if err != nil {
+			eng.Close()
+			db.Close()
+			t.Fatalf("open security: %v", err)
+		}
+		hopts.Security = sec
+	}
+	e, err := handlers.NewServer(eng, hopts)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
@@ -152,7 +237,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 	if err != nil {
 		t.Fatalf("new client: %v", err)
 	}
-	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll}
+	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll, Clock: clock, Security: hopts.Security}
 }
 
 // openCore opens the store and the search core of a node on dir.
@@ -217,6 +302,14 @@ func (n *testNode) do(method, path, contentType, body string) (int, map[string]a
 // raw sends a request and returns the status and the body bytes.
 func (n *testNode) raw(method, path, contentType, body string) (int, []byte) {
 	n.t.Helper()
+	code, b, _ := n.rawAuth(method, path, "", contentType, body)
+	return code, b
+}
+
+// rawAuth sends a request with an Authorization header (none when auth is
+// empty) and returns the status, the body and the response headers.
+func (n *testNode) rawAuth(method, path, auth, contentType, body string) (int, []byte, http.Header) {
+	n.t.Helper()
 	req, err := http.NewRequest(method, n.URL+path, strings.NewReader(body))
 	if err != nil {
 		n.t.Fatal(err)
@@ -224,13 +317,36 @@ func (n *testNode) raw(method, path, contentType, body string) (int, []byte) {
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	res, err := n.HTTP.Do(req)
 	if err != nil {
 		n.t.Fatal(err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, b
+	return res.StatusCode, b, res.Header
+}
+
+// doAuth is do with an Authorization header; it also returns the headers.
+func (n *testNode) doAuth(method, path, auth, body string) (int, map[string]any, http.Header) {
+	n.t.Helper()
+	ct := ""
+	if body != "" {
+		ct = "application/json"
+	}
+	code, b, h := n.rawAuth(method, path, auth, ct, body)
+	if len(bytes.TrimSpace(b)) == 0 {
+		return code, nil, h
+	}
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		n.t.Fatalf("%s %s: invalid JSON %q: %v", method, path, b, err)
+	}
+	return code, out, h
 }
 
 // rawMember extracts the raw JSON of a dotted object path (member order kept).

@@ -16,6 +16,7 @@ import (
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/searchcore/security"
 )
 
 // Version is the Elasticsearch version this node reports.
@@ -37,11 +38,22 @@ type Options struct {
 	// AppSearchOnly serves only the App Search API (the appsearch.port
 	// listener).
 	AppSearchOnly bool
+	// Security authenticates every request of the cluster API and enforces
+	// the privileges each operation declares; nil turns security off
+	// (ext.security.enabled: false) and every request is then the
+	// anonymous superuser.
+	Security *security.Service
+	// HTTPTLS reports that HTTP is served over TLS; Production that the
+	// node is bound to a non-loopback address. Production without TLS
+	// blocks the service account APIs and tokens.
+	HTTPTLS    bool
+	Production bool
 }
 
 // Server implements the cluster API over the search core.
 type Server struct {
 	core *searchcore.Engine
+	sec  *security.Service
 	log  *slog.Logger
 	opts Options
 	spec []byte
@@ -69,7 +81,11 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode cluster spec: %w", err)
 	}
-	s := &Server{core: core, log: opts.Logger, opts: opts, spec: specJSON, stats: newRequestStats()}
+	privileges, err := loadPrivileges(doc)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{core: core, sec: opts.Security, log: opts.Logger, opts: opts, spec: specJSON, stats: newRequestStats()}
 	e := echo.New()
 	// Whoever serves e (the binary, tests) installs this hook to count
 	// HTTP connections for _nodes/stats.
@@ -83,6 +99,9 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	e.Use(bodyLimit(opts.MaxContentLength))
 	e.Use(responseShaping)
 	e.Use(s.stats.track)
+	if s.sec != nil {
+		e.Use((&authorizer{sec: s.sec, core: core, ops: privileges, srv: s}).middleware)
+	}
 	e.Use(newValidator(doc).middleware)
 	if !opts.AppSearchOnly {
 		cluster.RegisterHandlers(e, s)

@@ -19,6 +19,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuthenticateResultAuthenticationType.
+const (
+	AuthenticateResultAuthenticationTypeApiKey AuthenticateResultAuthenticationType = "api_key"
+	AuthenticateResultAuthenticationTypeRealm  AuthenticateResultAuthenticationType = "realm"
+	AuthenticateResultAuthenticationTypeToken  AuthenticateResultAuthenticationType = "token"
+)
+
+// Valid indicates whether the value is a known member of the AuthenticateResultAuthenticationType enum.
+func (e AuthenticateResultAuthenticationType) Valid() bool {
+	switch e {
+	case AuthenticateResultAuthenticationTypeApiKey:
+		return true
+	case AuthenticateResultAuthenticationTypeRealm:
+		return true
+	case AuthenticateResultAuthenticationTypeToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CatBytes.
 const (
 	CatBytesB  CatBytes = "b"
@@ -205,6 +226,30 @@ func (e HealthStatus) Valid() bool {
 	case HealthStatusRed:
 		return true
 	case HealthStatusYellow:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LicenseResultLicenseStatus.
+const (
+	LicenseResultLicenseStatusActive  LicenseResultLicenseStatus = "active"
+	LicenseResultLicenseStatusExpired LicenseResultLicenseStatus = "expired"
+	LicenseResultLicenseStatusInvalid LicenseResultLicenseStatus = "invalid"
+	LicenseResultLicenseStatusValid   LicenseResultLicenseStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the LicenseResultLicenseStatus enum.
+func (e LicenseResultLicenseStatus) Valid() bool {
+	switch e {
+	case LicenseResultLicenseStatusActive:
+		return true
+	case LicenseResultLicenseStatusExpired:
+		return true
+	case LicenseResultLicenseStatusInvalid:
+		return true
+	case LicenseResultLicenseStatusValid:
 		return true
 	default:
 		return false
@@ -507,6 +552,30 @@ type AliasRemoveIndexAction struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// AuthenticateResult defines model for AuthenticateResult.
+type AuthenticateResult struct {
+	ApiKey *struct {
+		Id   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"api_key,omitempty"`
+	AuthenticationRealm SecurityRealm                        `json:"authentication_realm"`
+	AuthenticationType  AuthenticateResultAuthenticationType `json:"authentication_type"`
+	Email               *string                              `json:"email,omitempty"`
+	Enabled             bool                                 `json:"enabled"`
+	FullName            *string                              `json:"full_name,omitempty"`
+	LookupRealm         SecurityRealm                        `json:"lookup_realm"`
+	Metadata            json.RawMessage                      `json:"metadata"`
+	Roles               []string                             `json:"roles"`
+	Token               *struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"token,omitempty"`
+	Username string `json:"username"`
+}
+
+// AuthenticateResultAuthenticationType defines model for AuthenticateResult.AuthenticationType.
+type AuthenticateResultAuthenticationType string
+
 // BulkItem The result of one action, keyed by the action name (exactly one key).
 type BulkItem struct {
 	// Create On success the DocWriteResult members (`result`, `_version`, `_shards`, `_seq_no`, `_primary_term`, ...);
@@ -651,6 +720,15 @@ type CountResult struct {
 	TerminatedEarly *bool           `json:"terminated_early,omitempty"`
 }
 
+// CreateApiKeyResult defines model for CreateApiKeyResult.
+type CreateApiKeyResult struct {
+	ApiKey     string `json:"api_key"`
+	Encoded    string `json:"encoded"`
+	Expiration *int64 `json:"expiration,omitempty"`
+	Id         string `json:"id"`
+	Name       string `json:"name"`
+}
+
 // CreateIndexRequest defines model for CreateIndexRequest.
 type CreateIndexRequest struct {
 	// Aliases Aliases to create with the index, keyed by alias name.
@@ -778,6 +856,31 @@ type Explanation struct {
 	Value       float64       `json:"value"`
 }
 
+// ExtInfoResult defines model for ExtInfoResult.
+type ExtInfoResult struct {
+	Build *struct {
+		Date string `json:"date"`
+		Hash string `json:"hash"`
+	} `json:"build,omitempty"`
+	Features *map[string]struct {
+		Available bool `json:"available"`
+		Enabled   bool `json:"enabled"`
+	} `json:"features,omitempty"`
+	License *struct {
+		ExpiryDateInMillis *int64 `json:"expiry_date_in_millis,omitempty"`
+		Mode               string `json:"mode"`
+		Status             string `json:"status"`
+		Type               string `json:"type"`
+		Uid                string `json:"uid"`
+	} `json:"license,omitempty"`
+	Tagline *string `json:"tagline,omitempty"`
+}
+
+// FoundResult defines model for FoundResult.
+type FoundResult struct {
+	Found bool `json:"found"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -828,6 +931,16 @@ type GetSearchTemplateResult struct {
 
 	// Template The template (the stored object, or the stored text when it is not a JSON object).
 	Template *json.RawMessage `json:"template,omitempty"`
+}
+
+// GetTokenResult defines model for GetTokenResult.
+type GetTokenResult struct {
+	AccessToken    string           `json:"access_token"`
+	Authentication *json.RawMessage `json:"authentication,omitempty"`
+	ExpiresIn      int              `json:"expires_in"`
+	RefreshToken   *string          `json:"refresh_token,omitempty"`
+	Scope          *string          `json:"scope,omitempty"`
+	Type           string           `json:"type"`
 }
 
 // HealthLevel defines model for HealthLevel.
@@ -1041,6 +1154,27 @@ type LegacyTemplate struct {
 	Version       *int64          `json:"version,omitempty"`
 }
 
+// LicenseResult defines model for LicenseResult.
+type LicenseResult struct {
+	License struct {
+		ExpiryDate         *string                    `json:"expiry_date,omitempty"`
+		ExpiryDateInMillis *int64                     `json:"expiry_date_in_millis,omitempty"`
+		IssueDate          string                     `json:"issue_date"`
+		IssueDateInMillis  int64                      `json:"issue_date_in_millis"`
+		IssuedTo           string                     `json:"issued_to"`
+		Issuer             string                     `json:"issuer"`
+		MaxNodes           *int                       `json:"max_nodes"`
+		MaxResourceUnits   *int                       `json:"max_resource_units,omitempty"`
+		StartDateInMillis  int64                      `json:"start_date_in_millis"`
+		Status             LicenseResultLicenseStatus `json:"status"`
+		Type               string                     `json:"type"`
+		Uid                string                     `json:"uid"`
+	} `json:"license"`
+}
+
+// LicenseResultLicenseStatus defines model for LicenseResult.License.Status.
+type LicenseResultLicenseStatus string
+
 // MsearchResponseItem A search response with its `status`, or, for a search that failed completely, `{error, status}`.
 type MsearchResponseItem struct {
 	ScrollID *string          `json:"_scroll_id,omitempty"`
@@ -1232,6 +1366,13 @@ type PutAliasRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// PutRoleResult defines model for PutRoleResult.
+type PutRoleResult struct {
+	Role struct {
+		Created bool `json:"created"`
+	} `json:"role"`
+}
+
 // PutScriptRequest defines model for PutScriptRequest.
 type PutScriptRequest struct {
 	Script               StoredScriptSource     `json:"script"`
@@ -1243,6 +1384,11 @@ type PutSearchTemplateRequest struct {
 	// Template The template, an object or a string.
 	Template             *json.RawMessage       `json:"template,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// PutUserResult defines model for PutUserResult.
+type PutUserResult struct {
+	Created bool `json:"created"`
 }
 
 // QueryContainer A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
@@ -1400,6 +1546,24 @@ type SearchTemplateRequest struct {
 // SearchType defines model for SearchType.
 type SearchType string
 
+// SecurityObject A free-form JSON object.
+type SecurityObject = json.RawMessage
+
+// SecurityRealm defines model for SecurityRealm.
+type SecurityRealm struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ServiceTokenResult defines model for ServiceTokenResult.
+type ServiceTokenResult struct {
+	Created bool `json:"created"`
+	Token   struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"token"`
+}
+
 // ShardFailure defines model for ShardFailure.
 type ShardFailure struct {
 	Index *string `json:"index,omitempty"`
@@ -1527,6 +1691,10 @@ type VersionType string
 // WaitForEvents defines model for WaitForEvents.
 type WaitForEvents string
 
+// AcceptEnterpriseParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type AcceptEnterpriseParam = EsBoolean
+
 // AliasExpandWildcardsParam defines model for AliasExpandWildcardsParam.
 type AliasExpandWildcardsParam = []ExpandWildcards
 
@@ -1547,6 +1715,22 @@ type AnalyzeWildcardParam = EsBoolean
 
 // AnalyzerParam defines model for AnalyzerParam.
 type AnalyzerParam = string
+
+// ApiKeyIDParam defines model for ApiKeyIDParam.
+type ApiKeyIDParam = string
+
+// ApiKeyNameParam defines model for ApiKeyNameParam.
+type ApiKeyNameParam = string
+
+// ApiKeyOwnerParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type ApiKeyOwnerParam = EsBoolean
+
+// ApiKeyRealmNameParam defines model for ApiKeyRealmNameParam.
+type ApiKeyRealmNameParam = string
+
+// ApiKeyUsernameParam defines model for ApiKeyUsernameParam.
+type ApiKeyUsernameParam = string
 
 // BatchedReduceSizeParam defines model for BatchedReduceSizeParam.
 type BatchedReduceSizeParam = int
@@ -1626,6 +1810,9 @@ type ExpandWildcardsParam = []ExpandWildcards
 // ExplainParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type ExplainParam = EsBoolean
+
+// ExtCategoriesParam defines model for ExtCategoriesParam.
+type ExtCategoriesParam = string
 
 // FieldMappingLocalParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
@@ -1844,9 +2031,24 @@ type SearchTypeParam = SearchType
 // which means `true`.
 type SearchVersionParam = EsBoolean
 
+// SecurityRoleNamePath defines model for SecurityRoleNamePath.
+type SecurityRoleNamePath = string
+
+// SecurityUsernamePath defines model for SecurityUsernamePath.
+type SecurityUsernamePath = string
+
 // SeqNoPrimaryTermParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type SeqNoPrimaryTermParam = EsBoolean
+
+// ServiceNamePath defines model for ServiceNamePath.
+type ServiceNamePath = string
+
+// ServiceNamespacePath defines model for ServiceNamespacePath.
+type ServiceNamespacePath = string
+
+// ServiceTokenNamePath defines model for ServiceTokenNamePath.
+type ServiceTokenNamePath = string
 
 // SettingNamePath defines model for SettingNamePath.
 type SettingNamePath = string
@@ -2004,6 +2206,9 @@ type DocUpdated = DocWriteResult
 // Error An Elasticsearch error response.
 type Error = ErrorResponse
 
+// ExtInfo defines model for ExtInfo.
+type ExtInfo = ExtInfoResult
+
 // FieldMappings defines model for FieldMappings.
 type FieldMappings map[string]IndexFieldMappings
 
@@ -2025,6 +2230,9 @@ type IndexTemplates = IndexTemplatesResult
 // LegacyTemplates defines model for LegacyTemplates.
 type LegacyTemplates map[string]LegacyTemplate
 
+// License defines model for License.
+type License = LicenseResult
+
 // Mappings defines model for Mappings.
 type Mappings map[string]IndexMappingRecord
 
@@ -2045,6 +2253,27 @@ type RenderSearchTemplate = RenderSearchTemplateResult
 
 // Search defines model for Search.
 type Search = SearchResult
+
+// SecurityAuthenticate defines model for SecurityAuthenticate.
+type SecurityAuthenticate = AuthenticateResult
+
+// SecurityCreateApiKey defines model for SecurityCreateApiKey.
+type SecurityCreateApiKey = CreateApiKeyResult
+
+// SecurityFound defines model for SecurityFound.
+type SecurityFound = FoundResult
+
+// SecurityGetToken defines model for SecurityGetToken.
+type SecurityGetToken = GetTokenResult
+
+// SecurityPutRole defines model for SecurityPutRole.
+type SecurityPutRole = PutRoleResult
+
+// SecurityPutUser defines model for SecurityPutUser.
+type SecurityPutUser = PutUserResult
+
+// SecurityServiceToken defines model for SecurityServiceToken.
+type SecurityServiceToken = ServiceTokenResult
 
 // Settings defines model for Settings.
 type Settings map[string]IndexSettingsRecord
@@ -2097,6 +2326,12 @@ type SearchBody = SearchRequest
 // SearchTemplateBody A search template: exactly one of `source` (alias `inline`: an object, or a string when the template uses
 // sections), `id` (a stored script) or `file` (`<path.scripts>/<file>.mustache`), with `params`.
 type SearchTemplateBody = SearchTemplateRequest
+
+// SecurityBody A free-form JSON object.
+type SecurityBody = SecurityObject
+
+// SecurityOptionalBody A free-form JSON object.
+type SecurityOptionalBody = SecurityObject
 
 // TemplateBody defines model for TemplateBody.
 type TemplateBody = json.RawMessage
@@ -3605,6 +3840,74 @@ type CountParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExtInfoParams defines parameters for ExtInfo.
+type ExtInfoParams struct {
+	// Categories Comma-separated sections to return (`build`, `license`, `features`); default all.
+	Categories *ExtCategoriesParam `form:"categories,omitempty" json:"categories,omitempty"`
+
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutRoleParams defines parameters for ExtSecurityPutRole.
+type ExtSecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutUserParams defines parameters for ExtSecurityPutUser.
+type ExtSecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetIndexTemplateAllParams defines parameters for IndicesGetIndexTemplateAll.
 type IndicesGetIndexTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -3753,6 +4056,30 @@ type IndicesPutIndexTemplateParams struct {
 
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
 	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// LicenseGetParams defines parameters for LicenseGet.
+type LicenseGetParams struct {
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -5358,6 +5685,753 @@ type PutSearchTemplateParams struct {
 
 // PutSearchTemplatePutParams defines parameters for PutSearchTemplatePut.
 type PutSearchTemplatePutParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityAuthenticateParams defines parameters for SecurityAuthenticate.
+type SecurityAuthenticateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateApiKeyParams defines parameters for SecurityInvalidateApiKey.
+type SecurityInvalidateApiKeyParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetApiKeyParams defines parameters for SecurityGetApiKey.
+type SecurityGetApiKeyParams struct {
+	// Id An API key id.
+	Id *ApiKeyIDParam `form:"id,omitempty" json:"id,omitempty"`
+
+	// Name An API key name (wildcards allowed).
+	Name *ApiKeyNameParam `form:"name,omitempty" json:"name,omitempty"`
+
+	// Username The owner's user name.
+	Username *ApiKeyUsernameParam `form:"username,omitempty" json:"username,omitempty"`
+
+	// RealmName The owner's realm name.
+	RealmName *ApiKeyRealmNameParam `form:"realm_name,omitempty" json:"realm_name,omitempty"`
+
+	// Owner Only the caller's own keys.
+	Owner *ApiKeyOwnerParam `form:"owner,omitempty" json:"owner,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyParams defines parameters for SecurityCreateApiKey.
+type SecurityCreateApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyPutParams defines parameters for SecurityCreateApiKeyPut.
+type SecurityCreateApiKeyPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGrantApiKeyParams defines parameters for SecurityGrantApiKey.
+type SecurityGrantApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateTokenParams defines parameters for SecurityInvalidateToken.
+type SecurityInvalidateTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetTokenParams defines parameters for SecurityGetToken.
+type SecurityGetTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRolesParams defines parameters for SecurityGetRoles.
+type SecurityGetRolesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteRoleParams defines parameters for SecurityDeleteRole.
+type SecurityDeleteRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRoleParams defines parameters for SecurityGetRole.
+type SecurityGetRoleParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRolePostParams defines parameters for SecurityPutRolePost.
+type SecurityPutRolePostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRoleParams defines parameters for SecurityPutRole.
+type SecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsParams defines parameters for SecurityGetServiceAccounts.
+type SecurityGetServiceAccountsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsNamespaceParams defines parameters for SecurityGetServiceAccountsNamespace.
+type SecurityGetServiceAccountsNamespaceParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountParams defines parameters for SecurityGetServiceAccount.
+type SecurityGetServiceAccountParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceCredentialsParams defines parameters for SecurityGetServiceCredentials.
+type SecurityGetServiceCredentialsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenGeneratedParams defines parameters for SecurityCreateServiceTokenGenerated.
+type SecurityCreateServiceTokenGeneratedParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteServiceTokenParams defines parameters for SecurityDeleteServiceToken.
+type SecurityDeleteServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenParams defines parameters for SecurityCreateServiceToken.
+type SecurityCreateServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenPutParams defines parameters for SecurityCreateServiceTokenPut.
+type SecurityCreateServiceTokenPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUsersParams defines parameters for SecurityGetUsers.
+type SecurityGetUsersParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesGetParams defines parameters for SecurityHasPrivilegesGet.
+type SecurityHasPrivilegesGetParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesParams defines parameters for SecurityHasPrivileges.
+type SecurityHasPrivilegesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordPostParams defines parameters for SecurityChangeOwnPasswordPost.
+type SecurityChangeOwnPasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordParams defines parameters for SecurityChangeOwnPassword.
+type SecurityChangeOwnPasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteUserParams defines parameters for SecurityDeleteUser.
+type SecurityDeleteUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUserParams defines parameters for SecurityGetUser.
+type SecurityGetUserParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserPostParams defines parameters for SecurityPutUserPost.
+type SecurityPutUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserParams defines parameters for SecurityPutUser.
+type SecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserPostParams defines parameters for SecurityDisableUserPost.
+type SecurityDisableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserParams defines parameters for SecurityDisableUser.
+type SecurityDisableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserPostParams defines parameters for SecurityEnableUserPost.
+type SecurityEnableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserParams defines parameters for SecurityEnableUser.
+type SecurityEnableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordPostParams defines parameters for SecurityChangePasswordPost.
+type SecurityChangePasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordParams defines parameters for SecurityChangePassword.
+type SecurityChangePasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
 
@@ -7974,6 +9048,12 @@ type CountGetJSONRequestBody = CountRequest
 // CountJSONRequestBody defines body for Count for application/json ContentType.
 type CountJSONRequestBody = CountRequest
 
+// ExtSecurityPutRoleJSONRequestBody defines body for ExtSecurityPutRole for application/json ContentType.
+type ExtSecurityPutRoleJSONRequestBody = SecurityObject
+
+// ExtSecurityPutUserJSONRequestBody defines body for ExtSecurityPutUser for application/json ContentType.
+type ExtSecurityPutUserJSONRequestBody = SecurityObject
+
 // IndicesPutIndexTemplatePostJSONRequestBody defines body for IndicesPutIndexTemplatePost for application/json ContentType.
 type IndicesPutIndexTemplatePostJSONRequestBody = IndicesPutIndexTemplatePostJSONBody
 
@@ -8054,6 +9134,54 @@ type PutSearchTemplateJSONRequestBody = PutSearchTemplateRequest
 
 // PutSearchTemplatePutJSONRequestBody defines body for PutSearchTemplatePut for application/json ContentType.
 type PutSearchTemplatePutJSONRequestBody = PutSearchTemplateRequest
+
+// SecurityInvalidateApiKeyJSONRequestBody defines body for SecurityInvalidateApiKey for application/json ContentType.
+type SecurityInvalidateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyJSONRequestBody defines body for SecurityCreateApiKey for application/json ContentType.
+type SecurityCreateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyPutJSONRequestBody defines body for SecurityCreateApiKeyPut for application/json ContentType.
+type SecurityCreateApiKeyPutJSONRequestBody = SecurityObject
+
+// SecurityGrantApiKeyJSONRequestBody defines body for SecurityGrantApiKey for application/json ContentType.
+type SecurityGrantApiKeyJSONRequestBody = SecurityObject
+
+// SecurityInvalidateTokenJSONRequestBody defines body for SecurityInvalidateToken for application/json ContentType.
+type SecurityInvalidateTokenJSONRequestBody = SecurityObject
+
+// SecurityGetTokenJSONRequestBody defines body for SecurityGetToken for application/json ContentType.
+type SecurityGetTokenJSONRequestBody = SecurityObject
+
+// SecurityPutRolePostJSONRequestBody defines body for SecurityPutRolePost for application/json ContentType.
+type SecurityPutRolePostJSONRequestBody = SecurityObject
+
+// SecurityPutRoleJSONRequestBody defines body for SecurityPutRole for application/json ContentType.
+type SecurityPutRoleJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesGetJSONRequestBody defines body for SecurityHasPrivilegesGet for application/json ContentType.
+type SecurityHasPrivilegesGetJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesJSONRequestBody defines body for SecurityHasPrivileges for application/json ContentType.
+type SecurityHasPrivilegesJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordPostJSONRequestBody defines body for SecurityChangeOwnPasswordPost for application/json ContentType.
+type SecurityChangeOwnPasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordJSONRequestBody defines body for SecurityChangeOwnPassword for application/json ContentType.
+type SecurityChangeOwnPasswordJSONRequestBody = SecurityObject
+
+// SecurityPutUserPostJSONRequestBody defines body for SecurityPutUserPost for application/json ContentType.
+type SecurityPutUserPostJSONRequestBody = SecurityObject
+
+// SecurityPutUserJSONRequestBody defines body for SecurityPutUser for application/json ContentType.
+type SecurityPutUserJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordPostJSONRequestBody defines body for SecurityChangePasswordPost for application/json ContentType.
+type SecurityChangePasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordJSONRequestBody defines body for SecurityChangePassword for application/json ContentType.
+type SecurityChangePasswordJSONRequestBody = SecurityObject
 
 // IndicesPutTemplatePostJSONRequestBody defines body for IndicesPutTemplatePost for application/json ContentType.
 type IndicesPutTemplatePostJSONRequestBody = IndicesPutTemplatePostJSONBody
@@ -11705,6 +12833,39 @@ type ClientInterface interface {
 	// Corresponds with POST /_count (the `Count` operationId).
 	Count(ctx context.Context, params *CountParams, body CountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ExtInfo Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+	//
+	// Corresponds with GET /_ext (the `ExtInfo` operationId).
+	ExtInfo(ctx context.Context, params *ExtInfoParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExtSecurityPutRoleWithBody Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+	ExtSecurityPutRoleWithBody(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExtSecurityPutRole Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+	ExtSecurityPutRole(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, body ExtSecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExtSecurityPutUserWithBody Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+	ExtSecurityPutUserWithBody(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExtSecurityPutUser Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+	ExtSecurityPutUser(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, body ExtSecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// IndicesGetIndexTemplateAll Returns every index template.
 	//
 	// Corresponds with GET /_index_template (the `IndicesGetIndexTemplateAll` operationId).
@@ -11752,6 +12913,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /_index_template/{name} (the `IndicesPutIndexTemplate` operationId).
 	IndicesPutIndexTemplate(ctx context.Context, name TemplateNamePath, params *IndicesPutIndexTemplateParams, body IndicesPutIndexTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LicenseGet Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+	//
+	// Corresponds with GET /_license (the `LicenseGet` operationId).
+	LicenseGet(ctx context.Context, params *LicenseGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IndicesGetMappingAll Returns the mappings of all indices.
 	//
@@ -12206,6 +13372,330 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /_search/template/{id} (the `PutSearchTemplatePut` operationId).
 	PutSearchTemplatePut(ctx context.Context, id SearchTemplateIDPath, params *PutSearchTemplatePutParams, body PutSearchTemplatePutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityAuthenticate Reports the authenticated principal (user, roles, realms, authentication type).
+	//
+	// Corresponds with GET /_security/_authenticate (the `SecurityAuthenticate` operationId).
+	SecurityAuthenticate(ctx context.Context, params *SecurityAuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityInvalidateApiKeyWithBody Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+	SecurityInvalidateApiKeyWithBody(ctx context.Context, params *SecurityInvalidateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityInvalidateApiKey Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+	SecurityInvalidateApiKey(ctx context.Context, params *SecurityInvalidateApiKeyParams, body SecurityInvalidateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetApiKey Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+	//
+	// Corresponds with GET /_security/api_key (the `SecurityGetApiKey` operationId).
+	SecurityGetApiKey(ctx context.Context, params *SecurityGetApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateApiKeyWithBody Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+	SecurityCreateApiKeyWithBody(ctx context.Context, params *SecurityCreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateApiKey Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+	SecurityCreateApiKey(ctx context.Context, params *SecurityCreateApiKeyParams, body SecurityCreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateApiKeyPutWithBody Creates an API key (PUT form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+	SecurityCreateApiKeyPutWithBody(ctx context.Context, params *SecurityCreateApiKeyPutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateApiKeyPut Creates an API key (PUT form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+	SecurityCreateApiKeyPut(ctx context.Context, params *SecurityCreateApiKeyPutParams, body SecurityCreateApiKeyPutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGrantApiKeyWithBody Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+	SecurityGrantApiKeyWithBody(ctx context.Context, params *SecurityGrantApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGrantApiKey Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+	SecurityGrantApiKey(ctx context.Context, params *SecurityGrantApiKeyParams, body SecurityGrantApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityInvalidateTokenWithBody Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+	SecurityInvalidateTokenWithBody(ctx context.Context, params *SecurityInvalidateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityInvalidateToken Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+	SecurityInvalidateToken(ctx context.Context, params *SecurityInvalidateTokenParams, body SecurityInvalidateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetTokenWithBody Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+	SecurityGetTokenWithBody(ctx context.Context, params *SecurityGetTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetToken Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+	SecurityGetToken(ctx context.Context, params *SecurityGetTokenParams, body SecurityGetTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetRoles Returns every role (built-in roles included).
+	//
+	// Corresponds with GET /_security/role (the `SecurityGetRoles` operationId).
+	SecurityGetRoles(ctx context.Context, params *SecurityGetRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityDeleteRole Deletes a role (`{found}`; 404 when there is none).
+	//
+	// Corresponds with DELETE /_security/role/{name} (the `SecurityDeleteRole` operationId).
+	SecurityDeleteRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityDeleteRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetRole Returns roles by name (comma-separated); 404 with `{}` when none exists.
+	//
+	// Corresponds with GET /_security/role/{name} (the `SecurityGetRole` operationId).
+	SecurityGetRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityGetRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutRolePostWithBody Creates or updates a role (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+	SecurityPutRolePostWithBody(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutRolePost Creates or updates a role (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+	SecurityPutRolePost(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, body SecurityPutRolePostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutRoleWithBody Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+	SecurityPutRoleWithBody(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutRole Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+	SecurityPutRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, body SecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetServiceAccounts Returns the service accounts and their role descriptors.
+	//
+	// Corresponds with GET /_security/service (the `SecurityGetServiceAccounts` operationId).
+	SecurityGetServiceAccounts(ctx context.Context, params *SecurityGetServiceAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetServiceAccountsNamespace Returns the service accounts of a namespace.
+	//
+	// Corresponds with GET /_security/service/{namespace} (the `SecurityGetServiceAccountsNamespace` operationId).
+	SecurityGetServiceAccountsNamespace(ctx context.Context, namespace ServiceNamespacePath, params *SecurityGetServiceAccountsNamespaceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetServiceAccount Returns one service account (`{}` when it does not exist).
+	//
+	// Corresponds with GET /_security/service/{namespace}/{service} (the `SecurityGetServiceAccount` operationId).
+	SecurityGetServiceAccount(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetServiceCredentials Lists a service account's tokens (index-backed and file-backed).
+	//
+	// Corresponds with GET /_security/service/{namespace}/{service}/credential (the `SecurityGetServiceCredentials` operationId).
+	SecurityGetServiceCredentials(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceCredentialsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateServiceTokenGenerated Creates a service account token with a generated name (the value is shown only now).
+	//
+	// Corresponds with POST /_security/service/{namespace}/{service}/credential/token (the `SecurityCreateServiceTokenGenerated` operationId).
+	SecurityCreateServiceTokenGenerated(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityCreateServiceTokenGeneratedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityDeleteServiceToken Deletes an index-backed service account token (`{found}`; 404 when there is none).
+	//
+	// Corresponds with DELETE /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityDeleteServiceToken` operationId).
+	SecurityDeleteServiceToken(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityDeleteServiceTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateServiceToken Creates a named service account token (the value is shown only now).
+	//
+	// Corresponds with POST /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceToken` operationId).
+	SecurityCreateServiceToken(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityCreateServiceTokenPut Creates a named service account token (PUT form).
+	//
+	// Corresponds with PUT /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceTokenPut` operationId).
+	SecurityCreateServiceTokenPut(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenPutParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetUsers Returns every user (reserved users included).
+	//
+	// Corresponds with GET /_security/user (the `SecurityGetUsers` operationId).
+	SecurityGetUsers(ctx context.Context, params *SecurityGetUsersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityHasPrivilegesGetWithBody Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+	SecurityHasPrivilegesGetWithBody(ctx context.Context, params *SecurityHasPrivilegesGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityHasPrivilegesGet Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+	SecurityHasPrivilegesGet(ctx context.Context, params *SecurityHasPrivilegesGetParams, body SecurityHasPrivilegesGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityHasPrivilegesWithBody Reports whether the authenticated user holds the listed privileges (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+	SecurityHasPrivilegesWithBody(ctx context.Context, params *SecurityHasPrivilegesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityHasPrivileges Reports whether the authenticated user holds the listed privileges (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+	SecurityHasPrivileges(ctx context.Context, params *SecurityHasPrivilegesParams, body SecurityHasPrivilegesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangeOwnPasswordPostWithBody Changes the password of the authenticated user (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+	SecurityChangeOwnPasswordPostWithBody(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangeOwnPasswordPost Changes the password of the authenticated user (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+	SecurityChangeOwnPasswordPost(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, body SecurityChangeOwnPasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangeOwnPasswordWithBody Changes the password of the authenticated user.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+	SecurityChangeOwnPasswordWithBody(ctx context.Context, params *SecurityChangeOwnPasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangeOwnPassword Changes the password of the authenticated user.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+	SecurityChangeOwnPassword(ctx context.Context, params *SecurityChangeOwnPasswordParams, body SecurityChangeOwnPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityDeleteUser Deletes a native user (`{found}`; 404 when there is none).
+	//
+	// Corresponds with DELETE /_security/user/{username} (the `SecurityDeleteUser` operationId).
+	SecurityDeleteUser(ctx context.Context, username SecurityUsernamePath, params *SecurityDeleteUserParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityGetUser Returns users by name (comma-separated); 404 with `{}` when none exists.
+	//
+	// Corresponds with GET /_security/user/{username} (the `SecurityGetUser` operationId).
+	SecurityGetUser(ctx context.Context, username SecurityUsernamePath, params *SecurityGetUserParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutUserPostWithBody Creates or updates a native user (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+	SecurityPutUserPostWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutUserPost Creates or updates a native user (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+	SecurityPutUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, body SecurityPutUserPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutUserWithBody Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+	SecurityPutUserWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityPutUser Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+	SecurityPutUser(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, body SecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityDisableUserPost Disables a user (POST form).
+	//
+	// Corresponds with POST /_security/user/{username}/_disable (the `SecurityDisableUserPost` operationId).
+	SecurityDisableUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserPostParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityDisableUser Disables a user (their tokens stop working at once).
+	//
+	// Corresponds with PUT /_security/user/{username}/_disable (the `SecurityDisableUser` operationId).
+	SecurityDisableUser(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityEnableUserPost Enables a user (POST form).
+	//
+	// Corresponds with POST /_security/user/{username}/_enable (the `SecurityEnableUserPost` operationId).
+	SecurityEnableUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserPostParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityEnableUser Enables a user.
+	//
+	// Corresponds with PUT /_security/user/{username}/_enable (the `SecurityEnableUser` operationId).
+	SecurityEnableUser(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangePasswordPostWithBody Changes a user's password (POST form).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+	SecurityChangePasswordPostWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangePasswordPost Changes a user's password (POST form).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+	SecurityChangePasswordPost(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, body SecurityChangePasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangePasswordWithBody Changes a user's password (any user may change their own).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+	SecurityChangePasswordWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SecurityChangePassword Changes a user's password (any user may change their own).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+	SecurityChangePassword(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, body SecurityChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	//
@@ -13578,6 +15068,89 @@ func (c *Client) Count(ctx context.Context, params *CountParams, body CountJSONR
 	return c.Client.Do(req)
 }
 
+// ExtInfo Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+//
+// Corresponds with GET /_ext (the `ExtInfo` operationId).
+func (c *Client) ExtInfo(ctx context.Context, params *ExtInfoParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtInfoRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExtSecurityPutRoleWithBody Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+func (c *Client) ExtSecurityPutRoleWithBody(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtSecurityPutRoleRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExtSecurityPutRole Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+func (c *Client) ExtSecurityPutRole(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, body ExtSecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtSecurityPutRoleRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExtSecurityPutUserWithBody Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+func (c *Client) ExtSecurityPutUserWithBody(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtSecurityPutUserRequestWithBody(c.Server, username, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExtSecurityPutUser Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+func (c *Client) ExtSecurityPutUser(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, body ExtSecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExtSecurityPutUserRequest(c.Server, username, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // IndicesGetIndexTemplateAll Returns every index template.
 //
 // Corresponds with GET /_index_template (the `IndicesGetIndexTemplateAll` operationId).
@@ -13696,6 +15269,21 @@ func (c *Client) IndicesPutIndexTemplateWithBody(ctx context.Context, name Templ
 // Corresponds with PUT /_index_template/{name} (the `IndicesPutIndexTemplate` operationId).
 func (c *Client) IndicesPutIndexTemplate(ctx context.Context, name TemplateNamePath, params *IndicesPutIndexTemplateParams, body IndicesPutIndexTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIndicesPutIndexTemplateRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LicenseGet Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+//
+// Corresponds with GET /_license (the `LicenseGet` operationId).
+func (c *Client) LicenseGet(ctx context.Context, params *LicenseGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLicenseGetRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -14850,6 +16438,850 @@ func (c *Client) PutSearchTemplatePutWithBody(ctx context.Context, id SearchTemp
 // Corresponds with PUT /_search/template/{id} (the `PutSearchTemplatePut` operationId).
 func (c *Client) PutSearchTemplatePut(ctx context.Context, id SearchTemplateIDPath, params *PutSearchTemplatePutParams, body PutSearchTemplatePutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutSearchTemplatePutRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityAuthenticate Reports the authenticated principal (user, roles, realms, authentication type).
+//
+// Corresponds with GET /_security/_authenticate (the `SecurityAuthenticate` operationId).
+func (c *Client) SecurityAuthenticate(ctx context.Context, params *SecurityAuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityAuthenticateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityInvalidateApiKeyWithBody Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+func (c *Client) SecurityInvalidateApiKeyWithBody(ctx context.Context, params *SecurityInvalidateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityInvalidateApiKeyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityInvalidateApiKey Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+func (c *Client) SecurityInvalidateApiKey(ctx context.Context, params *SecurityInvalidateApiKeyParams, body SecurityInvalidateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityInvalidateApiKeyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetApiKey Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+//
+// Corresponds with GET /_security/api_key (the `SecurityGetApiKey` operationId).
+func (c *Client) SecurityGetApiKey(ctx context.Context, params *SecurityGetApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetApiKeyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateApiKeyWithBody Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+func (c *Client) SecurityCreateApiKeyWithBody(ctx context.Context, params *SecurityCreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateApiKeyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateApiKey Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+func (c *Client) SecurityCreateApiKey(ctx context.Context, params *SecurityCreateApiKeyParams, body SecurityCreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateApiKeyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateApiKeyPutWithBody Creates an API key (PUT form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+func (c *Client) SecurityCreateApiKeyPutWithBody(ctx context.Context, params *SecurityCreateApiKeyPutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateApiKeyPutRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateApiKeyPut Creates an API key (PUT form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+func (c *Client) SecurityCreateApiKeyPut(ctx context.Context, params *SecurityCreateApiKeyPutParams, body SecurityCreateApiKeyPutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateApiKeyPutRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGrantApiKeyWithBody Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+func (c *Client) SecurityGrantApiKeyWithBody(ctx context.Context, params *SecurityGrantApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGrantApiKeyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGrantApiKey Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+func (c *Client) SecurityGrantApiKey(ctx context.Context, params *SecurityGrantApiKeyParams, body SecurityGrantApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGrantApiKeyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityInvalidateTokenWithBody Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+func (c *Client) SecurityInvalidateTokenWithBody(ctx context.Context, params *SecurityInvalidateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityInvalidateTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityInvalidateToken Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+func (c *Client) SecurityInvalidateToken(ctx context.Context, params *SecurityInvalidateTokenParams, body SecurityInvalidateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityInvalidateTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetTokenWithBody Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+func (c *Client) SecurityGetTokenWithBody(ctx context.Context, params *SecurityGetTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetToken Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+func (c *Client) SecurityGetToken(ctx context.Context, params *SecurityGetTokenParams, body SecurityGetTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetRoles Returns every role (built-in roles included).
+//
+// Corresponds with GET /_security/role (the `SecurityGetRoles` operationId).
+func (c *Client) SecurityGetRoles(ctx context.Context, params *SecurityGetRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetRolesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityDeleteRole Deletes a role (`{found}`; 404 when there is none).
+//
+// Corresponds with DELETE /_security/role/{name} (the `SecurityDeleteRole` operationId).
+func (c *Client) SecurityDeleteRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityDeleteRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityDeleteRoleRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetRole Returns roles by name (comma-separated); 404 with `{}` when none exists.
+//
+// Corresponds with GET /_security/role/{name} (the `SecurityGetRole` operationId).
+func (c *Client) SecurityGetRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityGetRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetRoleRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutRolePostWithBody Creates or updates a role (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+func (c *Client) SecurityPutRolePostWithBody(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutRolePostRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutRolePost Creates or updates a role (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+func (c *Client) SecurityPutRolePost(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, body SecurityPutRolePostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutRolePostRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutRoleWithBody Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+func (c *Client) SecurityPutRoleWithBody(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutRoleRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutRole Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+func (c *Client) SecurityPutRole(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, body SecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutRoleRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetServiceAccounts Returns the service accounts and their role descriptors.
+//
+// Corresponds with GET /_security/service (the `SecurityGetServiceAccounts` operationId).
+func (c *Client) SecurityGetServiceAccounts(ctx context.Context, params *SecurityGetServiceAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetServiceAccountsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetServiceAccountsNamespace Returns the service accounts of a namespace.
+//
+// Corresponds with GET /_security/service/{namespace} (the `SecurityGetServiceAccountsNamespace` operationId).
+func (c *Client) SecurityGetServiceAccountsNamespace(ctx context.Context, namespace ServiceNamespacePath, params *SecurityGetServiceAccountsNamespaceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetServiceAccountsNamespaceRequest(c.Server, namespace, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetServiceAccount Returns one service account (`{}` when it does not exist).
+//
+// Corresponds with GET /_security/service/{namespace}/{service} (the `SecurityGetServiceAccount` operationId).
+func (c *Client) SecurityGetServiceAccount(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetServiceAccountRequest(c.Server, namespace, service, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetServiceCredentials Lists a service account's tokens (index-backed and file-backed).
+//
+// Corresponds with GET /_security/service/{namespace}/{service}/credential (the `SecurityGetServiceCredentials` operationId).
+func (c *Client) SecurityGetServiceCredentials(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceCredentialsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetServiceCredentialsRequest(c.Server, namespace, service, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateServiceTokenGenerated Creates a service account token with a generated name (the value is shown only now).
+//
+// Corresponds with POST /_security/service/{namespace}/{service}/credential/token (the `SecurityCreateServiceTokenGenerated` operationId).
+func (c *Client) SecurityCreateServiceTokenGenerated(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityCreateServiceTokenGeneratedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateServiceTokenGeneratedRequest(c.Server, namespace, service, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityDeleteServiceToken Deletes an index-backed service account token (`{found}`; 404 when there is none).
+//
+// Corresponds with DELETE /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityDeleteServiceToken` operationId).
+func (c *Client) SecurityDeleteServiceToken(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityDeleteServiceTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityDeleteServiceTokenRequest(c.Server, namespace, service, tokenName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateServiceToken Creates a named service account token (the value is shown only now).
+//
+// Corresponds with POST /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceToken` operationId).
+func (c *Client) SecurityCreateServiceToken(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateServiceTokenRequest(c.Server, namespace, service, tokenName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityCreateServiceTokenPut Creates a named service account token (PUT form).
+//
+// Corresponds with PUT /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceTokenPut` operationId).
+func (c *Client) SecurityCreateServiceTokenPut(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenPutParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityCreateServiceTokenPutRequest(c.Server, namespace, service, tokenName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetUsers Returns every user (reserved users included).
+//
+// Corresponds with GET /_security/user (the `SecurityGetUsers` operationId).
+func (c *Client) SecurityGetUsers(ctx context.Context, params *SecurityGetUsersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetUsersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityHasPrivilegesGetWithBody Reports whether the authenticated user holds the listed cluster, index and application privileges.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+func (c *Client) SecurityHasPrivilegesGetWithBody(ctx context.Context, params *SecurityHasPrivilegesGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityHasPrivilegesGetRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityHasPrivilegesGet Reports whether the authenticated user holds the listed cluster, index and application privileges.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+func (c *Client) SecurityHasPrivilegesGet(ctx context.Context, params *SecurityHasPrivilegesGetParams, body SecurityHasPrivilegesGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityHasPrivilegesGetRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityHasPrivilegesWithBody Reports whether the authenticated user holds the listed privileges (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+func (c *Client) SecurityHasPrivilegesWithBody(ctx context.Context, params *SecurityHasPrivilegesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityHasPrivilegesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityHasPrivileges Reports whether the authenticated user holds the listed privileges (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+func (c *Client) SecurityHasPrivileges(ctx context.Context, params *SecurityHasPrivilegesParams, body SecurityHasPrivilegesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityHasPrivilegesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangeOwnPasswordPostWithBody Changes the password of the authenticated user (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+func (c *Client) SecurityChangeOwnPasswordPostWithBody(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangeOwnPasswordPostRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangeOwnPasswordPost Changes the password of the authenticated user (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+func (c *Client) SecurityChangeOwnPasswordPost(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, body SecurityChangeOwnPasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangeOwnPasswordPostRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangeOwnPasswordWithBody Changes the password of the authenticated user.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+func (c *Client) SecurityChangeOwnPasswordWithBody(ctx context.Context, params *SecurityChangeOwnPasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangeOwnPasswordRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangeOwnPassword Changes the password of the authenticated user.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+func (c *Client) SecurityChangeOwnPassword(ctx context.Context, params *SecurityChangeOwnPasswordParams, body SecurityChangeOwnPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangeOwnPasswordRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityDeleteUser Deletes a native user (`{found}`; 404 when there is none).
+//
+// Corresponds with DELETE /_security/user/{username} (the `SecurityDeleteUser` operationId).
+func (c *Client) SecurityDeleteUser(ctx context.Context, username SecurityUsernamePath, params *SecurityDeleteUserParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityDeleteUserRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityGetUser Returns users by name (comma-separated); 404 with `{}` when none exists.
+//
+// Corresponds with GET /_security/user/{username} (the `SecurityGetUser` operationId).
+func (c *Client) SecurityGetUser(ctx context.Context, username SecurityUsernamePath, params *SecurityGetUserParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityGetUserRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutUserPostWithBody Creates or updates a native user (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+func (c *Client) SecurityPutUserPostWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutUserPostRequestWithBody(c.Server, username, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutUserPost Creates or updates a native user (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+func (c *Client) SecurityPutUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, body SecurityPutUserPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutUserPostRequest(c.Server, username, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutUserWithBody Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+func (c *Client) SecurityPutUserWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutUserRequestWithBody(c.Server, username, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityPutUser Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+func (c *Client) SecurityPutUser(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, body SecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityPutUserRequest(c.Server, username, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityDisableUserPost Disables a user (POST form).
+//
+// Corresponds with POST /_security/user/{username}/_disable (the `SecurityDisableUserPost` operationId).
+func (c *Client) SecurityDisableUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserPostParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityDisableUserPostRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityDisableUser Disables a user (their tokens stop working at once).
+//
+// Corresponds with PUT /_security/user/{username}/_disable (the `SecurityDisableUser` operationId).
+func (c *Client) SecurityDisableUser(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityDisableUserRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityEnableUserPost Enables a user (POST form).
+//
+// Corresponds with POST /_security/user/{username}/_enable (the `SecurityEnableUserPost` operationId).
+func (c *Client) SecurityEnableUserPost(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserPostParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityEnableUserPostRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityEnableUser Enables a user.
+//
+// Corresponds with PUT /_security/user/{username}/_enable (the `SecurityEnableUser` operationId).
+func (c *Client) SecurityEnableUser(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityEnableUserRequest(c.Server, username, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangePasswordPostWithBody Changes a user's password (POST form).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+func (c *Client) SecurityChangePasswordPostWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangePasswordPostRequestWithBody(c.Server, username, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangePasswordPost Changes a user's password (POST form).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+func (c *Client) SecurityChangePasswordPost(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, body SecurityChangePasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangePasswordPostRequest(c.Server, username, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangePasswordWithBody Changes a user's password (any user may change their own).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+func (c *Client) SecurityChangePasswordWithBody(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangePasswordRequestWithBody(c.Server, username, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SecurityChangePassword Changes a user's password (any user may change their own).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+func (c *Client) SecurityChangePassword(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, body SecurityChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSecurityChangePasswordRequest(c.Server, username, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -23689,6 +26121,400 @@ func NewCountRequestWithBody(server string, params *CountParams, contentType str
 	return req, nil
 }
 
+// NewExtInfoRequest constructs an http.Request for the ExtInfo method
+func NewExtInfoRequest(server string, params *ExtInfoParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_ext")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Categories != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "categories", *params.Categories, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AcceptEnterprise != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "accept_enterprise", *params.AcceptEnterprise, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExtSecurityPutRoleRequest calls the generic ExtSecurityPutRole builder with application/json body
+func NewExtSecurityPutRoleRequest(server string, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, body ExtSecurityPutRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExtSecurityPutRoleRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewExtSecurityPutRoleRequestWithBody constructs an http.Request for the ExtSecurityPutRole method, with any body, and a specified content type
+func NewExtSecurityPutRoleRequestWithBody(server string, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_ext/security/role/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExtSecurityPutUserRequest calls the generic ExtSecurityPutUser builder with application/json body
+func NewExtSecurityPutUserRequest(server string, username SecurityUsernamePath, params *ExtSecurityPutUserParams, body ExtSecurityPutUserJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExtSecurityPutUserRequestWithBody(server, username, params, "application/json", bodyReader)
+}
+
+// NewExtSecurityPutUserRequestWithBody constructs an http.Request for the ExtSecurityPutUser method, with any body, and a specified content type
+func NewExtSecurityPutUserRequestWithBody(server string, username SecurityUsernamePath, params *ExtSecurityPutUserParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_ext/security/user/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewIndicesGetIndexTemplateAllRequest constructs an http.Request for the IndicesGetIndexTemplateAll method
 func NewIndicesGetIndexTemplateAllRequest(server string, params *IndicesGetIndexTemplateAllParams) (*http.Request, error) {
 	var err error
@@ -24562,6 +27388,132 @@ func NewIndicesPutIndexTemplateRequestWithBody(server string, name TemplateNameP
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewLicenseGetRequest constructs an http.Request for the LicenseGet method
+func NewLicenseGetRequest(server string, params *LicenseGetParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_license")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AcceptEnterprise != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "accept_enterprise", *params.AcceptEnterprise, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Local != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "local", *params.Local, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -32616,6 +35568,4408 @@ func NewPutSearchTemplatePutRequestWithBody(server string, id SearchTemplateIDPa
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityAuthenticateRequest constructs an http.Request for the SecurityAuthenticate method
+func NewSecurityAuthenticateRequest(server string, params *SecurityAuthenticateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/_authenticate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityInvalidateApiKeyRequest calls the generic SecurityInvalidateApiKey builder with application/json body
+func NewSecurityInvalidateApiKeyRequest(server string, params *SecurityInvalidateApiKeyParams, body SecurityInvalidateApiKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityInvalidateApiKeyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityInvalidateApiKeyRequestWithBody constructs an http.Request for the SecurityInvalidateApiKey method, with any body, and a specified content type
+func NewSecurityInvalidateApiKeyRequestWithBody(server string, params *SecurityInvalidateApiKeyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/api_key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityGetApiKeyRequest constructs an http.Request for the SecurityGetApiKey method
+func NewSecurityGetApiKeyRequest(server string, params *SecurityGetApiKeyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/api_key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Id != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Name != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name", *params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Username != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "username", *params.Username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RealmName != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "realm_name", *params.RealmName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Owner != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner", *params.Owner, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityCreateApiKeyRequest calls the generic SecurityCreateApiKey builder with application/json body
+func NewSecurityCreateApiKeyRequest(server string, params *SecurityCreateApiKeyParams, body SecurityCreateApiKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityCreateApiKeyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityCreateApiKeyRequestWithBody constructs an http.Request for the SecurityCreateApiKey method, with any body, and a specified content type
+func NewSecurityCreateApiKeyRequestWithBody(server string, params *SecurityCreateApiKeyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/api_key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityCreateApiKeyPutRequest calls the generic SecurityCreateApiKeyPut builder with application/json body
+func NewSecurityCreateApiKeyPutRequest(server string, params *SecurityCreateApiKeyPutParams, body SecurityCreateApiKeyPutJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityCreateApiKeyPutRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityCreateApiKeyPutRequestWithBody constructs an http.Request for the SecurityCreateApiKeyPut method, with any body, and a specified content type
+func NewSecurityCreateApiKeyPutRequestWithBody(server string, params *SecurityCreateApiKeyPutParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/api_key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityGrantApiKeyRequest calls the generic SecurityGrantApiKey builder with application/json body
+func NewSecurityGrantApiKeyRequest(server string, params *SecurityGrantApiKeyParams, body SecurityGrantApiKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityGrantApiKeyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityGrantApiKeyRequestWithBody constructs an http.Request for the SecurityGrantApiKey method, with any body, and a specified content type
+func NewSecurityGrantApiKeyRequestWithBody(server string, params *SecurityGrantApiKeyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/api_key/grant")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityInvalidateTokenRequest calls the generic SecurityInvalidateToken builder with application/json body
+func NewSecurityInvalidateTokenRequest(server string, params *SecurityInvalidateTokenParams, body SecurityInvalidateTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityInvalidateTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityInvalidateTokenRequestWithBody constructs an http.Request for the SecurityInvalidateToken method, with any body, and a specified content type
+func NewSecurityInvalidateTokenRequestWithBody(server string, params *SecurityInvalidateTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/oauth2/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityGetTokenRequest calls the generic SecurityGetToken builder with application/json body
+func NewSecurityGetTokenRequest(server string, params *SecurityGetTokenParams, body SecurityGetTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityGetTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityGetTokenRequestWithBody constructs an http.Request for the SecurityGetToken method, with any body, and a specified content type
+func NewSecurityGetTokenRequestWithBody(server string, params *SecurityGetTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/oauth2/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityGetRolesRequest constructs an http.Request for the SecurityGetRoles method
+func NewSecurityGetRolesRequest(server string, params *SecurityGetRolesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/role")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityDeleteRoleRequest constructs an http.Request for the SecurityDeleteRole method
+func NewSecurityDeleteRoleRequest(server string, name SecurityRoleNamePath, params *SecurityDeleteRoleParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/role/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetRoleRequest constructs an http.Request for the SecurityGetRole method
+func NewSecurityGetRoleRequest(server string, name SecurityRoleNamePath, params *SecurityGetRoleParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/role/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityPutRolePostRequest calls the generic SecurityPutRolePost builder with application/json body
+func NewSecurityPutRolePostRequest(server string, name SecurityRoleNamePath, params *SecurityPutRolePostParams, body SecurityPutRolePostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityPutRolePostRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewSecurityPutRolePostRequestWithBody constructs an http.Request for the SecurityPutRolePost method, with any body, and a specified content type
+func NewSecurityPutRolePostRequestWithBody(server string, name SecurityRoleNamePath, params *SecurityPutRolePostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/role/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityPutRoleRequest calls the generic SecurityPutRole builder with application/json body
+func NewSecurityPutRoleRequest(server string, name SecurityRoleNamePath, params *SecurityPutRoleParams, body SecurityPutRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityPutRoleRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewSecurityPutRoleRequestWithBody constructs an http.Request for the SecurityPutRole method, with any body, and a specified content type
+func NewSecurityPutRoleRequestWithBody(server string, name SecurityRoleNamePath, params *SecurityPutRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/role/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityGetServiceAccountsRequest constructs an http.Request for the SecurityGetServiceAccounts method
+func NewSecurityGetServiceAccountsRequest(server string, params *SecurityGetServiceAccountsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetServiceAccountsNamespaceRequest constructs an http.Request for the SecurityGetServiceAccountsNamespace method
+func NewSecurityGetServiceAccountsNamespaceRequest(server string, namespace ServiceNamespacePath, params *SecurityGetServiceAccountsNamespaceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetServiceAccountRequest constructs an http.Request for the SecurityGetServiceAccount method
+func NewSecurityGetServiceAccountRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceAccountParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetServiceCredentialsRequest constructs an http.Request for the SecurityGetServiceCredentials method
+func NewSecurityGetServiceCredentialsRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceCredentialsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s/credential", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityCreateServiceTokenGeneratedRequest constructs an http.Request for the SecurityCreateServiceTokenGenerated method
+func NewSecurityCreateServiceTokenGeneratedRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityCreateServiceTokenGeneratedParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s/credential/token", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityDeleteServiceTokenRequest constructs an http.Request for the SecurityDeleteServiceToken method
+func NewSecurityDeleteServiceTokenRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityDeleteServiceTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "token_name", tokenName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s/credential/token/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityCreateServiceTokenRequest constructs an http.Request for the SecurityCreateServiceToken method
+func NewSecurityCreateServiceTokenRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "token_name", tokenName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s/credential/token/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityCreateServiceTokenPutRequest constructs an http.Request for the SecurityCreateServiceTokenPut method
+func NewSecurityCreateServiceTokenPutRequest(server string, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenPutParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service", service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "token_name", tokenName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/service/%s/%s/credential/token/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetUsersRequest constructs an http.Request for the SecurityGetUsers method
+func NewSecurityGetUsersRequest(server string, params *SecurityGetUsersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityHasPrivilegesGetRequest calls the generic SecurityHasPrivilegesGet builder with application/json body
+func NewSecurityHasPrivilegesGetRequest(server string, params *SecurityHasPrivilegesGetParams, body SecurityHasPrivilegesGetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityHasPrivilegesGetRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityHasPrivilegesGetRequestWithBody constructs an http.Request for the SecurityHasPrivilegesGet method, with any body, and a specified content type
+func NewSecurityHasPrivilegesGetRequestWithBody(server string, params *SecurityHasPrivilegesGetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/_has_privileges")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityHasPrivilegesRequest calls the generic SecurityHasPrivileges builder with application/json body
+func NewSecurityHasPrivilegesRequest(server string, params *SecurityHasPrivilegesParams, body SecurityHasPrivilegesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityHasPrivilegesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityHasPrivilegesRequestWithBody constructs an http.Request for the SecurityHasPrivileges method, with any body, and a specified content type
+func NewSecurityHasPrivilegesRequestWithBody(server string, params *SecurityHasPrivilegesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/_has_privileges")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityChangeOwnPasswordPostRequest calls the generic SecurityChangeOwnPasswordPost builder with application/json body
+func NewSecurityChangeOwnPasswordPostRequest(server string, params *SecurityChangeOwnPasswordPostParams, body SecurityChangeOwnPasswordPostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityChangeOwnPasswordPostRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityChangeOwnPasswordPostRequestWithBody constructs an http.Request for the SecurityChangeOwnPasswordPost method, with any body, and a specified content type
+func NewSecurityChangeOwnPasswordPostRequestWithBody(server string, params *SecurityChangeOwnPasswordPostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/_password")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityChangeOwnPasswordRequest calls the generic SecurityChangeOwnPassword builder with application/json body
+func NewSecurityChangeOwnPasswordRequest(server string, params *SecurityChangeOwnPasswordParams, body SecurityChangeOwnPasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityChangeOwnPasswordRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSecurityChangeOwnPasswordRequestWithBody constructs an http.Request for the SecurityChangeOwnPassword method, with any body, and a specified content type
+func NewSecurityChangeOwnPasswordRequestWithBody(server string, params *SecurityChangeOwnPasswordParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/_password")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityDeleteUserRequest constructs an http.Request for the SecurityDeleteUser method
+func NewSecurityDeleteUserRequest(server string, username SecurityUsernamePath, params *SecurityDeleteUserParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityGetUserRequest constructs an http.Request for the SecurityGetUser method
+func NewSecurityGetUserRequest(server string, username SecurityUsernamePath, params *SecurityGetUserParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityPutUserPostRequest calls the generic SecurityPutUserPost builder with application/json body
+func NewSecurityPutUserPostRequest(server string, username SecurityUsernamePath, params *SecurityPutUserPostParams, body SecurityPutUserPostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityPutUserPostRequestWithBody(server, username, params, "application/json", bodyReader)
+}
+
+// NewSecurityPutUserPostRequestWithBody constructs an http.Request for the SecurityPutUserPost method, with any body, and a specified content type
+func NewSecurityPutUserPostRequestWithBody(server string, username SecurityUsernamePath, params *SecurityPutUserPostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityPutUserRequest calls the generic SecurityPutUser builder with application/json body
+func NewSecurityPutUserRequest(server string, username SecurityUsernamePath, params *SecurityPutUserParams, body SecurityPutUserJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityPutUserRequestWithBody(server, username, params, "application/json", bodyReader)
+}
+
+// NewSecurityPutUserRequestWithBody constructs an http.Request for the SecurityPutUser method, with any body, and a specified content type
+func NewSecurityPutUserRequestWithBody(server string, username SecurityUsernamePath, params *SecurityPutUserParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityDisableUserPostRequest constructs an http.Request for the SecurityDisableUserPost method
+func NewSecurityDisableUserPostRequest(server string, username SecurityUsernamePath, params *SecurityDisableUserPostParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityDisableUserRequest constructs an http.Request for the SecurityDisableUser method
+func NewSecurityDisableUserRequest(server string, username SecurityUsernamePath, params *SecurityDisableUserParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityEnableUserPostRequest constructs an http.Request for the SecurityEnableUserPost method
+func NewSecurityEnableUserPostRequest(server string, username SecurityUsernamePath, params *SecurityEnableUserPostParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityEnableUserRequest constructs an http.Request for the SecurityEnableUser method
+func NewSecurityEnableUserRequest(server string, username SecurityUsernamePath, params *SecurityEnableUserParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSecurityChangePasswordPostRequest calls the generic SecurityChangePasswordPost builder with application/json body
+func NewSecurityChangePasswordPostRequest(server string, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, body SecurityChangePasswordPostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityChangePasswordPostRequestWithBody(server, username, params, "application/json", bodyReader)
+}
+
+// NewSecurityChangePasswordPostRequestWithBody constructs an http.Request for the SecurityChangePasswordPost method, with any body, and a specified content type
+func NewSecurityChangePasswordPostRequestWithBody(server string, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_password", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSecurityChangePasswordRequest calls the generic SecurityChangePassword builder with application/json body
+func NewSecurityChangePasswordRequest(server string, username SecurityUsernamePath, params *SecurityChangePasswordParams, body SecurityChangePasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSecurityChangePasswordRequestWithBody(server, username, params, "application/json", bodyReader)
+}
+
+// NewSecurityChangePasswordRequestWithBody constructs an http.Request for the SecurityChangePassword method, with any body, and a specified content type
+func NewSecurityChangePasswordRequestWithBody(server string, username SecurityUsernamePath, params *SecurityChangePasswordParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_security/user/%s/_password", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Refresh != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "refresh", *params.Refresh, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Pretty != nil {
 
@@ -45635,6 +52989,41 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /_count (the `Count` operationId).
 	CountWithResponse(ctx context.Context, params *CountParams, body CountJSONRequestBody, reqEditors ...RequestEditorFn) (*CountResponse, error)
 
+	// ExtInfoWithResponse Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_ext (the `ExtInfo` operationId).
+	ExtInfoWithResponse(ctx context.Context, params *ExtInfoParams, reqEditors ...RequestEditorFn) (*ExtInfoResponse, error)
+
+	// ExtSecurityPutRoleWithBodyWithResponse Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+	ExtSecurityPutRoleWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtSecurityPutRoleResponse, error)
+
+	// ExtSecurityPutRoleWithResponse Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+	ExtSecurityPutRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, body ExtSecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtSecurityPutRoleResponse, error)
+
+	// ExtSecurityPutUserWithBodyWithResponse Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+	ExtSecurityPutUserWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtSecurityPutUserResponse, error)
+
+	// ExtSecurityPutUserWithResponse Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+	ExtSecurityPutUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, body ExtSecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtSecurityPutUserResponse, error)
+
 	// IndicesGetIndexTemplateAllWithResponse Returns every index template.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -45690,6 +53079,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /_index_template/{name} (the `IndicesPutIndexTemplate` operationId).
 	IndicesPutIndexTemplateWithResponse(ctx context.Context, name TemplateNamePath, params *IndicesPutIndexTemplateParams, body IndicesPutIndexTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*IndicesPutIndexTemplateResponse, error)
+
+	// LicenseGetWithResponse Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_license (the `LicenseGet` operationId).
+	LicenseGetWithResponse(ctx context.Context, params *LicenseGetParams, reqEditors ...RequestEditorFn) (*LicenseGetResponse, error)
 
 	// IndicesGetMappingAllWithResponse Returns the mappings of all indices.
 	//
@@ -46184,6 +53580,370 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /_search/template/{id} (the `PutSearchTemplatePut` operationId).
 	PutSearchTemplatePutWithResponse(ctx context.Context, id SearchTemplateIDPath, params *PutSearchTemplatePutParams, body PutSearchTemplatePutJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSearchTemplatePutResponse, error)
+
+	// SecurityAuthenticateWithResponse Reports the authenticated principal (user, roles, realms, authentication type).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/_authenticate (the `SecurityAuthenticate` operationId).
+	SecurityAuthenticateWithResponse(ctx context.Context, params *SecurityAuthenticateParams, reqEditors ...RequestEditorFn) (*SecurityAuthenticateResponse, error)
+
+	// SecurityInvalidateApiKeyWithBodyWithResponse Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+	SecurityInvalidateApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityInvalidateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityInvalidateApiKeyResponse, error)
+
+	// SecurityInvalidateApiKeyWithResponse Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+	SecurityInvalidateApiKeyWithResponse(ctx context.Context, params *SecurityInvalidateApiKeyParams, body SecurityInvalidateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityInvalidateApiKeyResponse, error)
+
+	// SecurityGetApiKeyWithResponse Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/api_key (the `SecurityGetApiKey` operationId).
+	SecurityGetApiKeyWithResponse(ctx context.Context, params *SecurityGetApiKeyParams, reqEditors ...RequestEditorFn) (*SecurityGetApiKeyResponse, error)
+
+	// SecurityCreateApiKeyWithBodyWithResponse Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+	SecurityCreateApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityCreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyResponse, error)
+
+	// SecurityCreateApiKeyWithResponse Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+	SecurityCreateApiKeyWithResponse(ctx context.Context, params *SecurityCreateApiKeyParams, body SecurityCreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyResponse, error)
+
+	// SecurityCreateApiKeyPutWithBodyWithResponse Creates an API key (PUT form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+	SecurityCreateApiKeyPutWithBodyWithResponse(ctx context.Context, params *SecurityCreateApiKeyPutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyPutResponse, error)
+
+	// SecurityCreateApiKeyPutWithResponse Creates an API key (PUT form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+	SecurityCreateApiKeyPutWithResponse(ctx context.Context, params *SecurityCreateApiKeyPutParams, body SecurityCreateApiKeyPutJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyPutResponse, error)
+
+	// SecurityGrantApiKeyWithBodyWithResponse Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+	SecurityGrantApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityGrantApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityGrantApiKeyResponse, error)
+
+	// SecurityGrantApiKeyWithResponse Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+	SecurityGrantApiKeyWithResponse(ctx context.Context, params *SecurityGrantApiKeyParams, body SecurityGrantApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityGrantApiKeyResponse, error)
+
+	// SecurityInvalidateTokenWithBodyWithResponse Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+	SecurityInvalidateTokenWithBodyWithResponse(ctx context.Context, params *SecurityInvalidateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityInvalidateTokenResponse, error)
+
+	// SecurityInvalidateTokenWithResponse Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+	SecurityInvalidateTokenWithResponse(ctx context.Context, params *SecurityInvalidateTokenParams, body SecurityInvalidateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityInvalidateTokenResponse, error)
+
+	// SecurityGetTokenWithBodyWithResponse Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+	SecurityGetTokenWithBodyWithResponse(ctx context.Context, params *SecurityGetTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityGetTokenResponse, error)
+
+	// SecurityGetTokenWithResponse Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+	SecurityGetTokenWithResponse(ctx context.Context, params *SecurityGetTokenParams, body SecurityGetTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityGetTokenResponse, error)
+
+	// SecurityGetRolesWithResponse Returns every role (built-in roles included).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/role (the `SecurityGetRoles` operationId).
+	SecurityGetRolesWithResponse(ctx context.Context, params *SecurityGetRolesParams, reqEditors ...RequestEditorFn) (*SecurityGetRolesResponse, error)
+
+	// SecurityDeleteRoleWithResponse Deletes a role (`{found}`; 404 when there is none).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/role/{name} (the `SecurityDeleteRole` operationId).
+	SecurityDeleteRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityDeleteRoleParams, reqEditors ...RequestEditorFn) (*SecurityDeleteRoleResponse, error)
+
+	// SecurityGetRoleWithResponse Returns roles by name (comma-separated); 404 with `{}` when none exists.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/role/{name} (the `SecurityGetRole` operationId).
+	SecurityGetRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityGetRoleParams, reqEditors ...RequestEditorFn) (*SecurityGetRoleResponse, error)
+
+	// SecurityPutRolePostWithBodyWithResponse Creates or updates a role (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+	SecurityPutRolePostWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutRolePostResponse, error)
+
+	// SecurityPutRolePostWithResponse Creates or updates a role (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+	SecurityPutRolePostWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, body SecurityPutRolePostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutRolePostResponse, error)
+
+	// SecurityPutRoleWithBodyWithResponse Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+	SecurityPutRoleWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutRoleResponse, error)
+
+	// SecurityPutRoleWithResponse Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+	SecurityPutRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, body SecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutRoleResponse, error)
+
+	// SecurityGetServiceAccountsWithResponse Returns the service accounts and their role descriptors.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/service (the `SecurityGetServiceAccounts` operationId).
+	SecurityGetServiceAccountsWithResponse(ctx context.Context, params *SecurityGetServiceAccountsParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountsResponse, error)
+
+	// SecurityGetServiceAccountsNamespaceWithResponse Returns the service accounts of a namespace.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/service/{namespace} (the `SecurityGetServiceAccountsNamespace` operationId).
+	SecurityGetServiceAccountsNamespaceWithResponse(ctx context.Context, namespace ServiceNamespacePath, params *SecurityGetServiceAccountsNamespaceParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountsNamespaceResponse, error)
+
+	// SecurityGetServiceAccountWithResponse Returns one service account (`{}` when it does not exist).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/service/{namespace}/{service} (the `SecurityGetServiceAccount` operationId).
+	SecurityGetServiceAccountWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceAccountParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountResponse, error)
+
+	// SecurityGetServiceCredentialsWithResponse Lists a service account's tokens (index-backed and file-backed).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/service/{namespace}/{service}/credential (the `SecurityGetServiceCredentials` operationId).
+	SecurityGetServiceCredentialsWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceCredentialsParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceCredentialsResponse, error)
+
+	// SecurityCreateServiceTokenGeneratedWithResponse Creates a service account token with a generated name (the value is shown only now).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/service/{namespace}/{service}/credential/token (the `SecurityCreateServiceTokenGenerated` operationId).
+	SecurityCreateServiceTokenGeneratedWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityCreateServiceTokenGeneratedParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenGeneratedResponse, error)
+
+	// SecurityDeleteServiceTokenWithResponse Deletes an index-backed service account token (`{found}`; 404 when there is none).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityDeleteServiceToken` operationId).
+	SecurityDeleteServiceTokenWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityDeleteServiceTokenParams, reqEditors ...RequestEditorFn) (*SecurityDeleteServiceTokenResponse, error)
+
+	// SecurityCreateServiceTokenWithResponse Creates a named service account token (the value is shown only now).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceToken` operationId).
+	SecurityCreateServiceTokenWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenResponse, error)
+
+	// SecurityCreateServiceTokenPutWithResponse Creates a named service account token (PUT form).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceTokenPut` operationId).
+	SecurityCreateServiceTokenPutWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenPutParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenPutResponse, error)
+
+	// SecurityGetUsersWithResponse Returns every user (reserved users included).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/user (the `SecurityGetUsers` operationId).
+	SecurityGetUsersWithResponse(ctx context.Context, params *SecurityGetUsersParams, reqEditors ...RequestEditorFn) (*SecurityGetUsersResponse, error)
+
+	// SecurityHasPrivilegesGetWithBodyWithResponse Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+	SecurityHasPrivilegesGetWithBodyWithResponse(ctx context.Context, params *SecurityHasPrivilegesGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesGetResponse, error)
+
+	// SecurityHasPrivilegesGetWithResponse Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+	SecurityHasPrivilegesGetWithResponse(ctx context.Context, params *SecurityHasPrivilegesGetParams, body SecurityHasPrivilegesGetJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesGetResponse, error)
+
+	// SecurityHasPrivilegesWithBodyWithResponse Reports whether the authenticated user holds the listed privileges (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+	SecurityHasPrivilegesWithBodyWithResponse(ctx context.Context, params *SecurityHasPrivilegesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesResponse, error)
+
+	// SecurityHasPrivilegesWithResponse Reports whether the authenticated user holds the listed privileges (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+	SecurityHasPrivilegesWithResponse(ctx context.Context, params *SecurityHasPrivilegesParams, body SecurityHasPrivilegesJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesResponse, error)
+
+	// SecurityChangeOwnPasswordPostWithBodyWithResponse Changes the password of the authenticated user (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+	SecurityChangeOwnPasswordPostWithBodyWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordPostResponse, error)
+
+	// SecurityChangeOwnPasswordPostWithResponse Changes the password of the authenticated user (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+	SecurityChangeOwnPasswordPostWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, body SecurityChangeOwnPasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordPostResponse, error)
+
+	// SecurityChangeOwnPasswordWithBodyWithResponse Changes the password of the authenticated user.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+	SecurityChangeOwnPasswordWithBodyWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordResponse, error)
+
+	// SecurityChangeOwnPasswordWithResponse Changes the password of the authenticated user.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+	SecurityChangeOwnPasswordWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordParams, body SecurityChangeOwnPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordResponse, error)
+
+	// SecurityDeleteUserWithResponse Deletes a native user (`{found}`; 404 when there is none).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_security/user/{username} (the `SecurityDeleteUser` operationId).
+	SecurityDeleteUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDeleteUserParams, reqEditors ...RequestEditorFn) (*SecurityDeleteUserResponse, error)
+
+	// SecurityGetUserWithResponse Returns users by name (comma-separated); 404 with `{}` when none exists.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_security/user/{username} (the `SecurityGetUser` operationId).
+	SecurityGetUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityGetUserParams, reqEditors ...RequestEditorFn) (*SecurityGetUserResponse, error)
+
+	// SecurityPutUserPostWithBodyWithResponse Creates or updates a native user (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+	SecurityPutUserPostWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutUserPostResponse, error)
+
+	// SecurityPutUserPostWithResponse Creates or updates a native user (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+	SecurityPutUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, body SecurityPutUserPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutUserPostResponse, error)
+
+	// SecurityPutUserWithBodyWithResponse Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+	SecurityPutUserWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutUserResponse, error)
+
+	// SecurityPutUserWithResponse Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+	SecurityPutUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, body SecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutUserResponse, error)
+
+	// SecurityDisableUserPostWithResponse Disables a user (POST form).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username}/_disable (the `SecurityDisableUserPost` operationId).
+	SecurityDisableUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserPostParams, reqEditors ...RequestEditorFn) (*SecurityDisableUserPostResponse, error)
+
+	// SecurityDisableUserWithResponse Disables a user (their tokens stop working at once).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username}/_disable (the `SecurityDisableUser` operationId).
+	SecurityDisableUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserParams, reqEditors ...RequestEditorFn) (*SecurityDisableUserResponse, error)
+
+	// SecurityEnableUserPostWithResponse Enables a user (POST form).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username}/_enable (the `SecurityEnableUserPost` operationId).
+	SecurityEnableUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserPostParams, reqEditors ...RequestEditorFn) (*SecurityEnableUserPostResponse, error)
+
+	// SecurityEnableUserWithResponse Enables a user.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username}/_enable (the `SecurityEnableUser` operationId).
+	SecurityEnableUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserParams, reqEditors ...RequestEditorFn) (*SecurityEnableUserResponse, error)
+
+	// SecurityChangePasswordPostWithBodyWithResponse Changes a user's password (POST form).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+	SecurityChangePasswordPostWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangePasswordPostResponse, error)
+
+	// SecurityChangePasswordPostWithResponse Changes a user's password (POST form).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+	SecurityChangePasswordPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, body SecurityChangePasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangePasswordPostResponse, error)
+
+	// SecurityChangePasswordWithBodyWithResponse Changes a user's password (any user may change their own).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+	SecurityChangePasswordWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangePasswordResponse, error)
+
+	// SecurityChangePasswordWithResponse Changes a user's password (any user may change their own).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+	SecurityChangePasswordWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, body SecurityChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangePasswordResponse, error)
 
 	// IndicesGetSettingsAllWithResponse Returns the settings of all indices.
 	//
@@ -48887,6 +56647,150 @@ func (r CountResponse) ContentType() string {
 	return ""
 }
 
+type ExtInfoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExtInfo
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExtInfoResponse) GetJSON200() *ExtInfo {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExtInfoResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExtInfoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExtInfoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExtInfoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExtInfoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExtSecurityPutRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutRole
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExtSecurityPutRoleResponse) GetJSON200() *SecurityPutRole {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExtSecurityPutRoleResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExtSecurityPutRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExtSecurityPutRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExtSecurityPutRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExtSecurityPutRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExtSecurityPutUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutUser
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExtSecurityPutUserResponse) GetJSON200() *SecurityPutUser {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExtSecurityPutUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExtSecurityPutUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExtSecurityPutUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExtSecurityPutUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExtSecurityPutUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type IndicesGetIndexTemplateAllResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -49155,6 +57059,54 @@ func (r IndicesPutIndexTemplateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IndicesPutIndexTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type LicenseGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *License
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LicenseGetResponse) GetJSON200() *License {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r LicenseGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r LicenseGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LicenseGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LicenseGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LicenseGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -51441,6 +59393,1776 @@ func (r PutSearchTemplatePutResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PutSearchTemplatePutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityAuthenticateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityAuthenticate
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityAuthenticateResponse) GetJSON200() *SecurityAuthenticate {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityAuthenticateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityAuthenticateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityAuthenticateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityAuthenticateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityAuthenticateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityInvalidateApiKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityInvalidateApiKeyResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityInvalidateApiKeyResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityInvalidateApiKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityInvalidateApiKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityInvalidateApiKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityInvalidateApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetApiKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetApiKeyResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetApiKeyResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetApiKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetApiKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetApiKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityCreateApiKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityCreateApiKey
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityCreateApiKeyResponse) GetJSON200() *SecurityCreateApiKey {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityCreateApiKeyResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityCreateApiKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityCreateApiKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityCreateApiKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityCreateApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityCreateApiKeyPutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityCreateApiKey
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityCreateApiKeyPutResponse) GetJSON200() *SecurityCreateApiKey {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityCreateApiKeyPutResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityCreateApiKeyPutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityCreateApiKeyPutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityCreateApiKeyPutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityCreateApiKeyPutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGrantApiKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityCreateApiKey
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGrantApiKeyResponse) GetJSON200() *SecurityCreateApiKey {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGrantApiKeyResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGrantApiKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGrantApiKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGrantApiKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGrantApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityInvalidateTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityInvalidateTokenResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityInvalidateTokenResponse) GetJSON404() *SecurityObject {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityInvalidateTokenResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityInvalidateTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityInvalidateTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityInvalidateTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityInvalidateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityGetToken
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetTokenResponse) GetJSON200() *SecurityGetToken {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetTokenResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetRolesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetRolesResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetRolesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetRolesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetRolesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetRolesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetRolesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityDeleteRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityFound
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityDeleteRoleResponse) GetJSON200() *SecurityFound {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityDeleteRoleResponse) GetJSON404() *SecurityFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityDeleteRoleResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityDeleteRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityDeleteRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityDeleteRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityDeleteRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetRoleResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityGetRoleResponse) GetJSON404() *SecurityObject {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetRoleResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityPutRolePostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutRole
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityPutRolePostResponse) GetJSON200() *SecurityPutRole {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityPutRolePostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityPutRolePostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityPutRolePostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityPutRolePostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityPutRolePostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityPutRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutRole
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityPutRoleResponse) GetJSON200() *SecurityPutRole {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityPutRoleResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityPutRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityPutRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityPutRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityPutRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetServiceAccountsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetServiceAccountsResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetServiceAccountsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetServiceAccountsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetServiceAccountsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetServiceAccountsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetServiceAccountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetServiceAccountsNamespaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetServiceAccountsNamespaceResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetServiceAccountsNamespaceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetServiceAccountsNamespaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetServiceAccountsNamespaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetServiceAccountsNamespaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetServiceAccountsNamespaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetServiceAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetServiceAccountResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetServiceAccountResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetServiceAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetServiceAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetServiceAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetServiceAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetServiceCredentialsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetServiceCredentialsResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetServiceCredentialsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetServiceCredentialsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetServiceCredentialsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetServiceCredentialsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetServiceCredentialsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityCreateServiceTokenGeneratedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityServiceToken
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityCreateServiceTokenGeneratedResponse) GetJSON200() *SecurityServiceToken {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityCreateServiceTokenGeneratedResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityCreateServiceTokenGeneratedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityCreateServiceTokenGeneratedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityCreateServiceTokenGeneratedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityCreateServiceTokenGeneratedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityDeleteServiceTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityFound
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityDeleteServiceTokenResponse) GetJSON200() *SecurityFound {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityDeleteServiceTokenResponse) GetJSON404() *SecurityFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityDeleteServiceTokenResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityDeleteServiceTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityDeleteServiceTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityDeleteServiceTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityDeleteServiceTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityCreateServiceTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityServiceToken
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityCreateServiceTokenResponse) GetJSON200() *SecurityServiceToken {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityCreateServiceTokenResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityCreateServiceTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityCreateServiceTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityCreateServiceTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityCreateServiceTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityCreateServiceTokenPutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityServiceToken
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityCreateServiceTokenPutResponse) GetJSON200() *SecurityServiceToken {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityCreateServiceTokenPutResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityCreateServiceTokenPutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityCreateServiceTokenPutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityCreateServiceTokenPutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityCreateServiceTokenPutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetUsersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetUsersResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetUsersResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetUsersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetUsersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetUsersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetUsersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityHasPrivilegesGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityHasPrivilegesGetResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityHasPrivilegesGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityHasPrivilegesGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityHasPrivilegesGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityHasPrivilegesGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityHasPrivilegesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityHasPrivilegesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityHasPrivilegesResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityHasPrivilegesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityHasPrivilegesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityHasPrivilegesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityHasPrivilegesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityHasPrivilegesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityChangeOwnPasswordPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityChangeOwnPasswordPostResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityChangeOwnPasswordPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityChangeOwnPasswordPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityChangeOwnPasswordPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityChangeOwnPasswordPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityChangeOwnPasswordPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityChangeOwnPasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityChangeOwnPasswordResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityChangeOwnPasswordResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityChangeOwnPasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityChangeOwnPasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityChangeOwnPasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityChangeOwnPasswordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityDeleteUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityFound
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityDeleteUserResponse) GetJSON200() *SecurityFound {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityDeleteUserResponse) GetJSON404() *SecurityFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityDeleteUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityDeleteUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityDeleteUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityDeleteUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityDeleteUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityGetUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityGetUserResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SecurityGetUserResponse) GetJSON404() *SecurityObject {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityGetUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityGetUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityGetUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityGetUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityGetUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityPutUserPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutUser
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityPutUserPostResponse) GetJSON200() *SecurityPutUser {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityPutUserPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityPutUserPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityPutUserPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityPutUserPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityPutUserPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityPutUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityPutUser
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityPutUserResponse) GetJSON200() *SecurityPutUser {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityPutUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityPutUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityPutUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityPutUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityPutUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityDisableUserPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityDisableUserPostResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityDisableUserPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityDisableUserPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityDisableUserPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityDisableUserPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityDisableUserPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityDisableUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityDisableUserResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityDisableUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityDisableUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityDisableUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityDisableUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityDisableUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityEnableUserPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityEnableUserPostResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityEnableUserPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityEnableUserPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityEnableUserPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityEnableUserPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityEnableUserPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityEnableUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityEnableUserResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityEnableUserResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityEnableUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityEnableUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityEnableUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityEnableUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityChangePasswordPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityChangePasswordPostResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityChangePasswordPostResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityChangePasswordPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityChangePasswordPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityChangePasswordPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityChangePasswordPostResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SecurityChangePasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SecurityObject
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SecurityChangePasswordResponse) GetJSON200() *SecurityObject {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SecurityChangePasswordResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SecurityChangePasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SecurityChangePasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SecurityChangePasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SecurityChangePasswordResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -55191,6 +64913,71 @@ func (c *ClientWithResponses) CountWithResponse(ctx context.Context, params *Cou
 	return ParseCountResponse(rsp)
 }
 
+// ExtInfoWithResponse Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_ext (the `ExtInfo` operationId).
+func (c *ClientWithResponses) ExtInfoWithResponse(ctx context.Context, params *ExtInfoParams, reqEditors ...RequestEditorFn) (*ExtInfoResponse, error) {
+	rsp, err := c.ExtInfo(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtInfoResponse(rsp)
+}
+
+// ExtSecurityPutRoleWithBodyWithResponse Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+func (c *ClientWithResponses) ExtSecurityPutRoleWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtSecurityPutRoleResponse, error) {
+	rsp, err := c.ExtSecurityPutRoleWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtSecurityPutRoleResponse(rsp)
+}
+
+// ExtSecurityPutRoleWithResponse Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_ext/security/role/{name} (the `ExtSecurityPutRole` operationId).
+func (c *ClientWithResponses) ExtSecurityPutRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *ExtSecurityPutRoleParams, body ExtSecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtSecurityPutRoleResponse, error) {
+	rsp, err := c.ExtSecurityPutRole(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtSecurityPutRoleResponse(rsp)
+}
+
+// ExtSecurityPutUserWithBodyWithResponse Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+func (c *ClientWithResponses) ExtSecurityPutUserWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExtSecurityPutUserResponse, error) {
+	rsp, err := c.ExtSecurityPutUserWithBody(ctx, username, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtSecurityPutUserResponse(rsp)
+}
+
+// ExtSecurityPutUserWithResponse Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_ext/security/user/{username} (the `ExtSecurityPutUser` operationId).
+func (c *ClientWithResponses) ExtSecurityPutUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *ExtSecurityPutUserParams, body ExtSecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*ExtSecurityPutUserResponse, error) {
+	rsp, err := c.ExtSecurityPutUser(ctx, username, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExtSecurityPutUserResponse(rsp)
+}
+
 // IndicesGetIndexTemplateAllWithResponse Returns every index template.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -55293,6 +65080,19 @@ func (c *ClientWithResponses) IndicesPutIndexTemplateWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseIndicesPutIndexTemplateResponse(rsp)
+}
+
+// LicenseGetWithResponse Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_license (the `LicenseGet` operationId).
+func (c *ClientWithResponses) LicenseGetWithResponse(ctx context.Context, params *LicenseGetParams, reqEditors ...RequestEditorFn) (*LicenseGetResponse, error) {
+	rsp, err := c.LicenseGet(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLicenseGetResponse(rsp)
 }
 
 // IndicesGetMappingAllWithResponse Returns the mappings of all indices.
@@ -56207,6 +66007,682 @@ func (c *ClientWithResponses) PutSearchTemplatePutWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParsePutSearchTemplatePutResponse(rsp)
+}
+
+// SecurityAuthenticateWithResponse Reports the authenticated principal (user, roles, realms, authentication type).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/_authenticate (the `SecurityAuthenticate` operationId).
+func (c *ClientWithResponses) SecurityAuthenticateWithResponse(ctx context.Context, params *SecurityAuthenticateParams, reqEditors ...RequestEditorFn) (*SecurityAuthenticateResponse, error) {
+	rsp, err := c.SecurityAuthenticate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityAuthenticateResponse(rsp)
+}
+
+// SecurityInvalidateApiKeyWithBodyWithResponse Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+func (c *ClientWithResponses) SecurityInvalidateApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityInvalidateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityInvalidateApiKeyResponse, error) {
+	rsp, err := c.SecurityInvalidateApiKeyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityInvalidateApiKeyResponse(rsp)
+}
+
+// SecurityInvalidateApiKeyWithResponse Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/api_key (the `SecurityInvalidateApiKey` operationId).
+func (c *ClientWithResponses) SecurityInvalidateApiKeyWithResponse(ctx context.Context, params *SecurityInvalidateApiKeyParams, body SecurityInvalidateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityInvalidateApiKeyResponse, error) {
+	rsp, err := c.SecurityInvalidateApiKey(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityInvalidateApiKeyResponse(rsp)
+}
+
+// SecurityGetApiKeyWithResponse Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/api_key (the `SecurityGetApiKey` operationId).
+func (c *ClientWithResponses) SecurityGetApiKeyWithResponse(ctx context.Context, params *SecurityGetApiKeyParams, reqEditors ...RequestEditorFn) (*SecurityGetApiKeyResponse, error) {
+	rsp, err := c.SecurityGetApiKey(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetApiKeyResponse(rsp)
+}
+
+// SecurityCreateApiKeyWithBodyWithResponse Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+func (c *ClientWithResponses) SecurityCreateApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityCreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyResponse, error) {
+	rsp, err := c.SecurityCreateApiKeyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateApiKeyResponse(rsp)
+}
+
+// SecurityCreateApiKeyWithResponse Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/api_key (the `SecurityCreateApiKey` operationId).
+func (c *ClientWithResponses) SecurityCreateApiKeyWithResponse(ctx context.Context, params *SecurityCreateApiKeyParams, body SecurityCreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyResponse, error) {
+	rsp, err := c.SecurityCreateApiKey(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateApiKeyResponse(rsp)
+}
+
+// SecurityCreateApiKeyPutWithBodyWithResponse Creates an API key (PUT form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+func (c *ClientWithResponses) SecurityCreateApiKeyPutWithBodyWithResponse(ctx context.Context, params *SecurityCreateApiKeyPutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyPutResponse, error) {
+	rsp, err := c.SecurityCreateApiKeyPutWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateApiKeyPutResponse(rsp)
+}
+
+// SecurityCreateApiKeyPutWithResponse Creates an API key (PUT form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/api_key (the `SecurityCreateApiKeyPut` operationId).
+func (c *ClientWithResponses) SecurityCreateApiKeyPutWithResponse(ctx context.Context, params *SecurityCreateApiKeyPutParams, body SecurityCreateApiKeyPutJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityCreateApiKeyPutResponse, error) {
+	rsp, err := c.SecurityCreateApiKeyPut(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateApiKeyPutResponse(rsp)
+}
+
+// SecurityGrantApiKeyWithBodyWithResponse Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+func (c *ClientWithResponses) SecurityGrantApiKeyWithBodyWithResponse(ctx context.Context, params *SecurityGrantApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityGrantApiKeyResponse, error) {
+	rsp, err := c.SecurityGrantApiKeyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGrantApiKeyResponse(rsp)
+}
+
+// SecurityGrantApiKeyWithResponse Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/api_key/grant (the `SecurityGrantApiKey` operationId).
+func (c *ClientWithResponses) SecurityGrantApiKeyWithResponse(ctx context.Context, params *SecurityGrantApiKeyParams, body SecurityGrantApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityGrantApiKeyResponse, error) {
+	rsp, err := c.SecurityGrantApiKey(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGrantApiKeyResponse(rsp)
+}
+
+// SecurityInvalidateTokenWithBodyWithResponse Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+func (c *ClientWithResponses) SecurityInvalidateTokenWithBodyWithResponse(ctx context.Context, params *SecurityInvalidateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityInvalidateTokenResponse, error) {
+	rsp, err := c.SecurityInvalidateTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityInvalidateTokenResponse(rsp)
+}
+
+// SecurityInvalidateTokenWithResponse Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/oauth2/token (the `SecurityInvalidateToken` operationId).
+func (c *ClientWithResponses) SecurityInvalidateTokenWithResponse(ctx context.Context, params *SecurityInvalidateTokenParams, body SecurityInvalidateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityInvalidateTokenResponse, error) {
+	rsp, err := c.SecurityInvalidateToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityInvalidateTokenResponse(rsp)
+}
+
+// SecurityGetTokenWithBodyWithResponse Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+func (c *ClientWithResponses) SecurityGetTokenWithBodyWithResponse(ctx context.Context, params *SecurityGetTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityGetTokenResponse, error) {
+	rsp, err := c.SecurityGetTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetTokenResponse(rsp)
+}
+
+// SecurityGetTokenWithResponse Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/oauth2/token (the `SecurityGetToken` operationId).
+func (c *ClientWithResponses) SecurityGetTokenWithResponse(ctx context.Context, params *SecurityGetTokenParams, body SecurityGetTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityGetTokenResponse, error) {
+	rsp, err := c.SecurityGetToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetTokenResponse(rsp)
+}
+
+// SecurityGetRolesWithResponse Returns every role (built-in roles included).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/role (the `SecurityGetRoles` operationId).
+func (c *ClientWithResponses) SecurityGetRolesWithResponse(ctx context.Context, params *SecurityGetRolesParams, reqEditors ...RequestEditorFn) (*SecurityGetRolesResponse, error) {
+	rsp, err := c.SecurityGetRoles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetRolesResponse(rsp)
+}
+
+// SecurityDeleteRoleWithResponse Deletes a role (`{found}`; 404 when there is none).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/role/{name} (the `SecurityDeleteRole` operationId).
+func (c *ClientWithResponses) SecurityDeleteRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityDeleteRoleParams, reqEditors ...RequestEditorFn) (*SecurityDeleteRoleResponse, error) {
+	rsp, err := c.SecurityDeleteRole(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityDeleteRoleResponse(rsp)
+}
+
+// SecurityGetRoleWithResponse Returns roles by name (comma-separated); 404 with `{}` when none exists.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/role/{name} (the `SecurityGetRole` operationId).
+func (c *ClientWithResponses) SecurityGetRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityGetRoleParams, reqEditors ...RequestEditorFn) (*SecurityGetRoleResponse, error) {
+	rsp, err := c.SecurityGetRole(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetRoleResponse(rsp)
+}
+
+// SecurityPutRolePostWithBodyWithResponse Creates or updates a role (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+func (c *ClientWithResponses) SecurityPutRolePostWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutRolePostResponse, error) {
+	rsp, err := c.SecurityPutRolePostWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutRolePostResponse(rsp)
+}
+
+// SecurityPutRolePostWithResponse Creates or updates a role (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/role/{name} (the `SecurityPutRolePost` operationId).
+func (c *ClientWithResponses) SecurityPutRolePostWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRolePostParams, body SecurityPutRolePostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutRolePostResponse, error) {
+	rsp, err := c.SecurityPutRolePost(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutRolePostResponse(rsp)
+}
+
+// SecurityPutRoleWithBodyWithResponse Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+func (c *ClientWithResponses) SecurityPutRoleWithBodyWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutRoleResponse, error) {
+	rsp, err := c.SecurityPutRoleWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutRoleResponse(rsp)
+}
+
+// SecurityPutRoleWithResponse Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/role/{name} (the `SecurityPutRole` operationId).
+func (c *ClientWithResponses) SecurityPutRoleWithResponse(ctx context.Context, name SecurityRoleNamePath, params *SecurityPutRoleParams, body SecurityPutRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutRoleResponse, error) {
+	rsp, err := c.SecurityPutRole(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutRoleResponse(rsp)
+}
+
+// SecurityGetServiceAccountsWithResponse Returns the service accounts and their role descriptors.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/service (the `SecurityGetServiceAccounts` operationId).
+func (c *ClientWithResponses) SecurityGetServiceAccountsWithResponse(ctx context.Context, params *SecurityGetServiceAccountsParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountsResponse, error) {
+	rsp, err := c.SecurityGetServiceAccounts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetServiceAccountsResponse(rsp)
+}
+
+// SecurityGetServiceAccountsNamespaceWithResponse Returns the service accounts of a namespace.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/service/{namespace} (the `SecurityGetServiceAccountsNamespace` operationId).
+func (c *ClientWithResponses) SecurityGetServiceAccountsNamespaceWithResponse(ctx context.Context, namespace ServiceNamespacePath, params *SecurityGetServiceAccountsNamespaceParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountsNamespaceResponse, error) {
+	rsp, err := c.SecurityGetServiceAccountsNamespace(ctx, namespace, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetServiceAccountsNamespaceResponse(rsp)
+}
+
+// SecurityGetServiceAccountWithResponse Returns one service account (`{}` when it does not exist).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/service/{namespace}/{service} (the `SecurityGetServiceAccount` operationId).
+func (c *ClientWithResponses) SecurityGetServiceAccountWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceAccountParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceAccountResponse, error) {
+	rsp, err := c.SecurityGetServiceAccount(ctx, namespace, service, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetServiceAccountResponse(rsp)
+}
+
+// SecurityGetServiceCredentialsWithResponse Lists a service account's tokens (index-backed and file-backed).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/service/{namespace}/{service}/credential (the `SecurityGetServiceCredentials` operationId).
+func (c *ClientWithResponses) SecurityGetServiceCredentialsWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityGetServiceCredentialsParams, reqEditors ...RequestEditorFn) (*SecurityGetServiceCredentialsResponse, error) {
+	rsp, err := c.SecurityGetServiceCredentials(ctx, namespace, service, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetServiceCredentialsResponse(rsp)
+}
+
+// SecurityCreateServiceTokenGeneratedWithResponse Creates a service account token with a generated name (the value is shown only now).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/service/{namespace}/{service}/credential/token (the `SecurityCreateServiceTokenGenerated` operationId).
+func (c *ClientWithResponses) SecurityCreateServiceTokenGeneratedWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, params *SecurityCreateServiceTokenGeneratedParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenGeneratedResponse, error) {
+	rsp, err := c.SecurityCreateServiceTokenGenerated(ctx, namespace, service, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateServiceTokenGeneratedResponse(rsp)
+}
+
+// SecurityDeleteServiceTokenWithResponse Deletes an index-backed service account token (`{found}`; 404 when there is none).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityDeleteServiceToken` operationId).
+func (c *ClientWithResponses) SecurityDeleteServiceTokenWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityDeleteServiceTokenParams, reqEditors ...RequestEditorFn) (*SecurityDeleteServiceTokenResponse, error) {
+	rsp, err := c.SecurityDeleteServiceToken(ctx, namespace, service, tokenName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityDeleteServiceTokenResponse(rsp)
+}
+
+// SecurityCreateServiceTokenWithResponse Creates a named service account token (the value is shown only now).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceToken` operationId).
+func (c *ClientWithResponses) SecurityCreateServiceTokenWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenResponse, error) {
+	rsp, err := c.SecurityCreateServiceToken(ctx, namespace, service, tokenName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateServiceTokenResponse(rsp)
+}
+
+// SecurityCreateServiceTokenPutWithResponse Creates a named service account token (PUT form).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/service/{namespace}/{service}/credential/token/{token_name} (the `SecurityCreateServiceTokenPut` operationId).
+func (c *ClientWithResponses) SecurityCreateServiceTokenPutWithResponse(ctx context.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params *SecurityCreateServiceTokenPutParams, reqEditors ...RequestEditorFn) (*SecurityCreateServiceTokenPutResponse, error) {
+	rsp, err := c.SecurityCreateServiceTokenPut(ctx, namespace, service, tokenName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityCreateServiceTokenPutResponse(rsp)
+}
+
+// SecurityGetUsersWithResponse Returns every user (reserved users included).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/user (the `SecurityGetUsers` operationId).
+func (c *ClientWithResponses) SecurityGetUsersWithResponse(ctx context.Context, params *SecurityGetUsersParams, reqEditors ...RequestEditorFn) (*SecurityGetUsersResponse, error) {
+	rsp, err := c.SecurityGetUsers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetUsersResponse(rsp)
+}
+
+// SecurityHasPrivilegesGetWithBodyWithResponse Reports whether the authenticated user holds the listed cluster, index and application privileges.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+func (c *ClientWithResponses) SecurityHasPrivilegesGetWithBodyWithResponse(ctx context.Context, params *SecurityHasPrivilegesGetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesGetResponse, error) {
+	rsp, err := c.SecurityHasPrivilegesGetWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityHasPrivilegesGetResponse(rsp)
+}
+
+// SecurityHasPrivilegesGetWithResponse Reports whether the authenticated user holds the listed cluster, index and application privileges.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/user/_has_privileges (the `SecurityHasPrivilegesGet` operationId).
+func (c *ClientWithResponses) SecurityHasPrivilegesGetWithResponse(ctx context.Context, params *SecurityHasPrivilegesGetParams, body SecurityHasPrivilegesGetJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesGetResponse, error) {
+	rsp, err := c.SecurityHasPrivilegesGet(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityHasPrivilegesGetResponse(rsp)
+}
+
+// SecurityHasPrivilegesWithBodyWithResponse Reports whether the authenticated user holds the listed privileges (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+func (c *ClientWithResponses) SecurityHasPrivilegesWithBodyWithResponse(ctx context.Context, params *SecurityHasPrivilegesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesResponse, error) {
+	rsp, err := c.SecurityHasPrivilegesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityHasPrivilegesResponse(rsp)
+}
+
+// SecurityHasPrivilegesWithResponse Reports whether the authenticated user holds the listed privileges (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/_has_privileges (the `SecurityHasPrivileges` operationId).
+func (c *ClientWithResponses) SecurityHasPrivilegesWithResponse(ctx context.Context, params *SecurityHasPrivilegesParams, body SecurityHasPrivilegesJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityHasPrivilegesResponse, error) {
+	rsp, err := c.SecurityHasPrivileges(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityHasPrivilegesResponse(rsp)
+}
+
+// SecurityChangeOwnPasswordPostWithBodyWithResponse Changes the password of the authenticated user (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+func (c *ClientWithResponses) SecurityChangeOwnPasswordPostWithBodyWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordPostResponse, error) {
+	rsp, err := c.SecurityChangeOwnPasswordPostWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangeOwnPasswordPostResponse(rsp)
+}
+
+// SecurityChangeOwnPasswordPostWithResponse Changes the password of the authenticated user (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/_password (the `SecurityChangeOwnPasswordPost` operationId).
+func (c *ClientWithResponses) SecurityChangeOwnPasswordPostWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordPostParams, body SecurityChangeOwnPasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordPostResponse, error) {
+	rsp, err := c.SecurityChangeOwnPasswordPost(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangeOwnPasswordPostResponse(rsp)
+}
+
+// SecurityChangeOwnPasswordWithBodyWithResponse Changes the password of the authenticated user.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+func (c *ClientWithResponses) SecurityChangeOwnPasswordWithBodyWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordResponse, error) {
+	rsp, err := c.SecurityChangeOwnPasswordWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangeOwnPasswordResponse(rsp)
+}
+
+// SecurityChangeOwnPasswordWithResponse Changes the password of the authenticated user.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/_password (the `SecurityChangeOwnPassword` operationId).
+func (c *ClientWithResponses) SecurityChangeOwnPasswordWithResponse(ctx context.Context, params *SecurityChangeOwnPasswordParams, body SecurityChangeOwnPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangeOwnPasswordResponse, error) {
+	rsp, err := c.SecurityChangeOwnPassword(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangeOwnPasswordResponse(rsp)
+}
+
+// SecurityDeleteUserWithResponse Deletes a native user (`{found}`; 404 when there is none).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_security/user/{username} (the `SecurityDeleteUser` operationId).
+func (c *ClientWithResponses) SecurityDeleteUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDeleteUserParams, reqEditors ...RequestEditorFn) (*SecurityDeleteUserResponse, error) {
+	rsp, err := c.SecurityDeleteUser(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityDeleteUserResponse(rsp)
+}
+
+// SecurityGetUserWithResponse Returns users by name (comma-separated); 404 with `{}` when none exists.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_security/user/{username} (the `SecurityGetUser` operationId).
+func (c *ClientWithResponses) SecurityGetUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityGetUserParams, reqEditors ...RequestEditorFn) (*SecurityGetUserResponse, error) {
+	rsp, err := c.SecurityGetUser(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityGetUserResponse(rsp)
+}
+
+// SecurityPutUserPostWithBodyWithResponse Creates or updates a native user (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+func (c *ClientWithResponses) SecurityPutUserPostWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutUserPostResponse, error) {
+	rsp, err := c.SecurityPutUserPostWithBody(ctx, username, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutUserPostResponse(rsp)
+}
+
+// SecurityPutUserPostWithResponse Creates or updates a native user (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username} (the `SecurityPutUserPost` operationId).
+func (c *ClientWithResponses) SecurityPutUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserPostParams, body SecurityPutUserPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutUserPostResponse, error) {
+	rsp, err := c.SecurityPutUserPost(ctx, username, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutUserPostResponse(rsp)
+}
+
+// SecurityPutUserWithBodyWithResponse Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+func (c *ClientWithResponses) SecurityPutUserWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityPutUserResponse, error) {
+	rsp, err := c.SecurityPutUserWithBody(ctx, username, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutUserResponse(rsp)
+}
+
+// SecurityPutUserWithResponse Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username} (the `SecurityPutUser` operationId).
+func (c *ClientWithResponses) SecurityPutUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityPutUserParams, body SecurityPutUserJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityPutUserResponse, error) {
+	rsp, err := c.SecurityPutUser(ctx, username, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityPutUserResponse(rsp)
+}
+
+// SecurityDisableUserPostWithResponse Disables a user (POST form).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username}/_disable (the `SecurityDisableUserPost` operationId).
+func (c *ClientWithResponses) SecurityDisableUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserPostParams, reqEditors ...RequestEditorFn) (*SecurityDisableUserPostResponse, error) {
+	rsp, err := c.SecurityDisableUserPost(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityDisableUserPostResponse(rsp)
+}
+
+// SecurityDisableUserWithResponse Disables a user (their tokens stop working at once).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username}/_disable (the `SecurityDisableUser` operationId).
+func (c *ClientWithResponses) SecurityDisableUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityDisableUserParams, reqEditors ...RequestEditorFn) (*SecurityDisableUserResponse, error) {
+	rsp, err := c.SecurityDisableUser(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityDisableUserResponse(rsp)
+}
+
+// SecurityEnableUserPostWithResponse Enables a user (POST form).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username}/_enable (the `SecurityEnableUserPost` operationId).
+func (c *ClientWithResponses) SecurityEnableUserPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserPostParams, reqEditors ...RequestEditorFn) (*SecurityEnableUserPostResponse, error) {
+	rsp, err := c.SecurityEnableUserPost(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityEnableUserPostResponse(rsp)
+}
+
+// SecurityEnableUserWithResponse Enables a user.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username}/_enable (the `SecurityEnableUser` operationId).
+func (c *ClientWithResponses) SecurityEnableUserWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityEnableUserParams, reqEditors ...RequestEditorFn) (*SecurityEnableUserResponse, error) {
+	rsp, err := c.SecurityEnableUser(ctx, username, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityEnableUserResponse(rsp)
+}
+
+// SecurityChangePasswordPostWithBodyWithResponse Changes a user's password (POST form).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+func (c *ClientWithResponses) SecurityChangePasswordPostWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangePasswordPostResponse, error) {
+	rsp, err := c.SecurityChangePasswordPostWithBody(ctx, username, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangePasswordPostResponse(rsp)
+}
+
+// SecurityChangePasswordPostWithResponse Changes a user's password (POST form).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_security/user/{username}/_password (the `SecurityChangePasswordPost` operationId).
+func (c *ClientWithResponses) SecurityChangePasswordPostWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordPostParams, body SecurityChangePasswordPostJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangePasswordPostResponse, error) {
+	rsp, err := c.SecurityChangePasswordPost(ctx, username, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangePasswordPostResponse(rsp)
+}
+
+// SecurityChangePasswordWithBodyWithResponse Changes a user's password (any user may change their own).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+func (c *ClientWithResponses) SecurityChangePasswordWithBodyWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SecurityChangePasswordResponse, error) {
+	rsp, err := c.SecurityChangePasswordWithBody(ctx, username, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangePasswordResponse(rsp)
+}
+
+// SecurityChangePasswordWithResponse Changes a user's password (any user may change their own).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_security/user/{username}/_password (the `SecurityChangePassword` operationId).
+func (c *ClientWithResponses) SecurityChangePasswordWithResponse(ctx context.Context, username SecurityUsernamePath, params *SecurityChangePasswordParams, body SecurityChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SecurityChangePasswordResponse, error) {
+	rsp, err := c.SecurityChangePassword(ctx, username, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSecurityChangePasswordResponse(rsp)
 }
 
 // IndicesGetSettingsAllWithResponse Returns the settings of all indices.
@@ -58899,6 +69375,105 @@ func ParseCountResponse(rsp *http.Response) (*CountResponse, error) {
 	return response, nil
 }
 
+// ParseExtInfoResponse parses an HTTP response from a ExtInfoWithResponse call
+func ParseExtInfoResponse(rsp *http.Response) (*ExtInfoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExtInfoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExtInfo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExtSecurityPutRoleResponse parses an HTTP response from a ExtSecurityPutRoleWithResponse call
+func ParseExtSecurityPutRoleResponse(rsp *http.Response) (*ExtSecurityPutRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExtSecurityPutRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExtSecurityPutUserResponse parses an HTTP response from a ExtSecurityPutUserWithResponse call
+func ParseExtSecurityPutUserResponse(rsp *http.Response) (*ExtSecurityPutUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExtSecurityPutUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutUser
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseIndicesGetIndexTemplateAllResponse parses an HTTP response from a IndicesGetIndexTemplateAllWithResponse call
 func ParseIndicesGetIndexTemplateAllResponse(rsp *http.Response) (*IndicesGetIndexTemplateAllResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -59063,6 +69638,39 @@ func ParseIndicesPutIndexTemplateResponse(rsp *http.Response) (*IndicesPutIndexT
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Acknowledged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseLicenseGetResponse parses an HTTP response from a LicenseGetWithResponse call
+func ParseLicenseGetResponse(rsp *http.Response) (*LicenseGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LicenseGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest License
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -60680,6 +71288,1236 @@ func ParsePutSearchTemplatePutResponse(rsp *http.Response) (*PutSearchTemplatePu
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Acknowledged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityAuthenticateResponse parses an HTTP response from a SecurityAuthenticateWithResponse call
+func ParseSecurityAuthenticateResponse(rsp *http.Response) (*SecurityAuthenticateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityAuthenticateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityAuthenticate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityInvalidateApiKeyResponse parses an HTTP response from a SecurityInvalidateApiKeyWithResponse call
+func ParseSecurityInvalidateApiKeyResponse(rsp *http.Response) (*SecurityInvalidateApiKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityInvalidateApiKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetApiKeyResponse parses an HTTP response from a SecurityGetApiKeyWithResponse call
+func ParseSecurityGetApiKeyResponse(rsp *http.Response) (*SecurityGetApiKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetApiKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityCreateApiKeyResponse parses an HTTP response from a SecurityCreateApiKeyWithResponse call
+func ParseSecurityCreateApiKeyResponse(rsp *http.Response) (*SecurityCreateApiKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityCreateApiKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityCreateApiKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityCreateApiKeyPutResponse parses an HTTP response from a SecurityCreateApiKeyPutWithResponse call
+func ParseSecurityCreateApiKeyPutResponse(rsp *http.Response) (*SecurityCreateApiKeyPutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityCreateApiKeyPutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityCreateApiKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGrantApiKeyResponse parses an HTTP response from a SecurityGrantApiKeyWithResponse call
+func ParseSecurityGrantApiKeyResponse(rsp *http.Response) (*SecurityGrantApiKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGrantApiKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityCreateApiKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityInvalidateTokenResponse parses an HTTP response from a SecurityInvalidateTokenWithResponse call
+func ParseSecurityInvalidateTokenResponse(rsp *http.Response) (*SecurityInvalidateTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityInvalidateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetTokenResponse parses an HTTP response from a SecurityGetTokenWithResponse call
+func ParseSecurityGetTokenResponse(rsp *http.Response) (*SecurityGetTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityGetToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetRolesResponse parses an HTTP response from a SecurityGetRolesWithResponse call
+func ParseSecurityGetRolesResponse(rsp *http.Response) (*SecurityGetRolesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetRolesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityDeleteRoleResponse parses an HTTP response from a SecurityDeleteRoleWithResponse call
+func ParseSecurityDeleteRoleResponse(rsp *http.Response) (*SecurityDeleteRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityDeleteRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetRoleResponse parses an HTTP response from a SecurityGetRoleWithResponse call
+func ParseSecurityGetRoleResponse(rsp *http.Response) (*SecurityGetRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityPutRolePostResponse parses an HTTP response from a SecurityPutRolePostWithResponse call
+func ParseSecurityPutRolePostResponse(rsp *http.Response) (*SecurityPutRolePostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityPutRolePostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityPutRoleResponse parses an HTTP response from a SecurityPutRoleWithResponse call
+func ParseSecurityPutRoleResponse(rsp *http.Response) (*SecurityPutRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityPutRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetServiceAccountsResponse parses an HTTP response from a SecurityGetServiceAccountsWithResponse call
+func ParseSecurityGetServiceAccountsResponse(rsp *http.Response) (*SecurityGetServiceAccountsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetServiceAccountsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetServiceAccountsNamespaceResponse parses an HTTP response from a SecurityGetServiceAccountsNamespaceWithResponse call
+func ParseSecurityGetServiceAccountsNamespaceResponse(rsp *http.Response) (*SecurityGetServiceAccountsNamespaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetServiceAccountsNamespaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetServiceAccountResponse parses an HTTP response from a SecurityGetServiceAccountWithResponse call
+func ParseSecurityGetServiceAccountResponse(rsp *http.Response) (*SecurityGetServiceAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetServiceAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetServiceCredentialsResponse parses an HTTP response from a SecurityGetServiceCredentialsWithResponse call
+func ParseSecurityGetServiceCredentialsResponse(rsp *http.Response) (*SecurityGetServiceCredentialsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetServiceCredentialsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityCreateServiceTokenGeneratedResponse parses an HTTP response from a SecurityCreateServiceTokenGeneratedWithResponse call
+func ParseSecurityCreateServiceTokenGeneratedResponse(rsp *http.Response) (*SecurityCreateServiceTokenGeneratedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityCreateServiceTokenGeneratedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityServiceToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityDeleteServiceTokenResponse parses an HTTP response from a SecurityDeleteServiceTokenWithResponse call
+func ParseSecurityDeleteServiceTokenResponse(rsp *http.Response) (*SecurityDeleteServiceTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityDeleteServiceTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityCreateServiceTokenResponse parses an HTTP response from a SecurityCreateServiceTokenWithResponse call
+func ParseSecurityCreateServiceTokenResponse(rsp *http.Response) (*SecurityCreateServiceTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityCreateServiceTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityServiceToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityCreateServiceTokenPutResponse parses an HTTP response from a SecurityCreateServiceTokenPutWithResponse call
+func ParseSecurityCreateServiceTokenPutResponse(rsp *http.Response) (*SecurityCreateServiceTokenPutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityCreateServiceTokenPutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityServiceToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetUsersResponse parses an HTTP response from a SecurityGetUsersWithResponse call
+func ParseSecurityGetUsersResponse(rsp *http.Response) (*SecurityGetUsersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetUsersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityHasPrivilegesGetResponse parses an HTTP response from a SecurityHasPrivilegesGetWithResponse call
+func ParseSecurityHasPrivilegesGetResponse(rsp *http.Response) (*SecurityHasPrivilegesGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityHasPrivilegesGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityHasPrivilegesResponse parses an HTTP response from a SecurityHasPrivilegesWithResponse call
+func ParseSecurityHasPrivilegesResponse(rsp *http.Response) (*SecurityHasPrivilegesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityHasPrivilegesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityChangeOwnPasswordPostResponse parses an HTTP response from a SecurityChangeOwnPasswordPostWithResponse call
+func ParseSecurityChangeOwnPasswordPostResponse(rsp *http.Response) (*SecurityChangeOwnPasswordPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityChangeOwnPasswordPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityChangeOwnPasswordResponse parses an HTTP response from a SecurityChangeOwnPasswordWithResponse call
+func ParseSecurityChangeOwnPasswordResponse(rsp *http.Response) (*SecurityChangeOwnPasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityChangeOwnPasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityDeleteUserResponse parses an HTTP response from a SecurityDeleteUserWithResponse call
+func ParseSecurityDeleteUserResponse(rsp *http.Response) (*SecurityDeleteUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityDeleteUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityGetUserResponse parses an HTTP response from a SecurityGetUserWithResponse call
+func ParseSecurityGetUserResponse(rsp *http.Response) (*SecurityGetUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityGetUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityPutUserPostResponse parses an HTTP response from a SecurityPutUserPostWithResponse call
+func ParseSecurityPutUserPostResponse(rsp *http.Response) (*SecurityPutUserPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityPutUserPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutUser
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityPutUserResponse parses an HTTP response from a SecurityPutUserWithResponse call
+func ParseSecurityPutUserResponse(rsp *http.Response) (*SecurityPutUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityPutUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityPutUser
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityDisableUserPostResponse parses an HTTP response from a SecurityDisableUserPostWithResponse call
+func ParseSecurityDisableUserPostResponse(rsp *http.Response) (*SecurityDisableUserPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityDisableUserPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityDisableUserResponse parses an HTTP response from a SecurityDisableUserWithResponse call
+func ParseSecurityDisableUserResponse(rsp *http.Response) (*SecurityDisableUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityDisableUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityEnableUserPostResponse parses an HTTP response from a SecurityEnableUserPostWithResponse call
+func ParseSecurityEnableUserPostResponse(rsp *http.Response) (*SecurityEnableUserPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityEnableUserPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityEnableUserResponse parses an HTTP response from a SecurityEnableUserWithResponse call
+func ParseSecurityEnableUserResponse(rsp *http.Response) (*SecurityEnableUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityEnableUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityChangePasswordPostResponse parses an HTTP response from a SecurityChangePasswordPostWithResponse call
+func ParseSecurityChangePasswordPostResponse(rsp *http.Response) (*SecurityChangePasswordPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityChangePasswordPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSecurityChangePasswordResponse parses an HTTP response from a SecurityChangePasswordWithResponse call
+func ParseSecurityChangePasswordResponse(rsp *http.Response) (*SecurityChangePasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SecurityChangePasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SecurityObject
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -23,11 +23,11 @@ func TestAppSearchPort(t *testing.T) {
 		defer l.Close()
 		return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	}
-	s, err := loadSettings("", []string{"http.port=" + free(), "appsearch.port=" + free(), "path.data=" + t.TempDir(), "appsearch.revision=earlier"}, nil)
+	s, err := loadSettings("", []string{"http.port=" + free(), "appsearch.port=" + free(), "path.data=" + t.TempDir(), "appsearch.revision=earlier", "ext.security.enabled=false"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := startNode(context.Background(), s, slog.New(slog.DiscardHandler))
+	n, err := startNode(context.Background(), s, slog.New(slog.DiscardHandler), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,19 +25,26 @@ type settingSpec struct {
 // nodeSettings lists every setting the node accepts. Anything else fails
 // start-up with a clear message (like Elasticsearch).
 var nodeSettings = map[string]settingSpec{
-	"cluster.name":                          {def: "quarry", doc: "cluster name reported by the APIs"},
-	"node.name":                             {def: "", doc: "node name (default: host name)"},
-	"path.data":                             {def: "./data", doc: "data folder (badger + bluge)"},
-	"path.logs":                             {def: "", doc: "log folder (default: standard error)"},
-	"path.scripts":                          {def: "./config/scripts", doc: "folder of .mustache search templates"},
-	"network.host":                          {def: "127.0.0.1", doc: "bind address for HTTP"},
-	"http.host":                             {def: "", doc: "bind address for HTTP (overrides network.host)"},
-	"http.port":                             {def: "9200", check: checkPort, doc: "HTTP port"},
-	"http.max_content_length":               {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
-	"action.auto_create_index":              {def: "true", check: checkBool, doc: "create missing indices on write"},
-	"log.level":                             {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
-	"log.format":                            {def: "text", check: oneOf("text", "json"), doc: "log format"},
-	"ext.security.enabled":                  {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
+	"cluster.name":                      {def: "quarry", doc: "cluster name reported by the APIs"},
+	"node.name":                         {def: "", doc: "node name (default: host name)"},
+	"path.data":                         {def: "./data", doc: "data folder (badger + bluge)"},
+	"path.logs":                         {def: "", doc: "log folder (default: standard error)"},
+	"path.scripts":                      {def: "./config/scripts", doc: "folder of .mustache search templates"},
+	"network.host":                      {def: "127.0.0.1", doc: "bind address for HTTP"},
+	"http.host":                         {def: "", doc: "bind address for HTTP (overrides network.host)"},
+	"http.port":                         {def: "9200", check: checkPort, doc: "HTTP port"},
+	"http.max_content_length":           {def: "100mb", check: checkBytes, doc: "largest accepted request body"},
+	"action.auto_create_index":          {def: "true", check: checkBool, doc: "create missing indices on write"},
+	"log.level":                         {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
+	"log.format":                        {def: "text", check: oneOf("text", "json"), doc: "log format"},
+	"ext.security.enabled":              {def: "true", check: checkBool, doc: "security (authentication and authorization); false makes every request the anonymous superuser"},
+	"ext.security.authc.token.timeout":  {def: "20m", check: checkTokenTimeout, doc: "access token lifetime (at most 1h)"},
+	"ext.security.http.ssl.enabled":     {def: "false", check: checkBool, doc: "serve HTTPS"},
+	"ext.security.http.ssl.certificate": {def: "", doc: "PEM certificate (chain) of the HTTP interface"},
+	"ext.security.http.ssl.key":         {def: "", doc: "PEM private key of the HTTP certificate"},
+	"ext.security.http.ssl.certificate_authorities": {def: "", doc: "PEM CA certificates trusted for client certificates (comma-separated files)"},
+	"ext.security.http.ssl.client_authentication":   {def: "none", check: oneOf("none", "optional", "required"), doc: "client certificates: none, optional or required"},
+	"path.conf":                             {def: "./config", doc: "configuration folder (service_tokens, users, users_roles)"},
 	"node.processors":                       {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
 	"search.max_open_scroll_context":        {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
 	"indices.query.bool.max_clause_count":   {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},
@@ -278,6 +285,17 @@ func flattenYAML(prefix string, v any, out map[string]string) {
 func checkBool(v string) error {
 	if v != "true" && v != "false" {
 		return fmt.Errorf("must be true or false")
+	}
+	return nil
+}
+
+func checkTokenTimeout(v string) error {
+	d, err := parseDuration(v)
+	if err != nil {
+		return err
+	}
+	if d < time.Second || d > time.Hour {
+		return fmt.Errorf("must be between 1s and 1h")
 	}
 	return nil
 }

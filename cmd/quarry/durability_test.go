@@ -46,7 +46,7 @@ func freePort(t *testing.T) int {
 // startChild runs a quarry node in a child process and waits until healthy.
 func startChild(t *testing.T, dataDir string, port int) *exec.Cmd {
 	t.Helper()
-	args := []string{"serve", "-E", fmt.Sprintf("http.port=%d", port), "-E", "path.data=" + dataDir, "-E", "log.level=warn"}
+	args := []string{"serve", "-E", fmt.Sprintf("http.port=%d", port), "-E", "path.data=" + dataDir, "-E", "log.level=warn", "-E", "ext.security.enabled=false"}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"))
 	var stderr bytes.Buffer

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/quarry-search/quarry/handlers"
 	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/searchcore/security"
 	"github.com/quarry-search/quarry/store"
 )
 
@@ -48,11 +50,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(args, stderr)
+	case "service-tokens":
+		return serviceTokens(args, stdout, stderr)
+	case "certutil":
+		return certutil(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, handlers.Version)
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q (commands: serve, version)", cmd)
+		return fmt.Errorf("unknown command %q (commands: serve, service-tokens, certutil, version)", cmd)
 	}
 }
 
@@ -83,7 +89,7 @@ func serve(args []string, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	node, err := startNode(ctx, settings, log)
+	node, err := startNode(ctx, settings, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -111,7 +117,21 @@ type node struct {
 }
 
 // startNode opens the store and the engine and starts serving HTTP.
-func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node, error) {
+// console receives the generated elastic password (printed once, never
+// logged).
+func startNode(ctx context.Context, settings Settings, log *slog.Logger, console io.Writer) (*node, error) {
+	host := settings.Get("http.host")
+	if host == "" {
+		host = settings.Get("network.host")
+	}
+	production := isProduction(host)
+	tlsConfig, err := httpTLSConfig(settings)
+	if err != nil {
+		return nil, err
+	}
+	if err := startupChecks(settings, production, log); err != nil {
+		return nil, err
+	}
 	dataPath := settings.Get("path.data")
 	if err := os.MkdirAll(dataPath, 0o755); err != nil {
 		return nil, fmt.Errorf("create path.data: %w", err)
@@ -162,23 +182,36 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 		Logger:           log,
 		MaxContentLength: settings.Bytes("http.max_content_length"),
 		AppSearch:        as,
-		SuperuserAuth:    superuserAuth(settings.Bool("ext.security.enabled")),
+		HTTPTLS:          tlsConfig != nil,
+		Production:       production,
 	}
+	if settings.Bool("ext.security.enabled") {
+		sec, generated, err := openSecurity(ctx, settings, db)
+		if err != nil {
+			_ = engine.Close()
+			_ = db.Close()
+			return nil, err
+		}
+		if generated != "" {
+			printGeneratedPassword(console, generated)
+		}
+		opts.Security = sec
+	}
+	opts.SuperuserAuth = superuserAuth(opts.Security)
 	e, err := handlers.NewServer(engine, opts)
 	if err != nil {
 		_ = engine.Close()
 		_ = db.Close()
 		return nil, err
 	}
-	host := settings.Get("http.host")
-	if host == "" {
-		host = settings.Get("network.host")
-	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, settings.Get("http.port")))
 	if err != nil {
 		_ = engine.Close()
 		_ = db.Close()
 		return nil, fmt.Errorf("listen: %w", err)
+	}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
 	}
 	n := &node{
 		addr:     ln.Addr().String(),
@@ -222,9 +255,13 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 // is the superuser, so any Basic credentials are accepted (a fresh node can
 // create its first keys); with security enabled the security realm's check
 // is wired here (until then Basic auth is refused).
-func superuserAuth(securityEnabled bool) handlers.SuperuserAuthFunc {
+func superuserAuth(sec *security.Service) handlers.SuperuserAuthFunc {
+	if sec != nil {
+		return sec.AuthenticateSuperuser
+	}
+	// Security off: every request is the anonymous superuser.
 	return func(_ context.Context, header string) (bool, error) {
-		return !securityEnabled && strings.HasPrefix(header, "Basic "), nil
+		return strings.HasPrefix(header, "Basic "), nil
 	}
 }
 

@@ -20,6 +20,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuthenticateResultAuthenticationType.
+const (
+	AuthenticateResultAuthenticationTypeApiKey AuthenticateResultAuthenticationType = "api_key"
+	AuthenticateResultAuthenticationTypeRealm  AuthenticateResultAuthenticationType = "realm"
+	AuthenticateResultAuthenticationTypeToken  AuthenticateResultAuthenticationType = "token"
+)
+
+// Valid indicates whether the value is a known member of the AuthenticateResultAuthenticationType enum.
+func (e AuthenticateResultAuthenticationType) Valid() bool {
+	switch e {
+	case AuthenticateResultAuthenticationTypeApiKey:
+		return true
+	case AuthenticateResultAuthenticationTypeRealm:
+		return true
+	case AuthenticateResultAuthenticationTypeToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CatBytes.
 const (
 	CatBytesB  CatBytes = "b"
@@ -206,6 +227,30 @@ func (e HealthStatus) Valid() bool {
 	case HealthStatusRed:
 		return true
 	case HealthStatusYellow:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LicenseResultLicenseStatus.
+const (
+	LicenseResultLicenseStatusActive  LicenseResultLicenseStatus = "active"
+	LicenseResultLicenseStatusExpired LicenseResultLicenseStatus = "expired"
+	LicenseResultLicenseStatusInvalid LicenseResultLicenseStatus = "invalid"
+	LicenseResultLicenseStatusValid   LicenseResultLicenseStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the LicenseResultLicenseStatus enum.
+func (e LicenseResultLicenseStatus) Valid() bool {
+	switch e {
+	case LicenseResultLicenseStatusActive:
+		return true
+	case LicenseResultLicenseStatusExpired:
+		return true
+	case LicenseResultLicenseStatusInvalid:
+		return true
+	case LicenseResultLicenseStatusValid:
 		return true
 	default:
 		return false
@@ -508,6 +553,30 @@ type AliasRemoveIndexAction struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// AuthenticateResult defines model for AuthenticateResult.
+type AuthenticateResult struct {
+	ApiKey *struct {
+		Id   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"api_key,omitempty"`
+	AuthenticationRealm SecurityRealm                        `json:"authentication_realm"`
+	AuthenticationType  AuthenticateResultAuthenticationType `json:"authentication_type"`
+	Email               *string                              `json:"email,omitempty"`
+	Enabled             bool                                 `json:"enabled"`
+	FullName            *string                              `json:"full_name,omitempty"`
+	LookupRealm         SecurityRealm                        `json:"lookup_realm"`
+	Metadata            json.RawMessage                      `json:"metadata"`
+	Roles               []string                             `json:"roles"`
+	Token               *struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"token,omitempty"`
+	Username string `json:"username"`
+}
+
+// AuthenticateResultAuthenticationType defines model for AuthenticateResult.AuthenticationType.
+type AuthenticateResultAuthenticationType string
+
 // BulkItem The result of one action, keyed by the action name (exactly one key).
 type BulkItem struct {
 	// Create On success the DocWriteResult members (`result`, `_version`, `_shards`, `_seq_no`, `_primary_term`, ...);
@@ -652,6 +721,15 @@ type CountResult struct {
 	TerminatedEarly *bool           `json:"terminated_early,omitempty"`
 }
 
+// CreateApiKeyResult defines model for CreateApiKeyResult.
+type CreateApiKeyResult struct {
+	ApiKey     string `json:"api_key"`
+	Encoded    string `json:"encoded"`
+	Expiration *int64 `json:"expiration,omitempty"`
+	Id         string `json:"id"`
+	Name       string `json:"name"`
+}
+
 // CreateIndexRequest defines model for CreateIndexRequest.
 type CreateIndexRequest struct {
 	// Aliases Aliases to create with the index, keyed by alias name.
@@ -779,6 +857,31 @@ type Explanation struct {
 	Value       float64       `json:"value"`
 }
 
+// ExtInfoResult defines model for ExtInfoResult.
+type ExtInfoResult struct {
+	Build *struct {
+		Date string `json:"date"`
+		Hash string `json:"hash"`
+	} `json:"build,omitempty"`
+	Features *map[string]struct {
+		Available bool `json:"available"`
+		Enabled   bool `json:"enabled"`
+	} `json:"features,omitempty"`
+	License *struct {
+		ExpiryDateInMillis *int64 `json:"expiry_date_in_millis,omitempty"`
+		Mode               string `json:"mode"`
+		Status             string `json:"status"`
+		Type               string `json:"type"`
+		Uid                string `json:"uid"`
+	} `json:"license,omitempty"`
+	Tagline *string `json:"tagline,omitempty"`
+}
+
+// FoundResult defines model for FoundResult.
+type FoundResult struct {
+	Found bool `json:"found"`
+}
+
 // GetAliasNotFoundResult 404 of the get-alias API: the error (a string for missing aliases, an ErrorCause for a missing index) and
 // the status, plus the aliases that were found, keyed by index name.
 type GetAliasNotFoundResult struct {
@@ -829,6 +932,16 @@ type GetSearchTemplateResult struct {
 
 	// Template The template (the stored object, or the stored text when it is not a JSON object).
 	Template *json.RawMessage `json:"template,omitempty"`
+}
+
+// GetTokenResult defines model for GetTokenResult.
+type GetTokenResult struct {
+	AccessToken    string           `json:"access_token"`
+	Authentication *json.RawMessage `json:"authentication,omitempty"`
+	ExpiresIn      int              `json:"expires_in"`
+	RefreshToken   *string          `json:"refresh_token,omitempty"`
+	Scope          *string          `json:"scope,omitempty"`
+	Type           string           `json:"type"`
 }
 
 // HealthLevel defines model for HealthLevel.
@@ -1042,6 +1155,27 @@ type LegacyTemplate struct {
 	Version       *int64          `json:"version,omitempty"`
 }
 
+// LicenseResult defines model for LicenseResult.
+type LicenseResult struct {
+	License struct {
+		ExpiryDate         *string                    `json:"expiry_date,omitempty"`
+		ExpiryDateInMillis *int64                     `json:"expiry_date_in_millis,omitempty"`
+		IssueDate          string                     `json:"issue_date"`
+		IssueDateInMillis  int64                      `json:"issue_date_in_millis"`
+		IssuedTo           string                     `json:"issued_to"`
+		Issuer             string                     `json:"issuer"`
+		MaxNodes           *int                       `json:"max_nodes"`
+		MaxResourceUnits   *int                       `json:"max_resource_units,omitempty"`
+		StartDateInMillis  int64                      `json:"start_date_in_millis"`
+		Status             LicenseResultLicenseStatus `json:"status"`
+		Type               string                     `json:"type"`
+		Uid                string                     `json:"uid"`
+	} `json:"license"`
+}
+
+// LicenseResultLicenseStatus defines model for LicenseResult.License.Status.
+type LicenseResultLicenseStatus string
+
 // MsearchResponseItem A search response with its `status`, or, for a search that failed completely, `{error, status}`.
 type MsearchResponseItem struct {
 	ScrollID *string          `json:"_scroll_id,omitempty"`
@@ -1233,6 +1367,13 @@ type PutAliasRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// PutRoleResult defines model for PutRoleResult.
+type PutRoleResult struct {
+	Role struct {
+		Created bool `json:"created"`
+	} `json:"role"`
+}
+
 // PutScriptRequest defines model for PutScriptRequest.
 type PutScriptRequest struct {
 	Script               StoredScriptSource     `json:"script"`
@@ -1244,6 +1385,11 @@ type PutSearchTemplateRequest struct {
 	// Template The template, an object or a string.
 	Template             *json.RawMessage       `json:"template,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// PutUserResult defines model for PutUserResult.
+type PutUserResult struct {
+	Created bool `json:"created"`
 }
 
 // QueryContainer A Query DSL query (`{"match":{...}}`, `{"bool":{...}}`, ...).
@@ -1401,6 +1547,24 @@ type SearchTemplateRequest struct {
 // SearchType defines model for SearchType.
 type SearchType string
 
+// SecurityObject A free-form JSON object.
+type SecurityObject = json.RawMessage
+
+// SecurityRealm defines model for SecurityRealm.
+type SecurityRealm struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ServiceTokenResult defines model for ServiceTokenResult.
+type ServiceTokenResult struct {
+	Created bool `json:"created"`
+	Token   struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"token"`
+}
+
 // ShardFailure defines model for ShardFailure.
 type ShardFailure struct {
 	Index *string `json:"index,omitempty"`
@@ -1528,6 +1692,10 @@ type VersionType string
 // WaitForEvents defines model for WaitForEvents.
 type WaitForEvents string
 
+// AcceptEnterpriseParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type AcceptEnterpriseParam = EsBoolean
+
 // AliasExpandWildcardsParam defines model for AliasExpandWildcardsParam.
 type AliasExpandWildcardsParam = []ExpandWildcards
 
@@ -1548,6 +1716,22 @@ type AnalyzeWildcardParam = EsBoolean
 
 // AnalyzerParam defines model for AnalyzerParam.
 type AnalyzerParam = string
+
+// ApiKeyIDParam defines model for ApiKeyIDParam.
+type ApiKeyIDParam = string
+
+// ApiKeyNameParam defines model for ApiKeyNameParam.
+type ApiKeyNameParam = string
+
+// ApiKeyOwnerParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
+// which means `true`.
+type ApiKeyOwnerParam = EsBoolean
+
+// ApiKeyRealmNameParam defines model for ApiKeyRealmNameParam.
+type ApiKeyRealmNameParam = string
+
+// ApiKeyUsernameParam defines model for ApiKeyUsernameParam.
+type ApiKeyUsernameParam = string
 
 // BatchedReduceSizeParam defines model for BatchedReduceSizeParam.
 type BatchedReduceSizeParam = int
@@ -1627,6 +1811,9 @@ type ExpandWildcardsParam = []ExpandWildcards
 // ExplainParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type ExplainParam = EsBoolean
+
+// ExtCategoriesParam defines model for ExtCategoriesParam.
+type ExtCategoriesParam = string
 
 // FieldMappingLocalParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
@@ -1845,9 +2032,24 @@ type SearchTypeParam = SearchType
 // which means `true`.
 type SearchVersionParam = EsBoolean
 
+// SecurityRoleNamePath defines model for SecurityRoleNamePath.
+type SecurityRoleNamePath = string
+
+// SecurityUsernamePath defines model for SecurityUsernamePath.
+type SecurityUsernamePath = string
+
 // SeqNoPrimaryTermParam An Elasticsearch boolean query parameter: `true`, `false`, or the empty string (`?pretty`, `?refresh=`),
 // which means `true`.
 type SeqNoPrimaryTermParam = EsBoolean
+
+// ServiceNamePath defines model for ServiceNamePath.
+type ServiceNamePath = string
+
+// ServiceNamespacePath defines model for ServiceNamespacePath.
+type ServiceNamespacePath = string
+
+// ServiceTokenNamePath defines model for ServiceTokenNamePath.
+type ServiceTokenNamePath = string
 
 // SettingNamePath defines model for SettingNamePath.
 type SettingNamePath = string
@@ -2005,6 +2207,9 @@ type DocUpdated = DocWriteResult
 // Error An Elasticsearch error response.
 type Error = ErrorResponse
 
+// ExtInfo defines model for ExtInfo.
+type ExtInfo = ExtInfoResult
+
 // FieldMappings defines model for FieldMappings.
 type FieldMappings map[string]IndexFieldMappings
 
@@ -2026,6 +2231,9 @@ type IndexTemplates = IndexTemplatesResult
 // LegacyTemplates defines model for LegacyTemplates.
 type LegacyTemplates map[string]LegacyTemplate
 
+// License defines model for License.
+type License = LicenseResult
+
 // Mappings defines model for Mappings.
 type Mappings map[string]IndexMappingRecord
 
@@ -2046,6 +2254,27 @@ type RenderSearchTemplate = RenderSearchTemplateResult
 
 // Search defines model for Search.
 type Search = SearchResult
+
+// SecurityAuthenticate defines model for SecurityAuthenticate.
+type SecurityAuthenticate = AuthenticateResult
+
+// SecurityCreateApiKey defines model for SecurityCreateApiKey.
+type SecurityCreateApiKey = CreateApiKeyResult
+
+// SecurityFound defines model for SecurityFound.
+type SecurityFound = FoundResult
+
+// SecurityGetToken defines model for SecurityGetToken.
+type SecurityGetToken = GetTokenResult
+
+// SecurityPutRole defines model for SecurityPutRole.
+type SecurityPutRole = PutRoleResult
+
+// SecurityPutUser defines model for SecurityPutUser.
+type SecurityPutUser = PutUserResult
+
+// SecurityServiceToken defines model for SecurityServiceToken.
+type SecurityServiceToken = ServiceTokenResult
 
 // Settings defines model for Settings.
 type Settings map[string]IndexSettingsRecord
@@ -2098,6 +2327,12 @@ type SearchBody = SearchRequest
 // SearchTemplateBody A search template: exactly one of `source` (alias `inline`: an object, or a string when the template uses
 // sections), `id` (a stored script) or `file` (`<path.scripts>/<file>.mustache`), with `params`.
 type SearchTemplateBody = SearchTemplateRequest
+
+// SecurityBody A free-form JSON object.
+type SecurityBody = SecurityObject
+
+// SecurityOptionalBody A free-form JSON object.
+type SecurityOptionalBody = SecurityObject
 
 // TemplateBody defines model for TemplateBody.
 type TemplateBody = json.RawMessage
@@ -3606,6 +3841,74 @@ type CountParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// ExtInfoParams defines parameters for ExtInfo.
+type ExtInfoParams struct {
+	// Categories Comma-separated sections to return (`build`, `license`, `features`); default all.
+	Categories *ExtCategoriesParam `form:"categories,omitempty" json:"categories,omitempty"`
+
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutRoleParams defines parameters for ExtSecurityPutRole.
+type ExtSecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExtSecurityPutUserParams defines parameters for ExtSecurityPutUser.
+type ExtSecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // IndicesGetIndexTemplateAllParams defines parameters for IndicesGetIndexTemplateAll.
 type IndicesGetIndexTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -3754,6 +4057,30 @@ type IndicesPutIndexTemplateParams struct {
 
 	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
 	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// LicenseGetParams defines parameters for LicenseGet.
+type LicenseGetParams struct {
+	// AcceptEnterprise Report an enterprise licence as `enterprise` (otherwise it reads `platinum`, per 7.8.1).
+	AcceptEnterprise *AcceptEnterpriseParam `form:"accept_enterprise,omitempty" json:"accept_enterprise,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
 
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
@@ -5359,6 +5686,753 @@ type PutSearchTemplateParams struct {
 
 // PutSearchTemplatePutParams defines parameters for PutSearchTemplatePut.
 type PutSearchTemplatePutParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityAuthenticateParams defines parameters for SecurityAuthenticate.
+type SecurityAuthenticateParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateApiKeyParams defines parameters for SecurityInvalidateApiKey.
+type SecurityInvalidateApiKeyParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetApiKeyParams defines parameters for SecurityGetApiKey.
+type SecurityGetApiKeyParams struct {
+	// Id An API key id.
+	Id *ApiKeyIDParam `form:"id,omitempty" json:"id,omitempty"`
+
+	// Name An API key name (wildcards allowed).
+	Name *ApiKeyNameParam `form:"name,omitempty" json:"name,omitempty"`
+
+	// Username The owner's user name.
+	Username *ApiKeyUsernameParam `form:"username,omitempty" json:"username,omitempty"`
+
+	// RealmName The owner's realm name.
+	RealmName *ApiKeyRealmNameParam `form:"realm_name,omitempty" json:"realm_name,omitempty"`
+
+	// Owner Only the caller's own keys.
+	Owner *ApiKeyOwnerParam `form:"owner,omitempty" json:"owner,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyParams defines parameters for SecurityCreateApiKey.
+type SecurityCreateApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateApiKeyPutParams defines parameters for SecurityCreateApiKeyPut.
+type SecurityCreateApiKeyPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGrantApiKeyParams defines parameters for SecurityGrantApiKey.
+type SecurityGrantApiKeyParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityInvalidateTokenParams defines parameters for SecurityInvalidateToken.
+type SecurityInvalidateTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetTokenParams defines parameters for SecurityGetToken.
+type SecurityGetTokenParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRolesParams defines parameters for SecurityGetRoles.
+type SecurityGetRolesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteRoleParams defines parameters for SecurityDeleteRole.
+type SecurityDeleteRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetRoleParams defines parameters for SecurityGetRole.
+type SecurityGetRoleParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRolePostParams defines parameters for SecurityPutRolePost.
+type SecurityPutRolePostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutRoleParams defines parameters for SecurityPutRole.
+type SecurityPutRoleParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsParams defines parameters for SecurityGetServiceAccounts.
+type SecurityGetServiceAccountsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountsNamespaceParams defines parameters for SecurityGetServiceAccountsNamespace.
+type SecurityGetServiceAccountsNamespaceParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceAccountParams defines parameters for SecurityGetServiceAccount.
+type SecurityGetServiceAccountParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetServiceCredentialsParams defines parameters for SecurityGetServiceCredentials.
+type SecurityGetServiceCredentialsParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenGeneratedParams defines parameters for SecurityCreateServiceTokenGenerated.
+type SecurityCreateServiceTokenGeneratedParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteServiceTokenParams defines parameters for SecurityDeleteServiceToken.
+type SecurityDeleteServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenParams defines parameters for SecurityCreateServiceToken.
+type SecurityCreateServiceTokenParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityCreateServiceTokenPutParams defines parameters for SecurityCreateServiceTokenPut.
+type SecurityCreateServiceTokenPutParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUsersParams defines parameters for SecurityGetUsers.
+type SecurityGetUsersParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesGetParams defines parameters for SecurityHasPrivilegesGet.
+type SecurityHasPrivilegesGetParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityHasPrivilegesParams defines parameters for SecurityHasPrivileges.
+type SecurityHasPrivilegesParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordPostParams defines parameters for SecurityChangeOwnPasswordPost.
+type SecurityChangeOwnPasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangeOwnPasswordParams defines parameters for SecurityChangeOwnPassword.
+type SecurityChangeOwnPasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDeleteUserParams defines parameters for SecurityDeleteUser.
+type SecurityDeleteUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityGetUserParams defines parameters for SecurityGetUser.
+type SecurityGetUserParams struct {
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserPostParams defines parameters for SecurityPutUserPost.
+type SecurityPutUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityPutUserParams defines parameters for SecurityPutUser.
+type SecurityPutUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserPostParams defines parameters for SecurityDisableUserPost.
+type SecurityDisableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityDisableUserParams defines parameters for SecurityDisableUser.
+type SecurityDisableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserPostParams defines parameters for SecurityEnableUserPost.
+type SecurityEnableUserPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityEnableUserParams defines parameters for SecurityEnableUser.
+type SecurityEnableUserParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordPostParams defines parameters for SecurityChangePasswordPost.
+type SecurityChangePasswordPostParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// SecurityChangePasswordParams defines parameters for SecurityChangePassword.
+type SecurityChangePasswordParams struct {
+	// Refresh `true` (or empty) refreshes the affected shards to make this operation visible to search, `wait_for`
+	// waits for a refresh to make it visible, `false` (the default) does nothing with refreshes.
+	Refresh *RefreshParam `form:"refresh,omitempty" json:"refresh,omitempty"`
+
 	// Pretty Pretty format the returned JSON response.
 	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
 
@@ -7975,6 +9049,12 @@ type CountGetJSONRequestBody = CountRequest
 // CountJSONRequestBody defines body for Count for application/json ContentType.
 type CountJSONRequestBody = CountRequest
 
+// ExtSecurityPutRoleJSONRequestBody defines body for ExtSecurityPutRole for application/json ContentType.
+type ExtSecurityPutRoleJSONRequestBody = SecurityObject
+
+// ExtSecurityPutUserJSONRequestBody defines body for ExtSecurityPutUser for application/json ContentType.
+type ExtSecurityPutUserJSONRequestBody = SecurityObject
+
 // IndicesPutIndexTemplatePostJSONRequestBody defines body for IndicesPutIndexTemplatePost for application/json ContentType.
 type IndicesPutIndexTemplatePostJSONRequestBody = IndicesPutIndexTemplatePostJSONBody
 
@@ -8055,6 +9135,54 @@ type PutSearchTemplateJSONRequestBody = PutSearchTemplateRequest
 
 // PutSearchTemplatePutJSONRequestBody defines body for PutSearchTemplatePut for application/json ContentType.
 type PutSearchTemplatePutJSONRequestBody = PutSearchTemplateRequest
+
+// SecurityInvalidateApiKeyJSONRequestBody defines body for SecurityInvalidateApiKey for application/json ContentType.
+type SecurityInvalidateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyJSONRequestBody defines body for SecurityCreateApiKey for application/json ContentType.
+type SecurityCreateApiKeyJSONRequestBody = SecurityObject
+
+// SecurityCreateApiKeyPutJSONRequestBody defines body for SecurityCreateApiKeyPut for application/json ContentType.
+type SecurityCreateApiKeyPutJSONRequestBody = SecurityObject
+
+// SecurityGrantApiKeyJSONRequestBody defines body for SecurityGrantApiKey for application/json ContentType.
+type SecurityGrantApiKeyJSONRequestBody = SecurityObject
+
+// SecurityInvalidateTokenJSONRequestBody defines body for SecurityInvalidateToken for application/json ContentType.
+type SecurityInvalidateTokenJSONRequestBody = SecurityObject
+
+// SecurityGetTokenJSONRequestBody defines body for SecurityGetToken for application/json ContentType.
+type SecurityGetTokenJSONRequestBody = SecurityObject
+
+// SecurityPutRolePostJSONRequestBody defines body for SecurityPutRolePost for application/json ContentType.
+type SecurityPutRolePostJSONRequestBody = SecurityObject
+
+// SecurityPutRoleJSONRequestBody defines body for SecurityPutRole for application/json ContentType.
+type SecurityPutRoleJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesGetJSONRequestBody defines body for SecurityHasPrivilegesGet for application/json ContentType.
+type SecurityHasPrivilegesGetJSONRequestBody = SecurityObject
+
+// SecurityHasPrivilegesJSONRequestBody defines body for SecurityHasPrivileges for application/json ContentType.
+type SecurityHasPrivilegesJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordPostJSONRequestBody defines body for SecurityChangeOwnPasswordPost for application/json ContentType.
+type SecurityChangeOwnPasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangeOwnPasswordJSONRequestBody defines body for SecurityChangeOwnPassword for application/json ContentType.
+type SecurityChangeOwnPasswordJSONRequestBody = SecurityObject
+
+// SecurityPutUserPostJSONRequestBody defines body for SecurityPutUserPost for application/json ContentType.
+type SecurityPutUserPostJSONRequestBody = SecurityObject
+
+// SecurityPutUserJSONRequestBody defines body for SecurityPutUser for application/json ContentType.
+type SecurityPutUserJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordPostJSONRequestBody defines body for SecurityChangePasswordPost for application/json ContentType.
+type SecurityChangePasswordPostJSONRequestBody = SecurityObject
+
+// SecurityChangePasswordJSONRequestBody defines body for SecurityChangePassword for application/json ContentType.
+type SecurityChangePasswordJSONRequestBody = SecurityObject
 
 // IndicesPutTemplatePostJSONRequestBody defines body for IndicesPutTemplatePost for application/json ContentType.
 type IndicesPutTemplatePostJSONRequestBody = IndicesPutTemplatePostJSONBody
@@ -11480,6 +12608,15 @@ type ServerInterface interface {
 	// Count Returns the number of documents matching a query, over all indices.
 	// (POST /_count)
 	Count(ctx echo.Context, params CountParams) error
+	// ExtInfo Returns build, licence (type and mode, never mapped to platinum) and feature information (`GET /_ext/`); `categories` picks the sections.
+	// (GET /_ext)
+	ExtInfo(ctx echo.Context, params ExtInfoParams) error
+	// ExtSecurityPutRole Creates or updates a role (the spec's extension path; same body and answer as `PUT /_security/role/{name}`).
+	// (POST /_ext/security/role/{name})
+	ExtSecurityPutRole(ctx echo.Context, name SecurityRoleNamePath, params ExtSecurityPutRoleParams) error
+	// ExtSecurityPutUser Creates or updates a user (the spec's extension path; same body and answer as `PUT /_security/user/{username}`).
+	// (POST /_ext/security/user/{username})
+	ExtSecurityPutUser(ctx echo.Context, username SecurityUsernamePath, params ExtSecurityPutUserParams) error
 	// IndicesGetIndexTemplateAll Returns every index template.
 	// (GET /_index_template)
 	IndicesGetIndexTemplateAll(ctx echo.Context, params IndicesGetIndexTemplateAllParams) error
@@ -11498,6 +12635,9 @@ type ServerInterface interface {
 	// IndicesPutIndexTemplate Creates or updates an index template, applied when a matching index is created.
 	// (PUT /_index_template/{name})
 	IndicesPutIndexTemplate(ctx echo.Context, name TemplateNamePath, params IndicesPutIndexTemplateParams) error
+	// LicenseGet Returns the licence (an enterprise licence reports `platinum` unless `accept_enterprise=true`).
+	// (GET /_license)
+	LicenseGet(ctx echo.Context, params LicenseGetParams) error
 	// IndicesGetMappingAll Returns the mappings of all indices.
 	// (GET /_mapping)
 	IndicesGetMappingAll(ctx echo.Context, params IndicesGetMappingAllParams) error
@@ -11633,6 +12773,114 @@ type ServerInterface interface {
 	// PutSearchTemplatePut Stores a search template (PUT form of the earlier revision).
 	// (PUT /_search/template/{id})
 	PutSearchTemplatePut(ctx echo.Context, id SearchTemplateIDPath, params PutSearchTemplatePutParams) error
+	// SecurityAuthenticate Reports the authenticated principal (user, roles, realms, authentication type).
+	// (GET /_security/_authenticate)
+	SecurityAuthenticate(ctx echo.Context, params SecurityAuthenticateParams) error
+	// SecurityInvalidateApiKey Invalidates API keys (`{ids, id, name, realm_name, username, owner}`).
+	// (DELETE /_security/api_key)
+	SecurityInvalidateApiKey(ctx echo.Context, params SecurityInvalidateApiKeyParams) error
+	// SecurityGetApiKey Returns API keys (by `id`, `name`, `username`, `realm_name`, or the caller's own with `owner=true`).
+	// (GET /_security/api_key)
+	SecurityGetApiKey(ctx echo.Context, params SecurityGetApiKeyParams) error
+	// SecurityCreateApiKey Creates an API key (`{name, expiration, role_descriptors, metadata}`); its privileges are limited by the creator's.
+	// (POST /_security/api_key)
+	SecurityCreateApiKey(ctx echo.Context, params SecurityCreateApiKeyParams) error
+	// SecurityCreateApiKeyPut Creates an API key (PUT form).
+	// (PUT /_security/api_key)
+	SecurityCreateApiKeyPut(ctx echo.Context, params SecurityCreateApiKeyPutParams) error
+	// SecurityGrantApiKey Creates an API key on behalf of another user (`grant_type` `password` or `access_token`).
+	// (POST /_security/api_key/grant)
+	SecurityGrantApiKey(ctx echo.Context, params SecurityGrantApiKeyParams) error
+	// SecurityInvalidateToken Invalidates access and refresh tokens (by `token`, `refresh_token`, `realm_name` or `username`).
+	// (DELETE /_security/oauth2/token)
+	SecurityInvalidateToken(ctx echo.Context, params SecurityInvalidateTokenParams) error
+	// SecurityGetToken Creates an access token (`grant_type`: `password`, `client_credentials`, `refresh_token`).
+	// (POST /_security/oauth2/token)
+	SecurityGetToken(ctx echo.Context, params SecurityGetTokenParams) error
+	// SecurityGetRoles Returns every role (built-in roles included).
+	// (GET /_security/role)
+	SecurityGetRoles(ctx echo.Context, params SecurityGetRolesParams) error
+	// SecurityDeleteRole Deletes a role (`{found}`; 404 when there is none).
+	// (DELETE /_security/role/{name})
+	SecurityDeleteRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityDeleteRoleParams) error
+	// SecurityGetRole Returns roles by name (comma-separated); 404 with `{}` when none exists.
+	// (GET /_security/role/{name})
+	SecurityGetRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityGetRoleParams) error
+	// SecurityPutRolePost Creates or updates a role (POST form).
+	// (POST /_security/role/{name})
+	SecurityPutRolePost(ctx echo.Context, name SecurityRoleNamePath, params SecurityPutRolePostParams) error
+	// SecurityPutRole Creates or updates a role (`{cluster, indices: [{names, privileges, field_security, query}], run_as, applications, metadata}`; an empty body is an empty role).
+	// (PUT /_security/role/{name})
+	SecurityPutRole(ctx echo.Context, name SecurityRoleNamePath, params SecurityPutRoleParams) error
+	// SecurityGetServiceAccounts Returns the service accounts and their role descriptors.
+	// (GET /_security/service)
+	SecurityGetServiceAccounts(ctx echo.Context, params SecurityGetServiceAccountsParams) error
+	// SecurityGetServiceAccountsNamespace Returns the service accounts of a namespace.
+	// (GET /_security/service/{namespace})
+	SecurityGetServiceAccountsNamespace(ctx echo.Context, namespace ServiceNamespacePath, params SecurityGetServiceAccountsNamespaceParams) error
+	// SecurityGetServiceAccount Returns one service account (`{}` when it does not exist).
+	// (GET /_security/service/{namespace}/{service})
+	SecurityGetServiceAccount(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityGetServiceAccountParams) error
+	// SecurityGetServiceCredentials Lists a service account's tokens (index-backed and file-backed).
+	// (GET /_security/service/{namespace}/{service}/credential)
+	SecurityGetServiceCredentials(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityGetServiceCredentialsParams) error
+	// SecurityCreateServiceTokenGenerated Creates a service account token with a generated name (the value is shown only now).
+	// (POST /_security/service/{namespace}/{service}/credential/token)
+	SecurityCreateServiceTokenGenerated(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, params SecurityCreateServiceTokenGeneratedParams) error
+	// SecurityDeleteServiceToken Deletes an index-backed service account token (`{found}`; 404 when there is none).
+	// (DELETE /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityDeleteServiceToken(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityDeleteServiceTokenParams) error
+	// SecurityCreateServiceToken Creates a named service account token (the value is shown only now).
+	// (POST /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityCreateServiceToken(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityCreateServiceTokenParams) error
+	// SecurityCreateServiceTokenPut Creates a named service account token (PUT form).
+	// (PUT /_security/service/{namespace}/{service}/credential/token/{token_name})
+	SecurityCreateServiceTokenPut(ctx echo.Context, namespace ServiceNamespacePath, service ServiceNamePath, tokenName ServiceTokenNamePath, params SecurityCreateServiceTokenPutParams) error
+	// SecurityGetUsers Returns every user (reserved users included).
+	// (GET /_security/user)
+	SecurityGetUsers(ctx echo.Context, params SecurityGetUsersParams) error
+	// SecurityHasPrivilegesGet Reports whether the authenticated user holds the listed cluster, index and application privileges.
+	// (GET /_security/user/_has_privileges)
+	SecurityHasPrivilegesGet(ctx echo.Context, params SecurityHasPrivilegesGetParams) error
+	// SecurityHasPrivileges Reports whether the authenticated user holds the listed privileges (POST form).
+	// (POST /_security/user/_has_privileges)
+	SecurityHasPrivileges(ctx echo.Context, params SecurityHasPrivilegesParams) error
+	// SecurityChangeOwnPasswordPost Changes the password of the authenticated user (POST form).
+	// (POST /_security/user/_password)
+	SecurityChangeOwnPasswordPost(ctx echo.Context, params SecurityChangeOwnPasswordPostParams) error
+	// SecurityChangeOwnPassword Changes the password of the authenticated user.
+	// (PUT /_security/user/_password)
+	SecurityChangeOwnPassword(ctx echo.Context, params SecurityChangeOwnPasswordParams) error
+	// SecurityDeleteUser Deletes a native user (`{found}`; 404 when there is none).
+	// (DELETE /_security/user/{username})
+	SecurityDeleteUser(ctx echo.Context, username SecurityUsernamePath, params SecurityDeleteUserParams) error
+	// SecurityGetUser Returns users by name (comma-separated); 404 with `{}` when none exists.
+	// (GET /_security/user/{username})
+	SecurityGetUser(ctx echo.Context, username SecurityUsernamePath, params SecurityGetUserParams) error
+	// SecurityPutUserPost Creates or updates a native user (POST form).
+	// (POST /_security/user/{username})
+	SecurityPutUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityPutUserPostParams) error
+	// SecurityPutUser Creates or updates a native user (`{password, roles, full_name, email, metadata, enabled}`).
+	// (PUT /_security/user/{username})
+	SecurityPutUser(ctx echo.Context, username SecurityUsernamePath, params SecurityPutUserParams) error
+	// SecurityDisableUserPost Disables a user (POST form).
+	// (POST /_security/user/{username}/_disable)
+	SecurityDisableUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityDisableUserPostParams) error
+	// SecurityDisableUser Disables a user (their tokens stop working at once).
+	// (PUT /_security/user/{username}/_disable)
+	SecurityDisableUser(ctx echo.Context, username SecurityUsernamePath, params SecurityDisableUserParams) error
+	// SecurityEnableUserPost Enables a user (POST form).
+	// (POST /_security/user/{username}/_enable)
+	SecurityEnableUserPost(ctx echo.Context, username SecurityUsernamePath, params SecurityEnableUserPostParams) error
+	// SecurityEnableUser Enables a user.
+	// (PUT /_security/user/{username}/_enable)
+	SecurityEnableUser(ctx echo.Context, username SecurityUsernamePath, params SecurityEnableUserParams) error
+	// SecurityChangePasswordPost Changes a user's password (POST form).
+	// (POST /_security/user/{username}/_password)
+	SecurityChangePasswordPost(ctx echo.Context, username SecurityUsernamePath, params SecurityChangePasswordPostParams) error
+	// SecurityChangePassword Changes a user's password (any user may change their own).
+	// (PUT /_security/user/{username}/_password)
+	SecurityChangePassword(ctx echo.Context, username SecurityUsernamePath, params SecurityChangePasswordParams) error
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	// (GET /_settings)
 	IndicesGetSettingsAll(ctx echo.Context, params IndicesGetSettingsAllParams) error
@@ -15528,6 +16776,186 @@ func (w *ServerInterfaceWrapper) Count(ctx echo.Context) error {
 	return err
 }
 
+// ExtInfo converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtInfo(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtInfoParams
+	// ------------- Optional query parameter "categories" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "categories", ctx.QueryParams(), &params.Categories, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter categories: %s", err))
+	}
+
+	// ------------- Optional query parameter "accept_enterprise" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "accept_enterprise", ctx.QueryParams(), &params.AcceptEnterprise, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accept_enterprise: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtInfo(ctx, params)
+	return err
+}
+
+// ExtSecurityPutRole converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtSecurityPutRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtSecurityPutRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtSecurityPutRole(ctx, name, params)
+	return err
+}
+
+// ExtSecurityPutUser converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtSecurityPutUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExtSecurityPutUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtSecurityPutUser(ctx, username, params)
+	return err
+}
+
 // IndicesGetIndexTemplateAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetIndexTemplateAll(ctx echo.Context) error {
 	var err error
@@ -15955,6 +17383,66 @@ func (w *ServerInterfaceWrapper) IndicesPutIndexTemplate(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesPutIndexTemplate(ctx, name, params)
+	return err
+}
+
+// LicenseGet converts echo context to params.
+func (w *ServerInterfaceWrapper) LicenseGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LicenseGetParams
+	// ------------- Optional query parameter "accept_enterprise" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "accept_enterprise", ctx.QueryParams(), &params.AcceptEnterprise, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accept_enterprise: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LicenseGet(ctx, params)
 	return err
 }
 
@@ -20000,6 +21488,2063 @@ func (w *ServerInterfaceWrapper) PutSearchTemplatePut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PutSearchTemplatePut(ctx, id, params)
+	return err
+}
+
+// SecurityAuthenticate converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityAuthenticate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityAuthenticateParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityAuthenticate(ctx, params)
+	return err
+}
+
+// SecurityInvalidateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityInvalidateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityInvalidateApiKeyParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityInvalidateApiKey(ctx, params)
+	return err
+}
+
+// SecurityGetApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetApiKeyParams
+	// ------------- Optional query parameter "id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "id", ctx.QueryParams(), &params.Id, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Optional query parameter "name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name", ctx.QueryParams(), &params.Name, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Optional query parameter "username" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "username", ctx.QueryParams(), &params.Username, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// ------------- Optional query parameter "realm_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "realm_name", ctx.QueryParams(), &params.RealmName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter realm_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "owner" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "owner", ctx.QueryParams(), &params.Owner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter owner: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetApiKey(ctx, params)
+	return err
+}
+
+// SecurityCreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateApiKeyParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateApiKey(ctx, params)
+	return err
+}
+
+// SecurityCreateApiKeyPut converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateApiKeyPut(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateApiKeyPutParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateApiKeyPut(ctx, params)
+	return err
+}
+
+// SecurityGrantApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGrantApiKey(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGrantApiKeyParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGrantApiKey(ctx, params)
+	return err
+}
+
+// SecurityInvalidateToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityInvalidateToken(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityInvalidateTokenParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityInvalidateToken(ctx, params)
+	return err
+}
+
+// SecurityGetToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetToken(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetTokenParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetToken(ctx, params)
+	return err
+}
+
+// SecurityGetRoles converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetRoles(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetRolesParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetRoles(ctx, params)
+	return err
+}
+
+// SecurityDeleteRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteRole(ctx, name, params)
+	return err
+}
+
+// SecurityGetRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetRoleParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetRole(ctx, name, params)
+	return err
+}
+
+// SecurityPutRolePost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutRolePost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutRolePostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutRolePost(ctx, name, params)
+	return err
+}
+
+// SecurityPutRole converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutRole(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SecurityRoleNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutRoleParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutRole(ctx, name, params)
+	return err
+}
+
+// SecurityGetServiceAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccounts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountsParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccounts(ctx, params)
+	return err
+}
+
+// SecurityGetServiceAccountsNamespace converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccountsNamespace(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountsNamespaceParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccountsNamespace(ctx, namespace, params)
+	return err
+}
+
+// SecurityGetServiceAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceAccountParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceAccount(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityGetServiceCredentials converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetServiceCredentials(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetServiceCredentialsParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetServiceCredentials(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityCreateServiceTokenGenerated converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceTokenGenerated(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenGeneratedParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceTokenGenerated(ctx, namespace, service, params)
+	return err
+}
+
+// SecurityDeleteServiceToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteServiceToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteServiceTokenParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteServiceToken(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityCreateServiceToken converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceToken(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityCreateServiceTokenPut converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityCreateServiceTokenPut(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "namespace" -------------
+	var namespace ServiceNamespacePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "namespace", ctx.Param("namespace"), &namespace, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Path parameter "service" -------------
+	var service ServiceNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service", ctx.Param("service"), &service, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter service: %s", err))
+	}
+
+	// ------------- Path parameter "token_name" -------------
+	var tokenName ServiceTokenNamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_name", ctx.Param("token_name"), &tokenName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_name: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityCreateServiceTokenPutParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityCreateServiceTokenPut(ctx, namespace, service, tokenName, params)
+	return err
+}
+
+// SecurityGetUsers converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetUsers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetUsersParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetUsers(ctx, params)
+	return err
+}
+
+// SecurityHasPrivilegesGet converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityHasPrivilegesGet(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityHasPrivilegesGetParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityHasPrivilegesGet(ctx, params)
+	return err
+}
+
+// SecurityHasPrivileges converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityHasPrivileges(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityHasPrivilegesParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityHasPrivileges(ctx, params)
+	return err
+}
+
+// SecurityChangeOwnPasswordPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangeOwnPasswordPost(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangeOwnPasswordPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangeOwnPasswordPost(ctx, params)
+	return err
+}
+
+// SecurityChangeOwnPassword converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangeOwnPassword(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangeOwnPasswordParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangeOwnPassword(ctx, params)
+	return err
+}
+
+// SecurityDeleteUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDeleteUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDeleteUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDeleteUser(ctx, username, params)
+	return err
+}
+
+// SecurityGetUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityGetUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityGetUserParams
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityGetUser(ctx, username, params)
+	return err
+}
+
+// SecurityPutUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityPutUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityPutUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityPutUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityPutUser(ctx, username, params)
+	return err
+}
+
+// SecurityDisableUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDisableUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDisableUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDisableUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityDisableUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityDisableUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityDisableUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityDisableUser(ctx, username, params)
+	return err
+}
+
+// SecurityEnableUserPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityEnableUserPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityEnableUserPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityEnableUserPost(ctx, username, params)
+	return err
+}
+
+// SecurityEnableUser converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityEnableUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityEnableUserParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityEnableUser(ctx, username, params)
+	return err
+}
+
+// SecurityChangePasswordPost converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangePasswordPost(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangePasswordPostParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangePasswordPost(ctx, username, params)
+	return err
+}
+
+// SecurityChangePassword converts echo context to params.
+func (w *ServerInterfaceWrapper) SecurityChangePassword(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "username" -------------
+	var username SecurityUsernamePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SecurityChangePasswordParams
+	// ------------- Optional query parameter "refresh" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "refresh", ctx.QueryParams(), &params.Refresh, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter refresh: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SecurityChangePassword(ctx, username, params)
 	return err
 }
 
@@ -26747,6 +30292,46 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/:index/_open", wrapper.IndicesOpen, options.OperationMiddlewares["indicesOpen"]...)
 	router.GET(options.BaseURL+"/:index/_explain/:id", wrapper.ExplainGet, options.OperationMiddlewares["explainGet"]...)
 	router.POST(options.BaseURL+"/:index/_explain/:id", wrapper.Explain, options.OperationMiddlewares["explain"]...)
+	router.GET(options.BaseURL+"/_security/_authenticate", wrapper.SecurityAuthenticate, options.OperationMiddlewares["securityAuthenticate"]...)
+	router.GET(options.BaseURL+"/_security/user", wrapper.SecurityGetUsers, options.OperationMiddlewares["securityGetUsers"]...)
+	router.POST(options.BaseURL+"/_security/user/_password", wrapper.SecurityChangeOwnPasswordPost, options.OperationMiddlewares["securityChangeOwnPasswordPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/_password", wrapper.SecurityChangeOwnPassword, options.OperationMiddlewares["securityChangeOwnPassword"]...)
+	router.GET(options.BaseURL+"/_security/user/_has_privileges", wrapper.SecurityHasPrivilegesGet, options.OperationMiddlewares["securityHasPrivilegesGet"]...)
+	router.POST(options.BaseURL+"/_security/user/_has_privileges", wrapper.SecurityHasPrivileges, options.OperationMiddlewares["securityHasPrivileges"]...)
+	router.DELETE(options.BaseURL+"/_security/user/:username", wrapper.SecurityDeleteUser, options.OperationMiddlewares["securityDeleteUser"]...)
+	router.GET(options.BaseURL+"/_security/user/:username", wrapper.SecurityGetUser, options.OperationMiddlewares["securityGetUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username", wrapper.SecurityPutUserPost, options.OperationMiddlewares["securityPutUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username", wrapper.SecurityPutUser, options.OperationMiddlewares["securityPutUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_password", wrapper.SecurityChangePasswordPost, options.OperationMiddlewares["securityChangePasswordPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_password", wrapper.SecurityChangePassword, options.OperationMiddlewares["securityChangePassword"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_enable", wrapper.SecurityEnableUserPost, options.OperationMiddlewares["securityEnableUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_enable", wrapper.SecurityEnableUser, options.OperationMiddlewares["securityEnableUser"]...)
+	router.POST(options.BaseURL+"/_security/user/:username/_disable", wrapper.SecurityDisableUserPost, options.OperationMiddlewares["securityDisableUserPost"]...)
+	router.PUT(options.BaseURL+"/_security/user/:username/_disable", wrapper.SecurityDisableUser, options.OperationMiddlewares["securityDisableUser"]...)
+	router.GET(options.BaseURL+"/_security/role", wrapper.SecurityGetRoles, options.OperationMiddlewares["securityGetRoles"]...)
+	router.DELETE(options.BaseURL+"/_security/role/:name", wrapper.SecurityDeleteRole, options.OperationMiddlewares["securityDeleteRole"]...)
+	router.GET(options.BaseURL+"/_security/role/:name", wrapper.SecurityGetRole, options.OperationMiddlewares["securityGetRole"]...)
+	router.POST(options.BaseURL+"/_security/role/:name", wrapper.SecurityPutRolePost, options.OperationMiddlewares["securityPutRolePost"]...)
+	router.PUT(options.BaseURL+"/_security/role/:name", wrapper.SecurityPutRole, options.OperationMiddlewares["securityPutRole"]...)
+	router.POST(options.BaseURL+"/_ext/security/role/:name", wrapper.ExtSecurityPutRole, options.OperationMiddlewares["extSecurityPutRole"]...)
+	router.POST(options.BaseURL+"/_ext/security/user/:username", wrapper.ExtSecurityPutUser, options.OperationMiddlewares["extSecurityPutUser"]...)
+	router.DELETE(options.BaseURL+"/_security/oauth2/token", wrapper.SecurityInvalidateToken, options.OperationMiddlewares["securityInvalidateToken"]...)
+	router.POST(options.BaseURL+"/_security/oauth2/token", wrapper.SecurityGetToken, options.OperationMiddlewares["securityGetToken"]...)
+	router.DELETE(options.BaseURL+"/_security/api_key", wrapper.SecurityInvalidateApiKey, options.OperationMiddlewares["securityInvalidateApiKey"]...)
+	router.GET(options.BaseURL+"/_security/api_key", wrapper.SecurityGetApiKey, options.OperationMiddlewares["securityGetApiKey"]...)
+	router.POST(options.BaseURL+"/_security/api_key", wrapper.SecurityCreateApiKey, options.OperationMiddlewares["securityCreateApiKey"]...)
+	router.PUT(options.BaseURL+"/_security/api_key", wrapper.SecurityCreateApiKeyPut, options.OperationMiddlewares["securityCreateApiKeyPut"]...)
+	router.POST(options.BaseURL+"/_security/api_key/grant", wrapper.SecurityGrantApiKey, options.OperationMiddlewares["securityGrantApiKey"]...)
+	router.GET(options.BaseURL+"/_security/service", wrapper.SecurityGetServiceAccounts, options.OperationMiddlewares["securityGetServiceAccounts"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace", wrapper.SecurityGetServiceAccountsNamespace, options.OperationMiddlewares["securityGetServiceAccountsNamespace"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace/:service", wrapper.SecurityGetServiceAccount, options.OperationMiddlewares["securityGetServiceAccount"]...)
+	router.GET(options.BaseURL+"/_security/service/:namespace/:service/credential", wrapper.SecurityGetServiceCredentials, options.OperationMiddlewares["securityGetServiceCredentials"]...)
+	router.POST(options.BaseURL+"/_security/service/:namespace/:service/credential/token", wrapper.SecurityCreateServiceTokenGenerated, options.OperationMiddlewares["securityCreateServiceTokenGenerated"]...)
+	router.DELETE(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityDeleteServiceToken, options.OperationMiddlewares["securityDeleteServiceToken"]...)
+	router.POST(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityCreateServiceToken, options.OperationMiddlewares["securityCreateServiceToken"]...)
+	router.PUT(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityCreateServiceTokenPut, options.OperationMiddlewares["securityCreateServiceTokenPut"]...)
+	router.GET(options.BaseURL+"/_license", wrapper.LicenseGet, options.OperationMiddlewares["licenseGet"]...)
+	router.GET(options.BaseURL+"/_ext", wrapper.ExtInfo, options.OperationMiddlewares["extInfo"]...)
 
 }
 
@@ -26755,431 +30340,511 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcttIti74KhmcidjUHoiyu+ucPi1HxwmXXRfvXbbVlrtrn2hVECkgSWYJzERlJiSxPPo7DzB/5oHm",
-	"TeZJJnKtTFxIgAQgkpZd+FFlikQm8ra+XPf1aRTJZSoFE0aPzj+NFozGTMHH1yxVLKKGS/EzVYKLuf02",
-	"ZjpSPLXfjs5HL0lcPEXu8LFzEv7pr38l3yVUGx5pRlW0OP3L5PlfJs9Or7Jnz/4cXWc8ieEjI1cj/G7J",
-	"tKZzht9ejcLJKBjpaMGW1L7WrFI2Oh9po+w4Hh6C0X+5/i+UjLPIbI7N/UBwSiRasOiGxeR6RcyCETmb",
-	"8YjTpDpMEiXcLgUZh5Xvw5PqcJjIlqPzf40qD41+CTbG+RCMUqrokhm3qi8TTvV39ykV8c88iSOqYn1h",
-	"n7A/0iSRd98tU7P6J00yNjo3KmPB2rx+XjCzYIoYSRj0Q+5cR/ZvxbTmUmj7cyRFpJhhhIuYR0wTs6CG",
-	"UMWITJkISJRIzeKALHgcM0GkIjRJyDhmM5ol5tz+BfNm92kiYzY6n9FEs2DE7TB+y5hajYKRoEs7YxzK",
-	"1A9FV5aLG7aE2f/vis1G56P/7aw4dWf4mD5bW5TRQ76aVCm6sn9rs0rsFzOplvZvWMx3dMkuqFlsnoBX",
-	"crmkp5rZHTAsJgnXhsgZobYZsQPXdtK1yzcOpzRJQvt7+O8hmeHiwHLA9FP7xnz28E8wUuy3jCsW+43b",
-	"dn5f2r1+J9/g1uRHoHGv+VxIxQifEVqM2G9sMXKimJbJLdOECyOJ2DwFV2JsFtz+HiVZzDQpZnq3YMI2",
-	"8d0u6C0j14wJolMW8Rln8cnkSozqjwCc3qmQU9e8cgS27rz+VsqEUVEszAVVhtPkEgjrA9NZYnatUYpN",
-	"7ALYp+GcK2YyJVhMxlxow2gM2y8IU0qqEyIF0Qu7jjPKk0zhcTB8yWRmMcARArGbWex87azdy6eIBFM3",
-	"hr4rIGiy+p15UmiY9yVsycpuGsw/PxQWElLFZvye2LFypoleyCyJyTUjFPuOi9kBUTdPD5/PCftxU1IN",
-	"c/m4yEcGhz3TDEjOIjUMiCDl7Bil2nFnfEtNtGDxBxZnEbvkv7MtwxHZ8pope17wiPhjlWOogl5iQg2R",
-	"ImL2MNnhRlKqmAtquJgTIWNWrPR/e/6nxnW+xqFNsdep5r+zuslwYdicKZxNltx8XKVNk3jt3hrLKFsy",
-	"YYjtAlYV4JjcLXi0ILEU/2ZIquQtj+0cYLh4pbP4BZEiWZFwGssobBw6DG37wr+i5tuVaYQ5u96Z4IZw",
-	"4YZlJIm5ThO6Itcrw8itvQ914+LZvlufTD8YP7LvsyR587phaB8AQWBnZ1mS4I5yi7w5ntjf9EIqwyzS",
-	"3DIFOFxco9sJzPY65X3p6hU1P3ZjH5ouxUgm2VK4W3EM1x2nmumT0l68yEFGE3gZi9vyB4t6hmDtqOy+",
-	"8u2EGU3MomG/3tsDqxfyLr/E7rhZELjxFtCQaENN1niW8KHW24GDuYQu8x1hSbr9OC1YkhIu7KSQdR4j",
-	"dNgt0Cfrh8vQ64Q1jzdJ+x+eN8gEfCul0UbRpmG7x8i1f46kSTbnQrc+5o7bmOY9PHrM/xCJpDGLL9nc",
-	"wpveMfQlW0q1skuauYZEu5Ybk3hhmSA2m7EIIOnvGVVqtWtmvtup77b/DC8U33m8AXUMNRwEEDuvVPEl",
-	"tVflAgi07c6kivcf6eURwEdLZcj1KiCMRgsioS+a2HXIZjN+z2ISnlMdIa9+bl8YtkUlvT9U+siXrM/1",
-	"ZtnNHdebfaTL7WaH4jfoYxNdXPpDxFIZLYBptO/Rhi5Tj0SlM7SVB37MWf9nw/guFLc8y4J5AT7hljkx",
-	"7N4QxM3G4dz2HU2k33LBl/x39kFmIjaKp7ukDsHMnVQ3RNkGp9ACuMOl6ygGjitSUuvTKMm0YYo4XYOV",
-	"FpluLWhEkZ76XqcqH1/fueJY7MXF3jKjeNROhraCjs65Htvai8oBCa8TGd1o+2nJDI2pofazZZngSyUz",
-	"yxVP4T4rf5E/saR2UPC3/dPxUmGT2L2EgXcUvB1f/D5lihq5TSLx2yLdo7Uiifsj38P3H16QiGp2yoVm",
-	"QnPDb5v31DWa+je03sy1SeDEZlvmMuMsib1oRXU+t7sFU8xed/iAkxu5JnN+y4RFrLYyWDzbIQS8lpFl",
-	"s+tOGay2l1N43LDdwCV32moZAbJ+b+fWUc32kkQNlxWsFCjYUL1gl9PgBOBtRFkBSjNhkLeTM0Ld8toD",
-	"BLfYgpu2d5Tvdorv3dON9Z1SUn1UNGI7+CZH59ENMfZpO5tcqwJqlMZrC36dQqueIPWU9aRXYrx2QF6Q",
-	"/La07Zym7MkqT7+7TxPKRUvtUnHaY2YoT1hckV/otcwM0ZFUVoxZppk7+1TDjYE04A59wwrYwfQ8J0Df",
-	"b2macjH/SUY0KU3K6zLqD8nr/HeiuYgY+cvkfwAvRImQpzIlYyTcJXaOdztN7uhK2/VQnN1aZLDvTFYn",
-	"LwgV+o4pJ3TSOutI0wpAH73nnximLLTuD+Nsj5qMwwU3egL/m/LYXsqnRsob++Hf/31ixx6e2DslxhMS",
-	"ZxFChmI6lUKztiiHL5w6wN8Hwn2fUHPJjGUw9HZpXLun7G03S6jnL9urcBJqpr6TvlsIr2wcJy5mPrDw",
-	"Vy2F3YMVXQLnFV1LZf/VS56w8OSFk1nz8/gfl+/fNQ4fOt1xeX+v5LIJKgxVoO2Us5lmxbKRZ80rpuRy",
-	"l3rzB2Y+sJlietG4KvCr079ZXI+kMJRbKvMXMnIU12xmgSllys7V/4xMF5eiaZQKX9BzR1EzNJj69nNb",
-	"/ZgtqdihVLOPEMVobOULJ1MDy1XoSRq1aLZtz41+M7tAzctHppbb9Dbu/FUPH+EoSyVUm9K3sH/Rgoq5",
-	"hdbyYV4Au8l1ru8xTC0blVOzqXtsah+rzNDRPVDdf/9mFNQR4ZvZJfvtnTzirLSViu1NjAaYLRPT7Lep",
-	"kN2nBIbUjwsljUlYvEO+zw2fOYkFjhZZTHJFVWGJLSxtaLCN0ahq/Osa5wNPT/Pn+p5F6OYfgt5Snlgy",
-	"6Dy9XTPJir7JeMm1BuRXDmFOdsyv1LrvDFEucQJwC8O5F9KSJBd68ws/l8ecQsPPvatW2z2uHzenj6uU",
-	"oTfD1jlRtOTZIVhBnd2nLDJwBGEOOavq5nQt4xU5K4Q295hn0DrP1b586hwe+k02Zvc/cW26OW1w2ww1",
-	"xIFXDzd5b7wgtd4bfnsnV+I1NXalzIKMQ/Q/SuRcn34S8u4sfkAnpPAEJIGq7s4ijGWL3d/nMCz7pJUL",
-	"ooilBglFsapn0ZXAX0FVsJyQyzThBvp3Dhu5Z5Jm6papkpvFmhLEvrCjHgSWvNlPBszd9jSBlGYJOmFu",
-	"vcdSOZcJdJpJJRfA6xkJxuI7xY17tklJ13PAdqNeKUYN+5ly871ULyPDb9nlosJGrXGiDDXGhe2eQiNv",
-	"EjGS3FEO/L3nCau3FhKJJmN3YcABsiepkSpsf9OZVFN80xTftIOZ/k/G0pcJv22i9B/lHUmkY1NhyYFq",
-	"ORL8DUuN3Y5bRsaF9SAg4fNl8zhvGEun0KjjVvxExXyLXhH/JgkV84zOS84OKeUiYVo3jsg22bFOPzHB",
-	"mTAtVRR4+Z9ew32MGsvcr2ess2gB2gjwdIATzO6NPRHUHhemeIQ6upPNi6/Z5SnBAfZEwp/YLUt2TA6Y",
-	"KPucPc2oeoHjW4LzkhU5h3IHT82Lb7vsaOSG4eLA13QsNcw4qDPKgwtILImQJleblCwIVhwkqPuvuszs",
-	"upMeozRx+iKvG25zF4EHCCqEtnoPNiBhrsDtQn9umOjo04Te7s5HxmCM/jovCBWrnEso7iZuFiTcuMz/",
-	"ZkcSWgrhgvxl0ojmztmn2wzsxn5Et7pdxx2fQqOZFIJFKDdIfzwqiMcm8wkJ//xMN+Oesyi5fke7Rnr/",
-	"SoooU4oJAzfNB2eja+UoFuVtc58xZ+FL/cF2Ig7Y/9g9izJT4jbJf9syjftp0T3eMlPf/S5NylsuLiOp",
-	"dmn6wdfLC2RehWlIwqwMBwMPp6DhDUs8ZJY06nSXXODz9SLaLJGgdXIDxmXE8eICVXcDvmr0ILM35tKe",
-	"d2+ZdI8TlYncQ2+cz+Z5rqsnS3o/fh6QmBoKW6TJ//v/kCUXY7dLZqEYjUkqZXIlNP+dBeT5s5OTLX6w",
-	"63vlhrJrl97JmL15/V51scY6bzRwVwYsDAMSTvHMw0c0zDqumcc6ICE1Rp0DARUWV6DiMCjcu06uBFBg",
-	"9XVob8XuXhAjk5hQUO+3Y13taKc8nko17WW5xRX63Csz2Tq5HlPqsuHlHSDj0AuydrwS/p8qGTENH3+9",
-	"Xdp/8ABP7QGGPxUVOpXK2D8WxqTQCr257Ecu5kwb/ARMeL5ae7XC24lfGmo0yCZdlgAFk5Lr0ziMZQTD",
-	"1MaiEw6d3XMxhy8xgiMgodPn7pwQtJ4+blpdZlSay1zJLLVTKi1+y42d6fKOXitGb0pHfe+bp2Gar+Qy",
-	"TZid15qNvTpj/DH3n4jyVm433bEeey4lt18sqMYYhrxBsVitFdZF6/3a0ItlgPnZK6TLKsx8o5aLUDzf",
-	"Yw3yxgddgs4zBwVL/WnQxUoEhT9mtwnvf5o/AIE26h+AZXBEDJYH/KaMVo+ZFPa890k5DtB50n7PEwiO",
-	"aLaa2uvDe8+SGU8YsYzRnvxoXb9T2y/EQfTVqm7Mr6PH8BP3Ey6mt02P8HI+V2xuheyyfrt0HtN1mfsk",
-	"gO+QFKWCP0De2I8uYW3Ya1OxYm7TvrwuB7IUYOLv+gYU7UNm8II9Udn7dEuMznf3acIjXjGRrVI2Id68",
-	"YSVf5GZCp/ZxEiVKZ4Iw30PJfS5Ab15JwggUqOGV2GhrhWwpWLMUI9PpRmDPtn3FecJ2XvCUJVxsc4dG",
-	"LpOk7knCYbypYo7NIVxEEiz1VYG00YnddbRDwL9QDH1lQLjvFgGmCb2Wt8x5cFM72FP0WkHnX2IUT4m+",
-	"4anO9c1g7qRCSCtnmmhROFNeiTEqKqVwukrF7hS33PwW0TJVbOo8ZVAF0CZO7EKxGVNMNLr6lXWNAAXS",
-	"UfyadrxQjDqbLw4/V18oKmK53BJo4Mexe5dAkvzu3mJUo/q5ZOO7YSwlzD1emPcy4W3NY1Bu0Dgmgt3Z",
-	"g69PChUAIMGWUcNgpr77nnB9oZgxq0Znd/ujd+9B1YrT7/7H5ft3FW+qhkEas+o5sr83DOrvcCydquen",
-	"LGJizfNZr4Sh901j+m3HLn9gNDF8p7UTLLg0dt4ExqIGGp3GynUQ+I08Ie5KAK8DJ+05+Yo1O/lgLz0X",
-	"b7uLUoha1bFUhC1TszrJR4UuwxTuJTvE3EC1pDdOTVgQ3i3X/DphEAwDDGVAQm94Cq+E/Yj3IfX95z1x",
-	"41tbEdEe9BCDzfI1iyWz4oVZ2C2FayUfYzMQdXWNcsvklgzuoVc0WuzcfKAEeJxE9nnCNXob4u3Pdf6z",
-	"RyFYxJwv8Fhw0rz90HwKvfc+AyA6QzaC5gkJCO8IiBO0nc84s5hCvZIbArSdqbWtDcT1N4VWvWegzUdp",
-	"aPIjN/qlftNoc/Mbg26hxjYJCeyCiJliMaHazsCbT6tR9/L6V8spt4w8V3Zb4A1T+7Ip1VPe29T2gRm1",
-	"ei9eSTFLeGR2aZEhEgo2KEtjyzxz7+7rvGBoHucbuS6JjKJM6Tbej7an1VSKqW+76wb/gHEyW69vHhEX",
-	"ToPWkcaX40M7wPkS+n8lhWH3ptnu5Ky/ET6HjojL1AqEpviVC29s10bCxcENGYeGLVML6KCji1BxN5lM",
-	"mhRV7h0dNVWVecCFttuWfZjZbOik/HR2D39b1AyPndeGARctN8hC8+DHta+QmstIyS3h8m4ZZZLYkZVS",
-	"CSDncOo4B8vovCAUfZNCbDDlcUjuuGj2GMifG7UdY92qvSwG+ALtjAmj6tR9SRtd4nkM9l5UpzYsZ3mE",
-	"3Vd1lzeIHZvQXBsr5t1yy8jOylddzp4vKQdHaHdP4qhAkQFnomRD3bHWuxYa07NsRafmGANdi1v6kcAF",
-	"Q7oEathv2JejsLror0qICxmHUyEFm6LEbj+2VjzgO/arosUV+ehwoAuWHAhBcDzNShGnRV1TiTSdU0y4",
-	"00lVUYygNKB/4n3eORyq4sXsmYK2YU/u+Z5MDbpm7/Q93z72NX9rlz2o8Cz3GAMy1VLGlmLzuMZyLGP9",
-	"7vw2FbLZBb3LXIGP757sywkAO9N9AYZOcBGm/x7uMdPXFjXTu1zFZFnc0s7kXOTzZjayje7nUiqzLwB0",
-	"jrIATughe47fxFyhn47zmyUp5RgW2grzpDL7gjqZqYh9d4+JzfYc7zveyH1zgoE5aC0AH7aK5iacahhP",
-	"iD20XQ/Xauo63ss1EIzuT+fy1L2hukzFwjnDx9EWzigaeR9oOPX5Gj5y6Xxqu0MtnV+oYum6LZlTC1lu",
-	"0qlkqpi8Nn0CbIQJIN5kx2pfiYblxu6bNTruldvYq7qlgCUw1HQ8NLnMGho6D/NYBa/MsYxTIudzC9z2",
-	"fOT2KpqQNFOp1EyT9fjrDlwWNXvjro7IaW5EbjwxRjObz5k2sBY7WREeLao5KUBQwR4qLrTrA8dHcOS7",
-	"ZAF89q2Md1k+XK+Wvym5sLvoppNdY7Gt2jOfxaDKg9zCJORaqdLyNJ+KXYNtxTXgsx9B99Ms5wMAEJ+R",
-	"x6c2sr+UBlpIpf5i3DXCFnoRL828opluWrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhtHd80qG/uytgMDw2uT",
-	"NwzliQ8LZLl8RWiiGI1XaMdqr/9FG29PttqPtz1fnQ+3jwd8D+7Zj/C9iremD5X291xYYXMarUpLu/TR",
-	"NGCGhZBFYa+QBZ8vIMwnZkoTecuU4jEj9tpUaCZsWnZo0jn41M/mQskZT9qZP5xm3YnjEPgLjeNmayD8",
-	"3vtIqCUX1LCXM7N1xZf0ni+zZclOXtjqQXeaJCwyRYwl2LgCkqUQaEVxGwrQQNMiOsVbWUIYPxBNGFXJ",
-	"qpl3yZ+cUjvmXfC2PRShzifDRSV0DT5oF3XwUdHoBhz0W0SzRjSJMjzTBd8MCmdNGGRsAgpYQUCiBbXc",
-	"WmblrC35RywzfoP++n2tSDCR3Iy03SQKByQTBuIyc6IsDhCNoswCTrIKykyynRG2Mwu2RI44Nzed408Q",
-	"aukakyxFeyA1eIeWBOtnz55tcbXA9SjsT7s2cZWy+D/ZatcWUuePBVoiy9nipceUw1O7bZiEK48I5Qrj",
-	"elpe9PbZeHrDVn23cbsmLCcPr+ty5O8idjDqIVqBFUXJpIvmqw2AusFtUx960cIPEIOi/L7bzpSgycmO",
-	"kXVTKZaGhcOUoK2CgIWmI7Hh2B7nchAGopS0C2N78DF0CwIN4LA0A48LRth1aItR2vu/7Tjdxd9ypDze",
-	"NU7ob8dI28cA1+XujmTKfU6UZaYN2NkxMtinhlEyYizOXSAqjk/nkA1KnAog3Ft2Jbx926NLNQoMXjZW",
-	"zBIK1eT/IM9PgjySuOrb9xydMbzCVYpktQWTegUbu6X77naLy6t9hmTC8ATw2IUuJSt7KWcshpvF6GJp",
-	"MDlgqrhU3KwcaIHjXjNXkg8eO2tNWpXxl2f01uWY3I5XP/uAb+D+XJMCG8Dngv2W0cTu0Bx4afssFaWJ",
-	"uqd3zsx3P+2Lbm5m7+QbwQ2nCf+di/nW415iDe6KTTSQgABZAMJLfXlHI3eXuDDhnRODog5FL3UHr/39",
-	"kk/yA0tkBInyHztFlffUf4JFH3uaXsxakBuIy3kSlgJFEFe5JqVsK+G7MHBaePa34nNU+sxKX8PHORu/",
-	"O9nhi1BahbgtEn9gS3nbGAReITp3M8TFXZEw6uK/fVoNB8Ngire72DLxcD5yhcN53JZhFvd2e+YHPnaT",
-	"9OlSwb/+BOWbtejZ7Xnn86ngY/0T0LvJbBdyyvIbCDXl1BhhI6CFO0ffTuT5WXHDIPLvvUhWu33maJom",
-	"9lItctuIZOWv3lIOkkquEqmIi5ZSjC5b61OguynGANrX9DpTD4H3LPxWxpyBQvXbLLn5VsYr+xncfwRU",
-	"rYK5oUn17FdtZ/6p7ta45oLCMDdXs9zD/amI+/TysK6efsfuEi7YacwSvuTGeSKfA98kxVl+k9qHNBmH",
-	"n64wbvJqdP5pMpk8PFj0+XTl1FPr36JbXenbK2G/jlnCyl+fuKTv7D5iqSH4M5lJtGtY+Yh6NaQdx4vC",
-	"Ug1RBUzEeSpOgfOZXIlwfcXDSoIEIyUZR5lKrOisNCYBSqnSLmWZpktG7uhqQt7gHfODdGXDbIMrEdp9",
-	"/pmbhd3rcWTuAwIlwHRArmq36moUEHUSnqM20EpvBPoYW8wOLc+ykDG5AzWq3YNTJiIZsyvhszshw1hV",
-	"qkGKb0YVehZ1PnZbM8wX/TpX3rrzY7czd4e6Gp2Dd4ki/+Kx/uUhnEDW/ERqdiG5MG+Ehas9j7La+Y6h",
-	"4hivRpPJ5Gr0ADi3uaAyE2a/g7Q9bhnZS6cVA22/pdXIuADaTNizWuhLgAAxsqSgHlhlHza114H7Tr0R",
-	"cHPolZTeY4pxDOgBfFK7ui4f8V6H6frcsfd+2SyT9ODoMF93l5kYLvpMMxL+5tbVZan48hG9UNCihplW",
-	"Ky6UkR0WyCL4Q+hUbxDWAE8iUNIrAU6d2PbOStyhS4EROozVJ21wugld3bL3ANgGmHQdes38V7+fmOIn",
-	"nC59aUuX7zo3ltjHrgTsO96tuPHBFZay1AXAgFLDg2f9Iyft7uS6jbnIDIRU7BURfKdbIAFsmz6EzKm5",
-	"XEhGiMF3pdoVkG1CT0tMYy5s4RRc/qa9TuLjKmWu36YJ+IxQYADlmB3MblWqZMqU4UxX7on65Uf3832v",
-	"P/a6m3XgqbFjvIJMcVej86vRMtOGRgt2NQpKZxOlXedZLpW7ZFAcfmi4yu0wHkf2uyZZ6X3HZD3p5ZNx",
-	"kTKQuthOy00mJGNGVcKZIordciuR1e/dAbi+DgwfclLPlxZ315jAEoOVe97ud5iuYugO6gZgLNFGpn1W",
-	"cIx6fH3502TTefoAI21xQj6WnQTGoXMNOwu5sOAZupCr4shQd2gsMsUhap5nkBYekJ4bTUKEadyF3rOj",
-	"ccyxGNdFjirepO9uLxyVd6JzX9qeJh/o3Vss+bxrzuckZ0GmKTWGKWHB61+TyeSXoEI89gQ64AaI8OoC",
-	"+MPljL0aPdhryqmur0bn7yxZwf5oep2wk/xSa3ohWP5tw6Dd60IyRn+EOloFRQEa9LA+dHQj5F3C4rl9",
-	"ZE9HrdwpFtNtWnPvgHdnD1Wp1SQvt4zDfOQZ2T5cUAy5l31gkVRxyf3MnaiG8eeJgZ1vOmxiQG7YCtUF",
-	"RRbh8ozeSfO9zMT+FvwHhlyG77h50S/lMl91FufjxxJimFwb7m0opgOXILIi/7r/xT+AtyEoAK9G5988",
-	"+ybASwSZdnTU/lQ6kO7afwjPUYXg3wnmsTumGJlBPgMKMW48ScAxkcUnhbndLqKPG0Z/JTKGikJ5pQq9",
-	"oCkDU5arVLu3tbWdNa/ne+HTEkLiEtRWBZbj9UcbyHfiq/ZBJvK9ifPUfJB3eoPlX9Fl0q8Xw+7NGZbG",
-	"qbTfKRy8JBE1WDn03O7wXIDv1j3GKvpOw4CUY8EDdOcyCxKiPPI3UI+dYZkR0KwqRSHJopJ3mtwtpJXJ",
-	"XKUFPC8K2WZFRJYkbv9BY+SCMPV+9VC+1+YTUbhPuhL/roU76oqxmIy/efaNC+wVhKOJOyZCEsiy7Fqc",
-	"OKVVUThvj1MpOm0F0OuV+PLSgpjqAJRV7i3+et/jwm90vX3MuXtP3ld+t2s3VhcHvTe9TxmL6sljI357",
-	"7MsN5mHZUybmXEAkBoOGTvMDWrt96wC3LWBhFtz0lPI6PvQ4jfep4QMrzfaR5Ro+yzCgqj8m4xAR+Nx/",
-	"U2gi/wF6/886SjQ9xD5XiAvwB4bH1/zKx++f/T+JkDJ104DDdcSjKqqVBLDqXpUr+HQ1UlKaKbgol3nj",
-	"VVpob9AH2mnxyizDO68qLtdROxKbV31lWzZvrShblb2z8oL78Mk/ck4+QaF1C+zlz4Hv5OHBqQpQVwaD",
-	"/xkrtjXNwz159roo8uZbPLgCVqjq2Cdb6ZUn2457NRfAOAR2DoxcGBGCVzxuP7H8Yu6MriDThYskcVOo",
-	"iKl7ncqaANxmStWQ5EfN7UdG45yUN0jOEZnrKJIuPzZkk7uW8aroI5cc1rIImtyRf6PJW2Tcaxuts9Xr",
-	"jRN00t/LJmB321feFc1f4zNcXZBNz4fSMD/yJYvfZ+aowwUnhkgKhCPH5EH+NWbKNT9yl+7QfoqnMjNw",
-	"ipy7iS+asn/mqdptS8YJJa4q0/QT6BT6DbAPXFff1xqq8zmsxWSUUBtqFIxzY5LTZAEh53y5pVvsyx+y",
-	"495T7m0d1RHlWkxt9BHOFrW3w+b62y4uM2HUCtN8uuRi69Ky88KAHQH1IcJi+IJQKLFSiU4JPwF2Bg6E",
-	"naoX3OHeiJnc29zyHptn92ajQi1mPEgw6Rr4o02qqXD3Ozzocovyp0jDmtctqBnbnpVTLYQjxZxXzdgd",
-	"WNARBTkjfbJ2TcFAP0Ck0oH4hbrOd0nKLnCqSGCSK/T3bm7YyrsgaSy40UE5/kODOt47UrnRuSKyR8E0",
-	"/7aOoFa2jbYBNXTufe+96fe39tV+d2wCBALoCsFRcq0kjaNKjcoJ6N3cO9Y18u4d559KdlSYxJrW3q3j",
-	"tfcHDFwVtLqwanQ2nu7q4qFsOvhX9Y2/bOycU22/jPyKb7PVbF4JqDZ9Qdg9jUyyglJvckZCGsdYSGEp",
-	"b1nxyRm+rfi0ti5xvNM2AeOMYzdUmKbts1U78EJm602n+WK37AANDq6Xh8bFzAe5Yz3X1gDyMtbtPC3s",
-	"KWsADCp+V+TDm/Oc8j3XwDpVKxiVyta1f/1SvAHdFeqScqF/0zi3dp6g+t/X/S5nNdJF/tGFktl8UXhE",
-	"THZZ9rYdfDSw+bRem2nmy1nBwKklz/Q9LlYEVWMn7QZiJZS6fO95ZUnId+4sfo9bea6nWGu5AQ4qLiP1",
-	"zywzbTDrcP3vHVbuWppFsXwQd+hSwfVZSZdzq937K3UQeryukRxf59b7bvj2EQ0e3vJf8RgXgHSu9GVF",
-	"GsHsuugKCA+fbKLdU6G28s5sUt3jD+bm/m96vNXvWQWvvxgU3QphR8SU7YCwY9HLd1ynlX8as6+b3bdZ",
-	"cvPGsGXzfFwGnDrhAEzEcgYE763EOQcLJIelB1E5UWaEbhh6cizpffldz4PRkou1b6pL6VJ1tDBw22l5",
-	"hjZwYRHd27XigzabodWja7ttO1Twzeu8JtFZBAUf7JJXrTlkyewVoXN7DBSz8pFI9jOyzvgRMg3Cx3K2",
-	"QeeM+eJKSOGrwZIQFBThJNdjgOJvwciPHz9eeN2xd/zEUzD+07Pn3poVkD89exaAakpIMwUNtP3zr87x",
-	"E7xZqxs/5cAHiyzB0udVJyl3xqvptd68tgs4baC+tWfhIft4JdNii6DTaj+lXJLQm6uw37kfSEyJPWAk",
-	"ZRtJrlCGrPeGfdju8K3bFwNj8INRHoTbefguoNh2wryBYKdCBVIRAc8tVcTiqc+QX3uDzpnZLaEnXLAf",
-	"mEG5xtPP9hIsa6Jw4Gx8DXlQyvLk1Jfpdi1+aaDmJgkYFqrmKvioMuY8K3wwJLBYhi2d6nBSbEdFXsZc",
-	"UFLetAqeDorEZfmHNuhVl9is9UvX1hDaBX4p/IjqVvIVNd+uTC3TQq5XhpFMuFjM3IsH82mKbGnfdD0K",
-	"RvZVN/bD0v5nP1hKmNsPUFbVfkjtf9elIRSXt/cy2kz3QA1497xA5Q4KEVyT8t0Nvj2j0po36aC2I17d",
-	"lbG+Ga+o+ciXrG6lIHB1x0rFo2C0cItk92QJ/+ORkhpCPoXU9ctT41y0cehFtpyCA1EdgQUjuNpY3Eqf",
-	"UzwblLqtPTub4Xed+LkiR/m21OjrHJpZsOVkHZhdnvU+IlxTeF431jRuKXw4/yrwy/c6zx7vS+3FoHPN",
-	"5b7cn4MRFGXl++637Ur01Wl+ecvRqEGtTKY8gF+a13DXAvqCNHtenC971Xssc8kpcmONrxMZ3ex7hZ2T",
-	"wxRhrkbw9Q9kWS0CBb7qvIA0rHW/O6NPN82VW5Aii8049COJpFSxKyQUOhfeW8juBN6MfI7ppCE3I9QO",
-	"9lb4cqHnkxIr1natMGXIftffKZamh+zbeMfvPfYNzrfNh6KDPLJONZUTuYNWnAy1QSr6hqfpVlZF61mW",
-	"1P8OefBaiBH4XKW/IH9z7cCbfIk3xp8z8VNT9nnJWdBdT3ejtfBTHn70yRs8c2dBHfigiYfAOxIHBLKl",
-	"oBNhVyKqB5q1tXXJU2tm9stOPnr9PNWsZf3ulPITdGKVMKnKDiEM9OGWyaZcuMPUNIT6M7Fn/ULkHbtb",
-	"iJt5ztF4CtlJW/D42H2hFaldcdAxgUKn17qXtOF9/ALWLSubviE+WEg6dViRFG7dDYDm+vdNkoA7svDf",
-	"ah3sHOQRd508HBqOVnmtn6Rhv74T/9K68+OSC6IqCFVXXhR++c5Kau8/jIIRFbYXqWpF39egbV4LXauR",
-	"FV02HnCk8LFqRcaPqi4XXAXQpz7XmYYnPocE+tr6PmBywItIwd7PRuf/6hYDEHRyf/oFAxPKPdRmyyos",
-	"BtQXIHUHHukgcMECgVuXGvvgtI4xGLS+rbW+60h0R1eahNNYRuVL9/BK4U0N70Y1Xw00AM7EqP0M3dN/",
-	"w/TH2EVRr7VeCXokNXGTKhjr2JWSWbr+ix0uTsv6KazFJgcOWC2jGz8GbbxHQX7FYByI3aENbaXTXfXg",
-	"xtZyG3Ua5ssCAb0HJRWrcvKjF87zQWPRaszvnCoWFekcOo63ZH7oNlZB8sg2Mg7tC3JL2FrEUf4Yxsxg",
-	"6nP0NcjhvBomt2H6tOOLp9erbsaUHAh3KpJxNI3CFwY/terJO79O6lWkuW8sj70/C15k5UqRLVw18tfU",
-	"G7VAVvUhXa3NGtXV26jYYqm2nlcxkO1c0Yhtqf2yS0JxKbPdWtdBAIzPL0Ldi6q3c11kTl0wXDkneo1d",
-	"qtWqYameis1skwsoW4gjGZc52yaRGEew1bBWen/tW3GScBLI2OVQc9Wg0CNpiStanEd0V5qxO2yric6i",
-	"BWQKyVm13KWoHZdVOVktHs1PumWwitSYu3fU3X/OZwoSlTDD1DnBygF5OYDAR3Cin5YzTo3D/4nF8O2D",
-	"/9NfuuFJcCWw1MSSUaFdX2iq9/yx/WoUjKD3UTCq5Y2/u0+piH/2FbbK7LVMme0tSqQGHt15WQUjIYXt",
-	"jyZJU5d2D3fz25s8dp7ezrHYGB8Tuwyn++KvK2/pw16vZeHb5a3ToEjYJIsNr7pezoTV6W2qGA7FtO+R",
-	"q4UchSL3rt+5me5REMLhxLSQS9e4Qt/wl6YVLYazaWOUipHSmCHYZRO6K+1qroqYGcqT9ib/tamvX463",
-	"Hn9zuSCW2TWU0XGPIuO2sTLYsMpdFaOrW6CG9DB7TZdTXfVvnn2Tx2syc4qqmZcXbzDZpQOI3MJvb4/K",
-	"NcF0YIGkuAPcBVOFFEJFjCll8K4LSJpkmmzJMVMfNFLjQPWoa/zxF/QPzPTB5x+YybEZ5rtnZM7774PK",
-	"RePHYN5cSIX40bJw4Fo3rv1nV3o0OjNXmznX9n3pSXIJs0Ou3aYqnE9PTZKL+W1m55QCoF5x0Y7dbiRs",
-	"1kC9lbQJ/c9749ACl7Byp84L8hi4tBCbE9o9j7oAyIPMJ6ENAQRle9q2RIWmSNuAU8gZdvctZKMC5Rg3",
-	"mJrBkM080V2cC3YtICYQ+IndsqTMuTvr6qjwaPd691qGvZKGoMZiAKV5PDoVqtBNE1K1is/uR6YpU5Hz",
-	"z1jLcZUtqThVjMZQKcSSLBmjF8D/XNjfKrb9UuxEXfdTqqeO1WnDDbXwl4hZQlcsnmaCag2pyLZOuhRX",
-	"0JsfcpkyNhihC6ZOkdXAxBa1HIhfu8SelL959whIDIlfOcfzk1rDVl2lnNp5umLzcjaFGhu5u8O2J7mY",
-	"zhI+X5jpjJlosevxVn2mTMToE6FvGh7eLI5T70aQ81ztS5YEI/ve6ZLeT+8oh1dwMYXCU/s76I2vmC55",
-	"knDd1ujrc4XUY2ar873NtSNfwfKrNvez4egEDeCzjjR121l/bOumtI2cm0/VtjPcYnt2Q1Uz3l/mh9ID",
-	"/lwx0MysWJLIO1iPuB7qeS2nX0T0vyDhlGP+IXoNRh88jJX62n9zZbprLIJrknu3KMZNQXocunIFaGZq",
-	"tiY4LqAsEu9UWLfjKkrdnOobnp7KFGd0mkqovZgnqf6cwoOAHIrdlxzbER4zYbhZoTnYfykEU/ZQ7Fr1",
-	"d/jy3Qte7z+41hkUEn8S8pA9jvUsQ4PNxZHuule57WaPhuhdcwBL8wHlsactcK2f8n+iiRWCMksYBrlf",
-	"QNPlvoAocuNz8WmCZB7U2WYhC8iCzxcA+tvYupYwsJnj1XfOYjJTdO5q4rh8UeRO0TQFCiVYbZOdpVIb",
-	"YuhcnzQMuZaxE0xhMeBOwPHGA4MOqkmvnNE6/HQ1sr9ejc7Jj9xoX9iyly+hU8za61N1XlUtlWkq9q+M",
-	"N787ReKCGzLeaczOX77L+3ybv2Ih6iPI1F72pZXbFMv8rrXSFNtrv2Z1LIPSG+TKTrQ73q2hhvbGIhSv",
-	"D3A6Tavw0b+nRjy3P5Xyydp+vEnxRamUtmNjFMbg+RrYlt3iwpSYi3Z6yrwm+E49Zf7kS/1GGFRU1ui3",
-	"N6XuA7s9ruWW7+zuuO7k54Zbt4M1aVE3plv2nWya71puCp/xtCFeAf0rDxj4UQygeN0Wv+WGhcsn3rhy",
-	"RYrMQ+plesj4vh70rue29dZWDM9/60MMwA9t059gLq0N/Ql+7bClokHZqi7ppzPoI2rnsvXGYtfu03HE",
-	"6caDXM04uRUC2teK6kpN5YR0XRiemN2TImzCCUjVIqFXG9sA5S2eX40eHtBANkuoKTWaND7fK3KpLgXe",
-	"1hi+Dt7mj3FTr5xY/0PzBvk6BIe+DzdeD4onrK3boPTtuXRHDwyou5lLwwhabMPO6CV0T2wTuVR9smvU",
-	"UrVqUUDaRjFhASQWT+UsyAv7Hz+4aW3ynQOb1pe5YcN4xDREoD8q7mOXkWLNAxYdw1qECeGDdUPfZErd",
-	"MLDCuE/aiz2sCZv1l299jEr1PeCz4NMwezMJJCuAN6FWY09hLbCmW3btfcpE/007WEhO/Yjz3MQ1h+Gx",
-	"Ica+ZY2OUsZsfcfLlpB5wkVN06vR/5IZ+U8h7wLw7kFT89WorpOStmob1DrdFKR9bopmrJo/KtMu3lMM",
-	"u36hfQxE7Xrk/jh0Zhi43fhIHYzMcGq/EGqA5PV1apT1g8dJVcN5aAePZkP+Wi767uxPr/ju6t3aTbO2",
-	"W2LvNSRIz97SeKlb8vIdh/CIsHYc/cbCloZaYcO2aU2KTPfg4ubTAjZY7ny8wGZK+4BIFTjvRl9tBFJ1",
-	"Ypp7e74TZliyCmoS3ddlfquk29lqhvDZdPYfQVdOOt4xRqho6SIgyzrsUr8NLMbO09MjwZpX5e7SoubK",
-	"YFSvTBWLs4hN04WHhk0SSbmZNty3qZIznnTkxy+gEbp2FqUIxqHr7JzsMNNuzzXRJkgFlJVcu7M8qQeG",
-	"bD5vEWi+VrsAG0Ep4vVzofPfep6KNsH1O70x+qZx2+IHXK2nsXHtVCq5trI01MHW/jPSFeOqm9Q7GTNf",
-	"mWPtGu2AGx13mBqj+HVmtktQu9PFXWc8iaezhN4ijGy0wAcWtJKKcf3nxhC8hawk2y39YEy6d/bCU+Gu",
-	"uiJv4Elkq4MRT2tH+Ovtsrt/g8oEZNUD780fpP87IPjodWFE/Y9/vj2FIq+xtwBHCQezq2I07gNpSxln",
-	"SQfauUiyORd+FdZJplGykrrNEr+/9B2n8Jp9DStVMmK61RAu8FHfk5JJZ3NuL+1tLkPmhT7GqMANcqWs",
-	"qxGbUDP1D/2t91VmFvbETFMpk31nNAPLpc97P73OZjNWjxK1T065mF77NJ1tvAMVFTp1JvR9J2az/U5p",
-	"HCt3erbJ5K1UbZu9OrgDRCnL3hWMrUBmBV79Ea2Ae/OFk0PYxrXjaMTlk21Qk3aISO6sRSwNoGn8Dh9q",
-	"JE8wBbF4Wp1FjZVRRfVXEr2lHBwJdnbRiHEYAtusXXJxsVNwyLuFk9/NEbb1YdvypsCfRFiJ8oGrXYGg",
-	"fm2bNqiMnps69rjlPJeJjG5okjRU4HjcMnZZKgy69KNpmnRewmztUO6L2VKM3iCC7hHeZvvmLY/LtO0w",
-	"A2yxjxbFqMaxjHSAHndBXqglyAvyuaNxEhCdLZcsJvKWYSyNvaj/TaPtXfe4fPfJPBb8Ys4/LhhNCdXw",
-	"70nQjnfcn43JM3v7zL5a8G97zUrZmbc7INfEl0wbuky7sj1b2JP1azl/RdCWHcElagI+/SMUY67xewK9",
-	"Xf316epB6H1lVzlkDk03j8b5bzM2FVFAOwtWumXcdDH3v7QJ99qRt7WNfIsiT71cUvGitXIKj3d73OUh",
-	"MmsGJ/y6cVnhQs0DBmt8AksaUPB1InKGgyzBezkfPbj0tww03Cgh+uXvLDIoDSW+/XodZ3/fpx+dCOH3",
-	"xjsZuzI9dVvyPmWikrW+wdsj3o2BPG4YVjU7WzlOFevPjHyFnnjkSwNB1QCfiAs+y7R2/CXlRI1Nmmq9",
-	"JYZzezYOVk7iM22WD4IRuzdMxJaLr9Gs7Lz3FlRPBQX/u0gKo2SSVGT6Env+K72lW0eS8IgJ3eQs0LgU",
-	"jdrCriJ4IfFUc4cUO9E037qTUzmXM6aY2J29rsWxDUY3jKVTmvBb1rLcwkVmXOWxHhlsn2IVvQNXpnx8",
-	"Sb4/bi3IiyxP7tCvGErHrA3e/WHdaIQd/dIwwrW0DT1G2i7tAqTpcSUr0YYNi9xrZdeyc3fMg5lTqSfb",
-	"8NMVBiddjc4/TSaTh4cwgNAne4zL30ERte4y4IemdKzuB5LKhEerUgbfF5vp4yrZ4Zpzw91Rbi9b1ZQm",
-	"7gNbSsNcUv6G21YKAaXem9wLwX186h6bWompauksR2/c++e4FBAcPfU5LWolEdsgVfJ+NdUyumGm3Lqh",
-	"hYtE9euhBZ/N0NnhflW7BCJbIk82rZtpNfKhMpidDfDhbapwzVjc1VRyw9NpJnLNY6t07n6Ybn1qeqnD",
-	"gy2l7De13O73qcxMmpkeBj1fBT/Prhh3z4m7LqCuDapuko8uUFW/sd2daeqQzVftbzW4xoL+3tvWLumL",
-	"vFilkAYSwbKYLJhihCpGUqo1i4mRmP6GqVumSCaiBRXzWk/Dwk1vzekCM88ixwP8hjucgQOwwFfsUiT8",
-	"xEWUZCAvQ/GXmGkXKVHjzrfbYL/mC9DoJ7Qe5ErGrrjyjIR0PtdhG7bCPtjpLS36jGSS0LQuqywml3a/",
-	"t7kug9FaNPRmn69ldOqYLlRxGkkUM5kSZLxe99ZuF55O3WZxXI6H+oujaTzf73sUMyWX9QBdCfVuCNQG",
-	"zg++1e1rt0+vpVPtNyX1wZQY8Fibfpdc1ET0zhJJTV2io5TvZBVrhTDbVGozLUSbLlVRKr5nmxveq9IK",
-	"+AT5ia+zS/CDGusTHxkMrKQ9LW3OhTMBTMser2tvcEYCn1mgKyFjX42Uh3x6/95RogFn8dax8AnVBgLi",
-	"3d+pYrdcZpqkdM76h8Hb0fw2FXLD9bwmtIH/zhqiQRO+2+X70j4U47XZnAng0s5cpyziMx45Z0Z/8awd",
-	"FV80spUQ6c2WHfi1cnKKmoFiirlN6C3VH297oEvukQ0ukD1OWe7hWBy0+nRTTUy/UTS6QfDSDf6P8EQR",
-	"vb85gbWM2i4pqRvApJPrd5tq9JdbnSe9yLJTj7xZ66zK0bzy/WBSmsH9epupfPClHvyf652GywnoigD2",
-	"xsQjvVRcDeEZedAqYfc0MskKaoZbAcKHajmZIuQQ+hWeF2qvoKz3wggvU85Lmmmmr4R22o6TgIQ8DjH3",
-	"NVwZOCCIPw/tuQrJOLzKnj37c5RSs5jgzxq+YWf4g30Mv5gsM21otGDhSeCcJKGAga6NDdnBxydN8X1W",
-	"qAItVli8z8qEzPtXuEGSmUxiBPLNcilxfec8xq7zHK24bPV9iPpIwhYKSTK255o7CilvbZsbGde0u+Be",
-	"5dn8EP9Nk1uqeF46vLtHSDNz3iTIH0pn66hwzbAJIsLULJjIMy7GMz3d+LpOjwfX2PfoKdEQrN6qqo7P",
-	"Zdei/I6v1NPeFWM9z1ttStJdjoqNRWvKCVGa8srsJVmM5/KxzyafwwNmYn1UVpW10R8+Tco6/3VY558K",
-	"ITRokD9Pfd0tvkHIhNb4FBywjuq6Z8a2HSxLnR2txCypZy553Gj0aFjgzWGVs7RvLFZjZnSnz3qcj21x",
-	"Y2zHKxhF/vgvO2bRrpZd/TzXZMYSy1EYc/OMG8B+hSnlImEaqouz+1QxbeXEsJaL2POq1aXJtX+/KN2y",
-	"XHv+hmqI/oWk84bdm64Z52GNahcfRYC3a3YzV+nDoqVMs4QqcGu/o6t6D7AicV5NrGGSpw32vbPfRsFo",
-	"3uC6tFnfpqU84Ovb5G+sm+9a4r7NY2MFhwnAV9giueAE8vjvdD0tpwDqKGo49SSJ8yxHaKIuVtnbpIOr",
-	"UbwSdMmjq9H5ZDIJrryBJn/C/q+X6PkPcOTKkxv2KfhcmG1bXWPwrpdRfRWkOtLCIfYaW3s7lmPJUUvH",
-	"YhLOmQm3WbfWK0R0tGbFzLDITMFPrpbNimVUjyYpVZZhKbKKGEmWTM2t8OUMfOze3o+lSkDt7EmWALJU",
-	"M9Ugz/NZ5wwk2Kp92pBKHZPNuaPboQPUsi61bb0O3z2Lt860+G1LNhfjUxHlMn7+UywZGmJhJ3oJUuXU",
-	"NRvYi0FvsfPGaYgpfmxMshY01QvZsEQ74paTLGKCbXV+XHLBl9kSvcqmFimo4dc84WbVqt0dV6xDs6Ki",
-	"yOaeVgtAul4wbwE6AGviX5S4nB3jv0ye/2VyX1ftYd3X0icZbx3GWNrejc3YWNpWC9JutX9pPoebrsqG",
-	"KQGiALvf+Didw9ChyHQtL/Az5eZ7qb67tVdDpd/lksUcZ56pORNmhPZccCpWS3gN1kywrE/G6+omPIDM",
-	"i4Sza7PtNhK7cqelHf7w3eVH8vLiDbpKgEr17xlVakXGS54wbaRg5Pk5cRYDUAiDJ6PLSXolEBmWVNA5",
-	"s5AQFHXschfRgFxnyU0eXBWQSGbClDwiTyZX4kq8ksIuE/ocWFkGB8RumVoR6SWrc/vov5Nc0iI81uD7",
-	"sVlNOZ+dvbM04YIk8o6pV3TJkldUMzIOnb17gh7fIfn//q//m/gvX+F3Jy+uBKnpHfRpkAsuBW9x2394",
-	"f8r0KU15OCE/W7SsNoFV1qBjtcOSgmg7O5qQlJqFJlLZVy2ZWchYB5iz3P5yhl+RlHJFFo6VlneiWBWo",
-	"kRzia0JyRtzHH+zlnv8F0XD2b3D8s6t4Qc2iqPyqXanpELYmtBMM0a0Gat8674VzCxFLeqqZbWgnnnBt",
-	"N/nOF2sNSDilSRIGBG6xJTULOy/o1J2kc/cie0/i9uk04XgmFNMycaexcOMJ4J5xXymZGaZgCq1q2mqS",
-	"aTwhYV4hNyTIqZFxjXVu3V/x5NzOoPouY8+HJpSkWIb+9Dozp9hollCokOtOPJTIddVyT6wo5PweCdQC",
-	"P/ejDklEBcyS2bdl2q4Bw2rE4ExsR3XDxalMmaApJ7c04TE1YE3EGgGSpvw0kjGbM0Gu7SIrohjIYsWU",
-	"QM6AxfuJa4POM/Hmko19wrap92+y86jYg2HRgLec2nPqfEphP9cOiZ3QONRmlbBz2PUA6qnImBWlGu0k",
-	"aJLIu9qxvsuWTPFoc5wRAJaQJHTYH56FS3oPn86JomLOyC2XKFPhYVMslcqsHzG88MyCbe411o+EQmrj",
-	"8F+a/85+KYZQbBsRYCa8ZQGW3ST/On3+S4i09qHwYuMMh2H30XsCkXFYx+97axvREp3w1ynCoLodz0Fg",
-	"R46T0yQTN8KCxA1baZxazZz0hPxDY6rplMUon+cbH5ZTmBZpTX/zHsfwurLR9cQCYpjzgOdkjQUM7TS2",
-	"VTJwK+WShvmlgXrvdqLe928dVkVs188zI6HlVBUjFk+wKCM+AV4ScMoSRm9hl2vXPCSZ0MwEBAtZc2Fv",
-	"G2ER+8+TZ3hCNWH3RlE/oBeu4KtgiIg/SIsbmR27sdeANnRlX4dAOqYCDj+PuCHbdp3cySyJCY1jQgUJ",
-	"X9aOdUlTpBwSAtzjXQFbg+OPZJLwmLkzkLtP0qUX/04mJCzU/FBjyQ8vgZtXnPvq5khrVF1zo6ha2ZeB",
-	"uRr2zTIdluylqNwpRZlwLBwWkBB6wyr46xCC1wTKT3j70ChiqSkxA3Zqxc1nn+fLNAH2Y52k/02TJY/j",
-	"hN1RhTDy1s3/biE1c5yBNlT5XCvTkMyZsTuIv9lvZWa8s9GM35NxmEvC4bmrSwWMw5vXIax7kekSvr70",
-	"BjdykUMG3JklLsczAvm8ECH+18u3PxEqooUEQL7Knj3703/HY3+B9s6TKsmUSuaDWdKiaYVazsmfnj1H",
-	"Uc555xNkfuxN5lm2gHzz7BuPVKUixXZyReSPJ2BnmCeAIWRcrcAbgP4pS8w5yQPnwhP7gv/hsv8hL0nu",
-	"KDcO4jhE3mcGL/gq/wf8DyWhy3odrqUY3OTTELrRd/jH716+Li+xsKtOFvSWEYoe22A9duFqYEVDdcfL",
-	"lEYLdvqnyTP0BzCJ/dbxyp47fnnxphRrdj56NnmOz7v7enQ++vPk2eTPo2AE/J7t/8z+b44ZVb1U8Vqi",
-	"jSVTyegccino87Ozu7u7iYv9m0TyzIoE7IyJs0o84JnyvpBnluE/w3zuC7NM3Dhw5m9iSI4wkyNn42Xo",
-	"D9RQXqR45OwCiBnOXmONkdLjUEaw9dMAQh8tKrRu8j1Ah+Vj2zcBbHGP/xJUk8n96dkzFzRiXAFQmkKZ",
-	"ArtsZ786gylyjrsToOeh4iCqVUW0VyWZyjnZWBl7AUHCMJb/OnUn+fRCyTiLGn1iXZuz/3LP+8fdW4FQ",
-	"mtrms8fVB6leZ8slVSvwUTWZEppcU82jij8Qvfao6I7/BJMH63Kh11+CkZeIQPmF0eZ2uJ/hvF84e8Bw",
-	"3jfP+6b2IBf5NVGZEM5P4vOdzh8Zjbed0LsFMwuXq6V+7NsPZ16342wKGoyD4zKP7LtRWdKI0PDUDwyj",
-	"fF8mSefzi6Ub/1FESrU+Ni8t7/BOujF0aMap/u4+pSL+2SsEWjf+SUY0af30H4Q2t9OFM2mN9oX0plqA",
-	"iyaJL31QpqFShugKwOODc2YcEZUI6uyT5aUeniBdfbt6hykABtIaSKuetL559k3r599J8z2kB9knSc75",
-	"rZXYvG59rmSWlqqp96LNQ3Ni7Snxu3srDg/EOBDjVv4vJ6tW5GhbvHVuQIfgNO3VuEGahSW8HTnC47qg",
-	"yG6nHg6hpRe7GVjE0922LsGri+L83PRd8b7pTNsfMTqr9WF7Sy1/37XVV0llYHL4VsarvSk1ah2patQb",
-	"eSFX4hyniJEkZQptP1wQqEkSEIr2UGrkkkcEI/Uno7Jngati3+P+LheOaosae7u9X8audrdiS3nLdI4Q",
-	"OFWaJKv2MIEOQTlpI1t9nSU3B6byWEb61L6ngb6/tUPoSs/OKeIleK2jM3PrI+5yzLR/HtMitX6+K2rY",
-	"Bfi4StuTNRoDOj7+nUsr0bHZG9Gx2QVPWcIF67AdQKUABwPS5khbjxb+Ec7w3MDTvZANyO6xAHWBYKzJ",
-	"MksMT5O80jbagwLvhWgxDLMflk0nFsEF87lZykgGsFSFsWs3XpdZ5zMB1QWEWA5YNWDVgFV/YKwi44t/",
-	"fAQfpJNWsAW8VkTNYTWXETUN0PWKmh9ZknaGLteu9Tl5Rc3loJNotAMbdm/O8jjyQliq8cmtsaZRQ5iI",
-	"U8nBH9aexhS8QASbPJo4fgJfEuNe8/LiTUVVb09u9VjDUbMnKj/aZyWdwUGPOKoLmg96XxXBo7RxllA6",
-	"PXwwqnpFzT8HJeLhlIivqPkIMfEHsJbtprmq9F4iu6OYxtpTXy8F/ECBAwV+LgqsaOA70OFe1O2WjiGg",
-	"5fDkC69pJt9XMIo+bOIXSHsDNR2KmvLoTgzTchHDdV5+tdSFtPBQpY2zTyCvPTwNGnnj6o8MhDIQyt4J",
-	"BS+jGp+preTS2d/BHmEr+K1fRYs8fdJh6Qzfs01lAePoQWQfO/GNH/mSDXzmYP5+mjBBSSRFxDWEHGKY",
-	"KLrPV29VFwPTRm0DVFXcrqWymIeldw9ojQT/Jq+01pniv10Zdliih2Xr0uJC8S6PO+vFP0QiacziSzaH",
-	"EKn2BDIIzgOgfQmAVh8C1Jrb8XC1AWDHExDaAllvIWFAswHNBjT7gtGsowSXY9reZLgl9SXFDguF+J5m",
-	"JMSj+kdRlAxk/CUrY1gCJeIInmlIZ7abdB2hFdxIXnf5sIQHr2mmu3euxPLTYz2+z5Lkzetj8hIDmAxg",
-	"8gR4AqTYnYCC+FHgSany9mERxb2oGVMu3Eh6oIoj4W+lNNoomg60O9Du02UEuNCGJgmLiaMJImeYSrEd",
-	"T+BJtiDiImf/YWkY39NMwpe+asMTVEkMZD6Q+VHJHInF21FaC+u6qJ1RJu7jqR/bEfkTVj4OlD5Q+mek",
-	"9I7KOZ0Xh9yTbi4vwHJ4qMhf1YwWH/PRDEq6gZS/AN48ZvdFDSMyhl60fY/Lyzun0epkN1kXVPiwSZlH",
-	"c6fvQqC9nOoHIh2I9LMT6ZKaaMHFHPVgdNnm2i3RZ+dsL67php89ukodx8ER37XDyREf6unoiM16J5Bi",
-	"tyx5UvTY9fnHBNa7tmAm6doIS7F0f9WHvKZm38G+KVXg7NcH1g8dILJj3jDwmAxG3zz7H20ft4c5fp+Z",
-	"0THyJ7v851viLGoT1voHqy6hFZA8klajM1j2024MiDkg5oCYA2I2IGZAEr7khsXEVYds1hS1wtP9aIwc",
-	"HvviOcdB4jkzp/6N2/H4B2Yu/dC6Tvj7hOaNWx9PZ0t+jUdEPzGIHapbtE8E6U6QPwHNhS7K1QTyU7lX",
-	"iTVlSnNtp4SF0BQVmkNg3tprydgXSnPv1kQKnxfopD1GzJmZ5iR90LxmnqQxv1FLqr7IjkzVA3U+oQyt",
-	"m4dgS5pWqMSdk0+pEndORP67hzAggml7wUpFZgk1UFmuda7Wg81tG+7khH/HlC+rHD8efDAJri4Dj1Rb",
-	"cScUWZJAsSoGNSPdLx0wJ83KmFPlLoyrkHx41gJetR19Lg2Wte2aW6NXGva+4mD/fPG9APIY8qQTed66",
-	"knyuoHHX5gMo99HDl0/+PjmbHEhsz2Tsyy0G6I8aQCFcUM3bIxyQWwl/RVLM+DxzBfPYve0FynO2RxuE",
-	"lBqYOfu0ZEbx6OFp4c1bGNSAOgPqDKizp3xaKVVGrycqQHrsCiOd7d4blF2rVKng0XGV3d1wqZ/CewCn",
-	"AZwGcOoKTvvSA+8ZuoLHKZCRs5siZzctWDos3pkwlP8OAHj44lN88Wnx4u3Y9xqG9E9o+wqaflcMuWcO",
-	"/g9sKW8Hv6JDFXwtthaVJVHCoDj5WEgojX3yeLXJK9slUvEOSaU9meLhnzbShyXgw9XH6UcdF1KbPdEG",
-	"dvNOxuAv1f72Ldq9ea0PprEdSPBRJEjjeL8ECDWpQHXgL8cddEjG7J5GJllByno5I6FtPQUvwJBI5f7m",
-	"sQ67qDKlNlsottXFd/YpHwmw/Gtks1ZrXS6X9FQz+5DlDGzTwpWR20dSCk58rt5/3veGdjvYkvr/lwJr",
-	"YpYqFtmX+WZfAPp4GBkq9H1huFApzP4zVcKexx3l2F+7E8ql8C26VWTfD8Bcr4AQybigGGJp8QWhQt8x",
-	"pckdNwtCSehGGRKcwb7xxk9x6n2XD6tImKO8fJq/d3c0Qe6y8cq38b7SfSrDP1mhfRCfrfi8vsX7q/DO",
-	"bplakbxZ7ulfpief06rZ/aGGXpoIqRSPc1BR1Zek3SSpNsLqxop3pqjBC+J4pdnXSrs+ijBw/3UNSWgy",
-	"Bi7Rcrp3XqF6QoQkpcA1/zDJ1qpPbCciJ7jW0VHwpdw7w6UzXDodjNk19LUZXEbGOaURmiTyjsUnj7+a",
-	"kEN+YhfPd1D8faCqr96fPs5LireqQW5bvOVag0zWgQBtu21EeLdgZsFUAzESBsexPa3h8w3k9uigz4Pq",
-	"bftS7EW2eQle2GH2nfArqF86kOHBi9j6Be9fyHavPCfuOzCWmXMmpXU0Ob54f1lTrHY7YaZZ0yV4OEf1",
-	"fVLUQE0DNR2CmgJCyXXGk9gynNeJjG6InJVFuYb8JCyeytke6M/pRw5eKxC/3V4Kzf72A+t+cfX3EsKW",
-	"HxdKGpOwuHW7I7tBveXiMpKKdcEDt/rtS97DBnWt9//39ksmaLL63YJCtwZ+tVq3c3F87+Fsyfbvez3r",
-	"ELgtOBMd9GlMLbmghr2cmQ4rMKC6lf8zYfpD+itfym5vGgORLa+ZsiDta+2VNAaU/JYxtQqIvGWK0CTx",
-	"Pl5k/MN3yDO9sIAv4xXhmtAoYqlZUyYgUq7DeF6S73ACSFuIHvB5wOcBnwd8/prwuS0AA7sMLPmRbPJe",
-	"hp2zndKrQ7sfGBYTHgzxX6v2trK9+zbCV+XN3QKmJ6A5M+uEUUctxza840takg5aXSvLO1jc/2AW9w19",
-	"S421vT1VOIv6OmEET/rGGK6L4brYV17WfqbzbZfKUczmuxxQHOWgtXwgnsFSflxLeZXuWlvJPVk5K/km",
-	"ZX0ZFvI0a3uzXWTVm+2YdvG8Gc30YP8b7H+aULFOuJ1M6Z5606zuUjy8Gb0/2Q0kN5DcEyG5gECmNxbb",
-	"+1QQWrCs+BzXJIJu4scRJKg+ljRNXdjTceQ998Kd4t5bfK6PatBlS/24St29f/BUHsc25vSCg24M+cBa",
-	"M7vQcAj3K5E6CoA8HA36/d0ip6fbChWfzThL4rNP8I9+OB5Rwwtbk/b39mm3tH2Ju3Mq5PJLu1HCVw8n",
-	"A6mz6vk4HL0XmXWQRqHKbmHU6IYB0EWBBN3NANAQJq7L2XOWzrx4DG+7ZZYYfop/NADHW/y1j9sdeiRY",
-	"ym1/t+Lb3tL7V1JEmVJMGOymAyXaN8b/yVadaBCPPVRsuOS/dxEOykO1zV3m4vZv/8C0+SgNTX7kRr/U",
-	"bzo4JryK9Fsu+JL/zj7ITMRG8VQ/VaQ7vptPP5+YQXLLCbG/4OY6eDyWZ0ITbVGaJkQ7KCBcQHIXN+ay",
-	"85zF+Hev/+Py/bvci84nQ9ntRbcsBn14P7r24Dsg74C8A/IOyPv0kLc9opZ527PjuMaVAXaXYtotmldY",
-	"Hond7Y6Xe4HpzwZ7A33nO/h41fgB6bzksXFYTqtqoTocy/UIKBhwYMCBAQd63vvrBi9Is3ecbPfwqlMu",
-	"ZrKBzqGw6Bsxk8fxyBrsxz3OdrFH+9IJb1bnxNSPXHQrZQytJhyGVhxtqO9w1AMOL9x2wi9hRF2PeNH0",
-	"lVymCbN9el11y90vuoCGMTX0cT30afiDklnap2G32stFO3uV93mfs3NdsvmSCfM9T9gl//0xPf1DJJLG",
-	"LHY9DkB1eKBCUtsXUlnK5gAD3naFSDV2VqiASB2QVMmIaR2QX2+XATELxWg8TaVMAjLTAbFIE5BrxehN",
-	"q/SzCGuIYhu4duQ6Wl0ArmctrQHmBpgbYO6zwlxhlG8AvI6g1QcCShBSNsXXQZ8r2TV94kgI7rUDKA6g",
-	"OIDiVwmKzRXD2H2pzefAzqB9sxJKbeLuJ1emZSpVDdpWK068FwwqMBDN1C3T5FqaBQnXe3oIodZ+8b3r",
-	"NjxHZ+88y3yl8AoTRmE2HoLPXwms/hD60tZhQEIJ/3fcuP346+3S/lPiyOFPRYVOpTL2D3s3QKskm3MB",
-	"rbiYM23wE3D5YXAlwilNkvCEcEM0S1hktBuJlQHMgqk7rvFcEB7ryZUYBU9Dswa1muL3qudFNOjZviY9",
-	"W4FSDsGkKn3nDnThkmkf6qaG64Neb17709kMQA9ntv/PIvy2JzL7aSCzPxyZ1RLQGqWRsf0itGcp3Iwl",
-	"PBRddWEGdlPgE9WrI+0NEtYgYQ24+aVr10uIeQSxyQPkFrh7wup2xL1BvzSg34B+X5t+6fPgYPB4RX0T",
-	"fD55lX0ZTQfF/QCsA7B+7cD6dNT3j8TffSv7H564mm1QsQ0qtkcwSp9PoZZyc/CcyqnkwpxycWr4ktl5",
-	"N5bRkppd2IffCHvIO5PTED+gz9YX8RE59hNG1SspDLvHW6RVGsuNVo9LzWVnowklcIbAG5svGRlDZFHI",
-	"47BFCRTbxRTaT7mY2vbOhfG3jCq1OpMpEzTlHvsnv2opSrdM9Yz+Hdq8xyau7ttwTuuPV2RPARYIg+Rp",
-	"ESzjmV9fHS3YksKvccztTzS5UHa5Dbf9GJWxYGRWKRudj+T1rywyI7uzc3nqvrQ9TT7Qu7dMazq32wrn",
-	"rewB8HHBiN2tlxdvyJ8nzyZ/zss7eLh2205eXryZ7PFy4Dp/b/5Gqsl/XL5/Vz6yeAZHv+CJVGymmF4c",
-	"J0eUe9n2zFAf8KGXSXLcCmtDtqXj80iQLEG/98dgD8QAZ4fp+opWHVKXerp4OEqe4I6EMVDFQBWPpYoe",
-	"pOAujKU0DBxRjiMY4wu3ScaOKfoAD/aKoxzYozbsUf0YsJU+w+V3e+Hl3iov1cAt4Q57tkgH5IatWEyu",
-	"V4QmnOrJXgXoSIoZn2eKxevv3S06e34dG05LMZeKiZipI6UTwZetJxHYIuZ+gAaXj04sMki7eVKFRwfL",
-	"1+1Ja5H3nTR5qYdHUoYdhRV31+LsyR03C5kZojIhIOm0eWxlUDy20+Pm29gLrQyEMhBKB0LpTQl1V8nZ",
-	"Jx4/fAH3yZt4uFEGQqkQipGWy+p2sYSfrvAI6avR+afJZPLwEMJd86j7pU/aJH+uXx+jYNCeSHCgv4H+",
-	"+tDfAagO7jKU9HR+hx3U6OcKqOK0T/HVWygIy2hewmPdy/50tIgPlXv2Vjv1uOTki60W5AQHhki1Tlg7",
-	"KcVVWMUODltZdc5Mazr4gZmeRDAc6t6Hulj0tie60mIv2rA9HOk5M6Xz3JHNgnbHYa+wUFZrkrjI3Fr3",
-	"q8J4lLsBB+jcHv6eMbUakl52YPryLX4iFeEu7dEEmmwixqYSjLWEmWYVwsyeGmENRDUQ1dMgKiv64M9W",
-	"9LkaJVTMr0bnV6Nlpg2NFuxqFFyNtMxUxK5G5ygbdSPADVHo7FOERwyEosdcmx2P9FO+a/0Qhyt3QIfP",
-	"gg50ZpgitjlPnGLE5eJF/2pHs1/VPewO80BwA8E9YYILdSQVg6xV7t4OAzKZTPpcw8erabi1oNZl72KG",
-	"LwVNVr/bs9TWhQ8beGe8I1VWcJVZ0YtNth/t61kXJ8OEctGxFBScwrhjSOhrGd3SJGMdm32v5PIJ18Y6",
-	"snPnT0xwJjppCh1dtW7y9wPXBbuMlEySji/pVIGlU+W5S6k63KYgw3R8/Lt7CAfWHZu5KOIOIYZMLbmg",
-	"hr2cmQ7YBvGc7Z/O5nOmsfB010ZvZcy6tum2l9jmI4hpBwrMtDzLzaW9THW3Nnlxnm7YckGV4TRxtMZ0",
-	"p1Ld3WsR4Xv+yZTmssu18Ns7eaG45VLsMexQtQi4rVc0WrTf5m+piRYs/sDiLGLHLjP5iCKXjyjRNPDi",
-	"/mj2Z8Qv91NayVfmqo+P6efXecxStS146oGhHhjqgaEeGOqBoR4Y6oGhHhjqgaEeGOrjMtStOeaSRvpM",
-	"w0V4cCfZKGFUneLLtibGYVTh3Tz4lPfKiZOv35edDud7xZgmeF68QUb7bDj49ZTHYQDehIqLOZGKUEGo",
-	"UnT1gmDBEDKDXrCcAjZqk0WHUTV1ZHFQb9md1IAb2asUf0f2Fh5/83q4RI50iTySQotL5NhBHkVAu2D3",
-	"hlxbJojIGRpXLa06R6e1MvnuRx57S+tvGdBkTrr2u3aBHwVlHlLt0440B7oc6PILo8vyDeqqgRXXKbnj",
-	"gshbpjZotD1dbjKXZ5/yNzw8QUbzzeuB1RxYTczRUi18t8F+NrKVhQUjJgnXxhKS/gJ5zTevj8BtDpfU",
-	"cEltv6RilioWAQ1CUcuKkbDgJdsRWYlh7HGqjxMo1po8B9ocaPMrpM0y03icZGZrKS+2mvYfk7vsqzcG",
-	"9zDuPlWTbVc/BH8uLpSc8Q47290g9ghYfpz3xwDq+0vU8vnA3adm8bGFG+GIVMREZe4CcD+CHmDv/lrH",
-	"SsDXB98HcB/AfQD3Adz/gODeHb3rWPaDJ9z6b5P/3hLZXZqtIZ/qV5cIaz2TAqMq4UwRxW655lL4cieV",
-	"LEOavLx4c9I2V1aZRzmICNr+HP/AzHCI95P4ql+GxNqWe06EdcgjPWfmy0lK2p4uLrKBLvYTqr8nBuhA",
-	"IftV0gggUa//q5Q0dK8kk2ZrJJM9raN+kQ0Zr/8Ip52ML/6BGhd/mtdPedez7Jh2rMN6nOJrkBPUvXF7",
-	"oSm4afHBPsWm+uV6+WJKVPWqoPuTjGh7rYoL9nERf0P1rI4KAEdV+7TFecIBS1yfIlqQKTUfGZD/cexr",
-	"ZfLP88rfPt+JAB6a+yDAEUikJ8ggYX1cpewdXbKBsLoQ1k9sTqOVPxf7oy/030qgd1d4vi4B8W76Wrte",
-	"C2WYoEt2eI9HT2kuD31rYkPNSm/xqR8lDFm7Pzez6RVqtQdfk7E9tJpIRe48i9KhfOmx9Gd7uWKG+2Wg",
-	"rvr7pZVi8FD3kuX7GohzSU204GKOflpAqOOcTC2DKO/WLPFdbq9gtGA0PjCx5oTK7rk2eie9fgePDSQ7",
-	"kGyJfH5kNM7NS62I1bZ4y7XmYt6JUG27bcR6t2Bm4eJlaomW4DlvT5P4/CNU9p5W8Fgd3nd5nbJ30/RF",
-	"lt/B/dJuu8avIPtwZ4+O9yrukJnkOHzuAAf91bpPTJuLpxJY6CyNKRqv67GhIaX3doA4inXi8ZQ9UPVA",
-	"1X9Iqu5LyQ/B6OwTdHV0nRG8tY226Ikm7P9ijDgD9/5kHMqkYJaYl1Kx7mYVR5xHU2+1INBewUk976eO",
-	"ZsWv2sTa12g6VLHcAiAQci+AsmiaJjyC4372q5bCfqejBVtS+DWOuf2JJhfKkoXh2E/dGLCV3bGY3V8a",
-	"xz6bVcpG5yN5/SuLzOjhAfAF3YW4fdvoI3gRWXZdzgij0QLv+4DcsBWLybW//wVdssnnDd2kCaea6YAs",
-	"aZqC3ZiKuGJEfhTqWaw7jpbQKU1aaAY7Y96AXYPDx1eqhKRJUipj5MP2gJa66h+7qx0BVX/iulTsDxUT",
-	"m2gaAmCGGD+ed0G4zu0a3t/NSVaSYKExMqbErl6CT4HS5IAo5KqbtWC+UDo8Gv9VeevPlJvvpXoZGX7L",
-	"IB+sPphCY2Ba6tUZrfmVbXwJbifQkUsI3MSORFLM+DzDc1illXHor/swIKHnA+xnxxyEJ5Mmdcr+Z6Et",
-	"vjVMAsd7R7Uj7niyNyUNFb53bhZEpsgh5ozQGn/kFqY9ROJ4Kxqbsyn0chyfOj/gXfLgSxjS8YKae7I8",
-	"MMzetQg6sXMD48LcendwdHDPH1JiaSGauCe3eDIgBT6acdmk6mN78rWib9Rj9SPx4dr/o0XPOjKbKbl8",
-	"HKE5D7+c1p7YbWfZ6Hi48gYqfLpXHkrnB7n4jqCZa0WNqJob2M+BFr8Y570qVYISjEixqU5rT5nOkW8/",
-	"XGnLY3xsn79WaHCR4d3cz9dvYFWPFx0N27Q/h5vj8rp1HjqOopsc7bYTcJqVZcrsSdHSQEcDHR2fjnrR",
-	"zqY+hT15jQobCGzQqTxSp4LlItDmUqTKPumvavnDM5BsYCGHq++zsZBr1ByQr42nHC69gbSeBGk9gqgq",
-	"zOZ1ltzY0fa4OI91D8Yy0qd2nA0k+m2W3MCAOpPmY9yCPrCZYrr96e6a7bsrANhV6FZ8/ymXyL/gKUu4",
-	"YJ3qk3OFkskAmh1A056b/oBpWz8a9y6YsmimyTJLDE8TRnIC1y9yT0jn+uje5JyX5Ixww5b2J2rQLVJI",
-	"UYkvA4SrguK1G/XhmIvWmNUnT+UAWwNsDbD1pGGrSEt6ckAEq3ByUSI168nKVX3SHStXdUd9SeAFsRv2",
-	"DWOpJtxoElNDwUd0yQyFP8Y0UlJropg2VBl9Qq4zQxSbZZppl8CVoV/pneKWzb3jZnElcJ1wIvGU3UcM",
-	"Xh6+yPNsEXafUgG5i/UNhwGQTCRMaxLCT/E0z/UTEu7Il4TYZTi5Ek6eIzRRjMYrPymqGEnYzBCZGbsl",
-	"oeObbZMDO9DbAezwnIedHcKKHxX803xp/nJAT+/yDu509YaDeccUc6fyM0TKwUB197A3BJ81QJIZLt/B",
-	"KxTCm5qqWNvfAOSG0oR1VM/FZSQVe3rlrv7efskETVa/d8hs4hr41WrdzgUBvocDJtu/7/WsvbMUE5x1",
-	"qG71kaklF9SwlzPTYQUGFlKfATI8oi47wNvnLUObLa+ZsvxKLKNsaVsX+Q8p+S1jakV4jYfWY+sURn7u",
-	"++I1P/fdMFwMw8UwXAzDxfBHvxjaIn+V0Qe7VV7Y8FGmpBY0I6OD19gqdLiokmi6PzANXx+Hi69Jh/tP",
-	"pjSXouvzndS+nTWrA5ABqQDxN2DZ891A81pGeMidOfyvbeBPzBIemf1FqucgVvZRfkFmlCeoOiTfPPsr",
-	"uVswUX4WfoACMXTJCI9rsgzn4LgOci54/eAWohboMiDLgCwDshwaWY6BJhWeKZbRl+B2sxWgYDgvMyPf",
-	"xEdFqfdpJwL/I4Lam9kl++2d7PD8heKWOqzYOJi7v3q8fRR8At1XGTOARyoIzYxcUsMjmiQrMmfC4gWL",
-	"CY/bICWgzSZQHrxkfoF3+Iat9fL/0AzZcXDlKGzfkCW2tRX7tYx+VtzssGAXYEA1QUKKyThU0Ojcf+Ny",
-	"qznd2H6GBz17RVqHQQppyMy2KQ1TSDOF78KAVOdN9IKm7CQgUpWSycWSYUfAEF6JMez9B7cVrs3kShyf",
-	"y82DsPJJt8HgY6TtBqidsyazTB9DPdSHjr/nLOmWar6ryeIDo4nhHfJQ/sDMoUH8SbtEDlj+tLAczmNr",
-	"hAQk3Dtg/8DMI9Ea/j0nM5poFgYkn1RLjHaehjnWl5wNA7IFwPdioOmGx4dPKL4DjXvmEB8AeQDkIYnT",
-	"E0t+XgBqe/Xlo5Kdf6GGXQzNObZdd9BrDnrNQa/ZEWVfy+gfECwNMPvFmJ6kIoqlCY0aDdwdFKaf1059",
-	"/NjrASgHoByA8o8MlH2tSew+TSgXuUXp4KFJ7oWNsjX82kfh+Uf2be6hJvj7wdD/yaNTH7hxB3Mb2uxF",
-	"E+je01ILiKLoCxKCLzOLQ2JYklSTFKNvMz6gCTd7V166IXdUYFZVkGTsp1DoMIUkABYCBvU0VZhu7pos",
-	"5F2ZbdWRVBaf5/ZHk3uYPzLKyGHn16R66HIrDFfCcCUMV8JwJXxNV0J7zK+w7a4W3XFKx82ZOXUv3FlQ",
-	"560b2NGqWn4p6Tb6ZRMZSoV0FuvdCdSfN+AwLxa5h/rZObU/7fhyDxdp1hIuLjIPF70sS30hY8gDVNU7",
-	"K+5Kr74XyWrQQXbLr+sO8JeaYfdlHGsyA58UYmQb5GqyyGxHsTSrolj2BEFoAKABgAYAevIA1BN06sSn",
-	"M3jx2Sd8/8PxpCl4YWuZCnwG3T73TM6DSOXUVLrDmS7e3E0U+erluUHWYtXz8YQEriKLi0OWfQhh0NXe",
-	"RLE2tz68yTsMb5YZ9yD2yaxS9vDoRLetR4RuFxu5cVPFIrCMnxuVseCJMXcw6EHKHJi8r5XJ24vevswL",
-	"blfauyFCHAottbKYumA0Bur6NPqZKuH01HXvdU+evXbowaXwLeC9T18Yttgbk79M7kEixvpOj5aLvwQw",
-	"HYB0ANIBSAcgPQyQviCCsViT0JUsmNqfp4Iu2d8sIIYBoULfMeUSFFESFxMndzjzk71oCpxR9hiukVA2",
-	"4xT/aIDit/hr7/TtmGC2k+O0e+Vbev9KiihTiglz6UpWtAdxu7v/yVad5GvECHCFv+S/dxhxZai2+Qck",
-	"si5pRrT5KA1NfuRGv9RvOjjevIr0Wy74kv/OPlhqMoqn+qneJsfP2twvxfFwfeWE2F/T6zp4vNolE5po",
-	"dssUTYrqNVwAsLsxvwDUh8KMFrU3Cv1Uk67vdn1cFmN/+inWOwL5gOIDig8oPqD4l4ni7aG7jrE+M2yZ",
-	"JhST2B2Owy4j8ql/5XZo/uieOiav3R1g94Lrnw0nB0DId9AftycJDMSTzJHYvGmOCk+b33ssrAyYMmDK",
-	"gCkHZDpKQFLhPmTKxOFKw35gtn9dKhDrdJwLxhXRkNsBg7hX5G5BDeZRx1XBUJaERjf65AWx/eTt85qs",
-	"NJGCTa5ELilgGdiYGLn+zutVvnTjmoqw/jdfEPbk4OVd7Yza1Hh9b3doKPH65ZZ4tRvYocKrPRefpcLr",
-	"+xpSbW85ACCpYkvKzT6h5QC0mEouzCkXp4YvmZ1QAynapbmwz74RlkY6k+N/Mpa+TPjtMdz/HuHHd5wq",
-	"fUNO1vYQsnbwtsMInGYo3sahEslnwxC6NpQxJVrQVC+kqXolOvA4ITcsNVYyIuENY+mUWloJd/I2FnOm",
-	"8KopF1P7qjUEUpjf6Tj+zO5l229zl3HquBWnB4/g43sEI5fx3p+Bz+ETDCeN6Xo3g1pVxPYr3lPTlxF9",
-	"2YUcB1ocaPGz0WIPAqxcckd0zNlqyb18nEfO0XLUPE6rdoQMNy5xRkc2vFda9dcyuqVJxjo2+17J5RM2",
-	"yh4ZY59URqJ+MtllpGSSdHxJJ+17J5eHS6nM15FTv2ex9UtDO7h3XGbzOdMYHtm10VsZs65tuu0ltvnI",
-	"7s3BXN0tD3JzCXmFurXJDTPdsOWCKsNp4mgNhPJDOg/he7omB8Y0vz1y9zr3olc0WrTf5m8xRdUHFmcR",
-	"O7Z/0yO8qx5hnhsMbP5o9rerXeZmteNy5N6Mu6mMemxuyi/JP7MtPz8w8wMzPzDzAzM/MPMDMz8w8wMz",
-	"PzDzAzP/RTDzrbn1Go36kTzy2znNXu7HFf+rZ9+O5sVyeCarq+TgD8eFkjOeHNIvenBp/uwg/XiP5s8F",
-	"1h+YiJnShJJlpo1lS9b9oAkVMVGZy2fmfpS3Lmd/g7KmrWLmS4mo6H0tDHfCcCcMd8JwJ/xh74TuF8Ea",
-	"828MZPE8WhJc/8ad+W8v/dC6QvxXHt7xfULztTlQRZG+iYMH/zuAFXduP2tiXE9me0mCq0tTejQXefAi",
-	"ABmUd20JNBfZsYGm6/MXimmmbtl391x3YtC+bkT7+jmhfYXlsfsCkupjaXKwMJIg9QREMG1YTMbhpyss",
-	"IXw1Ov90NRLZ8pqpqZxNFYMx6avR+fOHh/DEQswsoabUZNLwdAjyq8Ii2C7b6RdYxQDrSLtI5ZWgSx7t",
-	"D3fTrIy7tUzb2SdBl+zhCfNu7+iSxQMDNzBwAwPXlYGzpB0/UTaujbYHXlUUH64WMdDgknCE8vOxjAC6",
-	"GhDLQhUMpTNG9VCzfWA0MbxDDuwfmHGxNAcr0fukPVC6ug245zvpGIf47Pa85GtX1NaRzK7CvkjkAaGa",
-	"aPDwI2M6M0y5H8gMpoopmz8r1IYOj0KLskXt3jK4+u/W4RVg1S0HZu7+PEAGwqEesGzAsj869/Yjo3EO",
-	"Ea0wxbZ4y7V21Thaw4pttw1afO11ul6mHdT7C6oJLaCnDdhg6xLe9GDiCo6slYv1m9d17BvqCHL27YjD",
-	"OKgVGjAW59YAsyjxdwbY5oxMXziq/UQ74HNn/GdGrd6LV1LMEh6Zg90bnRUNM/RPbf98X1dWrtjLhNNB",
-	"KbpnpSiSsfPVbUwwhJ7SBXiPw1hGqOcM8eEwwEIkWaqZMkRCc70n3eZrGeE44Sb707PnrZq8Usw36cxQ",
-	"f/Psr7sbeHLcm/a0dD26qi4bKy/tJYpLTsa4yjRJVm7duZgTbk7a3KAI7rjjYFRx+L25+0LG7N80+fHj",
-	"xwtC41gxrcnY5020t8z52dnzP/1l8mzybPL8/K9/evYMBoC30BmcXDeY9d5fJZm2UhAXMzjqXApkCCxL",
-	"vbCdCLpko/NRhA8C0VS7gCuULKmgc4ZHM4JtD0jMEmb/nTMT5NV3glyNFBCXVeOk9B6vOGp6D7UQhLom",
-	"18J9U9Pikot5wk7znXt58abcsNiXzaZ21a+z5Ma2KTWxX9W9CJ0i7MJFMkNhzbXIYxLX2/w9o0qtTnXK",
-	"Ij7jEWEihnxa5RH+Bs/UNH4llymNTEAWFjRPFaMxvU4YMfb/mOWTRBRnXF7diBrLPv3/AQAA//8=",
+	"7P3rdhs3tjCKvgoGzxkj1DolyenOWr2WPHqsodhO4tWxrbaczvedVgYLqgJJtIpABUBJYnz89zzA/rMf",
+	"aL/JfpI9MCdQF7KKdREpy0n9SEyRuGPOiXmfHyeRXKVSMGH05OzjZMlozBR8fMlSxSJquBQ/UyW4WNhv",
+	"Y6YjxVP77eRsck7iohW5w2ZnJPzTf/0XeZVQbXikGVXR8vgvJ1//5eTZ8VX27Nmfo+uMJzF8ZORqgt+t",
+	"mNZ0wfDbq0l4MgkmOlqyFbXTmnXKJmcTbZRdx6dPweR/ufEvlIyzyGyvzf1AcEskWrLohsXkek3MkhE5",
+	"n/OI06S6TBIl3B4FmYaV78Oj6nKYyFaTs39OKo0mvwRb6/wUTFKq6IoZd6rnUcRS80oYplLFNbuwv24v",
+	"/j1LpTKECsLypiThERMRI1STsPg6JFNplkzd2SbcEMVorEmYJtRwka3CgKRMkb+c/OfJ17ALbsf/NWNq",
+	"PQkmgq7seimsalYMWtnt/1ux+eRs8v86LWDlFH/Vp6/0t1ImjAq4lPOEU/3qPqUi/pkncURVrPMd0iSR",
+	"d69WqVn/gyYZm5wZlbFgY+M/L5ndDDGSMBiH3LmB7N+Kac2l0PbnSIpIMcMIFzGPmCZmSQ2hihGZMhGQ",
+	"KJGaxQFZ8jhmgkhFaJKQaczmNEvMmf0LzoPdp4mM2eRsThPN6s8HlzLzS9GV4+GGrXTrOVUPZfIphxWq",
+	"FF3bv7VZJ/aLuVSriT/Mt3TFLqhZboPIC7la0WPNLHwZFpOEa0PknFDbjdiFa7vp2uObhjOaJKH9Pfy3",
+	"kMzxcArwSO2M+e7hn2Ci2K8ZVyz2F7cLO8/tXb+Vr/FqGoC8dNd8IaRihM8JLVbsL7ZYOVFMy+SWacKF",
+	"kURsQ8GVmJolt79HSRYzTYqd3i2ZsF38sEt6y8g1Y4LolEV8zll8dHIlmlDE7mgm5Mx1H4whiby7oMpw",
+	"mlwC2XjPdJaYtjNKsYs9ANsa4FwxkynBYjLlQhtGY7h+QZhSUh0RKYhe2nOcU55kCsHB8BWTmaVwDhGI",
+	"vcxmwgC7dpPPkM7N3BqGnoCgyfo35lGhYd+XcCVre2mw/xwoLElIFZvze2LXypkmeimzJCbXjFAcOy52",
+	"B0jdvD1snyP2w7akGvbyYZmvDIA90wxQzr5DsCCCmNOyStXyIp6n/G9s/fplwyrOBTm/eE1u2JrwuGkq",
+	"HneaBKlS2zR2TDLNiSYBYLJI1jC5ozPt07+7E42H/U4k+MJHNEmY+koTeSfscnTTtNKONvTmYT3vGU1W",
+	"O87EAgDM8pW2z3OygqNpWg+0mHU+jJ80U6Lb3JlmaufUmRurZeJvqYmWLH7P4ixil/y3XXOLbHXNlKVM",
+	"SIw8ActfawWjxIQaIi13IwVen5Qq5sIyMQsiZMwKnP73r//UCEPXuLQZjjrT/LfazXBh2IIp3E2W3HxY",
+	"p02beOlmjWWUrZgwxA4B+AsPP7lb8mhJYim+MiRV8pbHdg+wXGSNWfycSAuV4SyWUdi4dFja7oN/Qc23",
+	"a9P4oNrzzgQ3hAu3LCNJzHWa0DW5XhtGbi3n1YgJtkl3su4X41f2XZYkjdTnPbxVcLPzLEnwRrl94/OX",
+	"y/6ml1IZZt+0W6bgxS8Ytt2k3I4640Mp+AtqfujHqDaxX5FMspVw/NcUGCtONdNHpbt4TraIYldOdFnP",
+	"em6ASjtzaTfMaGKWu8ioXsq7nF2642ZJgLdaQkeiDTVZIyxho87XgYu5hCHzG2FJuhuclixJCRd2UyiC",
+	"TpF02CvQR5vAZeh1wprXm6TDgec1spvfSmm0UbRp2a4ZufbtSJpkCy50ZzB3fO0sH+HBa/5JJJLGLL5k",
+	"C0vedMvSV2wl1doeaeY6Eu16bm3iuWW32XzOIiBJf8+oUuu2nflhZ37Y4Tu8ULwVvIHqGGo4CPJ2X6ni",
+	"K2qZsiUgaNebSRUfvtLLRyA+WipDrtcBYTRaEglj0cSeQzaf83sWk/CM6gilwjM7YdiVKun9UaUPfCcr",
+	"0/i8WcGm5XmzTfq8bnYp/oI+NOHFpQcilspoCeKJnUcbuko9JSrB0E5p6yGw/o+G9V0obnmWJfOKsIRb",
+	"5sSwe0OQbjYu53boaiL9hgu+4r+x9zITsVE8bZNvBTN3Ut0QZTscQw/gDlduoBg4rkhJrY+jJNOGKeJ0",
+	"dor9mjHdWaSNIj3zo85Uvr6he8W12IeLvWFG8aibtsaK1Drnemxvr5QJSHidyOhG208rZmhMDbWfLcsE",
+	"XyqZWa54Bu9Z+Yu8xYraRcHf9k/HS4VNCp4VLLynisfxxe9SpqiRu2Rffy3SNa0Vft0f+R2+e/+cRFSz",
+	"Yy40E5obftt8p67TzM/Q+TI3NoEbm+/Yy5yzJPZCPNX53u6WTDH73GEDp6Hgmiz4LROWYnWV9uN5ixDw",
+	"UkaWza6DMjhtL6eUpPzqdQOX3OuqZQSU9Tu7t54K3XMSNTxWcFKgykVFlj1OgxuA2YiyApRmwiBvJ+eE",
+	"uuO1AASv2JKbrm+UH3aG8+7pxXqllFQfFI1YC9/k8Dy6Ica2trvJ9XegsGt8tuDXGfQaSKSeskb+Skw3",
+	"AOQ5yV9L28/pZJ+smv7VfZpQLjrqMQtoj5mhPGFxRX6h1zIzREdSWTFmlWYO9qmGFwNxwAF9wwnYxQyG",
+	"E/OCGraQijfqGDYfMs0i4wHA7WwagoHPvjxgstLwCM0ZNZliOjzKL9jef+MznS+khRwCUXpD05SLxY8y",
+	"oklp4V4BUw/ZL/PfieYiYuQvJ/8JDBwlQh7LlEyR2qxwcGRIaHJH19puVXF2a8mZnTNZHz0nVOg7ppyk",
+	"TOtMo02bhTEGXtp3PDFM2fdgf4TZjqjJNFxyo0/gfzMO93lspLyxH/7t307s2sMj+xDGePlxFiGdU0yn",
+	"UmjWlTTjhDP3Su2DLH+XUHPJjOWK9G4Vgnat7BM9T6hnirvrnRJqZn6QoVcIUzauEw8zX1j4Ly2FvYM1",
+	"XQG7GF1LZf/VK54wi14oaOfw+D+X7942Lh8GbUMxJVdN9M1QBSpaOZ9rVhwbedZ8Ykqu2nSy3zPzns0V",
+	"08vGU4FfndLQPkaRFIZyi2Wei0A26JrNLTVNmbJ79T8jp8ilaNbCwwQDbxTVWaMlfD9P7A/ZiooWTaBt",
+	"Ar4PVihyigDgEwvlTqPqz/YdeNGv5xeoLvrA1GqXssnBXxX4CEcBMKHalL6F+4uWVCwsaS0D8xJ4ZK5z",
+	"JZVhatWoUZvPXLOZbVbZocN7wLr/+GYS1CHh6/kl+/WtfMRdaSvK25cYrUY7NqbZrzMh+28J/Aw+LJU0",
+	"JmFxi1Ii9wvIUSxwuMhikmvXCkeFwhCN/gwx+hwYP13jfqD1LG83FBZhmJ8EvaU8sWjQe3ttO8mKscl0",
+	"xbUGyq8chTlq2V+p99AdojDlpPYOfiVeskySnOfMH/xciHRaGL/3vqp411w/bE8f1inbYUL2e6JofgTT",
+	"OgfXGBYZAEHYQ86quj1dy3hNTgtJ0zXzDFrvvdrJt03TfTYbs/sfuTb9fJq47YZq7cDrtJucm56TWucm",
+	"f70nV+IlNfakzJJMQ3Q+TORCH38U8u40/oQeiOERSAJVhaOlMJYtdn+fwbJsSysXgAsdIopiVbfCK4G/",
+	"gn5jdUIu04QbGN/5M+VuiZqpW6ZKXkgbmhs7YU/lDRx5sxsZ2OgtNIFoaRE6Ye68p1I5jyL0KUslF8Dr",
+	"GQkW7jvFjWvbpFkcuGB7US8Uo4b9TLn5TqrzyPBbdrmssFEbnChDNXfhcEChk7fjGEnuKAf+3vOE1VcL",
+	"kUSTqXswAIAsJDVihR1vNpdqhjPNcKYWZvpvjKXnCb9twvQf5B1JpGNT4cgBazki/A1Lrdhs9zUtTB4B",
+	"Cb9eNa/zhrF0Bp16XsWPVCx2KEPxb5JQscjoouShkVIuEqZ144psl5Zz+pEJzoTpqFfBx//4Gt5jVLPm",
+	"bm9TnUVLUKGAewZAMLs3FiKoBRemeISKxaPth6/ZIzDBBQ6khD+yW5a0bA6YKNvOQjPqiwB8S+S8ZPrO",
+	"SbkjT82Hb4fsaZmH5eLCN3QsNcw4qDPKiwtILImQJleblMweVhwkaLCo+vm0vUkPUZo4fZFXaHd5i8Bt",
+	"BRVCO51rGyhhrnXug39umeid1ES93ZuPjMEUnYyeEyrWOZdQvE3cLEm49Zj/1a4ktBjCBfnLSSM1dx5K",
+	"/XZgL/YDep22gTu2QkufFAI1ixZNHXhUKB47WZyQ8M/PdDPdc2YwN+6kbaX3L6SIMqWYMPDSvHeGxU7e",
+	"bVHeN3d0c2bJ1AO2E3HAaMnuWZSZErdJ/n3HNu5nxfD4ysz88G2alDdcXEZStZknwEHNC2RehWlIwqwM",
+	"BwsPZ6CWDks8ZJY0KqJXXGD7ehFtnkjQOrkF4zHievGAqrcBXzWqpO2LubLw7s2prjlRmcjdCqf5br4u",
+	"9M8rej/9OiAxNRSuSJP/6/8kKy6m7pbMUjEak1TK5Epo/hsLyNfPjo52uIlv3pVbStstvZUxe/3ynepj",
+	"QnYudODND7QwDEg4Q5iHj2hNdlwzj3VAQmqMOgMEKszEgMVhUPikHV0JwMDqdGgkxuGeEyOTmFCwSXRj",
+	"Xe1qZzyeSTUbZG7GE/rcJ3Oyc3MDttTnwss3QKahF2TteiX8P1UyYho+/ut2Zf9BAJ5ZAIY/FRU6lcrY",
+	"P5bGpNALXdDsRy4WTBv8BEx4flp7dR2wG7801GiQTfocAQomJX+taRjLCJapjaVOuHR2z8UCvsTwrYCE",
+	"Tp/buiHoPXvYtvrsqLSXhZJZardUOvyOFzvX5Ru9VozelEB975enYZsv5CpNmN3XhmNAdcf4Y+70EeW9",
+	"3G06sJ56LiW3XyypxhCfvENxWJ0V1kXv/Rr+i2OA/dknpM8pzH2njodQtB9wBnnngx5B752DgqUeGnRx",
+	"EkHhRNpvw/vf5veAoI36B2AZHBKD5QG/KVOrh2wKR977phwH6Nx/v+MJRHTo3YGpzjeXzHnCiGWM9uT8",
+	"68ad2XEheGOoVnVrfz3dnJ+4c3OxvV16hPPFQrGFFbLL+u0SPKabMvcRRgsjKkoFf4C8sR9dwsayN7Zi",
+	"xdyme3lZjr4piIl/6xuo6BA0gwn2hGXv0h2BRa/u04RHvGIiW6fshHjzhpV8kZsJndrHSZQonQnC/Agl",
+	"n78AXZAlCSNQoIZXYquvFbKlYM1SjExnW9FIu+4V9wnXecFTlnCxy4cbuUySupaEw3pTxRybQ7iIJFjq",
+	"qwJpo+e9G6hFwL9QDH1lQLjvF7amCb2Wt8y5nVO72GP0WkGPZWIUT4m+4anO9c1g7qRCSCtnmmhZeIBe",
+	"iSkqKqVwukrF7hS33PwO0TJVbOY8ZVAF0CW47UKxOVNMNPonlnWNQAqkw/gN7XihGHU2X1x+rr5QVMRy",
+	"tSM6wq+j/ZZAknx1b2lUo/q5ZOO7YSwlzDUvzHuZ8LbmKSg3aBwTwe4s4OuSCxpQgh2rhsXM/PADyfWF",
+	"YsasGz307Y/evQdVK06/+z+X795WvKkaFmnMeuDK/t6wqL8DWDpVz49ZxMSGu7ZeC0Pvm9b0a8stv2c0",
+	"MbzV2gkWXBo7bwJjqQYanabKDRD4izwi7kkArwMn7Tn5ameoba+okOrh7XZRClGrOpWKsFVq1kf5qtDP",
+	"mcK7ZJeYG6hW9MapCQvEu+WaXycMIniAoQxI6A1P4ZWwH/E9pH78fCRufG8rIlpADzFCLj+zWDIrXpil",
+	"vVJ4VvI1NhOivq5R7pjckcE79IJGy9bLB0yA5iSy7QnX6G2Irz/X+c+eCsEh5nyBpwVHzdcP3Wcw+mAY",
+	"ANEZknU0b0hATEpAnKDtHN2ZpSnUK7khf4EztXa1gbjxZtBr8A60+SANTX7gRp/r1402N38x6BZqbJeQ",
+	"wC2ImCkWE6rtDrz5tJqUQl7/y3LKHRMzKHstMMPMTjajesYHm9reM6PW78QLKeYJj0ybFhnCt+CCsjS2",
+	"zDP37r7OC4bmwcmRG5LIKMqU7uL9aEdaz6SY+b5tL/h7DO7Z+XzziLgYILSONE6OjVqI8yWM/0IKw+5N",
+	"s93JWX8jbIeOiKvUCoSm+JULb2zXRsLDwQ2ZhoatUkvQQUcXoeLu5OSkSVHl5uipqarsAx60dlv2YXaz",
+	"pZPy22lf/q5QHx47rw0DLlpukYXmwa9rX3FAl5GSO2L83THKJLErK+U/QM7h2HEOltF5Tij6JoXYYcbj",
+	"kNxx0ewxkLebdF1j3amdFwt8jnbGhFF17L6kjS7xPAZ7L6pTG46zvML+p9rmDWLXJjTXxop5t9wysvPy",
+	"U5ez5yvKwRHavZO4KlBkAEyUbKgtZ9120Ji9aCd1ao4x0LV0Sz+QcMGSLgEb9hur5jCsLmStEpdDpuFM",
+	"SMFmKLHbj50VDzjHflW0eCIfHB3oQ0sOREFwPc1KEadF3VCJNMEp5qPqpaooVlBa0D/wPe8dw1XxYvZM",
+	"QddYLdd+IFNzyaJMcbN+LxPW7N13TpRMnIPfZpydMyR6VdqCGWx8fvF6j5ng/DqLNEX168xzE3VZJzTe",
+	"sc5SHqN+a/31rWz3598NDxs+7C5hWeGt7+k2yKkrGVsqmAe4loNa6yH+15mQzW79feBH3fJoJ+hobOJu",
+	"JZwnjJljNPNbTiemenktqYob7YtugN63kK9MpxBYu3t5NIpkJgyCie1ApiFD99twFyBD22Fr+yBvmOhy",
+	"dH5txnZwB/m1BZg//ft/kGhJFY0g1M7SiuPfyPnx/5c8O/4vckxmAfjLaR9ehZ5bs8YNwQSzQTAPMnL/",
+	"PJNOuG7NNAn8yQkiw+zfwn2SlmYV7ttcfWvFx3JsqpfQvm4W0broVS+lMvtiLpwTOjz86H1+ht/EXKEP",
+	"nPNJJynlGCfeiZ+QyuyLjZCZitire8ypuecEADUZAjHoDS1x4B9a0YqGMw3rCXGErufhes3cwHthsYLJ",
+	"/fFCHrsZqsdUHJwzKj7awRlLVlx8AUB9foYPPDqfVfVQR+cPqji6fkfmVK5WUnPqzurbvLF9Aiy6CSCW",
+	"q+W0r0TDcePwzdpSN+Uu0aXuKOAIDDU9gSbXB4WGLsI8DsgrSi0TlcjFwhJuCx+5LZgmJM1UKjXTWwxY",
+	"DwmGmr1JLo8oxW1FRT0xIS5bLJg2cBatLCmPltUkNaAEwBEq7umbC8cmuPI2ORvbvpFxm1XRjWr53FJ4",
+	"iIscPGpbi+3VXbArFlVe5A4mIdf4lo6nGSraFtuJa8C2H0Cv2qxDAwJAfIoun+vM/lJaaKHx8Q9j2wo7",
+	"6By9puAFzRpz01tJ7jhmc1AxKUa1FIVzH5hcqw4YxuFdszrUTtZ1YeDU0ORpRnniQ25ZrrsgNFGMxmu0",
+	"EXe3raD/xEDxyq+3O1+dL3dIdMkA7tmv8J2Kd2aulvb3XGhlCxqtS0e78pFq4OIA4cDCPiFLvlhCCF0M",
+	"4s0tU4rHjNhnU6EJvjEds+3SO7Db7+ZCyTlPupkWndXKqbogqB46x82Wdvh9MEioFRfUsPO52XniK3rP",
+	"V9mq5INS+MGAXSJJWGSK+GWwHwckSyGIkeI1FEQDzfYYcGJlCWH8QjRhVCXrZt4lbzmjds1t5G13mE+d",
+	"v5OL+Okb2NMtoueDotENBL90iBSPaBJlCNMF3wzGHE0YpHADDFhDsK8larkl2spZO3L7WGb8BmNhhlpo",
+	"YSO5iXa3uwEASCYgt1KBlAUA0SjKLMFJ1kGZSbY7cqqKJVshR5ybcs/wJwhjdp1JlqKtnRp8Q0uC9bNn",
+	"z3a4MeF5FLbdtktcpyz+G1u3XSF1vo6ggbWcLT56TqmIuZswK18ebc0Vxsx1fOht23h2w9ZDr3G3ljlH",
+	"D69HdujvouEwoihag4VSyaSPVrkLAXWL26Wa96KFXyAGHPp7t4MpQZOjlpX1U9eXloXLlKCtgmCgrinK",
+	"wHg3zz3cdFm7MLWAj8o1COIBYGkmPC7Qpw1oi1WCFrPjOt3D33GlPG5bJ4zXstLu8fV1yfwjmXKfb2iV",
+	"aQM+LBh179MuKRkxFucqzIpT4RlkWhPHAhD3ll0J7zviqUs1whImmypmEYVq8v8hXx8FeZR+1W/2a3R0",
+	"8op3KZL1Dpo0KJDfHd2r2x3u5LYNyYThCdBjFxaYrO2jnLEYXhaji6PBbKGp4lJxs3ZEC5xim7mSfPE4",
+	"WGfUqqy/vKM3Lunsbnr1s0+mANyf61LQBvBnYr9mNLE3tABe2ralorRR17p1Z3742VDq5nb2Vr4W3HCa",
+	"8N+4WOwE9xJrcFdcooHkHsgCEF4ayzvxubfEheC3bgzqCRWj1AFe9/cl3+R7lsgIKmc8dIsqH2n4Bosx",
+	"9rS9mHVANxCX8wRHBRVBuso1KWUyCt+GgdPCs78Wn6PSZ1b6Gj4u2PTtUYufT+kU4q6U+D1bydvGBAsV",
+	"pHMvQ1y8FQmjLreCT1njyDC4udhb7JiJPF+5wuU87MqwrEO3O/MLn3pzr8ufDLErRyjfbESm7y5EkW8F",
+	"mw2vSOE2s1vIKctvINSU086EjQQtbF19N5HnZ8UNg6jadyJZt/uj0jRN7KNa5I2C8kn49Jby+1TyAElF",
+	"XCSiYnTVWZ8Cw80wvtZOMwimPgXea/dbGXMGCtVvs+TmWxmv7WdwrRNQDhL2hqb1039pu/OPda/GNRcU",
+	"lrl9muUR7o9FPGSUT5vq6bfsLuGCHccs4StunJf/GfBNUpzmL6ltpMk0/HiFMclXk7OPJycnnz5Z6vPx",
+	"yqmnNr9Fl9XSt1fCfh2zhJW/PnJVINh9xFJD8Gcyl2jXsPIR9WpIu47nhccCROwwEedpbgXu5+RKhJsn",
+	"HlaSjxgpyTTKVALuGxoTbKVUaZcOUNMVI3d0fUJe4xvzvXT1OG2HKxHae/6Zm6W962lk7gMCtTV1QK5q",
+	"r+pqEhB1FJ6hNtBKbwTGmFqaHVqeZSljcgdqVHsHx0xEMmZXwmdOQ4axqlSDnP+MKvTa6w12O0tOFOM6",
+	"N/k6+LHXmbsaXk3OwHNLkX/yWP/yKTyBMhqJ1OxCcmFeC0uu9rzK6uAtS8U1Xk1OTk6uJp+Azm0fqMyE",
+	"2e8i7Yg7VnbutGKg7be4GhkXnJ4JC6uFvgQQEKO2CuyBU/YhiXtduB/UGwG3l17J8T+lGCOE3vVHtafr",
+	"EpTvdZluzJa798dmmaRPDg/zc3epyuGhzzQj4a/uXF0GmC+fohcKWtQw02oJljJlhwOyFPxT6FRvEDIE",
+	"LZFQ0isBDtPY985K3KFLLxM6GquPutDpJurqjn0AgW0gk25Ar5n/3d8nps8KZytfM9rlks+NJbbZlYB7",
+	"x7cVLz64whrRuiAwoNTwxLO+yVG3N7nuYi4yA+FKe6UIftAdJAFsmz4806m5XLhTiIGtpWI2kMlFz0pM",
+	"Yy5s4RZcbrS9buLDOmVu3KYN+GxrYADlmHnPXlWqZMqU4UxX3on648fQjn2fP47azjrw1Ng1XkEWxqvJ",
+	"2dVklWlDoyW7mgQl2ERp10VtSOUeGRSHPzU85XYZD0P7tk1WRm/ZrEe9fDMuCg3Sgtttuc2EZMqoSjhT",
+	"RLFbbiWy+rs7ANfXg+FDTurrlaW7G0xgicHKvdr3u0xXrLoFu4EwlnAj0z7jPkYUv7z88WQ7MOEAK+0A",
+	"IR/KTgLT0LmGnYZcWOIZunDGAmSoAxpLmeIQNc9zKLkAlJ4bTUIk0/4W0PV9z7vDQd/Bsup52xJLSKYg",
+	"bNmXXOs7qWIdoDOyDnydZvuj4rc8YQtnlt8Gez+pKxr4OXf0vOCOgCEqi5jT/CclE4ZPxWAYo3HMcbsX",
+	"OW33jhWOh8AVeVdG96Ud6eQ9vXvDtKYL1gZ5ZyRnBGcpNYYpYZ+Qf56cnPwSVEiYpQPu+QRC7ZU28IfL",
+	"in01+WSZBWdAuJqcvbXEDU5d0+uEHeWsRdOE4H9hOwbdpgvJFL1C6kAH1DVoVgVVzXl0I+RdwuKFbbIn",
+	"ACoPitX0m87cu0HeWdQu9QJAOcct7QFGdi8X1HNusvcskiouOQHKRiT44LkltBECIwqXGFgkRqVNkSe9",
+	"vKO30nwnM7G/A/+eIa/nB24+9Eu5yk+dxfn6sbIjlg8A7glqnAErggzhP+9/8Q2QJwE17NXk7Jtn3wT4",
+	"lKPohO7yH0sA6ZivT+EZKnL8nGCkvGOKkTlkbKEQxcuTBNxDWXxUOD3YQ/SZEdBrjEyh0Ftei0cvacrA",
+	"oOgKiO/tbO1gzef5TvjEq5CaCXWGgZU7PGgD+p74YqpQa2FvShVq3ss7vSV4rekqGTaKYffmFCuWVfq3",
+	"imjnJKIGCzqf2RteCPCgu8dobD9oGJBytosAnerMkoQoFf4VlJSnWEgJ9NtKUUgjq+SdJndLaSVjV0sG",
+	"4UWh8KKIyJLE3T/o7VyYud6vNtCP2gwRhRMr8l4utlw7UFfMPovfPPvGpS4QhKOjQUyEJJBH3vU4cqrD",
+	"op7pHrdSDNqJQG8WSM0rvmIyF1AZuln8877Hg98aeveacyerfKz8bddurS7Tw960b2VaVI8eWxkqpr4K",
+	"bJ54YsbEgguIh2HQ0enfQHe6b03srgMsjLPb/mpe04p+v/E+9axgK9u9slzPahkGNLjEZBoiBT7z3xT6",
+	"4J/A+vJZV4kGoNhnQ3IpTIDh8VUN8/X7tv8/IqRM3TYAuB4RVEW1VgoWQ61yBR+vJkpKMwNH8TJvvE4L",
+	"HRp6ojtdaplleOsV9q/uzWsxl3tUgsN4zZfzbcaTOCBQBDNCx1JXBbNcHAHWVq5i+UgsaHXKrizoRknM",
+	"KutpZRn34aNvckY+zrMkAW+08ufAD/Lpk1MmoTYVFv8z1sts2odrefqyKLHpe3xy5QNRGbZPlter13ah",
+	"YjUTyzQEVhPMoBgzhOwHgiaxvGwerqAgz5CLNXJbqCgy9rqVDRVJly1VE0I8aG8/MBrnZGaLHDgC4AaK",
+	"pKtOALk8rcRfjJFLNRs5XE0e6rHV5Q0KFbWdNln+zc4JhnHs5RJwuN0nv4Q2mzyQq8q07RtTWuYHvmLx",
+	"u8w86nLBzSWSAsmRY0Ah+yUz5YpLudN/aD/FM5kZgCLnkORLVu2fsasO25GpQ2mwytD9CPqOYQscQq6r",
+	"83Um1fkeNqJ2SlQbMxLkWjOnMwREzmUGi7c4lgeyH7Gq894uxo23+0bcK4om4kd9KN1sPXU15VJ8XZQ1",
+	"zly6t0N14+3WJTBh1BqzPLvckpuqBOcoBCABGm6ky+FzQqHCViWAKvwIxDtwr4CzRoDH5l45r3zE5t29",
+	"3qqqjslZEsy5CS6TJ9VM6PtdHgy5QzNWZOHOy9bUrG3PmrsOkqNizvFr6gAWFGhBLmUcbbyTsND3EEx3",
+	"IIalbvA2NYKL7SvyV+U2p71bxHYyT4gaS250UA5R0iAMeF+/irXoPDNLJoxd0/6OsDzo7hXTUktIXCQi",
+	"ntKkskQUxs9T/je2R5et0qAt+gJ2521XZBrSlM9u2DqEEw3RhS8OUV23lHcCXVqFvDuq7GG/eNWiBi/H",
+	"naKvZezfWsAhZ4Hwa/ueGcgwtE+WHwZsufoIsq9jrqIphkH6hMI3TATeWxRcmdF3aBYpFltwoYkOqwfs",
+	"zHmPaSXUrg1AB1a/B+bGHXX+8mbavmuQ7EyqSv6owOtNzi9ef6XJiq2umdLVjV1k5r3co1rdjdcNemDR",
+	"FW0UCF+uPDPqc7aW+5Nmap/LteN1Wy4kauu13HKGrT0CTzFoO22pT941DbE6mOVz6gkL2kofhyf1s/Vk",
+	"SsvuV12YUowfeucD9vZ3IdVxWx5RiDXUFYaJkmslaRxVSsyfgFHJzbFpbnZznH0suWrBJjZM0u4cr33I",
+	"QeCKGNdlbsF4plnbEJ/KdvF/Vmf8ZevmnN32PPInvssRYZulR5vgc8LuaWSSNVRqlnMS0jjGOmgrecuK",
+	"T8637mQSbJ5LHLdyFbDOOHZLhW3aMTv1g0Anttl1lh92xwHQmu5G+dR4mPkiW85z4wwgrXrdzdPCWWDj",
+	"FQL7tavR5z2GnGU5Ny86OyJ4TJRdR/75SzEDekTWJRdEF+pp7lB1hLZt7KArSUl1UT5gqWS2WBZOlydt",
+	"biu7AB+9R3xW3u0qUeWkvsAv5IV6psWJoN3nqNtCeFR32q+LwvBQrsi5szzs5LmeLXkc4/tTQw4qXqn1",
+	"bVaZNlg0pP73Hid3Lc2yOD5IbeAyOQ85SZcyt9v8lTJmA6ZrRMeXuYNgP/r2Aa353rmwEpQmgNK5yvUV",
+	"dRYWx8BoA2h8tE3tngq2lW9mG+seDpjb97/tVF9/ZxV6/cVQ0Z0k7BFpym6C0HLo5Teu18k/jd3X7m5b",
+	"IbHNmaFkv/0Dj2v3hHGmdRBd5r4gZzk0rWO9SuoPLsVMMZqsuoqm76Hx9iA4yccJE9nKrgAHDTBn7yTI",
+	"9/lLsL0ntqIcnKtEliTozVXxQC21FPbnBhY2t7p2GiqR8iZLB27eK7X26kJrX8zEXX7nPIrGy5BV6GkA",
+	"E9+/DX5cqjVoVAdBee7x1pHKWcphd6XDK+6zASY3bqke6OrW922W3Lw2bNV8Py69ZZ1aFTwP5RyeWu98",
+	"mMuO8NhhzX60K5VFkBuGDsIrel+e6+tgsuJi45vqfbk8fB38Ju22vCgZuJjn/v06SSDb3VCb0bffpx03",
+	"VNDFTSmP6Mzp6paMVJ2EvM4qd/OBKtA+zYD9jEIrfoR08vCxnFLeRVo9vxJSgJEnU4yEYNoJT3ILENhs",
+	"l4z88OHDhTf7+6guhILpn5597TU/AfnTs2cBWBWFNDNwHrB//peL6oJQterFz5DO7yZX1dy5r1/aA5w1",
+	"vHsbbaGRbV5Jp98ho0x1nFLBABgND7X/OFB9AEfANClddCiFGWlzNBzDDldP16rNMcFWMMkz7PRevssW",
+	"BE+R9+1oNUVBnlF4oKSKWDzzpeVqH7EFM+26sYQL9j0zqFHw+LO7dumGEipwrmMNSQ7LFNwBWt6jid42",
+	"cThwUDVM2AeVOR1pnukEhBvDVs7oelJcR0VThYlepbzplBkpKF7T/EMX6lX/2nacdOMMoV/gj8KvqO4k",
+	"X1Dz7drUigvkem0YyYRLtJI7h2OyfMd3XU+CiZ3qxn6wT+bKfrCYsLAfLBNi7IfU/nddy4555/XtXG7U",
+	"gNP4c1SrovjONSlzzeAyPimdeZP2t5VB2zqazct4Qc0HjjzI5klBVpqWk7Jcx9IdErAl8D8eKamBeRZS",
+	"1x9Pjc/6Nv+VrWbgl16HYMEEnjYWd9KkFm2D0rC1sLOdW6OXJFUU99pVU2xTNjJLtjrZJMyuQNkQ5UlT",
+	"7o1+QmHcUex3bvsQdOutDQPmS+3DoHObwf5EAqOo0Hzf43Y9iaHWhC/vOBptF5XNlBfwS/MZth2gr+S6",
+	"58P5sk99wDGbHYqV60RGN/s+YeefOmsUr32DLGvQ36woDgA1Fup+76hZ2HiZnd9snlhrGvqVRFKq2FXg",
+	"DV1k2C2kboUgGb7AWjGQeN0KSbkDJSSnQA0aJnnoeVaYD3DfChJQ6c4OObbx8YR7HBtiupqBooc8sok1",
+	"FYhswRUnQ22hir7habqTVdF6niX1v0OS6w5iBLarjBfkM9cuvClEbWv9ORM/M2V35ZwFbWvdD9fCj3lU",
+	"+0fvapDHeejAx+J+Cnx8WkAgFSLGf/RFok5KNqdgq9nZL6189CY81Zxl/e2Uko/1YpUwY2KLEAaWKMtk",
+	"Uy4cMDUtoR4m9qxfiHy8YAdxMy8oEM+g9EAHHh+HL7QitSe+7Tu4y5pQozsHr8H63+5TXni/dBGp92Od",
+	"KOwCxfqa9w7KrEEwV7LBDfFG2rTnbrvl+fh76VSBRbbrTecjmlv9tskB8AeF13/nLE5BnsSil19VA1qV",
+	"z/pJuhPVD+InrYMflzUd1WCotvNqgPO3Vkp9997CorCjSFUr9r8ETftGNogaOdmlGQX3LZ/+oUhlWNVj",
+	"g4MShqnm+uLwyCfHwxAxPwZsDvgwKdi7+eTsn/3CaoNeTvO/YKxveYTaNMCFtYS6VLreox7xIHAOkIE7",
+	"lxqvhFkdLRk13p013puU6I6uNQlnsYzKDMfhFeLb2u3qyi4U04ADEAOHmt/Qtf4r1nXBIQj1Ptn1CuBH",
+	"UpE3qcGx+H0pS78bv7jhAlo2obCWNjnigGUA+/Gi0Mf7MeVPDIYv2xva0tQ6vd0ATnQjaWuvZZ4XFNDH",
+	"3VCxria8Qn8ruwuWusI1qWJRkaeu53pLppd+axUkTxZBpqGdILcCbgTx583Qqx5rOqGHU07Oq5kntsy+",
+	"dn3x7Hrdz5CUE8JWJTquplHwxHwCnUbyIVMn9erhPKKKx96LDh+yvDAlj7s4iOXTNDgqBKUsCZ1NOtXT",
+	"2ypFabG2nlcxUMZJ0eghzhSuFpA76zoSAOvzh1A3UfV1rgsor8svUS72VGOT63RqWIO0Yi/c5gLK1nHL",
+	"xJ+06y1wBTuNiqX5a2fFTQIkkKlLDu3K3KIf5ApPtIBHdJKcszvsq4nOoiWkQMxZtdyRsRuXVYGsDk1z",
+	"SLcMVpHzv/1G3fvnPDUhAyMzTJ0RLImW1znLg3vQO9QZ5qbhf6eKGbO2Df/bP7rhUXAlsIbeilGh3Vjo",
+	"puD5Y/vVJJjA6JNgUssbv7pPqYh/9qWDy+y1TMH9K0qkBh7d+XYGEyEFyH9J0jSkvcN2fnubx87zdjsW",
+	"G8O6Y1e6YV/8dWWWIez1RnrxNk+lBiXKNlps+fIOcmGubm9bvXIopn2PXC0kXxe5VqP1Ml1TEMIBYjrI",
+	"pRtcoe/4S9OJFsvZtq9KxUhpzRAivU26K/1qnoqYGcqT7u4OG1vffBxvPf3N5YJYZtcJK+4AGbetk8GO",
+	"Ve6qWF39AZVTDW0bdDKexDW2NKfA3TqIJa342DQ8ztAqwFHqFuVyGe1UHW0oR3zNpXrNyA4X1k2dRz5Q",
+	"0WuHPrf4IilSV2w8+/cpV+uZ3eyMi9mKJwnXHTV+qyaL1ZYjUSt/FEyyJvt8xXUUUMpxT75MdjO7YOjC",
+	"Cn0d7f4br8pGoISPm265IWxXt5iG7KF7zaZapSDfPPsmT5nDzDGqGc8vXmNFCvfY5Z46lhOqsDxMB/ZR",
+	"LPgZxyxVn0dCRYwZR/EiApImmSY7UpDWh13WOEI+iCV9OLP5PTNDeI3vmcn5DNjvnrmMfPwhHEbR+SHv",
+	"90JIhfSqo1f6xjCu/2dX4DWGA1W7ueCwfen8cm1Jj4I4G4O5KjlPUeWXq6y67M4puEBV2I2+bnBXO8lt",
+	"JXPdcHhvXFrgqkq06m8hlZzLzLe9ofZ91KWAOch+EtoQgle2i++qJmCKzHm4hVz4dN9CsmJQ9HKD2fEM",
+	"2S7m1MdJqMMBlhMg1FiuIqb1LI+a2Y7Wq0SY7NkNBPgvpmdc1PtSOMF8x/J0JNOH6KIq+8+Zq9K66g4V",
+	"E+P9yG5ZUhbtnevJpAi084a5Wom+kl6v5mKgKLEn+YWtZPuUqvWL25vMUqYi57y2kVc6W1FxrBiNoUaq",
+	"pYNkii5S/720v1Ucn0pAUjf8jOqZk4W6iEsdnMliltA1i2eZoFpD+u+dmy6FOw5mMl0GyC3u8oKpY+Tf",
+	"MGFjLVvnzy6xkPJX7zsGxRjwKxeVc1Rr+a6rEVy7TzzBmZzPoLpo7gu2qyUXs3nCF0szmzMTLduadxoz",
+	"ZSJGhzF9o5sQerMscL2PVc7Idi/WagUefTNb0fvZHeUwBRczKLm9P0BvnKKf7JjnwKx/iDrB9y6/t/wE",
+	"y1Nt32cD6AQNxGeT0tRdZz3Y1m1pFzo3Q9UuGO5wPe2kqpneX+ZA6Qn+QjF4NdYsSeQdnEdcT+p5rfhU",
+	"JIp7TsIZx7y69BqswgiMyDfMkK/860xIwWY1aVtmG6q9fskVtjVt09AVakQ7dLO50bFWZZ1Z66PfjVUr",
+	"DXOsb3h6LF0ZouNUWhxQeZ2izymRCahb0P/IsR/hkEbNrNFfxH8pBFMWKNpO/S1O3n7g9c7VG4PZNk9D",
+	"yLTgWM8yNBhlHepuhtzYYfboqdK2B3BFOaCQ+7Sl2E0o/wf6YECuiBINg5SioAp3X0ByG+NzzGuCaB7U",
+	"OW9AcrIlXyyB6O9i67qnC9hgC/zgLCZzRReuGrDLg0zuFE1TwFBYcarYaSq1IYYu9FHDkmsZO8HUbMlN",
+	"T+eW154w6KCazNl5tYQfryb216vJGfmBG/3GBT8McrR2lhv7fKrep6qlavCPs794/xynnV1yQ6at3i75",
+	"5G2hObucuQv9CRKZ2se+dHLbYpm/tU6mJPvs15yOZVAGE7lyhEHL3PoDNNw8hGL6ALfTdAof/Dw1Og/7",
+	"U6mGix3H+xw8x3paQGQcG6MwQNnQBMDesltcmBJz0U35CwuyK2tV/uYtz/VrYVD7W2M02Ja6D+wXvVHP",
+	"rbc/9Kb2wi237gZryn1sbbfsXN3NmFfJKVMTzIUO2AeMiisWUEzXwQi4hQNu440nV5R+OKReZoCMrxjk",
+	"32xtt2u0rmJ4/tsQZAB+aJf+BFN8bulP8GtHWyoalJ3qkmE6gyGidi5bbx127T09jjjdCMjVQgY7SUD3",
+	"Ktl9samcJ7cPwxOze1LElDkBqVJE/+PV1jVAScmvryafPqHVcZ5QU+p00th+UFhnXWbenQHOPcJRHhLH",
+	"UoFY/0PzBfnaf4d+D7emB8WTNorRVYPSd+DRPXrkUN3LXFpG0OEaWkM70X+5S1hntWXfkM5qpeCAdA3x",
+	"xKLDLJ7JOVSYhorEjx/5ubH53lGfm8fccGE8YhrSczwoMKzNSLHhIo+eox1iKLFh3dK3mVK3DGKWXOe1",
+	"YHCEDWGz/vGtD2KrzlPKAi+kN5NAJheYCbUae4p7gzPdcWvv0l020bZLO1jMXv2Km30AH55/wfes0VHK",
+	"mG3eeNkSknuXVbteTf63zMjfhLwLwGUK7fdXk7pBStqqXaTW6aagmlBTqHfV/FHZdjFPsez6g/ZBUrXn",
+	"kTs50blh4MvkQ/kwdMup/UIofZDXtK1R1o9uPFUN56G9Zpq9IzZqrPVnfwZ5PVTf1n6atXaJfdCSoOpX",
+	"R+Ol7sjL91zCA3J+4Oq3Dra01AobtktrUq1KtwUQXTyJmxMKDPQ05lpnrHno4udhI8czI5sHVg2KnvvC",
+	"J6BBYVn2lab3Mx/INsuE06G299OGKjNsa3rLWovS9gRc+DmyCf4T+vvU224f5rOd6woqztulG224v/IR",
+	"l+8pv5WGw/mlTfPlIbgO+IvqgeA06xMGN5itfTTddpnAgEgVOH9pX0IW0udj6UBL3BNmWLIOaooH1uWE",
+	"rSTi22mD83n29h9fXi7k1jOCtujp8gOUDTilcRv463Y3uv6pV70do82EkFtCULc4UyzOIjZLl/5d3Ma8",
+	"lJtZA7OZKjnnSU9h9AI6obN4Ud5xGrrBzkiLj8LuLFRdQjhBU8+1g+WTenqTLRYd0rBs1IPETkzVwIXO",
+	"fxsIFV3S7rS6Ig1N8LojsqBao3TrJfVkpbuZrY5s7T9XbbGuuk29lTHz1U43eMgedKPnDVNjFL/OzG71",
+	"QXsiWYgkm80Teivrn3ts0BBA5n9ufCiXslIAo/SDMeneeWuPhW21Wl9DS5QpgwlPa1f4r9tVf+celQnI",
+	"twv+4N9L/3dAsOl14UHwP/94c6yXNGWxd3/ACotWfqTxEJK2knGW9MCdiyRbcOFPYRNlGtUKUnc54neX",
+	"fuAUptnXslIlI6Y7LeECm/qRBhSU0INMF7kCJS++N0XrRZBbJNCyZT/OfKO/Dn7KzNJCzCyVMtl3rlMw",
+	"2/taVLPrbD5vEApqW1re9Non8O7iGquo0KnzH9l3ylY77ozGsXLQs0sh1a0gyNaojtwBRSkrnio0tkIy",
+	"K+S1qApSIu7ND05OwraeHYcjLtN8g42gR76O3ir00gKa1u/oQ43aBeygLJ5Vd1FjYldR/ZOUxwq3DtFI",
+	"4zBBRLNq1QengDfqLUB+PxG1M7DtmKnIG6jAA7oAuNoTCOrPtumCytSzoSBTl0jpREY3NEkaquI97Bj7",
+	"HBWmJPCradp0XhZ+Ayj3xWwpRm+Qgu6RvM33zVs+LtPWYgPb4RxQFIidxjLSAbqbBnnxxMBJbYHPoXYU",
+	"EJ2tViwm8tYVLLYP9VcaHU/0gMd3n8xjwS/m/OOS0ZRQDf8eBd14x/0ZWD2zt8+87AX/9pmLhR2Oa+Ir",
+	"pg1dpX3Znh3syeaznE8RdGVH8IiaCJ/+gVFnBthw+gO9Xf3z6SpF6X3lHjtkdm23j8b977K0FuruNpHD",
+	"H+N2fIX/pUusY0tG9y7yLYo89XJJxYXcyik8bnc3zfXRG9ZW/LrxWOFBzaNlaxxiSxpQcPQjco6LLJH3",
+	"cqUagblPOkXZFiv43dwsMij1VdPz83qc+32Xftioc+k97F0Bv7oreZcyUaln0+DqFHfKnF2/rGru0nKQ",
+	"Nlamm/jaffHEFw2EJNw+TSV8lmnt+kvKiRqHDKr1jgDm3bmqWDnF3axZPggm7N4wEVsuvkaz0vruLame",
+	"CQrOp5EURskkqcj0Jfb8X/SW7lyJMyg1eMr0rbvZXwQvJJ5qZq3iJpr2Wwc5FbicM8VEe27XTnVqbxhL",
+	"ZzTht10TMl1kxlUDHpDf/SlWtj5wtfiHl8n+49Znv8jMe5k0UmLLNtaQOkdJO3giupatxmmY6Jf6Bfp8",
+	"NsPquPVMVOOdkzatWjhQ0wo3MtUMWGm3TDOQmczVuUcjO0DB0Kv/STPV6GC4h0sOJhvVS3rmys5plSde",
+	"4ccrjE+8mpx9PDk5+fQpDCD60a6t/B0Ume0vCb9vStnufiCpTHi0LmX5f76dYraSQbY5f+wd5ZblUE2p",
+	"ZN+zlTTMFS1q4DmkECwyzR7GEEEyc81mVm6s2nurfj2uHZcC8iPMfFqbWnnMdkiVvF/PtIxumCn3bujh",
+	"gtH9eWjB53N0+bivL4cushVyprO6nVaDnyqLae2AjXcZBDRjcV+D0Q1PZ5nYmfZyq9yNX2aR2HFzlDq8",
+	"em95QNUtQ5YnHjOZmTQzA8yaMBnLn7prGffPm78ppm8sqm6TDy7g2ZA4qrdLUR35vHSuB50WVyOveVcq",
+	"dLi3R/o8L+YtpIFk8SwmS6YYoYqRlGrNYmIkphVj6pYpkoloScWi1tm48NTdcD3B7PTI9wHX5YAzcAQs",
+	"8BVNFQk/chElGWgNoDhezLQLlqrx6G13W9jwiGj0ltqMcydTDI6VcxLSxUKHXZgr27DXLB3GjGSS0LQu",
+	"8zwWoHC/d3mTg8lGQoTtMV/K6NixnqjoNZIoZjIlyDSvOouXpu11IXTqLofj0rzUPxxN6/lu36uYK7mq",
+	"J9CVbA8NuRqA/4VvO4olPGJ6di2dgaMprxdmxYFmXcZdcVET1D9PJDV1uc5S3sqP1oqitqvUZlYIeH2q",
+	"xlU88LYvfFAlOvCM8hvfZJfgBzXVRz45APCrFlq6wIUzhMzKTu8bMzhTiU8u0heRcaxGzENhYPjoKNdB",
+	"vEjndBgJ1QZyYri/U8Vuucw0SemCDc+EYVfz60zIreiTmugm/htrCAhPeHvUx6VtFOOz2ZwM5NLuXKcs",
+	"4nOXW9ILswHZABVfVLuTKO2Ntz34tXJ+mpqFYurObdJbiN6dAbrkJNrgCDoAynI/zwLQ6jPONTH9RtHo",
+	"BomXbvAChRZFAo/tDWxU3XDJnt0CTnpFf9Twyo1sV4NG34ksrdr07VqwVY7mhR8H81KNTui7HAZGj/LR",
+	"C7zedbqcg7LIYdGYe2iQHq0hSCWPWyfsnkYmWRMpoBhl6KM1nUwRcoj+DM8K3VpQVq5hkKcp53vONNNX",
+	"Qjttx1FAQh6HWFMAngxcEKSgCC1chWQaXmXPnv05SqlZnuDPGr5hp/iDbYZfnKwybWi0ZOFR4FxFociR",
+	"ro2QaeHjk6YQXytUgRYrLOazMiHzXiZukWQukxgJ+XaYWFw/OI9x6Dz3NR5b/RiiPpi4g9aTTC1cc4ch",
+	"5avt8iLjmfYX3Ks8m1/iV5rcUsXpdcKG+BHtZM6bBPlDKYYdFm6Yd0FEmJklE3nS1XiuZ1tf1+nxLlmU",
+	"KW7W73COngg9V4wdQ6LeUr70AYfsV/Ge0WS1zTv0NVg2+AU3ucxeMnXLI7YzJ/sOnbslxS4Vesdl5/WK",
+	"uhlToXWrnaYwouNyandq6fx36B3UkJ2kU51Fn7y0Q0FGX7uxu/vRZmLP2gDSNufcxjKG5QxYTYnE9pId",
+	"zMt0LsS1wc/2gKm3H5RGa2P1h8+LtcltH9bhrYIIDfaCtGm2z+UPhyJHjR/Npnp5j+LNpjfSrhss6xh6",
+	"ekawpF6U4HGjiavhgLeXVa51sp08oKm+iNNePsyvvOAPdtMrWEXe/JeWXXSrbly/zw0NQYnBLBwY8hRL",
+	"wGyHKeUiYVqHAQnZfaqY1lyKsJZn3POp1eVFt38/L/FUXHtulmqIeAdWxLB707duC5xR7eGjwPdmw0rq",
+	"6mVZainTLKEKQjnu6Lre67HIlFoTX5vkeeL96OzXSTBZNLjrbVc87Cj9+YqH+Yx1+93I1LoNNlZMPAHy",
+	"FXbIJnsC1XBa3a3LOd968qFOGU3iPK0dOiQUp+w9EIKrSbwWdMWjq8nZyclJcOXNcXkL+79BioafwHkx",
+	"z2Y7wDZKCyN9p2cM5jqP6uti1qEWLnHQ2rpbLZ0AhjpZFpNwwUy4y5a5WWepp+0yZoZFZga+obVsViyj",
+	"emqSUmUZliKNlJFkxdTCitrOnMvu7ftYqqfXzXpoESBLNVMN2hs+751yCnt1zxNVqQa2vXd0tXUEtaw5",
+	"71r1yg/P4p07LX7bkb7L+NxzuUYn/ymWDM3ucBODxOZyrrL6kq3NmXz2E4evBU31UjYcUUusfpJFTLCd",
+	"Dr8rLvgqW6En5cxSCmr4NU+4WXfqd8cV69GtKCG1fafVkuBuFMzVgU7vmviJEpenZvqXk6//cnJfV95n",
+	"UyT2VSU6h+6WrnfrMraOttOBdDvtX5rhcNs93zAlQBRg91sfZwtY+lxWWcPiMn6m3Hwn1atb+zRUxl2t",
+	"WMxx55laMGEmaL0HR3q1gmmwSI5lfTJel2zpE8i8iDhtl22vkdiTOy7d8PtXlx/I+cVrdIwBBfrfM6rU",
+	"mkxXPGHaSMHI12fE2YdA/Q/euy4J9ZVAyrCigi6YJQlBUQ02d4sOyHWW3OQBhQGJZCZMyQv46ORKXIkX",
+	"UthjQg8TK8vggtgtU2sivWR1Zpv+G8klLcJjDZ4+ZmvL+e7sm6UJFySRd0y9oCuWvKCakWnovBtOUEET",
+	"kv/7//9/EP/lC/zu6PmVIDWjg/YUkn+moNyx44f3x0wf05SHJ+RnSy2rXeCUNWjU7bKkINrujiYkpWap",
+	"iVR2qhUzSxnrAItU2F9O8SuSUq7I0rHS8k4Up0J4TKYhThOSU+I+fm8f9/wviAC1f4Obpz3FC2rsDIqu",
+	"GHizhxyb2KsJ7QZDdKJKKBfeV+XMkogVPdbMdrQbT7i2l3zny/cHJJzRJAkDAq/Yipql3RcM6iDpzE1k",
+	"30m8Pp0mHGFCMS0TB42F01YA74z7SsnMMAVbqJ6wI9zO8bW0s0wjhISv9LfYJiTIqZFpjS120zv16Mzu",
+	"oDqXsfChCSVW7GLCHF9n5hg7zRO6INPwvx3E27H/G8PjwyMrCjkvVxJahD7zqw5JRAXsktnZMm3PgEVQ",
+	"TBkc6O2qbrg4likTNOUE0rFRA7ZjLAojacqPIxmzBRPk2h6yIoqBLFZsCeQMOLwfuTboKhVvH9nUZ+ic",
+	"eW82u4+K9R8ODXjLmYVT50EM97kBJHZD01CbdcLO4NYDKKAlY1YUPLaboEki72rX+jZbMcWj7XVGQLCE",
+	"JKGj/eFpuKL38OmMKCoWjNxyiTIVAptiqVRmE8TwwTNLtn3XWIUZypFOw39q/hv7pVhCcW1EgFH4lgVY",
+	"vJr88/jrX0LEtfeFzyJnuAx7j97vi0zDOn7f21aJlhh4sokRBo0rCAeBXTluTpNM3AhLJG7YWuPWavak",
+	"T8hPGmsLpCxG+Ty/+LCcs7rIY/2r9y+H6com9iNLEMOcBzwjGyxgaLexq3SNOymXKM8fjSUwsFHv6blJ",
+	"VkVsz88zI6HlVBUjlp5gaWNsAT4xAGUJo7dwy7VnHpJMaGYCcrfk0dLS9XcpE5Zi//nkGUKoJuzeKOoX",
+	"9NyVTRcMKeL30tKNzK7d2GdAG7q20yEhnVIBwM8jbsiuWyd3MktiQuOYUEHC89q1rmiKmENCIPf4VsDV",
+	"4PojmSQ8Zg4GcmdZuvLi39EJCQs1PxTV88tL4OUVZw5YHK5Rdc2NomptJwPnBLg3y3RYtJei8qY4wheQ",
+	"ECtFBiSE0WZG0YhtkhB8JlB+wteHRhFLTYkZsFsrXj7bnq/SBNiPTZT+SpMVj+OE3VGFZOSN2//dUmrm",
+	"OAPIDOmUJbOQLJixN4i/2W9lZrxr2Zzfk2mYS8LhmStECIzD65chnHuR2hi+vvTmVXKRkwx4M0tcjmcE",
+	"8n0hhfjf529+JFRESwkE+Sp79uxP/4Fgf4HW7aMqyrgMfBFEA88lUNMKtpyRPz37GkU5F4tBkPmxL5ln",
+	"2QLyzbNvPKUqlfq3myui3TwCOzcMAjSETKt17APQP2WJOSN5sGh4ZCf4T5fxEnlJcke5cSSOQ7aJzOAD",
+	"X+X/gP+hJHRlDsKNtJrbfBqSbvQU/+HV+cvyEQt76mRJbxmh6J8PvgKlrLVO3XGe0mjJjv908gy9P0xi",
+	"v3W8sueOzy9el+IrzybPTr7G9u69npxN/nzy7OTPk2AC/J4d/9T+b4EptL1U8VKijSVTyeQM8ofos9PT",
+	"u7u7ExfvehLJUysSsFMmTisxsKfKe76eWob/FAt4LM0qcevAnb+OISHIXE6cRZ+h91dDPamiyekFIDPA",
+	"XmNRqVJzqBvbuTUQoQ+WKnTu8h2QDsvHdu8CtMU1/yWoJlD807NnLkTIuIrPNIW6NPbYTv/lDKbIObZX",
+	"vMjTI4CoVhXRXpRkKudSZWXsJQTGw1r+17GD5OMLJeMsavSAdn1O/5dr75u7WQFRmvrmu8fTB6leZ6sV",
+	"VWvwSDaZEppcU82jivcXvfZU0YH/CWaL1+XK3r8EEy8RgfILAO7++FfAm+NU8VuesEVZvzo5853PVlJw",
+	"I9XpinJRxNiDch9/mfxiF2s3/xmw58JZF0bs2caebV1ErkDQRGVCOB+bzwfrPzAa74L3uyUzS5ftqH7t",
+	"u0E99V6uewT1T8HkdAbalYO/GTyyO0FFTuPrAa2+Zxh1f54kvbEB6wj/VMTsdQbCc8vXvJVuDT26capf",
+	"3adUxD97ZUXnzj/KiCadW/9BMH03ljlz22Rfr5CpVoOkSeLr8JQxslSuoPL4YMMFMw6J2tHT9Tmj8YqL",
+	"UzfuqcW8wDtk/XNyy9md0zZ7aaiKracfLRP56Qki7bfrt+jGNuLtiLf1ePvNs286t38rzXeQC2if+L7g",
+	"t1ZU9UaFhZJZiiIzcmdPDvEPzZF2R/NX91wbPWL6iOk7+eAcZzvhuu3xxjlXHYLjto/6Ft4X/gXdcB2a",
+	"60dC934oBRBukdHeNBbadnyCy0Ptwqw/N/GoOEz1JhwfMHyyMyS/oVbg6dvrd4nCYCX6Vsbrvemhan3f",
+	"ajRSebF14nzdiJEkZQrNdVwQqBsWEIombGrkikcEU2mcTMrOIEZl7NMgzqNc3LErSdob33Eex9qZoFfy",
+	"lumc/OBWaZKsu9Mg9OGaFYVtB1GhMgVCLws7XZ4AOl+DEzius+TmwFQklpE+tvM00I9v7RL60gvnJ3MO",
+	"gQzo394ZhVySqe7tMTtc5/Z9qZI9gA/rtDvZQPtQz+avXF6Znt1ei57dLnjKEi5Yj+sAKgDkZqTkOSWv",
+	"p0a+CWcIN9B6EOUEtHsoAbxAYq/JKksMTyGsNWb3gTMRBt4x1dJITAJbtqbZF0Iwn5ypTCmBLFXJ5DWS",
+	"ia5E0bJbp2CuPHU9c7II31apIjQB3iz7nGTwAiK4R0o4UsKREv6BKSGZXvz0AZzejp4AUQQ+MaLmsPro",
+	"iJoGwviCmh9YkvYmjK5fZyh8Qc3lqAxqdGsw7N6c5kkwCkGyxsW8xpxLDWEiTiUH924L6yk4NQl28mDU",
+	"+xFco4yb5vzidcW6YyG3ijQAaghRfe2tESSb22Fujag5LSlnDoovqJdpxpqhupgH6VQt1vVqfDAUfUHN",
+	"P0ZV8OFUwS+o+QD5Ig5grW1H4O5qkk0c1gajaLph8aMYY7sj8yCrzIjQI0J/LoSumGU+H1rvxepiyQKE",
+	"oh2eGsA0zdTgBaxiCEf8BaLyiJyHQs48LhsDLF2sf51/bi2yRg4Ke4mfitH4FAG/LH/aryvvLwx++hEa",
+	"fHoaCPfald4asW7Eur1jHT6UNe6Jj4d7vb197ABW+t58JJd5SrbDIi3Os0tvBOsYgLEfejHIH/iKjQz1",
+	"6J/xNGkOJZEUEdcQxoyh5xiSU33vXVxdF92Zw6q+LHresUX0LpWrPiz98NS2kYC8ziug9qYg364NOywR",
+	"gdPs0+NC8T7NncHrJ5FIGrP4ki0gjLM7wo0ah5FAfgkEsj5MsTMrVpRJ7sqMlXUWVY+tZmr4eKJQV6o4",
+	"WBwaSeNIGkfS+AWTxp6y6mEI5N6k1RX15TcPS1dxnmayinD/R9EvjTThS9ZhsQTKqRKEaUgG2U4HVh7A",
+	"D2SyhRq2h8djmKYZjd/CKp4iW/RdliSvXz4mnzPSppE2PQF+BTG2lT4Jh7l9yRP0O3XZalpoVJpkCy4e",
+	"gUq5iZrp1IVbyQBK5cjCt1IabRRNR3ow0oOny6twoQ1NEhYThxNEzjFXbje2Jc0R5ZCEoSj0cli6gPM0",
+	"k4VLX+rnCap1RtIxko5HJR2ILN5Q1lnhkZfLOpCgg+M/nka4G814wvrgkXCMhOMzEo6e+tIDkY+9KUzz",
+	"mmKHpzz5VM3E50O+mlFzOlKGL0Aaidl9UZaPTGEUbedxqeYXNFoftVMJU4L7A/EZ+RSPFgXTB98HxcKM",
+	"OD/i/GfH+RU10ZKLBSon6aoLU3A4dO+dq8utZCs8Bkd/HO9fnKvFAxgbDfQCxm6DcwuyW5Y8KfTu2/4h",
+	"iUVcXzCF9e2Etc/6T/U+L2I9dLGvSyWvh42BBbtHitszpaRFT0je9p9dm1tgjt9lZvIYBQtcwZEd4VG1",
+	"Od19w8P6S1eI7iOphHoT32GqoZECjxR4pMAjBW6gwAFJ+IobFhNX3rlZzfZZ6PN+9G2Ovvtqeo9D2RfM",
+	"HPsZd9P375m59Evru+HvEpp37gzuzvfgJYKcfmIkeyx31T3NsIMgDwHNla/KBYFyqNyrgJ4ypbm2W8LK",
+	"qIoKzSFEd2NaMvWVU93cmkjh87Yddac5C2ZmusCb3gJ90bWR9mSHJhKY0a4jnbjIHplOjPj+hDKKbwPB",
+	"jrTi4cerSYGQV5OzjycnJ5+Cq0mOlv67T2FABNOWBZCKzBNqoHht59ziB9vbLkqWk5I7pphLCxk/nJxh",
+	"0nZdJmVS7aRkociSBOphMihL7X7pQcXSbBAVw4TlvuMpHsEGKXOpyzekXFRkPgoLBFPtpmmXTq3aN7XQ",
+	"oEonQ8Xg4SVZBpHdx5Cjnaj3xlXV+AcWUO3bfST1Q8wjZcjfJweWkyc7Mpn6iikB+m4HUMEfLCYWhANy",
+	"K+GvSIo5X2Su0i+7t6NAXfHuNMzbRg5hQi1TrdOPK2YUjz49LfL1BhY1ErGRiI1EbE/JDlOqjN5MroL4",
+	"+JmpUm9niS1CUauaqpC3xzVB9CNzw8wQI60bad1I6/rSun1p5582JQweptVHNnaGbOys4F+xKHrCUNg9",
+	"AP3EiY9x4uNi4t2k9CUs6R/Q9wV0fVUseWDhmvdsJW9H37ZDFdIvrhb1TVHCqGIxmQpJrmW8Pnq45umF",
+	"HRKJQotY1h3rEfhnjfjRV9lUGegUDqE6XK3uKThkXbxhKHghtdkTAuIwb2UMnnzdOYai3+uX+mCa9RHP",
+	"H4TnNI73i+VQ6xKUMf5Bb0F2MmX3NDLJGsq9yDkJbe8ZuLuGRCr3N4912EflLLU5FFmgcdyBKHR6wE8/",
+	"5psFSWgDM6v390KuVvRYM9vIMky2a+EWzG2TlIKjgf1ycjbJx94ydAQ7KvP8UpCzmKWKRXYy3+0LIHCe",
+	"Uo3Fhb8w0oMV7uGyPk5+pkpYeGwgQq7l6UsHoVwK38PZ0x6Vhl2vARHJtMAYYnHxOaFC3zGlyR03S0JJ",
+	"6FYZEtzBF0jS/CnOfKjBYVU4C9RUHOfztgf/5C5HL3wfH4twniSP41YwBuI8luJi84r13tQX7JapNcm7",
+	"5YE5ZZT1OQub3Xdq8KUvrm4PYbGiDktnoFSdFUFAzVhbitU7qArBnVAN/nZRImxdb2/0HR18Hg0XN6vs",
+	"PwgL8f51Df5pMgWu1woHd15vfkSEJKUYWd+YZBsFpXZjrFMoHAZpHZ51xNvgS3lUxxd1fFF7eHDU4PN2",
+	"oCuZ5phNaJLIOxYffWHvLoozT+xVfXXPtdEjCv/uI3Xi72QmYgzW+aZbjzdcaxCge2C77bcL4++WzCyZ",
+	"asB8wgAcuyM2tn8KuP3gWPiDGg2GkoeLbPt5v7DLHLrhF1DWfsT5B3rX1yOhb8JZceDQ49Nn597x3oFF",
+	"z5zHOa0jANOLd5cfyFyqVY/nPc0O9bynWR8SkH0J6Dui7oi6h0DdgFBynfEktnz7dSKjGyLnZQm8IYMV",
+	"i2dy/qUhu9OhHbymM367u8qs/e171v9JHu4wiD0/LJU0JmFx536P7BH5hovLSCrWh/i40+/c5RIu6D1G",
+	"GXTu9ffuRyZosv7NUqB+Hfxpde7nAqPfAWzJ7vO9nPfIrCE4Ez10rkytuKCGnc9NjxMYnxB9CkRh+PuB",
+	"deL3qeUR2eqaKfsi+DLGJS0PJb9mTK0DIm+ZIjRJvLsnmX7/CrnB5/Z1kfGacE1oFLHUbCiAXHnijTfj",
+	"MNWODyendaX3I7Efif1I7Edi/3si9p+FmgMjz+4PzMZzMZd2Ew0k/dW9eY3FPvoR9Vf35gU1bCEV70Fh",
+	"z+H5fCUMU6nimo2q9D7Y4u9qb+mrrMgckIRHFlzI1KxTTOi8kjELiGAWS1Y0TTEixoqgXGSrI2gzZ9Rk",
+	"ilWyX01DyzMBUJ+GR89JGOUgEpKURzcu0zwDdNnAuihT3Kw38O4+pdHNiStH0zeeBjp3qGVjl+vnP1Uy",
+	"Kfuj9MOKSzfKe5nU69e3kM/3uMiM7dQbD9+zuWJ6OT5aPR4tf+bvwCWUJsPfr83bO4i+y0IkmQLipCz6",
+	"ShP7SghtEQ79OjVdMZRQLGKilyehmoQXP1lsrAPt8KgD8vmvQe+lEDr7aboQA6sLaFJ1FYuoQ8tMM3X6",
+	"0f7/gaj5kxuiF2raTiNqPiJq7gUl4dYOgpIWDveCkhtg3R8tM92rPG0tWsIiOqNlVSV9aOYVjU8L1mp2",
+	"csL+98xA+OroZf175YIr17tvD+uqoajdMuTlxwUzm4jRXVhEpKx27+1VvdH9kT2qcZKOOIrutJV7HF2p",
+	"/2Cu1FsW2Ro36u7o51yl94uBT8dF+uHP4PgGjm/gvgr/DPOHfhIv5aP4QbeFLzgURffnEUtH1+fHdX2u",
+	"Inhnt2ePv87t+TOi8Jfh7pxmXd/qi6z6Vj+mk3PejWZ69K8c/Ss1oWKTQvTyi/ZkIs32/cw/MX/o4fg9",
+	"4vaI208EtwMCRQRYbDkEQWjB7WM7rkkEw8RfCOaDKgwM2vrwuUCO3UQN6P8j/jrEP3qwn0Q/3n7k0pk+",
+	"dde0VyE6d6mggrD8FvOvFUulMpqE3qUiJJlImNYkRAfTWdHpr0ZlrJNdyEMjMtPDnCXcGDUM+YbPxIqm",
+	"qcuJ9Dh6Lzdhq9rrDbYbYvdxdbo+rFMnLRw8/fFjO6oOettHmtKbpjgg3K9mzmEA5C5u8F1sV715vO37",
+	"JPvJHWXInRlvObtzD7EvgLFJI07nnCXx6Uf4R396PJIBE3YmHN/Z1m/y4xlEOnqX+CtP2g/PfvfEaiQk",
+	"rAofh6MmRa5zxFH7Xcke3o/CwBAPpzO4ko7kpr/1GGaB09XlLOcr5679GJGVqywx/Bj/aKBOb/DXISIE",
+	"BoxY8tCdPcDZ3tD7F1JEmVJMGBymB7rbGeO/sXUvREfcgvLJl/y3PsqK8lJtd1ekr/vs75k2H6ShyQ/c",
+	"6HP9ukfcyItIv+GCr/hv7L3MRGwUT/VTJaePH4U1LGRp1CTliDhckeQGePiDkQlNtH0KaEK0IwWEC8iP",
+	"7dZcDpS0D8nbl/9z+e5tHjHpkz23R0yu8lCZ/UXZBPmDVYz/OHGU3an7SNpH0j6S9pG0Pz3S/oRIdpk7",
+	"P30c5/MyBW8z9blb8SagR2LY+xPkvbwDn42ujgQkv8GHGxsPSEhK7oOH5RWHmBg3KdBpaYzPzz0+gOiM",
+	"FGekOCPFGcjCfBZKAkwNFHd5nNKzMNUxF3PZQFHe2gaD8kEM8kQevYwGYFFxR/syB5RTONBrmRlXcIiL",
+	"co3U9upA0Gtosgbo3CFZA7bThppHRRqYcBfWXMKK+qJN0fWFXKUJs2N6q0RHiCqGgI6WKD1shCEdv1cy",
+	"S4d0/JHdsmRAP8uIDJnPmU0v2WLFhPmOJ+yS//aQkX4SiaQxi92II/E7PPFDVNsX9bOYzYEMeFMoUr+p",
+	"e7EDInVAUiUjpnVA/nW7CohZ2md9lkqZBGSuA2IpTUCuFaM3nQqpIanUjmYMo5W+dzdimVe7f3pUE6tT",
+	"j7RzpJ0j7fyyaGfhONJARZ8CJRxCV0p0qeweUkdPTz/m/ihPmbxCCMpIaUdKO1La3yWlDUjCV9xgqsai",
+	"NcbxFH1+NwQ56N6tRPq2iflHV9J9JlUNCa+Wjn4nGOT3IpqpW6bJtTRLEm6O9CmEpF/F927Y8AyjrPJa",
+	"rpUK6kwYhSnGCba/EljGOdROrRYGJJTwfyeM2I//ul3Zf0oCCfypqNCpVMb+YR8c6JVkCy6gFxcLpg1+",
+	"AiEnDK5EOKNJEh4RbohmCYuMdiuxIpBZMnXHNQIb4bE+uRKT4GkoK+2H1/E7NfB1G1WXvyfVZUH6HFmU",
+	"qvSdA+jCwdk2+vyazSEU8fVLD/HNRO0TTPtZRP/uiGs/jaj7h0PdWqTcwF7MsRlaWAq3MxB8Sbjah2lp",
+	"x+onav5AfB7Fy1G8HGnxl24EKVHhL1Vm9FR3Bw19wlYRJKajxm4kqSNJ/b1p7H5HxDV4uD2liSY/ectK",
+	"mUSP9pWRWo/U+vdOrX/nVpYHEvV922Q+PXHN5ai1HLWWD2Dpfl86ypSbg5cbSSUX5piLY8NXbEdVyxeJ",
+	"1OzCNn4tLOL0RtEx7kefbh7iA8q8JoyqF1IYdo9Pdqdk6Fu9HpYO1e5GE0oAhiC2ga8YmULsYcjjsENJ",
+	"bzvEDPrPuJgZBKz+0UL149DMLJkwPKKGxZMzozLmvHhx/FOZMkFT7l+rk39pO37+LlYx4O/Q5x12eeGI",
+	"xIgFtcAbWRgTcIiQDjeCYzz156ujJVtR+DWOOZaMvFD2uA2349ibCiZmnbLJ2URe/4tFmH9zIY/dl3ak",
+	"k/f07g3Tmi4YRn5VXUs+LBmxt3V+8Zr8+eTZyZ/z+sX+gXHXTs4vXp/s8TnjOp83n5Fq8j+X796WEQJh",
+	"EBGi33NVhd6dgK6wYuLjZAh0k+3OC+hqOJ4nyZCQ/jHX3pfELEKSGf3Og8EecAxgh+lyts4iAr5HMn2P",
+	"F32T6RX98nDUFeWW2FERMccoHr4URk9MG9FsRLOHotlTwC33pK2kYSitPYoOAyfcpcRw3OB7aDgo2Hvk",
+	"C7vwhfVrwF76FI/f3YVXUVSZyAY2EW/Y84M6IDdszWJyvSY04VSf7FXXEUkx54tMsXhz3nYthxdUsONs",
+	"oLqjjEE7gx0VEzFTj5QcCifbTNSyQyXxHjpcPjhN1KiZyBPXPDghSd2ddFZPvJUmL+72QHSzq9CEbuYy",
+	"IXfcLGVmiMqEgKIslQRKNM+bhEUjuuRNQrCd9c95Ui0gvoFqRS63WtnuoEzmXhBxxMIRC3tg4dNEs7pH",
+	"8PQjjz99AS/h63h8C0csrGChkZbp7Pckhh+vEIT01eTs48nJyadPIbyST/dlHJKxzyPNy8coaLon/B6R",
+	"e0TuIcj9paE0vMIosuv89T2oURwHP8YzPcapd6DnS2h+Cc36lyLt6YUyVhMdrCfdLAb6uLiKUFLGVQAY",
+	"ItUm1raiIcKnw4ne2IfdHJDXlQFFM8ZhC312xa3vmRmIWCOiDEaU4tC7Ykmlx15UpXtAkwUzD8SRhir6",
+	"QxzC8Hgeh8HECsOdcewic5c3rE7+ozxguEDnu/T3jKn1mHG6B9ubX/ETKaV9aUETkLwJu5uK5Ndiepo9",
+	"FNMbKmIfuvb9UEwdsXTE0qeBpVaaxJ+tNHk1SahYXE3OriarTBsaLdnVJLiaaJmpiF1NzlDc/MwYvSVR",
+	"nn6MEGZBtnzIw94TR54yN+CXODIFI7n5LOSGzg1TxHbniVNeuQT6GBricHbkFDpg8YjBIwY/YQwOdSQV",
+	"g0SLjrMIA3JycvIkGIXHK2C9s7jp5eDK1eeCJuvfLHB29eLFDt4f95FKQ7la/+jIKruv9uW8j59xQrno",
+	"WZYTwDruGcT/Uka3NMlYz27fKbl6wnVKH9m/+0cmOBO91LcOrzp3+fuBa7ReRkomSc9JepWQ61UF+FKq",
+	"Hs8ziG09m7+6hwQOumc3l/ehR/w2UysuqGHnc9ODtkGwfPfW2WLBtAEk7tvpjYxZ3z797hL7fABB8kBR",
+	"75YJurm0r7Pu1yevLtiPtlxQZThNHK4xnSXmkPW0cZ5/MKW57PMs/PpWXihu2R4Lhj3KLgL79oJGy+7X",
+	"/C010ZLF71mcReyxS34/oOD4A2pMjsy9B83hnP3lfmpD+tKi9TF3w5ymD1zk+nEKy3bn2UeGfWTYR4Z9",
+	"ZNhHhn1k2EeGfWTYR4Z9ZNgfl2F/Mhx5SaN+quGhPbg3d5Qwqo5xsp0ZzhhV+PaPkRWDkpvl5/dl5zX7",
+	"TjGmCcKLt1Bpn9YMv57xOAzARVVxsSBSESoIVYqunxMs+kXmMAqWRMJOXdKhMapm2sPgAFSErgjxzRFS",
+	"BzRjtSEZwscQG1Zfrhyav345vn2P9PY9EPGLt++xI6iKzByC3RtybXk3IudoxLYkwLm8lVRetrH7kcfe",
+	"ov1rBqieUwT7Xbeoqgcj/GdJE9AR10dEHxH9C0P08kvvKo8Wzz6544LIW6a2kP4zIvo2V336MV/ypyfI",
+	"Yb9+OfLYI4+N6bCqVXu3+O5GfrowPcUk4dpYzNQjk+0f3tcvH4HNHh/T8THd/ZjGLFUMcAMLfVeMxgUT",
+	"3Q13D8kpD0CTx4nm7IzvI7KPyD4iez9u+XFyW26k+tnpLPKQVJa/e/eCAe4CT9UJoK9ni4eLCyXnvMfN",
+	"9jexPoDOP8yfaHwl9peg6vO9Fj4llQ8A3ooZpiImKnMvivsRNCp79zDsk6KqybB5Whpjw8L5OA6GvV6N",
+	"8ckYn4zxyRifjD/gk/FU3oQ68eLgeQv//eQ/Or4XLlvhmK37d5dPcDM1C6Mq4UwRxW655lL4umeVxGqa",
+	"nF+8PuqacnBwys/PmXSwO258z8yIGPvJHzgsM25tzz3nEzwkmiyYeTCO7DPp4ONmt+6OaBfZiGj7Sf+x",
+	"J97vQGlAqrgWQDp5/1cp+/RecTDNHo6Dj5/k5wG4c5GNhR7+COhDphc/oU7Mo8cm2nx25HCyT5Qpbtan",
+	"s7L55dAWFpzTbvO4PG2j1gzbn5dXOCLRIK1BzUk+nGtLpTIo7ldseCRVXEQ8pQmZZpqpgCiZMB0QxWiy",
+	"0kG5tX1HzDplG1iBy93SDeDXJ7QKEP0Q5D6l0U0Oi6d2gacbA+6ySLpuNOWzG7Y+uNteBWe4uKUJj10h",
+	"kuMbtm7BnNd5h/OU/42tR+wZpLrDw3yI0g5HeOcqXD4Q8YpbBW6L3LC1JtPwI491QHgcEEFXzGHbDD9b",
+	"KMdP8k4wtZXddTe+FXA383D/QKxzw5wWI9e9VjN5J/IZD1zwoIJoC2Y6Ytj3zAxELezWwykeO7ylK9az",
+	"y0/u8nt2e2/hZ8B07yyEjcUcPiOB8PqUgjhcr0kI8XChBQT7r6cI9nNBKcLAh8VENEmY+kpbggElikgI",
+	"pOOv9jXsRz4WzOybbjToX7YJxkFNvyWK4VK/diMaL6DxQLrhKn+P1rfP8oRXru6heIqDaUKFR1X7jOM7",
+	"ze5TjqCD7PPMl8SWSgdkxQyNqaGfwqPnhBtNCmQiVDGS8BU3WB4bkNlOJNVXug/aIkjvG3Nx1I7Ii0qc",
+	"diQaol0Z8eh3jUdeDXP0JYF8rYx5ulAU6/E/1mMGE3ZlgG3b8SkbUXALBaUg12xJkzm4oQtplkyBIEqm",
+	"IUDYzKxTFpIwpVrfSRWHlvcMaRQxrWdG3jDRk8+EQffNaQLy1eFuI95Kmpnln05hB59NQQSzd1YPfYC1",
+	"jtqhp6Ed6mSGP6BSCVEQHbqQRBMAJydIImqC3Ag/zkpf5IIk4HIuZA5VNxkHlw9CZRikTdWEMz2qzLhg",
+	"phOafs/MiJ+fHz/za9jjW+kwDaCg+iyeld7FgIRRwpkws0ixmAnDaaK3EbC3UmaP2LWDx80xq/pKWqH2",
+	"Ee2NFtnslO249l4mTI+49oT0mJhRwN4emV5nPDHHXKBNkXBMcBr3hn0AvweCvh2jURVZLKIO8k9BzbPh",
+	"blwPkuhE+h7XOwpYjwbEuQtwL3Zs347DCPXhx7kd91P4nHzz7Btyt2SQ0EoxwjURUvSznztH4b2hQLPH",
+	"cAULcvPdTtI7Ut4vV4jwBBtp8/UaLNFkupE/5sgBMRiVPn4KEZwtFBN2z7XRT5qW9/fvxb4WttGauuHf",
+	"W48NFxlgw6DKniPZHy4nvEvtVdDk4fKCu8G9iQtSkSx1Arp7FpqKau5GmTTbI8o0OBpuokz2KEx+mnVi",
+	"8v3NjHg14lUtXoUfHUAHPnDxjPwTOHYdlEytAZlzlsQ5rAeYa/DTLwFRmZhRHRCaponzc6yYbZ9b6Z+t",
+	"UrMuAuf9F3YNTxuhq/KMZuqWR48tzLtZj2kUyUwY3S7YX2KPc9dhZDSfkIiPMcNwP8TfKCigzZJxhWhZ",
+	"8oDoyyG6oWe0uPsHYcrGeDsYx0q7RtxBdYBOaYQ6gTZBaQOU3/rOI0w/dZiGlFz5ZX/BcNxfDoIhclB1",
+	"clArOpx+dF8OQIwRHZ4QOlj5fgMdLKfl5X9uSCyZJkIaVAMc/eGRI+jTrz8+nRbWpM/Eu5XMWZ3ZtxdF",
+	"nxG9nwB6/8i1wUDICmp/pXOfAci+cnxNoxsWA0835wlzfw9G8qgCBnvF82Lo3zPKF/5Jn2vdj+6d78lO",
+	"F6cL1A64RYPd/3smGOivR73RY5Kp8hXsz/ViixNBFwywSVCy8FftDBiWk4e6s4RropfyThApkjUR8m6I",
+	"f7GnHnvxv9ikXq3+GENk0h0U5PQj/DPrac+uXOuIUH80u7YgFa6gHhsPY/Z+BOzbaRB/OpxD5y6ApT2M",
+	"l9uP54jiv4M305L4Rlz9vb+RncLRygc/BqX9AaD+IWFmT5wNzLRt/6h6ITtluyLoJ22xadT9PDUHXYzt",
+	"UsxCFovhzwc46AL47SO5T38HXeg2W1I9q076SJiwpLq02xZ8+IHqi7ztkHoko5PKE0zx43Nr3S0ZhE1u",
+	"59gCZFvKJEY7Y8K1/bbstsLuQdla8kApua70wcYNRNgHTm4N2VIbtwPsj4D/Rwb8Uv6LgV6Rnw3K694e",
+	"H/pVjvpvkDuWVCzYuztx4bqMHsN/VNxBUEC08ADks5DW4NBAPIlglgJC94Eo22M2vQeP40eM6zn262kz",
+	"FW2i4Ih+I/q1od8XgnI1j9NHH9Xfw9rzEwpzI1b8waIXBTX8lvmsL4ew5uxNTbC3IMZBsD7C7pMLYkT9",
+	"1aMFMT6qvmtoEGORSrZrEKPtMYokXxxP5G7uMEFWlVdheAzj3jDmycUwdrCD+Asa0WpEK1rLbHnWPi+/",
+	"MM+SxOWDZyvKkyIeMSBM0OuExT0Twz86Fu4UR05nMdd2G0OcWge9by9xvvGN+4JtmO4OLQI95EFyoLc/",
+	"dNDMzBxWdn+cWsF0BNHfA4hiUKyLr9BGpuROqhsuFoQaIkXEvhzQbaHoOMyjEfRXYqTnXziy4BU+lJwj",
+	"3D1Jal7A6AifXzx8fikw2UKmK/bqxyDUaGwZbd6j0Q2NbohNX+nC8vakzdu7kC2YaJbYY/D4NWl3Pq9g",
+	"w4gJIyZUMIEK55y7omuCwOjy6sg78TvADvc4GcPF4sCOui4dmMtigDM2aGpfY1PIXIANz5OkN26+ofYo",
+	"PvAVk5npDN6vF0Iq9pOgt5Qn9oXvXsMvSeTdW+kW3x1r71Mq4p95EkdUxd37fZfQ/Hg6d/pRRjTpfhbo",
+	"gf4SkUuPzG8/IuWwar9JkXBQSIaUJD7HXpkQua826JBviIkg3MraaZDP4bf6f9g7v6bGcWWBfxUVLzdU",
+	"BTKzdapOLVP3gQP7Z2p3FpYwd1+4RYTdSXRxJK8kA1mK735Lf+w4wUksJ3acoJdzdohlybb6161Wq5tR",
+	"Ipk2fHVTu1WqY6VVp08Enu/1v+5Tz3hm+2YFuRvDS9rjydPntYRJq6NXIUwDIlgRYkZwb6cxOJUh9YIL",
+	"ovc7jHAwTeeF2PJRn0jf3Z4ySCeqm/w6VLhP5dfYEGnDpYEORoJl9uiLIlyYe79GYTadlJdnEz51O3s/",
+	"TVgMrtd7IQPROw8eKXuOIBzB9qLmCmVLoI7OxoEYR8+plXVcXuJstNzmQrciTK5A7rot1pVeUXoZLlaU",
+	"paIO61Kw+lBTMQImWAZjQkf6GoODTgYDZUmz54WDti1Tw92jMeCwZh5kLDBxmGuR8JO+zFPBUyEnob8C",
+	"Dt1C6FWLb0QIQkdOLFDtVvEgfxKykAsF8carxd5c37Tku0lVKo5NpQtchMd6bFwnmSVRafspbWxC+crb",
+	"6bbZFQ+VUNRKEE+c5vYT0u9afT9hq4uRwgDTYvws2WhbzaA42YbpsSxktBhASSvh4cHhwfEhwdFiWLx1",
+	"j3qv+u+Newl1r2X8g+7ccBTKA9959MucAtEvtdL5g8ntnhNmFBQvJoyD+15g5pB0w0LWLNv9sy5S8+8G",
+	"fZclJL5KXq+qOtVxc/2gAw2qhg5UQ+cHIVLAqASqJSuXm6z3f4LpagQiGMME61/DkJiigddciYUk5j5F",
+	"YzCt1BcL4aUvlaHw1j2S0xiOzo6YjbB608AyRcQME27HgIS6GrEhAhyMjY3SRY8whRA9pDYLxRM4bR6Q",
+	"eZ8wjggWILpoguNYR09gGs6FUmyEUePLcWNoufCJRpy+1gdWwtHrDFIPRB9LdaA+ZRxFmi0j8gQ0ZYbx",
+	"J7u6k2uDh6vVE8LL70TImdPYuH3ec3+gexugGMsxym6BiMi219LsTXbdypBJp4w6GKlPEpmrtNerRrTZ",
+	"4jUlzMSLNNtzM5biXK9/YSJ/Zvw8kOQJ+mMnFDWzMj18Z1Fpy2qVBWU+p5ajG3P7ZYZTwOiQjBIzD+dl",
+	"pTNIDZNBFw1Si0X9tzVjBseny5xV238KoaC55CHMeJ+xsMIdnm4vdTxN707kGDFbADsz2RYsOftiynM3",
+	"y+3uxt2sWYZem44+W/jmvF+9ez2sZoJe0zewbil8rofkTLmmDTM9zKrWmZvR6c0rsO/bIYDHXl/nYq3E",
+	"qsxeuSJCB9vp7ibm9r4NmVnvkdF0kG0peBiHYzV+eCPlg3mlUxkecjbZTIqtZ3kjQc4Lsdm4aspH7aSW",
+	"1QIi9LrZS3R7dbNxduyfhm7Ai1pK1I0b1RvhXtD3Jm52XuS1wxIx+t71WV7sbQztHtjmJWWk6UDbUqi5",
+	"ToxVUS3A1hvsDYWgpZ9peyFozVr8RTFrFhfLoltX0yFOZD3Wfv0xrE5y6WXSy2TzMrlzOXzv7YLW+7vA",
+	"C6v3eG3o8UKdQTrd7ba5o16s0xH24Y1k8GayV8k7M5MXyNBF3m5eJapeTL2YtkBMWyKgcwb1QxI9uucR",
+	"1gq9Kf0cskCcqHEuEff/JNGjHpCzmG8SRueaxvWGJZLQUW1heuot3E7j8tLeZwkPXC//6UVHLwrHZjbo",
+	"0SGEmcQQEQoOn+PvhHCz+vIAdgCwmjfV4atab8zQa+CKjAJNkkiSOAKUCbj4kkUO21Bh25MN9mNDRCRM",
+	"1E9YmjBiyujcaVdNuHnA6j+VZ2qIJe49cyKhZ1tmVNV/VXdPowftzes1g0oT8TqRHooeih6KhwVF1Ln+",
+	"bpd7e8vHOSs0iJiAimbo/PkTa4bOh56fI91BaF/KI0AsEJECqZHrePB0Cxh1cMCZEIiDkJhLcYweEok4",
+	"DBMBAhkcg4kh188mdLz5HTVfwTxIeA8vAejOB1+yBJIIXmJMBWEUiUeiB4ASGoEQaKB/Cu+z9HIDRCwc",
+	"0MDccnB6R+26FuGIAw6n6UNhDiiCoUQskeqDD+y7Vk1qPiyjBrDmlIz+sj57wkanB5er5P+t8VRH/guu",
+	"PdahJ+YzcLCzcgfnd/VAhfth3MBOUceTHbbVugV2wBLzIeqLHTV/PdE9LZHGC/WbxmWl7AaVBcW0vB1z",
+	"JmUEYVsF7Buh/YBxp1xI9hOUN/r0V3K1eP8s/8oojqb/OGSbsg3St1W6nT2PfKUnGCvf3+WwfCwgUALU",
+	"IQUW8AmhWML5UDq8AW/qip4mQ3VbVzffba4GmkwegCvLJ2RBMlGtZ8l7Mfo7AT5FpCAAEXV++cmY0V8Q",
+	"Rg8snCojGgfKdltI7WsQu6BADNod7WRlulli57WH+vOWjmDX54l1UjRey3gt47WM1zIfXcvsRI3ML0H0",
+	"HmXvlYRvG2/1lRBAFny9bGxf0Lhdlikjk7S1SqDOIXnB/we4IIy6Xu/kOHf2TXsqalHRJFkCxs/rqXXJ",
+	"AjPJbejDj2VYSocR2UYNzDTzRkbEfPz+FzTEJDLuUfSvTz+i5zHQ/LX6B12gDk8AkbAgs35G2kViuibj",
+	"yHmoNTDOWHwvpzEsz88RsmDebW082Q3s65UgmqeZp5mnWd00O1SCzdmG6qo9CP9aCUU9nPNEsq9ho2S8",
+	"ip2g8hFB+nXYh7//YA7XX3OiJFKttX1gxMEzfiNka7mfN0A1kjFFOJFsgiUJcBRN0Qio4gWEiIRl6Eys",
+	"/7IqnPM0toneyoA4W6HXeqZN89T0sISnFUseHJKR2Qy3GjFlfZ7z0hEPlyz4S8nm6miHGWywQEaQQtQZ",
+	"cN3oLP2LzblpHZbbGZ6+c+rddBgkZRINVZvcMCmT9/pvgy6af24kxjiG4y5iPJdkNGRgbqSN3Dva0d/+",
+	"xn4K2+b0jjZvuWcHKrOHLsN450oWOcgvK2dRd5Iwje4RLNt7qxLa0ZeMQ/gzgcitmovrvtQN4EgSh3zH",
+	"v4CsWym0OtjX64Z26QY9H0sTV5N16wrgF5Ab0l///xka4kjAoIuyhyrJfBvlmumOXKBrF61QCFvZhXPj",
+	"u1uJjdme2kKaqFlcRo0Z4dZwvWIpDY92j3afH69lNUBmaC7vLHau+VGCZh8nCMAchGs6BsD7hr1v2PuG",
+	"HXl9yYLvOomCBvbebBkyjjjEEQ6WBkO0yOm82/iF5vM0eBB7EHsQf2QQt3XHD17iCBOa7frVfkDQdrjU",
+	"y6B/reJE/siHAio4TP6sTbu0nn5VcGYn5iqabcW7avsp6Vk1i/IvaKAPAUA4QBKiaD4TvjkUYC4QiMit",
+	"O4TtkB2dwvNuXdRJH2HmF6YMaVhQPah2uoXtsws0Zs95s1sEjCv+j9SPMjuaseFZP8vOSk6YWdsDdsS4",
+	"6BivYLyC8QrGK5hDUjC70iBzSwpb47aZCrIjkCe2w7Xl6r7ZgTVWLXtfUvtUy1zka2U5uzTsDBS7PUWc",
+	"FaFeXwlvddKiEchM2l1TF6WDaKhcbSPJ++OkJIyukxRGlfYEqwLJZzSb9+hzYgvGX9Fo6r27bhnT7QTe",
+	"15zp52Eo0FDHJSHJynBx2V7aakbGycaM7MWJLMhn2UyVgwpM8zzzPPM8az3P2sGwoqVjTz9H79U8zltz",
+	"K0ndYen1pI5qtdOmYrYxAz7r8BMOIjLr2W0ZdvBrWb/OhPn50aLF5iwtlQXVNhag+labL0PNiNpSoNl+",
+	"uzRuXi9hC0n5KqcxvG2ctbz0iExMz7tE5zGHQIddnEmeQLdlBqketF9oe8P0UA3TrWyz5O3X1Xssdoj6",
+	"YBfOtVLgHgMOtXS9Hv2FObUbAUX92it7l5YehNG0he63/f4Axd4Q/fv0RTsFTAHEtrkG9oHNnsuey57L",
+	"nsv1cPkLogChQANbzkanLLuneAL/rYA46CJMxTNwm2QNo3D24OjZPPlxG50ldoe/iahdXf/pxPxjCdm/",
+	"mV8r1/cwScOdzgzYLr/hlwtGg4RzoLJvqyOV1wlqsvwGUycXg0GOPgXSJ/84jHhuqKr5jZFZlyxFQt4y",
+	"iaNfiRTn4qtDFNdFIL4RSibkH7hRwik5iUVblVPzmfirpa332jATxOq+c3uDzT1PCRVIwBNwHM0KpRGq",
+	"9YQd8xetRHQtZKUE3lWsm6/KsT4qd5JlQN9e8vT8uY30/vtRl8NRU3g14dWEVxNeTeynmmiRbihaGvQk",
+	"TOIImyye9a0R8sg/Sbtczf5be1WTqwV3gm9FcewMxJ442RdMp1sryYNSkWnIUL3PqFCdSr3cPfbfdN0U",
+	"YJ5enl6eXjXaTztB1pxFxWKg9dWGvwF1f5GrEG8d2WMgHAmdbMZklZii5zGWpuCHef/mtFqEg0dx/AWp",
+	"+2Tts6LsOGIUTu9otrwydeBDJNlinw/T7CN1CkrCp7+lFeGPa6/vrp6oTJH3K/WFfI33/a3xrj6gQ4l3",
+	"NS92UuL9qkBUy28PMTNN3faFbKN1Zd5jIrfJqBqEOmaEyhNCTySZgHozS2RaveNrde1XqoTNWa5/A4jP",
+	"I/LURIDrBpGqzRTW9Rm2y7NoYeKt5pGezbreKtG1t3YGI7wwlA5GguJYjJmcj7u1WDlGjxBLtWxEg0eA",
+	"+B4rWRmsNccUh+51V/eE3ksjme4GWeFtVh8q5yYlXjNHAWxnq+0Nm6SvivPKB9PvUzC9sYOu0jmwi3B6",
+	"PdNAFEe7FDqAVhshqTS52iGzdjlThCjsYhrA3pzTdpFvL9xeuHcm3G2Q6Dk13GDI2coQgv5msWaNpfLa",
+	"zAfaQCIwm1/IcQVSqarHJQuecJSAY7OfOZu0OBqgYWi3KnFbteVoP+Asihw7cdorcYq16TMuD6Okyy3w",
+	"CaFYwvlQOrCtL7FDXFE/GY1AmLPPro2+sRBc27h9S9PmFl5kbWdClFHz2Nfp19zaZNtobmy5xlwSHFlZ",
+	"0/6IOqPWTD+uGd9N7vYKCdltXNsFDsblP/N/TCa/GwiTAJoOrNsgrG+DzVS/HZpOzeq7oP1sE7RZEz/d",
+	"dH/vh9s0IXDN0WV7FXhcdr3gFwt+seAXC36x4BcLfrHgFwt+seAXC36xsBeLhdasBgp2BBo6aVIuRLu/",
+	"nSMmB28eNhaAVL8R57oySSfHNWdDEtUZhe8D6HeuBDaPn9+VMrgBGgIXCKNJIqQyexaj7hGmIeKJTbZo",
+	"f2RPtjTLEmdTWcdSzWH3++FXclc2XtN4TeM1jdc0H1bTtEW9LCxUpNTpkBvLJp72uDaReD8dmqviOPDj",
+	"SD9HOHs3NZWlqpqB3QdPaljZebvTDOOpmG0lm7iYiWJZJE0YJZLxXtq0uYpWtRd/SXT99ZIgu06aBpnr",
+	"9dccBPAn+OmFCCez8rCJefj227aOqcLLDHnFR8IyGEmGjPR0EQUhIUSdweudocLd0dnr3RFNJg/A79nw",
+	"noMek7g7Ovv89jY4VggbRljmmpwuuXqg1/LqcQlPUzzvYfWa7/pV2RwBU4onJNge1+OkEtdNgHxGdfM1",
+	"S5zCzVq8UjyBtxbbm3/gCYTe6PRGpzc6XY1OJdrhBzU9y/jV9HhMbv73xWuEDlnpvZKwZjqGLNBoXEJE",
+	"hUI9FGcGVnBo3gCOJHEoVvALSHs4rLZK+q2OUHINK7HXO3lzfWqE8vbvpa09b0VmXf19I+RdhAUSOgIU",
+	"dfBQArc/oKF+VJNbf6coH1geDRTFZyX28/BO/7aIb43tlCDuLswFWs92xcbqv3aCRL00Fp6Knoof3c78",
+	"FXCYwaYUnVSLb0QIXSnFAVCq3SpIPY9BjoHn2IRAi6nekhljgfAMYmWwZVrXQq4KhuXMSix1LODrZZFJ",
+	"aVbnmUnZ4DBqjUHQtDbPtgTY31O3hNsjL8/0tud8/B07kN5Zk4Dk0yt6wegwIoGsTQM5O1eGJqa6/PVV",
+	"w68Jh/OIYO9c3rJz2YixjS9fmm/MRPfP1EBnELLA+IsH5uJB11SxSmIBXCKmm4st+YgvWWDGqXXiD58+",
+	"l2pywSFt4mzk/+vTj+sbpOK4NS90TtHakmDv3jxT6ti8ctQxbxlH0dS+d0JHiMjjMro4cys7KWFdEazA",
+	"JW3+Yy5s2xQPe9NTSu9+WQXxfnpRFsJ/CfTr7e01wmHIQQjUSRO+KjV21ut9/uHfp59OP51+Pvvxh0+f",
+	"9BMaNdfTomGfdvHuF1Ei1NKP0KGWJcKosV2U9T9WN6F4AkdnR4G5UEvl/C20jkbG5W7mfqDnVReFEIH6",
+	"/xHIblYbrpv55rrI5rg5zvWTvp5l/WDFOOPAsy3sXwpa9AkdRXCSTY3z66/5hrMP/76peusPSfSo2uSa",
+	"qD8VdWRibtSLC1hiVqi2RZbfebHNn2ZOiRgCMiQBAhrqxHv5EZp5V9D4gk1iHMguGisqnygrDz9EgKT6",
+	"X5OeGAXYPHH+7QZYFtztuwCuvgaLQHSRZI9ARVe1RY8w1R+MP5EAEA700xnrVnURkUBZRHOPGyScyKmy",
+	"Av8/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
