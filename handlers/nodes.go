@@ -340,8 +340,8 @@ var nodeStatsMetrics = []string{"indices", "os", "process", "jvm", "thread_pool"
 // indexStatsMetrics are the index statistics Quarry measures; esIndexMetrics
 // are the others Elasticsearch knows (accepted, not reported).
 var (
-	indexStatsMetrics = []string{"docs", "store", "indexing", "search", "refresh"}
-	esIndexMetrics    = []string{"get", "merge", "flush", "warmer", "query_cache", "fielddata", "completion", "segments", "translog", "suggest", "request_cache", "recovery", "bulk", "shard_stats"}
+	indexStatsMetrics = []string{"docs", "store", "indexing", "get", "search", "refresh"}
+	esIndexMetrics    = []string{"merge", "flush", "warmer", "query_cache", "fielddata", "completion", "segments", "translog", "suggest", "request_cache", "recovery", "bulk", "shard_stats"}
 )
 
 func contains(list []string, x string) bool {
@@ -508,15 +508,22 @@ func (s *Server) nodeStatsJSON(n core.Node, metrics, indexMetrics map[string]boo
 
 // indexSums are the measured index statistics of a set of shards.
 type indexSums struct {
-	docs, store, indexTotal, deleteTotal, refreshes int64
+	docs, store, indexTotal, deleteTotal, refreshes, gets int64
 }
 
 func (a *indexSums) add(st searchcore.ShardStats) {
-	a.docs += st.Docs
-	a.store += st.StoreBytes
-	a.indexTotal += st.IndexTotal
-	a.deleteTotal += st.DeleteTotal
-	a.refreshes += st.Refreshes
+	a.merge(indexSums{docs: st.Docs, store: st.StoreBytes, indexTotal: st.IndexTotal, deleteTotal: st.DeleteTotal,
+		refreshes: st.Refreshes, gets: st.GetTotal})
+}
+
+// merge adds the sums of b.
+func (a *indexSums) merge(b indexSums) {
+	a.docs += b.docs
+	a.store += b.store
+	a.indexTotal += b.indexTotal
+	a.deleteTotal += b.deleteTotal
+	a.refreshes += b.refreshes
+	a.gets += b.gets
 }
 
 func (a indexSums) json(want map[string]bool, search *searchcore.SearchContextStats) orderedJSON {
@@ -529,6 +536,9 @@ func (a indexSums) json(want map[string]bool, search *searchcore.SearchContextSt
 	}
 	if want["indexing"] {
 		o = append(o, kvPair{"indexing", orderedJSON{{"index_total", a.indexTotal}, {"delete_total", a.deleteTotal}}})
+	}
+	if want["get"] {
+		o = append(o, kvPair{"get", orderedJSON{{"total", a.gets}}})
 	}
 	if want["search"] && search != nil {
 		o = append(o, kvPair{"search", orderedJSON{

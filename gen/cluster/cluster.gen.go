@@ -965,6 +965,20 @@ type IndicesOpenResult struct {
 	ShardsAcknowledged bool `json:"shards_acknowledged"`
 }
 
+// IndicesStatsResult defines model for IndicesStatsResult.
+type IndicesStatsResult struct {
+	// UnderscoreAll The statistics of all the indices (`primaries`, `total`).
+	UnderscoreAll    json.RawMessage `json:"_all"`
+	UnderscoreShards struct {
+		Failed     int `json:"failed"`
+		Successful int `json:"successful"`
+		Total      int `json:"total"`
+	} `json:"_shards"`
+
+	// Indices Per index: `uuid`, `primaries`, `total`.
+	Indices json.RawMessage `json:"indices"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -1646,6 +1660,9 @@ type IndexNamePath = string
 
 // IndicesCreateWaitForActiveShardsParam defines model for IndicesCreateWaitForActiveShardsParam.
 type IndicesCreateWaitForActiveShardsParam = string
+
+// IndicesStatsMetricPath defines model for IndicesStatsMetricPath.
+type IndicesStatsMetricPath = string
 
 // KeepAliveParam defines model for KeepAliveParam.
 type KeepAliveParam = string
@@ -5211,6 +5228,58 @@ type IndicesGetSettingsAllParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesStatsParams defines parameters for IndicesStats.
+type IndicesStatsParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsMetricParams defines parameters for IndicesStatsMetric.
+type IndicesStatsMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetTemplateAllParams defines parameters for IndicesGetTemplateAll.
 type IndicesGetTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -5911,6 +5980,18 @@ type IndicesCloseParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // CountIndexGetParams defines parameters for CountIndexGet.
@@ -6884,6 +6965,18 @@ type IndicesOpenParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -7609,6 +7702,58 @@ type ExistsSourceParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesStatsIndexParams defines parameters for IndicesStatsIndex.
+type IndicesStatsIndexParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsIndexMetricParams defines parameters for IndicesStatsIndexMetric.
+type IndicesStatsIndexMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // UpdateParams defines parameters for Update.
@@ -11261,6 +11406,12 @@ type ServerInterface interface {
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	// (GET /_settings)
 	IndicesGetSettingsAll(ctx echo.Context, params IndicesGetSettingsAllParams) error
+	// IndicesStats Returns statistics of all indices.
+	// (GET /_stats)
+	IndicesStats(ctx echo.Context, params IndicesStatsParams) error
+	// IndicesStatsMetric Returns the given statistics of all indices.
+	// (GET /_stats/{metric})
+	IndicesStatsMetric(ctx echo.Context, metric IndicesStatsMetricPath, params IndicesStatsMetricParams) error
 	// IndicesGetTemplateAll Returns every legacy index template.
 	// (GET /_template)
 	IndicesGetTemplateAll(ctx echo.Context, params IndicesGetTemplateAllParams) error
@@ -11430,6 +11581,12 @@ type ServerInterface interface {
 	// ExistsSource Returns whether a document exists and has a `_source`.
 	// (HEAD /{index}/_source/{id})
 	ExistsSource(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExistsSourceParams) error
+	// IndicesStatsIndex Returns statistics of the given indices.
+	// (GET /{index}/_stats)
+	IndicesStatsIndex(ctx echo.Context, index IndexListPath, params IndicesStatsIndexParams) error
+	// IndicesStatsIndexMetric Returns the given statistics of the given indices.
+	// (GET /{index}/_stats/{metric})
+	IndicesStatsIndexMetric(ctx echo.Context, index IndexListPath, metric IndicesStatsMetricPath, params IndicesStatsIndexMetricParams) error
 	// Update Updates a document with a partial document or a script (optionally upserting it).
 	// (POST /{index}/_update/{id})
 	Update(ctx echo.Context, index IndexNamePath, id DocIDPath, params UpdateParams) error
@@ -19301,6 +19458,133 @@ func (w *ServerInterfaceWrapper) IndicesGetSettingsAll(ctx echo.Context) error {
 	return err
 }
 
+// IndicesStats converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStats(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStats(ctx, params)
+	return err
+}
+
+// IndicesStatsMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric IndicesStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsMetricParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsMetric(ctx, metric, params)
+	return err
+}
+
 // IndicesGetTemplateAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetTemplateAll(ctx echo.Context) error {
 	var err error
@@ -21161,6 +21445,34 @@ func (w *ServerInterfaceWrapper) IndicesClose(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -23602,6 +23914,34 @@ func (w *ServerInterfaceWrapper) IndicesOpen(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
 	}
 
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesOpen(ctx, index, params)
 	return err
@@ -25387,6 +25727,148 @@ func (w *ServerInterfaceWrapper) ExistsSource(ctx echo.Context) error {
 	return err
 }
 
+// IndicesStatsIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsIndexParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsIndex(ctx, index, params)
+	return err
+}
+
+// IndicesStatsIndexMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsIndexMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric IndicesStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsIndexMetricParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsIndexMetric(ctx, index, metric, params)
+	return err
+}
+
 // Update converts echo context to params.
 func (w *ServerInterfaceWrapper) Update(ctx echo.Context) error {
 	var err error
@@ -25722,6 +26204,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_scripts/:id/:context", wrapper.PutScriptContext, options.OperationMiddlewares["putScriptContext"]...)
 	router.POST(options.BaseURL+"/:index/_close", wrapper.IndicesClose, options.OperationMiddlewares["indicesClose"]...)
 	router.POST(options.BaseURL+"/:index/_open", wrapper.IndicesOpen, options.OperationMiddlewares["indicesOpen"]...)
+	router.GET(options.BaseURL+"/_stats", wrapper.IndicesStats, options.OperationMiddlewares["indicesStats"]...)
+	router.GET(options.BaseURL+"/_stats/:metric", wrapper.IndicesStatsMetric, options.OperationMiddlewares["indicesStatsMetric"]...)
+	router.GET(options.BaseURL+"/:index/_stats", wrapper.IndicesStatsIndex, options.OperationMiddlewares["indicesStatsIndex"]...)
+	router.GET(options.BaseURL+"/:index/_stats/:metric", wrapper.IndicesStatsIndexMetric, options.OperationMiddlewares["indicesStatsIndexMetric"]...)
 
 }
 
@@ -25730,420 +26216,426 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3tciM3sij4KgjuRhzqbIlqz/jeuaOOiRtytz/6HHe3ptUzPjdGDhZUBZKwikAZQEmie/V3H2D/7APt",
-	"m+yTbCATqA+yiqwqkWy1XT/spkh8IzOR3/lpFMllKgUTRo/OP40WjMZMwcfXLFUsooZL8RNVgou5/TZm",
-	"OlI8td+OzkcXJC5akXtsdk7CP/31r+TbhGrDI82oihanf5l89ZfJi9Pr7MWLP0c3GU9i+MjI9Qi/WzKt",
-	"6Zzht9ejcDIKRjpasCW105pVykbnI22UXcfjYzD6Lzf+pZJxFpnNtbkfCG6JRAsW3bKY3KyIWTAiZzMe",
-	"cZpUl0mihNujIOOw8n14Ul0OE9lydP6vUaXR6OdgY52PwSilii6Zcad6kXCqv31IqYh/4kkcURXrS9vC",
-	"/kiTRN5/u0zN6p80ydjo3KiMBWv7+mnBzIIpYiRhMA65dwPZvxXTmkuh7c+RFJFihhEuYh4xTcyCGkIV",
-	"IzJlIiBRIjWLA7LgccwEkYrQJCHjmM1olphz+xfsmz2kiYzZ6HxGE82CEbfL+DVjajUKRoIu7Y5xKVO/",
-	"FF05Lm7YEnb/vys2G52P/rezAurOsJk+WzuU0WN+mlQpurJ/a7NK7BczqZb2bzjMd3TJLqlZbELAK7lc",
-	"0lPN7A0YFpOEa0PkjFDbjdiFa7vp2uMbh1OaJKH9Pfz3kMzwcOA4YPupnTHfPfwTjBT7NeOKxf7itsHv",
-	"hb3rd/INXk0OAo13zedCKkb4jNBixf5ii5UTxbRM7pgmXBhJxCYUXIuxWXD7e5RkMdOk2On9ggnbxQ+7",
-	"oHeM3DAmiE5ZxGecxSeTazGqBwGA3qmQU9e9AgJbb15/I2XCqCgO5pIqw2lyBYj1geksMbvOKMUu9gBs",
-	"a4BzxUymBIvJmAttGI3h+gVhSkl1QqQgemHPcUZ5kikEB8OXTGaWBjhEIPYyi5uv3bWbfIqUYOrW0PcE",
-	"BE1WvzGPCg37voIrWdlLg/3nQGFJQqrYjD8Qu1bONNELmSUxuWGE4thxsTtA6ubtYfscsZ+2JdWwl4+L",
-	"fGUA7JlmgHKWUsOCCGLOjlWqHW/GN9RECxZ/YHEWsSv+G9uyHJEtb5iy8IIg4sEqp6EKRokJNUSKiFlg",
-	"ssuNpFQxF9RwMSdCxqw46f/21Z8az/kGlzbFUaea/8bqNsOFYXOmcDdZcvtxlTZt4rWbNZZRtmTCEDsE",
-	"nCqQY3K/4NGCxFL8myGpknc8tnuA5eKTzuKXRIpkRcJpLKOwcemwtO0H/4qab1amkczZ884EN4QLtywj",
-	"Scx1mtAVuVkZRu7se6gbD8+O3Roy/WL8yr7LkuTN64alfQAKAjc7y5IEb5RbypvTE/ubXkhlmKU0d0wB",
-	"HS6e0e0IZked8r549YqaH7qxD02PYiSTbCncqziG545TzfRJ6S5e5kRGE5iMxW35g0U9Q7AGKruffLth",
-	"RhOzaLiv9xZg9ULe54/YPTcLAi/eAjoSbajJGmEJG7W+DlzMFQyZ3whL0u3gtGBJSriwm0LWeYykw16B",
-	"PlkHLkNvEta83iTtDzxvkAn4RkqjjaJNy3bNyI1vR9Ikm3OhW4O54zam+QhPXvM/RCJpzOIrNrfkTe9Y",
-	"+pItpVrZI81cR6Jdz41NvLRMEJvNWAQk6e8ZVWq1a2d+2Kkftv8OLxXfCd5AdQw1HAQQu69U8SW1T+UC",
-	"ELTtzaSK91/p1RGIj5bKkJtVQBiNFkTCWDSx55DNZvyBxSQ8pzpCXv3cThi2pUp6f1TpI1+yPs+bZTd3",
-	"PG+2SZfXzS7FX9DHJry48kDEUhktgGm082hDl6mnRCUY2soDPwXW/9mwvkvFLc+yYF6AT7hlTgx7MATp",
-	"ZuNy7vquJtJvueBL/hv7IDMRG8XTXVKHYOZeqluibIdT6AHc4dINFAPHFSmp9WmUZNowRZyuwUqLTLcW",
-	"NKJIT/2oU5Wvr+9ecS324WJvmVE8aidDW0FH51yP7e1F5YCEN4mMbrX9tGSGxtRQ+9myTPClkpnliqfw",
-	"npW/yFssqV0U/G3/dLxU2CR2L2HhHQVvxxe/T5miRm6TSPy1SNe0ViRxf+R3+P7DSxJRzU650Exobvhd",
-	"8526TlM/Q+vLXNsEbmy2ZS8zzpLYi1ZU53u7XzDF7HOHDZzcyDWZ8zsmLMVqK4PFsx1CwGsZWTa7Dsrg",
-	"tL2cwuOG6wYuudNVywgo63d2bx3VbBckanis4KRAwYbqBXucBjcAsxFlBSjNhEHeTs4IdcdrAQhesQU3",
-	"bd8oP+wU593Ti/WtUlJ9VDRiO/gmh+fRLTG2td1NrlUBNUrjswW/TqFXTyL1nPWk12K8BiAvSf5a2n5O",
-	"U/ZslaffPqQJ5aKldqmA9pgZyhMWV+QXeiMzQ3QklRVjlmnmYJ9qeDEQBxzQN5yAXUxPOAH8fkvTlIv5",
-	"jzKiSWlTXpdRDySv89+J5iJi5C+T/wG8ECVCnsqUjBFxlzg4vu00uacrbc9DcXZnKYOdM1mdvCRU6Hum",
-	"nNBJ66wjTScAY/Tef2KYsqR1fzTOjqjJOFxwoyfwvymP7aN8aqS8tR/+/d8ndu3hiX1TYoSQOIuQZCim",
-	"Uyk0a0vlcMKpI/j7oHDfJdRcMWMZDL1dGteulX3tZgn1/GV7FU5CzdQP0vcKYcrGdeJh5gsLf9FS2DtY",
-	"0SVwXtGNVPZfveQJC09eOpk1h8f/uHr/rnH5MOiOx/s7JZdNpMJQBdpOOZtpVhwbedF8Ykoud6k3v2fm",
-	"A5sppheNpwK/Ov2bpeuRFIZyi2X+QUaO4obNLGFKmbJ79T8j08WlaFqlwgl63ihqhgZT335eqx+yJRU7",
-	"lGq2CVGMxla+cDI1sFyFnqRRi2b79rzoN7NL1Lx8ZGq5TW/j4K8KfISjLJVQbUrfwv1FCyrmlrSWgXkB",
-	"7CbXub7HMLVsVE7Npq7Z1Dar7NDhPWDdf/96FNQh4ZvZFfv1nTzirrSViu1LjAaYLRvT7NepkN23BIbU",
-	"jwsljUlYvEO+zw2fOYoFDhdZTHJFVWGJLSxtaLCN0ahq/HSN+4HW07xdX1iEYf4h6B3liUWDztvbtZOs",
-	"GJuMl1xroPzKUZiTHfsr9e67Q5RLnADcwnDuhbQkyYXe/MHP5TGn0PB776rVds310/b0cZUy9GbYuieK",
-	"ljy7BCuos4eURQZAEPaQs6puTzcyXpGzQmhzzTyD1nmvdvKpc3jot9mYPfzItenmtMFtN9QQB1493OS9",
-	"8ZLUem/4651ci9fU2JMyCzIO0f8okXN9+knI+7P4EZ2QwhOQBKq6O0thLFvs/j6HZdmWVi6IIpYaRBTF",
-	"qp5F1wJ/BVXBckKu0oQbGN85bOSeSZqpO6ZKbhZrShA7YUc9CBx5s58MmLstNIGUZhE6Ye68x1I5lwl0",
-	"mkklF8DrGQnG4nvFjWvbpKTruWB7Ua8Uo4b9RLn5TqqLyPA7drWosFFrnChDjXFhu6fQyZtEjCT3lAN/",
-	"73nC6quFSKLJ2D0YAEAWkhqxwo43nUk1xZmmONMOZvo/GUsvEn7XhOk/yHuSSMemwpED1nJE+FuWGnsd",
-	"d4yMC+tBQMKvls3rvGUsnUKnjlfxIxXzLXpF/JskVMwzOi85O6SUi4Rp3bgi22XHOf3IBGfCtFRR4ON/",
-	"egPvMWosc7+esc6iBWgjwNMBIJg9GAsR1IILUzxCHd3J5sPX7PKU4AJ7UsIf2R1LdmwOmCjbzkIzql4A",
-	"fEvkvGRFzkm5I0/Nh2+H7GjkhuXiwtd0LDXMOKgzyosLSCyJkCZXm5QsCFYcJKj7r7rM7HqTnqI0cfoi",
-	"rxtu8xaBBwgqhLZ6DzZQwlyB2wX/3DLR0aeJers3HxmDMfrrvCRUrHIuoXibuFmQcOMx/5tdSWgxhAvy",
-	"l0kjNXfOPt12YC/2I7rV7QJ3bIVGMykEi1BukB48KhSPTeYTEv75hW6me86i5MYd7VrpwyspokwpJgy8",
-	"NB+cja6Vo1iU9819xpyFL/WA7UQcsP+xBxZlpsRtkv+2ZRsP02J4fGWmfvhdmpS3XFxFUu3S9IOvlxfI",
-	"vArTkIRZGQ4WHk5BwxuWeMgsadTpLrnA9vUi2iyRoHVyC8ZjxPXiAVVvA75q9CCzL+bSwru3TLrmRGUi",
-	"99Ab57v5KtfVkyV9GH8VkJgaClekyf/7/5AlF2N3S2ahGI1JKmVyLTT/jQXkqxcnJ1v8YNfvyi1l1y29",
-	"kzF78/q96mKNdd5o4K4MtDAMSDhFmIePaJh1XDOPdUBCaow6BwQqLK6AxWFQuHedXAvAwOp0aG/F4V4S",
-	"I5OYUFDvt2Nd7WqnPJ5KNe1lucUT+twnM9m6uR5b6nLh5Rsg49ALsna9Ev6fKhkxDR9/uVvafxCApxaA",
-	"4U9FhU6lMvaPhTEp9EJvLvuRiznTBj8BE56f1l6t8HbjV4YaDbJJlyNAwaTk+jQOYxnBMrWx1AmXzh64",
-	"mMOXGMERkNDpc3duCHpPn7atLjsq7WWuZJbaLZUOv+XFznT5Rm8Uo7clUN/75WnY5iu5TBNm97VmY6/u",
-	"GH/M/SeivJe7TQfWY8+l5PaLBdUYw5B3KA6rtcK66L1fG3pxDLA/+4R0OYWZ79TyEIr2Pc4g73zQI+i8",
-	"c1Cw1EODLk4iKPwxu214/9v8HhC0Uf8ALINDYrA84DdlavWUTeHIe9+U4wCdJ+13PIHgiGarqX0+vPcs",
-	"mfGEEcsY7cmP1o07teNCHERfrerG/jp6DD9zP+Fie9v0CBfzuWJzK2SX9dsleEzXZe6TAL5DVJQK/gB5",
-	"Yz+6hLVlr23FirlN9/K6HMhSEBP/1jdQ0T5oBhPsCcvep1tidL59SBMe8YqJbJWyCfHmDSv5IjcTOrWP",
-	"kyhROhOE+RFK7nMBevNKEkagQA2vxUZfK2RLwZqlGJlONwJ7tt0r7hOu85KnLOFimzs0cpkkdS0Jh/Wm",
-	"ijk2h3ARSbDUVwXSRid2N9AOAf9SMfSVAeG+WwSYJvRG3jHnwU3tYk/RawWdf4lRPCX6lqc61zeDuZMK",
-	"Ia2caaJF4Ux5LcaoqJTC6SoVu1fccvNbRMtUsanzlEEVQJs4sUvFZkwx0ejqV9Y1AimQDuPXtOOFYtTZ",
-	"fHH5ufpCURHL5ZZAA7+O3bcEkuS3D5ZGNaqfSza+W8ZSwlzzwryXCW9rHoNyg8YxEezeAr4+KVQAQAm2",
-	"rBoWM/XD9yTXl4oZs2p0drc/evceVK04/e5/XL1/V/GmalikMaueK/t7w6L+DmDpVD0/ZhETa57PeiUM",
-	"fWha0687bvkDo4nhO62dYMGlsfMmMJZqoNFprNwAgb/IE+KeBPA6cNKek69Ys5MPjtLz8La7KIWoVR1L",
-	"RdgyNauTfFXoMkzhXbJLzA1US3rr1IQF4t1xzW8SBsEwwFAGJPSGp/Ba2I/4HlI/fj4SN763FREtoIcY",
-	"bJafWSyZFS/Mwl4pPCv5GpsJUVfXKHdM7sjgHXpFo8XOywdMgOYksu0J1+htiK8/1/nPngrBIeZ8gacF",
-	"J83XD92nMHpvGADRGbIRNG9IQHhHQJyg7XzGmaUp1Cu5IUDbmVrb2kDceFPo1XsH2nyUhiY/cKMv9JtG",
-	"m5u/GHQLNbZLSOAWRMwUiwnVdgfefFqNupc3v1hOuWXkubLXAjNM7WRTqqe8t6ntAzNq9V68kmKW8Mjs",
-	"0iJDJBRcUJbGlnnm3t3XecHQPM43ckMSGUWZ0m28H+1Iq6kUU9931wv+AeNktj7fPCIunAatI42TY6Md",
-	"xPkKxn8lhWEPptnu5Ky/EbZDR8RlagVCU/zKhTe2ayPh4eCGjEPDlqkl6KCji1BxN5lMmhRVbo6OmqrK",
-	"PuBB223LPsxuNnRSfju7l78taobHzmvDgIuWW2ShefDr2ldIzVWk5JZweXeMMknsykqpBJBzOHWcg2V0",
-	"XhKKvkkhdpjyOCT3XDR7DOTtRm3XWHdqF8UCX6KdMWFUnbovaaNLPI/B3ovq1IbjLK+w+6nu8gaxaxOa",
-	"a2PFvDtuGdlZ+anL2fMl5eAI7d5JXBUoMgAmSjbUHWe966AxPctW6tQcY6Br6ZZ+IuGCJV0BNuw37Mth",
-	"WF30VyXEhYzDqZCCTVFitx9bKx5wjv2qaPFEPjo60IWWHIiC4HqalSJOi7qmEmmCU0y400lVUaygtKB/",
-	"4nveORyq4sXsmYK2YU+ufU+mBl2zd/qeb1/7mr+1yx5UeJZ7GgMy1VLGFmPzuMZyLGP97fw6FbLZBb3L",
-	"XoGP757sywkAO9N9AQ2d4CFM/z3cY6avLWqmd7mKybK4pZvJucivmtnINrqfK6nMvgigc5QF4oQesuf4",
-	"TcwV+uk4v1mSUo5hoa1onlRmX6ROZipi3z5gYrM9x/uON3LfnGBgDloLwIetorkJpxrWE+IIbc/D9Zq6",
-	"gffyDASjh9O5PHUzVI+pODhn+DjawRlFI+8DDVCfn+ETj86ntjvU0fmDKo6u25E5tZDlJp1KpkqT17ZP",
-	"gI0wAcSb7Djta9Fw3Dh8s0bHTbmNvao7CjgCQ01HoMll1tDQeZjHKnhljmWcEjmfW8Jt4SO3V9GEpJlK",
-	"pWaarMdfd+CyqNkbd3VETnMjcuOZMZrZfM60gbPYyYrwaFHNSQGCCo5QcaFdXzg2wZXvkgWw7VsZ77J8",
-	"uFEtf1NyYXfRTSe71mJ7tWc+i0WVF7mFSci1UqXjaYaKXYttxTVg24+g+2mW84EAEJ+Rx6c2sr+UFlpI",
-	"pf5h3LXCFnoRL828opluOrZ/aKZOYzYDMVgxqqUoHJDALFQ1EhuHd80qGztZ24WB4bXJG4byxIcFsly+",
-	"IjRRjMYrtGO11/+ijbcnW+3X256vzpfbxwO+B/fsV/hexVvTh0r7ey6ssDmNVqWjXfpoGjDDQsiisE/I",
-	"gs8XEOYTM6WJvGNK8ZgR+2wqNBM2HTt06Rx86ndzqeSMJ+3MH06z7sRxCPyFznGzNRB+7w0SaskFNexi",
-	"Zrae+JI+8GW2LNnJC1s96E6ThEWmiLEEG1dAshQCrSheQ0E00LSITvFWlhDGL0QTRlWyauZd8pZTate8",
-	"i7xtD0Wo88lwUQldgw/aRR18VDS6BQf9FtGsEU2iDGG64JtB4awJg4xNgAErCEi0RC23llk5a0v+EcuM",
-	"36K/fl8rEmwkNyNtN4kCgGTCQFxmjpQFANEoyizBSVZBmUm2O8J+ZsGWyBHn5qZz/AlCLV1nkqVoD6QG",
-	"39CSYP3ixYstrhZ4HoX9adclrlIW/ydb7bpC6vyxQEtkOVt89Jhy9NReGybhyiNCucK4npYPvW0bT2/Z",
-	"qu81bteE5ejhdV0O/V3EDkY9RCuwoiiZdNF8tSGgbnHb1IdetPALxKAof+92MCVocrJjZd1UiqVl4TIl",
-	"aKsgYKEJJDYc2+NcDsJAlJJ2YWwBH0O3INAAgKWZ8LhghF1AW6zSvv9t1+ke/pYr5fGudcJ4O1baPga4",
-	"Lnd3JFPuc6IsM23Azo6RwT41jJIRY3HuAlFxfDqHbFDiVADi3rFr4e3bnrpUo8BgsrFiFlGoJv8H+eok",
-	"yCOJq759X6Ezhle4SpGsttCkXsHG7ui+vdvi8mrbkEwYngA9dqFLyco+yhmL4WUxujgaTA6YKi4VNytH",
-	"tMBxr5kryRePg7VGrcr6yzt663JMbqdXP/mAb+D+XJeCNoDPBfs1o4m9oTnw0rYtFaWNutY7d+aHn/al",
-	"bm5n7+QbwQ2nCf+Ni/lWcC+xBvfFJRpIQIAsAOGlsbyjkXtLXJjwzo1BUYdilDrAa/++5Jv8wBIZQaL8",
-	"p25R5SP132Axxp62F7MW6Abicp6EpaAiSFe5JqVsK+G7MHBaePa34nNU+sxKX8PHORu/O9nhi1A6hbgt",
-	"Jf7AlvKuMQi8gnTuZYiLtyJh1MV/+7QajgyDKd7eYsvEw/nKFS7naVeGWdzb3Zlf+Nht0qdLBf/6E5Rv",
-	"1qJnt+edz7eCzfonoHeb2S7klOU3EGrKqTHCRoIW7lx9O5HnJ8UNg8i/9yJZ7faZo2ma2Ee1yG0jkpV/",
-	"eks5SCq5SqQiLlpKMbpsrU+B4aYYA2in6QVTj4H3LPxGxpyBQvWbLLn9RsYr+xncfwRUrYK9oUn17Bdt",
-	"d/6p7tW44YLCMjdPszzCw6mI+4zyuK6efsfuEy7YacwSvuTGeSKfA98kxVn+ktpGmozDT9cYN3k9Ov80",
-	"mUweHy31+XTt1FPr36JbXenba2G/jlnCyl+fuKTv7CFiqSH4M5lJtGtY+Yh6NaRdx8vCUg1RBUzEeSpO",
-	"gfuZXItw/cTDSoIEIyUZR5lKrOisNCYBSqnSLmWZpktG7ulqQt7gG/O9dGXDbIdrEdp7/ombhb3rcWQe",
-	"AgIlwHRArmuv6noUEHUSnqM20EpvBMYYW5odWp5lIWNyD2pUewenTEQyZtfCZ3dChrGqVIMU34wq9Czq",
-	"DHZbM8wX4zpX3jr4sdeZu0Ndj87Bu0SRf/FY//wYTiBrfiI1u5RcmDfCkqs9r7I6+I6l4hqvR5PJ5Hr0",
-	"CHRu80BlJsx+F2lH3LKyC6cVA22/xdXIuADaTFhYLfQlgIAYWVJgD5yyD5va68L9oN4IuLn0SkrvMcU4",
-	"BvQAPqk9XZf14cunkIXCEzW2tFrBoEwp7T0BRXwMnSoLwgSgJRIeei3ASRL73lsJNnQpJUJHs/RJG7rX",
-	"RK3csfcgWA1kxw3oNd2/+/vElDnhdOlLRbr80bnxwTa7FnDv+FbhxQfXWBpSFwgLSgJPjOqbnLR74+ou",
-	"5jIzEKKwV0LgB91CxMBW6EOynNrIhTiEGMxWqgUB2Rv0tMSE5cILbsHlQ9rrJj6uUubGbdqAz7AEBkWO",
-	"2bbsVaVKpkwZznSF7tYfP7pz7/v8cdTdTzFPjV3jNWReux6dX4+WmTY0WrDrUVCCTZQenae2VI5oo3j5",
-	"2PA02mU8De13bbIy+o7NetTLN+MiTyAVsN2W20xIxoyqhDNFFLvjVsKpv7sDcFEdGCjkTL5aWrq7xlSV",
-	"GJbck3W/y3QVOHdgNxDGEm5k2mfZxijC11c/TjadkQ+w0hYQ8rFsdB+HztXqLOTCEs/QhTAVIEMd0FjK",
-	"FIeoyZ1BmnWg9NxoEiKZxlvovTsaxxyLW13mVMWbyN3rhavyTmnuSzvS5AO9f4sllHft+ZzkLMg0pcYw",
-	"JSzx+tdkMvk5qCCPhUBHuIFEePEb/nA5WK9Hj/aZcqrg69H5O4tWcD+a3iTsJH/UmiYES7rtGLSbLiRj",
-	"tO/X4SoI3mggw3rL0a2Q9wmL57bJnkCtPCgWp206c+/Qdm+BqtRrkpcvxmU+EUa2LxcULW6yDyySKi65",
-	"czmIalh/nmjX+XrDJQbklq1Q/C6y8pZ39E6a72Qm9nfg3zPkMvzAzYd+JZf5qbM4Xz+W5MJk1fBuQ3Ea",
-	"eASRFfnXw8++Ab6GoFC7Hp1//eLrAB8RZNrR8flTCSDds/8YnqNI7ucEc9M9U4zMID8AhZgxniTg6Mfi",
-	"k8J8bQ/Rx+Gi/w8ZQ4WevPKDXtCUgWnIVX7d29nawZrP873waf4gEQhqfwLL8XrQBvSd+Cp4kNl7b+Ix",
-	"NR/kvd5g+Vd0mfQbxbAHc4alZir9dwoHFySiBitxntsbngvwhXrA2D8/aBiQcmx1gO5RZkFClEf+Buqm",
-	"MyzbAZpKpSgkLVTyXpP7hbQymatcgPCikG1WRGRJ4u4fNDAuqFHvV6/jR22GiMId0ZXMdz0cqCvGYjL+",
-	"+sXXLlBWEI4m45gISSBrsetx4pRARSG6PW6lGLQVgV6vbJeX6sPUAaD8cbG6+1pjBb/rQW4jxnjsS+Ll",
-	"ocNTJuZcQLQAg45O6wOapX3rqbYdZGG62vTm8Xoo9IqM96mFAkvC9pXlWij7CKM6OibjEKnauf+m0Jb9",
-	"A3TTn3WVqB6PfT4LF4QOTISvS5Wv37f9P4mQMnXbAOA6IqiKarZ7rAxXfWk/XY+UlGYKbrRlfnOVFhoR",
-	"9NN1mrHyM/zOqzPLtb6OxDpVp2zLOq0VDquyTJYHdx8++Sbn5BMUA7fEsvw58IM8PjrxG/VPsPifsKpY",
-	"0z5cy7PXRSEy3+PRFVlC9cE+WTWvkNgG7tV49XEILBIYYjBqAZ9NvH5iebDcYVpBNgYX7eC2UBH99rqV",
-	"NaGyzZaqYbNP2tsPjMY5Km+gnEMyN1AkXQ5nyHh2I+NVMUbOja9lujO5s/lGl7fIDNd2WmdV1zsn6Ei+",
-	"l0vA4bafvCvsvvZ2u9oVm9b50jI/8iWL32fmqMsFQ3skBZIjxzhBjjBmynUpcrfj0H6KpzIzAEXOJcIX",
-	"9vDQuT9OsDrs9s3krz1KMR7s8c3/EeT0fgvsQ66r87Um1fke1uIGSlQb8uiPcwON0w4BIue8rsVbHMsD",
-	"2XHfKTdbRxG/XC+ojYzv7Dt7AzY33nYRlAmjVpiK0iXAWpdAnacA3Aio5JAshi8JhTIglQiK8BPQzsAR",
-	"Yac+BZetN2Im97a3fMTm3b3ZqKKKUfkJJgYDn6lJNV3rfpcHQ25RqBSpQvPc+jVr27PCp4VwpJjz/Bg7",
-	"gAW9S5Az0idrzxQs9ANE0xyIX6gbfJf06YJ7iiQbuZJ87yr8rbwLosaCGx2UYxQ0qLi9s49bnSt0ehSa",
-	"5mfrSNTK9sY2RA0dUN97j+/9nX113B2XAM7quoJwlNwoSeOoUkdxArosN8e6ltvNcf6pZJuETaxpwt05",
-	"3niftcBV6qoL/UWH2OmuIR7L6vh/VWf8eePmnLr4IvInvs3+sfkkoCryJWEPNDLJCsqRyRkJaRxjsv+l",
-	"vGPFJ2dMtuLT2rnE8U59P6wzjt1SYZt2zFb9wFOWrXed5ofdcgBU4rtRHhsPM1/kjvNcOwPIHVh387Sw",
-	"UawRYFCbu0IU3kTmFNq5VtOpL8FQU7ZY/evnYgZ0AahLHIW+T+PcgniCKnVfm7qceUcXOTIXSmbzReFl",
-	"MNllLdsG+Gi08qmnNlOhlzNXgaNIno16XJwIqsZO2i3ESih1Ocnz6oeQk9tZ0Z528lxPsR5wAzmouGHU",
-	"t1lm2mBm3PrfO5zcjTSL4vggNs6lK+tzki4vVLv5K7n6e0zXiI6vc4t4N/r2EY0I3ppe8WoWQOlcecaK",
-	"NIIZYMEQgY1PNqndc8G28s1sYt3TAXPz/je9yOrvrEKvvxgqupWEHZGmbCcIOw69/MZ1Ovnnsfu63X2T",
-	"JbdvDFs278dlaakTDsDsKmeA8N7ymnOwgHJYHg+VE2VG6Jahd8SSPpTn+ioYLblY+6Z6lC6dRAujsd2W",
-	"Z2gD57rfvV8rPmizG1o9uvbbdkMF37zOaxKdRVCUwB551ZpDlsw+ETq3x0DBJR8tYz8j64wfIRsefCxn",
-	"xHMOji+vhRS+YikJQUERTnI9Bij+Foz88PHjpdcde2dKhILxn1585a1ZAfnTixcBqKaENFPQQNs//+qc",
-	"KcFDtHrxUw58sMgSLM9ddTxyMF5NAfXmtT3AaQP2rbWFRrZ5JRtgi8DI6jilfIcwmqsC33kcSJ6II2C0",
-	"XxtJrlCGrI+GY9jhcNbth4Fx4sEoDxTtvHwX9GoHYd5AsFOhAulygOeWKmLx1Gdxr31B58zsltATLtj3",
-	"zKBc4/Fne5mQNVE4cDa+hlwdZXly6ktJux4/N2BzkwQMB1XzFHxUGXPeCj5gD1gsw5ZOdTgprqMiL2O+",
-	"IilvWwX4BkVyrfxDG+pVl3yr9aRrZwj9An8UfkV1J/mKmm9WppZpITcrw0gmXLxg7hmDOR9FtrQz3YyC",
-	"kZ3q1n5Y2v/sB4sJc/sBSn/aD6n976a0hOLx9p47mykJqAGPmZeo3EEhgmtSfrvBX2ZUOvMmHdR2ilf3",
-	"ZKxfxitqPvIlqzspCK7ccVLxKBgt3CHZO1nC/3ikpIawRCF1/fHUOOxsAL3IllNwyqlDsGAETxuLW+lz",
-	"irZBadha2NkMEevEzxV5tLel717n0KCy/jphdrnA+4hwTSFk3VjTuKXw4XyWwNfd6zx7zJfah0Hnmst9",
-	"uRQHIygcyvc9btuT6KvT/PKOo1GDWtlMeQE/N5/hrgP0RVP2fDhf9qn3OOaSo+HGGd8kMrrd9wk7J4cp",
-	"krkawdc3yLJaChT4yugCUoXW/e6MPt00V+5Aikwr49CvJJJSxa7YTejcYu8gAxF4M/I5pjyG/IFQ39Zb",
-	"4cvFiE9KrFjbs8K0Fvs9f6dYmh5ybOOdqfc4Nji0NgNFB3lkHWsqELkDV5wMtYEq+pan6VZWRetZltT/",
-	"DrnaWogR2K4yXpDPXLvwcpR2p8cYU0vsYPNB42rZOMqFW27TEuoJzJ4l2Mi7DrcQaPLMi/EUcjS24CJx",
-	"+ELurj1x0GKAyqDXuZf0rX0sz+u6+03vAx/iIZ3CpUiNtW5oprmGd5NyARUuPIRah6gGeZxUJxt6A2iV",
-	"z/pZmo7rB/GT1sGPS7GGygZUjnhh6+KdlQXefxgFIyrsKFLVClevQZ+5FnBUI424nCRgqvcRRkXeg6q2",
-	"EIzR6LWda+XCEx/5j96cfgzYHLx2UrD3s9H5v7p5mQedHGx+Rtf38gi1OYMKnTT1ZRgdwCMeBM4dPXDn",
-	"UmOBmtY9PYNesbVecZ0S3dOVJuE0llE4GQXHUztu6hA3appqwAFwV0X9Wuha/w2TwOIQRdXKejXbkRSR",
-	"TcpGrOZVSunnxi9uuICWdSispU2OOGDNgG7cNfTxNuv8icFIA3tDG/owpx3pwTSvZXjptMyLggJ6Hz0q",
-	"VuUUMC+dbV1j6V7McpsqFhVB+B3XW1Jwd1urIHnsFBmHdoLc1rIW05I3w6gMTACN1uycnFcDsTaMa3Z9",
-	"8fRm1U1dnxPCnapKXE0je4/hNa1G8u6Vk3olXO59yWPvMYEPWbleXgtngHyaerMJSEM+aKi14rx6eht1",
-	"KyzW1vMqBnI+KxqxLRUw6rR5FfkCEwe7s64jAbA+fwh1E1Vf57rYj7pwq3Jm6BrLR6tTw4IlFavMJhdQ",
-	"tkFGMi5ztk1CF65gq+mmNH/trLhJgAQydpmkXE0c9HlZ4okW8IgOMTN2j3010Vm0gPwOOauWO62047Iq",
-	"kNWiaQ7plsEqEgTuvlH3/jmvHEgvwQxT5wTzp+dJ0QMfI4ieQM78MQ7/J5YEtw3/p390w5PgWmDC/SWj",
-	"Qrux0Bjs+WP71SgYweijYFTLG3/7kFIR/+TrDJXZa5kyO1qUSA08uvPjCUZCQnV+miS1QzZE+O8140H1",
-	"yL9+8XUeHsTMKcppF5dvMA+f48Zzg5IFpQrMMB3Y57UACAdtVf6dUBFjVgAE/ICkSabJljQB9T7KNfb6",
-	"J+H007H1e2Z2C0ebAtH3zOSyEOzXpePclxiUj99HAio6b+pY2kstcyEVCrktaymtDeP6f3YJqNF3rtrN",
-	"eVLuS2jK2c0O6QebCpM9P5kp5/nb7M5JCCBrueCaHWqTNaEFuzVgbyVKtz+8Ny4tcDnHdgrAEDbropA3",
-	"N7R7H3XxNgfZT0Ib/FVNKZJoW64pU0QJ4xby19t9CwlFQFLmBiOBDdlMndnFlrXrADFe9Ud2x5LyM+6U",
-	"+aPCgdIr4Wpf70rUa436EKoVeOpU6EU29cnVwga7m0xTpiJnDlxLU5ItqThVjMaQPN2iLBmj0el/Luxv",
-	"FVNSyVW3bvgp1VMUWCvoH8vsBuosuVFckzbmuZgldMXiaSao1pBNZuumS26svfkhF5i9wQhdMnWKrAbG",
-	"UddyIP7sEgspf/PWOMjthV85P8eTWi13XfGA2n26+rtyNoW047l1bVtLLqazhM8XZjpjJlrsat5qzJSJ",
-	"GE1w+rah8Wa9gHqrVc5ztc/iHozsvNMlfZjeUw5TcDGFWhz7A/TGKaZLniRct7UA+dD0eprZCr63WRLz",
-	"EyxPtXmfDaATNBCfdUpTd531YFu3pW3o3AxV22C4xfXsJlXN9P4qB0pP8OeKgZi2Ykki7+E84npSz+te",
-	"V/aQJlTQfpEuUHSMlIYg4xD+4gIVxc36QPd0f1uafqfK6Ytg5QUkpep+ltiP8JgJw80KLTX+SyGY8uXa",
-	"tx3nO5x890nWO4+sDQaVTp+FdGLhrP4Bb1CHOkRadym0w+zRRrRrD2AEOqB09OzFnwWfL4A6buN/2hcu",
-	"Xns//eAsJjNF5xDgFtRZVxpYG8EUVgjshKxvPDKW5yrZcMJP1yP76/XonPzAjfbVrh7DHsYRTEoS2wdE",
-	"dT4uKNDfUAFYGW+Ncqq0BTdkvNO2k0++y92vspQdFjpE79pHr3R+m4+Xv7tWpgX7/NWckX2oe5OXsu/S",
-	"jrk1lNfcOIpi+gC303QKH/08NWKq/amUxs+O4/XsL0tVNp3nnsLQB18e07IdXJjSe91OX5eXC92pr8tb",
-	"Xug3wqDCrkbPuyl9HtgXaC1NbmcfoHXPF7fcuhusyUa3sd2yQ1HTftdCgn2iuQY3UXQ6OqC/bbGAYrqf",
-	"m8MuGg4u33jjyRWZyQ6pn+gh6/pSkbvabRutrTia/9YHGYAT2aZHwBQmG3oE/NrRloomYavaoJ/s3Efk",
-	"zGXMjcOuvafjiJWNgFxN9LWVBLQve9EVm8p5gLqwPTF7yNPzBF40qdYPu964BsjU/dX16PERDUWzhJpS",
-	"p0lj+14O43WZh7aGTnRwwXyK72YFYv0PzRfkUyof+j3cmB4UMFh2r0H52fPoju4tW/cyl5YRtLiG9TyK",
-	"GxeCPjumnCQxZ0W3teyGeC7fbF6AISjqQXwq0NHvLPAszWNAsJYDi6dyFuQ1fwOfnDogUCWyl1jSwHSs",
-	"nbvjDNY2//POuMy1YdaPueHCeMQ0BP49yRl6l7J+zS0MvSVa+M5jw7qlbzKlbhlYfNTnSsQR1kTO+se3",
-	"3nG7Og/Y7n32S28ugBhRmAn1CXvy9YYz3XJr71Mm+l/awfzU61ecp4SsAYanRnb5njXaQRmz9RsvWwTm",
-	"CRc1Xa9H/0tm5D+FvA/AywVNrtejukFKeqIWBfMh22YDwq+ZASrbLuYpll1/0N4xuPY8cr8UOjMM3E+8",
-	"+zq6KzuFWwip1/NSATU+7YPnRVW3eGhHh2aD9loK4O7sT6+wuurb2k2/tlti77UkyIrb0oinW/LyHZfw",
-	"hGhCXP3GwZaWWmHDtmlNigTD4OrlszFtpBVAx0vvRLuZSTggUgXOy88neYcMaZhd2MJ3wgxLVkFNfuG6",
-	"hDuVLAdbDQA+icH+w0rKuV47Os4XPV1YUFmTXRq3gcXYCT098tp4Ve4uLWquDEb1ylSxOIvYNF140rCJ",
-	"Iik304b3NlVyxpOO/PgldEIXxyID9Dh0g2Hh+17Sa1vPbVBWcu1geVJPGLL5vEX05VrKaOwEVRXX4ULn",
-	"v/WEijYRpzu9Evpmz9niD1tNY77x7FSK0rWyNNSRrf0nAirWVbepdzJmPiH62jPagW50vGFqjOI3mdku",
-	"Qe3O0nOT8SSezhJ6h2Rkowc2WNBKBqz1nxvjUhaykuOw9IMx6d7ZC4+Fu9K5v4GWyFYHI57WrvCXu2V3",
-	"zwKVCUhmNHZVpN3fAcGmN+BgAOaP//jn21OoVxej8VS7itOWhaZxH5K2lHGWdMCdyySbc+FPYR1lGiUr",
-	"qdsc8fsrP3AK0+xrWamSEdOtlnCJTf1ISiadjbq9tLe5DJnnVx+jAjfIlbKu3F1CzdQ3+lvvp8wsLMRM",
-	"UymTfSeSAculTzc8vclmM1ZPJWpbTrmY3vjsaG285BQVOnWG9H3nw7HjTmkcKwc922TyVqq2zVEduQOK",
-	"Upa9KzS2QjIr5NWDaIW4Nz84OQnbeHYcjrg0fg1q0g5hep21iKUFNK3f0YcayRNMQSyeVndRY2VUUf2T",
-	"RO8oB0eCnUM00jiMC2vWLrlgsakdS90B5HdzCG0NbFtmCjwkwkmUAa72BIL6s226oDL13NSxxy33uUxk",
-	"dEuTpCHx+dOOsctRgTosX03TpvPKMWtAuS9mSzF6ixR0j+Rttm/e8rhM2w4zwBb7aFEDZBzLSAcYIBLk",
-	"+fGDvA6SA42TgOhsuWQxkXcMY0rsQ/1vGm3vusfju0/mseAXc/5xwWhKqIZ/T4J2vOP+bEye2dtn0ruC",
-	"f9trMrDOvN0BuSa+ZNrQZdqV7dnCnqw/y/kUQVt2BI+oifDpH6AGZo3fE+jt6p9Pl4Zb7yvlwCFTl7l9",
-	"NO5/m7GpiIbZWSfMHeOmc7f/pU3Y0450eW3kWxR56uWSii+tlVN4vNvjLg8VWTM44deNxwoPah44V+MT",
-	"WNKAgq8TkTNcZIm8l9MAgzN9y4C7jcptX/7NIoPSUFnVn9dx7vd9+tGJEP5uvKuxq45QdyXvUyYqyYIb",
-	"vD3i3TSQxw3LqqYsKsdrusravjBCPPIVGSBZs89OA59lWrv+knKixiZNtd4Sy1i6sJrfWTmzxbRZPghG",
-	"7MEwEVsuvkazsvPdW1A9FRT87yIpjJJJUpHpS+z5L/SObl1JwiMmdJOzQONRNGoLu4rghcRTPt2gdBNN",
-	"+62DnApczphiYndKpxZgG4xuGUunNOF3rGWW68vMuIIvPdI6PsfiRQcuCPb0Skh/3BJcl1me5KBfDvqO",
-	"2Qu8+8O60QgH+rlhhWvpC3qstF36AUhX4yqFoQ0bDrnXya6lrO2YHC7HUo+24adrDFG6Hp1/mkwmj49h",
-	"AAFQFozL30Htmu4y4IemHIXuB5LKhEerUlrLl5s5lSopk5oTJt1Tbh9b1ZQ76QNbSsNcLuSG11YKARV2",
-	"m9wLwX186ppNXZnwhuiNB9+OSwFBwlOf26FWErEdUiUfVlMto1tmyr0bergYUH8eWvDZDJ0dHla1RyCy",
-	"JfJk07qdViMfKovZ2QEbb1OFa8birqaSW55OM5FrHlvlOPbLdOdTM0odPdhSQXhTy+1+n8rMpJnpYdDz",
-	"xYfzlGNx90SR6wLq2qLqNvnkuiD1F9vdmaaOsvliya0W11hH2Xvb2iN9mdcIE9JAdkQWkwVTjFDFSEq1",
-	"ZjEx0pXWVndMkUxECyrmtZ6GhZvemtMFpmNEjgf4DQecgSNggS+Uokj4iYsoyUBehpz7MdMuUqLGnW+3",
-	"wX7NF6DRT2g91JWMXU3LGQnpfK7DNmyFbdhplhZjRjJJaFqXahEzrrrf2zyXwSiWEbA008IJsjrmaxmd",
-	"OqYLVZxGEsVMpgQZr5cbtNeF0KnbHI5Lm1D/cDSt57t9r2Km5LKeQFciuRvisIHzg291+5K50xvpVPtN",
-	"yW0wywQ0azPukouaiN5ZIqmpS/iT8p2sYq0QZrtKbaaFaNOlVEDF92zzwnuVHwCfIL/xdXYJflBjfeIj",
-	"g4GVtNDSBi6cCWBa9nhdm8EZCRBUuyMyjtWIecin9x8dJRpwFm8dEZ9QbSAs3v2dKnbHZaZJSuesfzC8",
-	"Xc2vUyE3XM9rQhv4b6whGjThu12+r2yjGJ/N5nwAV3bnOmURn7lS+V6MC8gaqPhaXa2ESG+27MCvgUjW",
-	"DAOYam2T9JbKvrYF6JJ7ZIMLZA8oyz0cC0CrT7vUxPQbRaNbJF66wf8RWhTR+5sbWEsz65JzugVMOrl+",
-	"tykCfLXVedKLLDv1yJslZqoczSs/DqaDGdyvt5nKB1/qwf+53mm4nIitCGBvTDzSS8XVEJ6RB62Scrlr",
-	"K0D4UC0nU4QcQr/C80LtFZT1XhjhZcr5OTPN9LXQTttxEpCQxyHmgIYnAxcE8eehhauQjMPr7MWLP0cp",
-	"NYsJ/qzhG3aGP9hm+MVkmWlDowULTwLnJAlZvXVtbMgOPj5piu+zQhVoscJiPisTMu9f4RZJZjKJkZBv",
-	"1hCI6wfnMQ6d5yrFY6sfQ9RHErZQSJKxhWvuMKR8tW1eZDzT7oJ7lWfzS/w3Te6o4nnF1u4eIc3MeZMg",
-	"fyidrcPCNcMmiAhTs2AizzwYz/R04+s6PR48Y9+hp0RDsHqrUhM+i1yLmhS+fEV7V4z1DGu1qTl3OSo2",
-	"VnIoJ0Rpyiuzl2QxnsvHMZt8Dg+YkfRJWVXWVn/4NCnr/NdhnX8qiNCgQf48ZQ23+AYhE1rjU3DA4oLr",
-	"nhnbbrAsdXa0ErOknrnkcaPRo+GAN5dVzla+cViNGcKdPutpPrbFi7GdXsEq8uY/79hFuwJP9ftckxlL",
-	"LEdhzM0zbgD7FaaUi4RpKOrKHlLFtJUTw1ouYs+nVpd51v79svTKcu35G6oh+heSrxv2YLpmXoczqj18",
-	"FAHertnNXMULSy1lmiVUgVv7PV3Ve4AVifNqYg2TPBOvH539OgpG8wbXpTtfdKerPIAdg2LGuv2uJe7b",
-	"BBsrOEyAfIUtkgtOIJ/9TtfTcgqgjqKGU0+SOM9yhCbq4pS9TTq4HsUrQZc8uh6dTyaT4NobaPIW9n+9",
-	"RM9/gCNXntywTxXUwmzb6hmDuS6itbRORRzMxs3iEnutrb0dy7HkqKVjMQnnzITbrFvrlRI6WrNiZlhk",
-	"puAnV8tmxTKqpyYpVZZhKbKKGEmWTM2t8OUMfOzBvo+lijjt7EkWAbJUM9Ugz/NZ5wwk2Kt92pBKPY/N",
-	"vaPboSOoZV1q27oVfngWb91p8duWbC7GpyLKZfz8p1gyNMTCTfQSpMqpazaLvUPQW+y8cRpiip8ak6wF",
-	"TfVCNhzRjrjlJIuYYFudH5dc8GW2RK+yqaUU1PAbnnCzatXvnivWoVtRWWPzTqtV0dwomLcAHYA18RMl",
-	"LmfH+C+Tr/4yeairerDua+nTe7cOYyxd78ZlbBxtqwNpd9o/N8PhpquyYUqAKMAeNj5O57B0qLxaywv8",
-	"RLn5Tqpv7+zTUBl3uWQxx51nas6giPeCzxfgVKyWMA3WDrCsT8br6gc8gsyLiLPrsu01Entyp6Ub/vDt",
-	"1UdycfkGXSVApfr3jCq1IuMlT5g2UjDy1TlxFgNQCIMno8tJei2QMiypoHNmSUJQ1HPLXUQDcpMlt3lw",
-	"VUCgaHnJI/Jkci2uxSsp7DGhz4GVZXBB7I6pFZFesjq3Tf+d5JIW4bEG34/NEqP57uybpQkXJJH3TL2i",
-	"S5a8opqRcejs3RP0+A7J//d//d/Ef4mlvMOTl9eC1IwO+jTIBZeCt7gdP3w4ZfqUpjyckJ8stax2gVPW",
-	"oGO1y5KCaLs7mpCUmoUmUtmplswsZKwDzFxufznDr0hKuSILx0rLe1GcChQODXGakJwR9/F7+7jnf0E0",
-	"nP0bHP/sKV5SsyjKIWpXfzWEqwntBkN0q4GCkM574dySiCU91cx2tBtPuLaXfO8rGAYknNIkCQMCr9iS",
-	"moXdFwzqIOncTWTfSbw+nSYcYUIxLRMHjYUbTwDvjPtKycwwBVtoVehRk0wjhIR52ciQIKdGxjXWuXV/",
-	"xZNzu4PqXMbChyaUpFib+fQmM6fYaZZQKBvpIB7qRroSkidWFHJ+jwQK5J77VYckogJ2yexsmbZnwLBE",
-	"JzgT21XdcnEqUyZoyskdTXhMDVgTY/hV0pSfRjJmcybIjT1kRRQDWazYEsgZcHg/cm3QeSbePLKxT9g2",
-	"9f5Ndh8VezAcGvCWUwunzqcU7nMNSOyGxqE2q4Sdw60HUKJExqwoWWg3QZNE3teu9V22ZIpHm+uMgGAJ",
-	"SUJH+8OzcEkf4NM5UVTMGbnjEmUqBDbFUqnMOojhg2cWbPOusY4iFBQbh//S/Df2c7GE4tqIADPhHQuw",
-	"/CT51+lXP4eIax8KLzbOcBn2Hr0nEBmHdfy+t7YRLdEJfx0jDKrbEQ4Cu3LcnCaZuBWWSNyylcat1exJ",
-	"T8g/NKaaTlmM8nl+8WE5hWmR1vRX73EM05WNrieWIIY5D3hO1ljA0G5jWz0Dd1IuaZg/GiiCbDfqff/W",
-	"yaqI7fl5ZiS0nKpixNITLE6ILcBLAqAsYfQObrn2zEOSCc1MQLC6Kxf2tRGWYv958gIhVBP2YBT1C3rp",
-	"Cp8KhhTxe2npRmbXbuwzoA1d2emQkI6pAODnETdk262Te5klMaFxTKgg4UXtWpc0RcwhIZB7fCvganD9",
-	"kUwSHjMHA7n7JF168e9kQsJCzQ/1uv3yEnh5xbkv+Yu4RtUNN4qqlZ0MzNVwb5bpsGgvReVNKWrnYgGt",
-	"gIQwGpaGXich+Eyg/ISvD40ilpoSM2C3Vrx8tj1fpgmwH+so/W+aLHkcJ+yeKiQjb93+7xdSM8cZaEOV",
-	"z7UyDcmcGXuD+Jv9VmbGOxvN+AMZh7kkHJ6TcMpjxzi8eR3CuReZLuHrK29wI5c5yYA3s8TleEYg3xdS",
-	"iP918fZHQkW0kECQr7MXL/703xHsL9HeeVJFmVIdaTBLWmpawZZz8qcXX6Eo57zzCTI/9iXzLFtAvn7x",
-	"tadUpWK9dnNF5I9HYGeYJ0BDyLhaiTYA/VOWmHOSB86FJ3aC/+Gy/yEvSe4pN47EcYi8zww+8FX+D/gf",
-	"SkKX9TpcSzFYU2geSDf6Dv/w7cXr8hELe+pkQe8YoeixDdZjF64GVjRUd1ykNFqw0z9NXqA/gEnst45X",
-	"9tzxxeWbUqzZ+ejF5Cts797r0fnoz5MXkz+PghHwe3b8M/u/OWZU9VLFa4k2lkwlo3PIpaDPz87u7+8n",
-	"LvZvEskzKxKwMybOKvGAZ8r7Qp5Zhv8M87kvzDJx68Cdv4khOcJMjpyNl6E/UEN5kaLJ2SUgM8BeY42R",
-	"UnMop9e6NRChj5YqtO7yHZAOy8e27wK0xTX/Oagmk/vTixcuaMS4Qpg0hTIF9tjOfnEGU+QcdydAz0PF",
-	"QVSrimivSjKVc7KxMvYCgoRhLf916iD59FLJOIsafWJdn7P/cu19czcrIEpT33z3ePog1etsuaRqBT6q",
-	"JlNCkxuqeVTxB6I3nio68J9g8mBdLnj6czDyEhEovzDa3C73M8D7pbMHDPC+Ce+b2oNc5NdEZUI4P4nP",
-	"B50/MBpvg9D7BTMLl6ulfu3bgTOv23E2BQ3Gwekyj+zcqCxppNDQylfzv0iSzvCLRRP/UURKtQabC8s7",
-	"vJNuDR26caq/fUipiH/yCoHWnX+UEU1at/6D4OZ2vHAmrdG+KL2pFuCiSeJLH5RxqJQhukLgseGcGYdE",
-	"JYQ6+2R5qcdniFffrN5hCoABtQbUqketr1983br9O2m+g/Qg+0TJOb+zEpvXrc+VzNJSVfFeuHloTqw9",
-	"Jn77YMXhARkHZNzK/+Vo1QodbY+3zg3oEJymfRo3ULOwhLdDR2iuC4zsBvUAhBZf7GVgEU/32roEry6K",
-	"83Pjd8X7pjNuf8TorNbA9pZa/r5rr98lloHJ4RsZr/am1Kh1pKpRb+SFXIlznCJGkpQptP1wQaAmSUAo",
-	"2kOpkUseEYzUn4zKngVGZeyx1/tdLhzVlmrs7fW+iGPt7JlLecd0TiFwqzRJVu3JBDoE5aiNbPVNltwe",
-	"GMtjGelTO08Dfn9jl9AVn51TxAV4raMzc2sQdzlm2rfHtEit23elGvYAPq7S9miNxoCOzb91aSU6dnsj",
-	"Ona75ClLuGAdrgOwFMjBQGlzSltPLXwTzhBuoHUvygZo91QCdYnEWJNllhieJnmlbbQHBd4L0dIwzH5Y",
-	"Np1YCi6Yz81SpmRAlqpk7Mat12XW+UyE6hJCLAdaNdCqgVb9gWkVGV/+4yP4IJ20IlvAa0XUHFZzGVHT",
-	"QLpeUfMDS9LOpMv1aw0nr6i5GnQSjXZgwx7MWR5HXghLNT65NdY0aggTcSo5+MNaaEzBC0SwyZOR40fw",
-	"JTFumovLNxVVvYXcKlgDqFmIykH7rKQzOCiIo7qgGdD7qgiepI2ziNKp8cGw6hU1/xyUiIdTIr6i5iPE",
-	"xB/AWrYb56rSewntjmIaa499vRTwAwYOGPi5MLCige+Ah3tRt1s8hoCWw6MvTNOMvq9gFX3YxC8Q9wZs",
-	"OhQ25dGdGKblIobrvPxqsQtx4bGKG2efQF57fB448sbVHxkQZUCUvSMKPkY1PlNb0aWzv4MFYSv4rT9F",
-	"izx90mHxDOfZprKAdfRAso+d+MaPfMkGPnMwfz9PMkFJJEXENYQcYpgous9XX1UXA9NGbQNYVbyupbKY",
-	"h8V3T9AaEf5NXmmtM8Z/szLssEgPx9alx6XiXZo768U/RCJpzOIrNocQqfYIMgjOA0H7EghafQhQa27H",
-	"k6sNAnY8AaEtIestJAzUbKBmAzX7gqlZRwkup2l7k+GW1JcUOywpxHmaKSGC6h9FUTKg8ZesjGEJlIgj",
-	"CNOQzmw36jpEK7iRvO7yYREPpmnGu3euxPLzYz2+y5Lkzetj8hIDMRmIyTPgCRBjdxIUpB8FPSlV3j4s",
-	"RXETNdOUS7eSHlTFofA3UhptFE0H3B1w9/kyAlxoQ5OExcThBJEzTKXYjifwKFsgcZGz/7A4jPM0o/CV",
-	"r9rwDFUSA5oPaH5UNEdk8XaU1sK6LmpnlJH7eOrHdkj+jJWPA6YPmP4ZMb2jck7nxSH3pJvLC7AcnlTk",
-	"UzVTi4/5agYl3YDKXwBvHrOHooYRGcMo2s7j8vLOabQ62Y3WBRY+bmLm0dzpuyBoL6f6AUkHJP3sSLqk",
-	"JlpwMUc9GF22eXZL+Nk524vruuFnj65Sx3FwxLl2ODlio56OjtitdwIpdseSZ4WPXds/JbDe9QUzSddO",
-	"WIql+1Qf8pqafRf7plSBs98YWD90IJEd84aBx2Qw+vrF/2jb3AJz/D4zo2PkT3b5z7fEWdQmrPUNqy6h",
-	"FSJ5JK1GZ2LZT7sxUMyBYg4Uc6CYDRQzIAlfcsNi4qpDNmuKWtHT/WiMHD32xXOOQ4nnzJz6GbfT4++Z",
-	"ufJL67rh7xKad24Nns6W/BpBRD8zEjtUt2ifCNJBkIeA5kIX5WoCOVTuVWJNmdJc2y1hITRFheYQmLc2",
-	"LRn7Qmlubk2k8HmBTtrTiDkz0xylD5rXzKM05jdqidWX2ZGxesDOZ5ShdRMItqRphUrcOfqUKnHnSOS/",
-	"ewwDIpi2D6xUZJZQA5XlWudqPdjettGdHPHvmfJlleOnEx9MgqvLhEeqrXQnFFmSQLEqBjUj3S8daE6a",
-	"lWlOlbswrkLy4VkLmGo79bkyWNa2a26NXmnY+4qD/fPF9yKQx5Anncjz1pXkcwWNu3YfiHIfPXwZ8vfJ",
-	"2eSExI5Mxr7cYoD+qAEUwgXVvAXhgNxJ+CuSYsbnmSuYxx7sKFCesz21QZJSQ2bOPi2ZUTx6fF705i0s",
-	"aqA6A9UZqM6e8mmlVBm9nqgA8bErGels997A7FqlSoUeHVfZ3Y0u9VN4D8RpIE4DcepKnPalB94z6Qqe",
-	"pkBGzm6KnN20YOmweGfCUP47AMHDiU9x4tNi4u207zUs6Z/Q9xV0/bZYcs8c/B/YUt4NfkWHKvhaXC0q",
-	"S6KEQXHysZBQGvvk6WqTV3ZIxOIdkkp7NEXgnzbih0Xgw9XH6Ycdl1KbPeEGDvNOxuAv1f71Lfq9ea0P",
-	"prEdUPBJKEjjeL8ICDWpQHXgH8cdeEjG7IFGJllByno5I6HtPQUvwJBI5f7msQ67qDKlNlswttXDd/Yp",
-	"Xwmw/Gtos1ZrXS6X9FQz28hyBrZr4crIbZOUghOfq/efj72h3Q62pP7/uaA1MUsVi+xkvtsXQH08GRkq",
-	"9H1hdKFSmP0nqoSFxx3l2F87COVS+B7dKrLvh8DcrAARybjAGGJx8SWhQt8zpck9NwtCSehWGRLcwb7p",
-	"zeFTeOO32zMU29++Z+aI9W+x58eFksYkLD503dy+2om3XFxFUrEu1MKdfvtKVHBBXctw/b39kQmarH6z",
-	"JKNbB39arfs595r3AFuy/XyvZx38KQVnooOxn6klF9Swi5npcAJD/S19BkShfwGuVz7D9N5UMCJb3jBl",
-	"2UGfArsUJULJrxlTq4DIO1ck2aleyPj7b7Hu1ktC4eUiXBMaRSw1LK6Qc6SU69Q8z5R9OHmuLYke6PNA",
-	"nwf6PNDn3xN9bkuAgV0GW9vUh/kdlm/2pebnrAi53V5v/nuGNT58LOFFkhzHEXKIfD2SealyvXpv2MPu",
-	"mFqtRcCW8cLneq2v0j5nZh0x6rClFJ9+UNONxxucpCXqoOWmcrydUWdwBz4aHlxEt0LeJyyes/jJWIB3",
-	"rzfTNICqlEhF7j1feNIeK5yFZh0xgmf9YgzPxfBc7CtdAhnnaGP5LXm/Ju12f1RQ33tg5NmV3cRhzrcP",
-	"XBs9IM/vOiA0/k5mIsaY0K/b9XjLtQajQgdcs/224dv9gpkFUzV4RxiAYXu0wvY1mPXkbCUHVVB55Eyz",
-	"ti/bZVZ92S7t4vpu8xWU2++gVHDdaKbZgKoH10T48+6vjNgrP4nQAoxj5iKmqFhH3PHl+ytUC3d4FNOs",
-	"7lE8XBjm09FuQLkB5Z4JygUEAjBZbN9TQWjBsmI7rkkEw8RPQ0hQfSxpmjpvhOPIe27CneLeW2zXRzXo",
-	"khh8XKXu3T+4h/2xjTm9yMFQDr8z7jsg3K9E6jAA3OMb9Pu7RU6PtxUsPptxlsRnn+Af/Xg8pIYJW6P2",
-	"d7a1O9q+yN05Q0l50m6Y8LsnJwOqsyp8HA7fi4AXxFEoflEYNbrRABiioATdzQDQETauy0EtS2dePIa3",
-	"3TJLDD/FPxoIx1v8tY/bHXokWMxt/7bibG/pwyspokwpJgwO0wET7Yzxf7JVJxxEsIdEalf8ty7CQXmp",
-	"trtLKNJ+9g9Mm4/S0OQHbvSFftPBMeFVpN9ywZf8N/ZBZiI2iqf6uVK647v59POJGSS3HBH7C25ugKfT",
-	"8kxooi2VpgnRjhQQLiDmwq257Dxnafy71/9x9f5d7kXnYxR2e9Eti0Uf3o+uPfEdKO9AeQfKO1De50d5",
-	"21PUMm97dhzXuDKB3aWYdofmFZZHYne708u9kOnPRvYG/M5v8Omq8QPieclj47CcVtVCdTiW6wmkYKAD",
-	"Ax0Y6EDPd3/d4HWMEvIuCRVMdcrFTDbgOeT7fyNm8jgeWYP9uAdsF3d0uArmGJHNRbcKI1jznMPSCtCG",
-	"tGtHBXCYcBuEX8GKuoJ40fWVXKYJs2N6XXXL2y+GgI4xNfRpI/Tp+L2SWdqnY7eSKEU/+5T3mc/Zua7Y",
-	"fMmE+Y4n7Ir/9pSR/iESSWMWuxEHQnV4QoWoti9KZTGbAxnwtiukVGNnhQqI1AFJlYyY1gH55W4ZELNQ",
-	"jMbTVMokIDMdEEtpAnKjGL1tlRUCyRpSsQ26duT0tl0IXM8UtwOZG8jcQOY+K5krjPINBK8j0epDAkok",
-	"pGyKryN9LpPu9JlTQnCvHYjiQBQHovi7JIrNiXzZQ6nP56CdQftuJSq1SXc/ueyJU6lqqG01Edx7wSAx",
-	"GtFM3TFNbqRZkHB9pMcQSmAV37thw3N09kZfsGgtHyITRmE2HoLtrwUmZQt9xZkwIKGE/ztu3H785W5p",
-	"/ylx5PCnokKnUhn7h30boFeSzbmAXlzMmTb4Cbj8MLgW4ZQmSXhCuCGaJSwy2q3EygBmwdQ91wgXhMd6",
-	"ci1GwfPQrEEK1fi96vkQDXq235OeraBSjoJJVfrOAXThkmkbdVPD9aFeb1576GwmQI9ndvzPIvy2RzL7",
-	"aUCzPxya1SLQGqaRsf0itLAUbsYSHgqvujADuzHwmerVEfcGCWuQsAa6+aVr10sU8whikyeQW8jdM1a3",
-	"I90b9EsD9Ruo3+9Nv/R56GDwdEV9E/l89ir7MjUdFPcDYR0I6++dsD4f9f0T6e++lf2Pz1zNNqjYBhXb",
-	"Exilz6dQS7k5eE7lVHJhTrk4NXzJ7L4ba21JzS5t4zfCAnlndBriB/TZ+iE+Icd+wqh6JYVhD/iKtEpj",
-	"udHridUvpWaaUAIwBN7YfMnIGCKLQh6HLUqg2CGm0H/KxdT2dy6Mv2ZUqdWZTJmgKfe0f/KLlqL0ylRh",
-	"9O/Q5z12ccXhBjitB6/IQgEWCIPkaVg47cyfb1ETkMYxtz/R5FLZ4zbcjoMlAF29QHnzC4vMyN7sXJ66",
-	"L+1Ikw/0/i3Tms6Zr8W2XgrO3tbF5Rvy58mLyZ/z8g7rhZAvLt9M9vg4cJ3Pm89INfmPq/fvyiCLMDj6",
-	"GSFSsZlienGcHFFusu2ZoT5go4skOW6FtSHb0vF5JEiWoN97MNgDMgDsMF1f0apD6lKPF49HyRPcETEG",
-	"rBiw4qlY0QMV3IOxlIaBI8pxBGOccJtk7JiiD9CwVxzlwB61YY/q14C99Bkev7sLL/dWeakGbglv2LNF",
-	"OiC3bMVicrMiNOFUT/YqQPsStyxen7d9pVrsOC3FXComYqaOlE4EJ1tPIrBFzP0AHa6enFhkkHbzpApP",
-	"Dpavu5PWIu87afJSD0/EDLsKK+6uxdlDPWeZGaIyISDptHlqZVAE2+lx823sBVcGRBkQpQOi9MaEuqfk",
-	"7BOPH7+A9+RNPLwoA6JUEMVIy2V1e1jCT9cIQvp6dP5pMpk8Pobw1jzpfemTNsnD9etjFAzaEwoO+Dfg",
-	"Xx/8OwDWwVuGkp7O37CDGv1cAVXc9ilOvQWDsIzmFTTrXvano0V8qNyzt9qpx0UnX2y1QCcAGCLVOmLt",
-	"xBRXYRUHOGxl1TkzrfHge2Z6IsEA1L2Bujj0thBd6bEXbdgeQHrOTAmeO7JZ0O847BUWymqNEpeZO+t+",
-	"VRiP8jbgAp3bw98zplZD0ssOTF9+xc+kItyVBU3AySZkbCrBWIuYaVZBzOy5IdaAVANSPQ+ksqIP/mxF",
-	"n+tRQsX8enR+PVpm2tBowa5HwfVIy0xF7Hp0jrJRNwTcEIXOPkUIYiAUPeXZ7AjSz/mt9UscntyBOnwW",
-	"6kBnhiliu/PEKUZcLl70r3Y4+7t6hx0wDwg3INwzRrhQR1IxyFrl3u0wIJPJpM8zfLyahlsLal31LmZ4",
-	"IWiy+s3CUlsXPuzgnfGOVFnBVWZFLzbZfrWvZ12cDBPKRcdSUACFcceQ0NcyuqNJxjp2+07J5TOujXVk",
-	"584fmeBMdNIUOrxq3eXvB64LdhUpmSQdJ+lUgaVT5bkrqTq8piDDdGz+7QOEA+uO3VwUcYcQQ6aWXFDD",
-	"LmamA22DeM72rbP5nGksPN2101sZs659ut0l9vkIYtqBAjMtz3J7ZR9T3a1PXpynG225pMpwmjhcY7pT",
-	"qe7utYhwnn8ypbns8iz8+k5eKm65FAuGHaoWAbf1ikaL9tf8DTXRgsUfWJxF7NhlJp9Q5PIJJZoGXtyD",
-	"Zn9G/Go/pZV8Za76+Jh+fp3HLFXbgqceGOqBoR4Y6oGhHhjqgaEeGOqBoR4Y6oGhPi5D3ZpjLmmkzzQ8",
-	"hAd3ko0SRtUpTrY1MQ6jCt/mwae8V06c/Py+7HQ43ynGNEF48QYZ7bPh4NdTHocBeBMqLuZEKkIFoUrR",
-	"1UuCBUPIDEbBcgrYqU0WHUbV1KHFQb1ld2IDXmSvUvwd2Vto/ub18Igc6RF5IoYWj8ixgzyKgHbBHgy5",
-	"sUwQkTM0rlpcdY5Oa2Xy3Y889pbWXzPAyRx17XftAj8KzDyk2qcdag54OeDlF4aX5RfUVQMrnlNyzwWR",
-	"d0xt4Gh7vNxkLs8+5TM8PkNG883rgdUcWE3M0VItfLfBfjaylYUFIyYJ18Yikv4Cec03r4/AbQ6P1PBI",
-	"bX+kYpYqFgEOQlHLipGw4CXbIVmJYewB1ccJFGuNngNuDrj5O8TNMtN4nGRmaykvtpr2n5K77HdvDO5h",
-	"3H2uJtuufggeLi6VnPEON9vdIPYEsvw074+BqO8vUcvnI+4+NYuPLdwIR6QiJipzD4D7EfQAe/fXOlYC",
-	"vj70fSDuA3EfiPtA3P+AxL079a5j2Q+ecOu/Tf57S8ru0mwN+VR/d4mw1jMpMKoSzhRR7I5rLoUvd1LJ",
-	"MqTJxeWbk7a5sso8ykFE0PZw/D0zAxDvJ/FVvwyJtT33nAjrkCA9Z+bLSUraHi8uswEv9hOqvycG6EAh",
-	"+1XUCCBRr/+rlDR0ryiTZmsokz0vUL/MhozXfwRoJ+PLf6DGxUPzOpR3hWXHtGMd1uMUX4OcoG7G7YWm",
-	"4KXFhn2KTfXL9fLFlKjqVUH3RxnR9loVF+zjIv6G6lkdFQAOq/Zpi/OIA5a4PkW0IFNqvjJA/+PY18ro",
-	"n+eVv/tqJwXwpLkPBTgCivQkMohYH1cpe0eXbECsLoj1I5vTaOXhYn/4hf5bCYzuCs/XJSDejV9rz2uh",
-	"DBN0yQ7v8egxzeWhb41sqFnpLT71w4Qha/fnZja9Qq0W8DUZW6DVRCpy71mUDuVLj6U/28sTM7wvA3bV",
-	"vy+tFIOHepcs39eAnEtqogUXc/TTAkQd52hqGUR5v2aJ7/J6BaMFo/GBkTVHVPbAtdE78fVbaDag7ICy",
-	"JfT5gdE4Ny+1Qlbb4y3Xmot5J0S1/bYh6/2CmYWLl6lFWoJw3h4nsf0TVPYeVxCsDu+7vI7Zu3H6Msvf",
-	"4H5pt13nV5B9uLNHx3sVd8hMchw+dyAH/dW6z0ybi1AJLHSWxhSN1/W0oSGl93YCcRTrxNMxe8DqAav/",
-	"kFjdF5Mfg9HZJxjq6DojmLWNtuiZJuz/Yow4A/f+bBzKpGAWmZdSse5mFYecR1NvtUDQXsFJPd+njmbF",
-	"37WJta/RdKhiuYWAQMi9AMyiaZrwCMD97Bcthf1ORwu2pPBrHHP7E00ulUULw3GcujVgL3tjMXu4Mo59",
-	"NquUjc5H8uYXFpnR4yPQF3QX4na20UfwIrLsupwRRqMFvvcBuWUrFpMb//4LumSTzxu6SRNONdMBWdI0",
-	"BbsxFXHFiPwkqmdp3XG0hE5p0kIz2JnmDbRrcPj4nSohaZKUyhj5sD3Apa76x+5qR6CqP3JdKvaHiolN",
-	"ahoCwQwxfjwfgnCd2zW8v5uTrCTBQmNkTIk9vQRbgdLkgFTIVTdrwXyhdHg0/qsy60+Um++kuogMv2OQ",
-	"D1YfTKExMC316ozW/Mo2vgSvE/DIJQRuYkciKWZ8niEcVnFlHPrnPgxI6PkA+9kxB+HJpEmdsv9daEvf",
-	"GjaB672n2iF3PNmbkoYKPzo3CyJT5BBzRmiNP3IH055E4norGpuzKYxyHJ86v+Bd8uAFLOl4Qc09WR5Y",
-	"Zu9aBJ3YuYFxYe68Ozg6uPaHlFhaiCau5RZPBsTAJzMum1h9bE++VviNeqx+KD48+3+06FmHZjMll09D",
-	"NOfhl+PaM3vtLBsdD0/egIXP98lD6fwgD98RNHOtsBFVcwP7OeDiF+O8V8VKUIIRKTbVae0x0zny7Ycr",
-	"bQnGx/b5a0UNLjN8m/v5+g2s6vGio+Ga9udwc1xet85Dx2F0k6PddgROs7JMmT0rXBrwaMCj4+NRL9zZ",
-	"1KewZ69RYQOCDTqVJ+pUsFwE2lyKVNkn/VUtf3gGkg0s5PD0fTYWcg2bA/J74ymHR29ArWeBWk9Aqgqz",
-	"eZMlt3a1PR7OY72DsYz0qV1nA4p+kyW3sKDOqPkUt6APbKaYbg/dXbN9dyUA9hS6Fd9/ziXyL3nKEi5Y",
-	"p/rkXKFkMhDNDkTTwk1/gml7P5nuXTJlqZkmyywxPE0YyRFcv8w9IZ3ro5vJOS/JGeGGLe1P1KBbpJCi",
-	"El8GFK5KFG/cqg/HXLSmWX3yVA5kayBbA9l61mSrSEt6ckAKVuHkokRq1pOVq/qkO1au6o56QWCC2C37",
-	"lrFUE240iamh4CO6ZIbCH2MaKak1UUwbqow+ITeZIYrNMs20S+DK0K/0XnHL5t5zs7gWeE64kXjKHiIG",
-	"k4cv8zxbhD2kVEDuYn3LYQEkEwnTmoTwUzzNc/2EhDv0JSEOGU6uhZPnCE0Uo/HKb4oqRhI2M0Rmxl5J",
-	"6Phm2+XADvR2ATs85+Fmh7DiJwX/ND+aPx/Q07t8gztdvQEw75liDio/Q6QcLFR3D3tD4rNGkGSGx3fw",
-	"CoUwU1MVa/sbELmhNGEd1nNxFUnFnl+5q7+3PzJBk9VvHTKbuA7+tFr3c0GA7wHAZPv5Xs/aO0sxwVmH",
-	"6lYfmVpyQQ27mJkOJzCwkPoMKMMT6rIDefu8ZWiz5Q1Tll+JZZQtbe8i/yElv2ZMrQiv8dB6ap3CyO99",
-	"X7zm534bhodheBiGh2F4GP7oD0Nbyl9l9MFulRc2fJIpqQXOyOjgNbYKHS6qJJreD0zD18fh4vekw/0n",
-	"U5pL0bV9J7VvZ83qQMgAVQD5G2jZV7sJzWsZIZA7c/hf25A/MUt4ZPYXqZ4TsbKP8ksyozxB1SH5+sVf",
-	"yf2CiXJb+AEKxNAlIzyuyTKcE8d1IueC1w9uIWpBXQbKMlCWgbIcmrIcg5pUeKZYRl+C281WAgXLuciM",
-	"fBMflUq9Tzsh+B+RqL2ZXbFf38kO7S8Vt9hhxcbB3P27p7dPIp+A91XGDMgjFYRmRi6p4RFNkhWZM2Hp",
-	"BYsJj9tQSqA2m4Ty4CXzC3qHM2ytl/+HZsiOQ1eOwvYNWWJbW7Ffy+gnxc0OC3ZBDKgmiEgxGYcKOp37",
-	"b1xuNacb28/yYGSvSOuwSCENmdk+pWUKaabwXRiQ6r6JXtCUnQREqlIyuVgyHAgYwmsxhrv/4K7C9Zlc",
-	"i+NzuXkQVr7pNjT4GGm7gdTOWZNZpo+hHupDx99xlnRLNd/VZPGB0cTwDnkov2fm0ET8WbtEDrT8edFy",
-	"gMfWFBIo4d4J9vfMPJFaw7/nZEYTzcKA5JtqSaOdp2FO60vOhgHZQsD3YqDpRo8Pn1B8BzXumUN8IMgD",
-	"QR6SOD2z5OcFQW2vvnxSsvMv1LCLoTnHtusOes1BrznoNTtS2dcy+gcESwOZ/WJMT1IRxdKERo0G7g4K",
-	"089rpz5+7PVAKAdCORDKPzKh7GtNckUtjlODYs7MqZtwZ2but25hRyuP86XE7fULSxxyDnemDw4C9ef1",
-	"XM6rzuyhEF+O7c87UMWTizRrSS4uM08ueomofUnGEFBcZWAVdzWc3otkNTAz3RJ1OQD+UlN1XcSxJjNQ",
-	"bhMj21CuJtFud/nzMhXLniERGgjQQIAGAvTsCVBPolMnPp3BxGefcP7H40lTMGFrmQqMj+6ee0b59iz+",
-	"W565YzHl37s8N8harAofz0jgKsJBHWXZhxAGQ+1NFGvz6sNM3vNgs16hJ2KfzCplj0/OmNV6Rai/3Uiy",
-	"lSoWgYrt3KiMBc+MuYNFD1LmwOT9Xpm8vTi0lXnB7R5tbong0EZLvSxNXTAaA3Z9Gv1ElXB66rp5Xcuz",
-	"1456cCl8D5j3+QvDlvbG5C+TB5CIMVH8k+XiL4GYDoR0IKQDIR0I6WEI6UsiGIs1CV3u06n9eSrokv3N",
-	"EsQwIFToe6ZcpDMlcbFxco87P9mLpsBljzlG+kfIv3uKfzSQ4rf4a+88kJipqpMHhpvyLX14JUWUKcWE",
-	"uXK5b9sTcXu7/8lWneRrpBHgU3PFf+uw4spSbfcPiGRd4hW1+SgNTX7gRl/oNx0SVr2K9Fsu+JL/xj5Y",
-	"bDKKp/q5vibHT//WL1fa8HzliNhf0+sGeLraJROaaHbHFE2KNNhcAGF3a34JVB8qvFiqvZExvJq9cXem",
-	"xmWx9uefq7EjIR+o+EDFByo+UPEvk4q3J911jPWZYcs0oZgN43Acdpkin/opt5Pmj67VMXnt7gR2L3T9",
-	"s9HJgSDkN+jB7VkSBuJR5khs3jSnCs+b33sqWRloykBTBppyQKajREgq3IdMmThcjakPzI6vS5WmnI5z",
-	"wbgiGoLEMBpkRe4X1GBCRjwVzPSQ0OhWn7wkdpy8f17ciSZSsMm1yCUFrCcVEyPX57xZ5Uc3rikt5X/z",
-	"laVODl4nyu6oTbGo9/aGhlpRX26tKHuBHUpFWbj4LKWi3teganvLARCSKm1JudknaTkALqaSC3PKxanh",
-	"S2Y31ICK9mgubds3wuJIZ3T8T8bSi4TfHcP97wl+fMcp9zEkd2pPQtYAbzsZAWiGKhAcUhp/NhpC15Yy",
-	"pkQLmuqFNFWvREc8TsgtS42VjEh4y1g6pRZXwp28jaU5U5hqysXUTrVGgRQGih/Hn9lNtv01d6Hrxy1d",
-	"N3gEH98jGLmM9x4GPodPMEAa0/VuBrWqiO1PvMemLyP6sgs6Drg44OJnw8UeCFh55I7omLPVknv1NI+c",
-	"o9V2e5pW7QiV4b59SBPKRUc2vFd+xtcyuqNJxjp2+07J5TM2yh6Zxnat5NdD0vr7gWWyq0jJJOk4SSft",
-	"eyeXhyupzO8jOWfPqo1XhnZw77jK5nOmMTyya6e3MmZd+3S7S+zzkT2Yg7m6Wx7kFqqb6m59csNMN9py",
-	"SZXhNHG4BkL5IZ2HcJ6uWcYwX1iPJGDOvegVjRbtr/kbaqIFiz+wOIvYsf2bnuBd9QTz3GBg86DZ3652",
-	"lZvVjsuRezPu/ktpf0n+mW35+YGZH5j5gZkfmPmBmR+Y+YGZH5j5gZkfmPkvgplvza3XaNSP5JHfzmn2",
-	"aj+u+L979u1oXiyHZ7K6Sg4eOC6VnPHkkH7Rg0vzZyfST/do/lzE+gMTMVOaULLMtLFsybofNKEiJipz",
-	"+czcj/KOqW3KmraKmS8loqL3szC8CcObMLwJw5vwh30Tuj8Ea8y/MZDF82hJcP2MO/PfXvmldSXxv/Pw",
-	"ju8Smp/NgSqK9E0cPPjfAVlxcPtZE+N6NNtLElxd2tKTuciDFwHIoE5US0JzmR2b0HRtf6mYZuqOQSXj",
-	"Lgza75ui/f45oX2F5bGHgiTVx9LkxMJIgtgTEMG0YTEZh5+usRbZ9ej80/VIZMsbpqZyNlUM1qSvR+df",
-	"PT6GJ5bEzBJqSl0mDa1DkF8VVtNz2U6/wCoGWJDORSqvBF3yaH90N83KdLeWaTv7JOiSPT5j3u0dXbJ4",
-	"YOAGBm5g4LoycBa142fKxrXR9sBURQH1ahEDDS4JZ594fGDqBfV/58w0UCxLqmApnWlUDzXbB0YTwzvk",
-	"wP6emUMX/33WHijHqDQ8xGe35yV9FV+HMg3MZF4NHJE8IFQTDR5+ZExnhin3A5nBVjFl82cltaGjR6Gl",
-	"st2q9AJZdceBmbs/DyED4VAPtGygZX907u0HRuOcRLSiKbbHW661q8bRmqzYfttIy/2CmQVTJYpCGKAp",
-	"qPcXVBNakJ42xAZ7l+hNDyau4MhauVi/eV3HvqGOIGffjriMg1qhgcbi3hrILEr8nQlsc0amL5yq/Ug7",
-	"0OfO9J8ZtXovfE3+g70bnRUNM/RPbd++rysrV+wi4XRQiu5ZKYpo7Hx1GxMMoad0QbzHYSwj1HOG2DgM",
-	"sBBJlmqmDJHQXe9Jt/laRrhOeMn+9OKrVl1eKea7dGaov37x190dPDruTXtaeh5dVZeNk5f2EcUjJ2M8",
-	"ZZokK3fuXMwJNydtXlAk7njjYFRx9Hvz9oWM2b9p8sPHj5eExrFiWpOxz5toX5nzs7Ov/vSXyYvJi8lX",
-	"53/904sXsAB8hc4Act1i1kd/lWTaSkFczADUuRTIEFiWemEHEXTJRuejCBsC0lSHgCeULKmgc4agGcG1",
-	"ByRmCbP/zpkJ8uo7Qa5GCojLqnFSmscrjprmoZYEoa7J9XDf1PS44mKesNP85i4u35Q7Fvey2dWe+k2W",
-	"3No+pS72q7qJ0CnCHlwkMxTWXI88JnG9z98zqtTqVKcs4jMeESZiyKdVXuGv0Kam8yu5TGlkArKwRPNU",
-	"MRrTm4QRY/+PWT5JRHHH5dONqLHs0/8fAAD//w==",
+	"7L3tchtHsij4KhXYjTjg2SYoz/jeuUPFxA1Zkm2dY0kcUTM+N4YOdLG7AJTZqGpXVZOEtfy7D7B/9oH2",
+	"TfZJNiqzqj+AbqC7CUCU3D9sgUB9V2ZWfuenUSSXqRRMGD06/zRaMBozBR9fsVSxiBouxc9UCS7m9tuY",
+	"6Ujx1H47Oh+9IHHRitxhs3MS/umvfyWvE6oNjzSjKlqc/mXyzV8mz06vsmfP/hxdZzyJ4SMjVyP8bsm0",
+	"pnOG316NwskoGOlowZbUTmtWKRudj7RRdh0PD8Hov9z4F0rGWWQ21+Z+ILglEi1YdMNicr0iZsGInM14",
+	"xGlSXSaJEm6PgozDyvfhSXU5TGTL0fm/RpVGo1+CjXU+BKOUKrpkxp3qi4RT/fo+pSL+mSdxRFWsL2wL",
+	"+yNNEnn3epma1T9pkrHRuVEZC9b29fOCmQVTxEjCYBxy5wayfyumNZdC258jKSLFDCNcxDximpgFNYQq",
+	"RmTKRECiRGoWB2TB45gJIhWhSULGMZvRLDHn9i/YN7tPExmz0fmMJpoFI26X8VvG1GoUjARd2h3jUqZ+",
+	"KbpyXNywJez+f1dsNjof/W9nBdSdYTN9tnYoo4f8NKlSdGX/1maV2C9mUi3t33CY7+iSXVCz2ISAl3K5",
+	"pKea2RswLCYJ14bIGaG2G7EL13bTtcc3Dqc0SUL7e/jvIZnh4cBxwPZTO2O+e/gnGCn2W8YVi/3FbYPf",
+	"F/au38k3eDU5CDTeNZ8LqRjhM0KLFfuLLVZOFNMyuWWacGEkEZtQcCXGZsHt71GSxUyTYqd3CyZsFz/s",
+	"gt4ycs2YIDplEZ9xFp9MrsSoHgQAeqdCTl33CghsvXn9nZQJo6I4mAuqDKfJJSDWB6azxOw6oxS72AOw",
+	"rQHOFTOZEiwmYy60YTSG6xeEKSXVCZGC6IU9xxnlSaYQHAxfMplZGuAQgdjLLG6+dtdu8ilSgqlbQ98T",
+	"EDRZ/c48KjTs+xKuZGUvDfafA4UlCaliM35P7Fo500QvZJbE5JoRimPHxe4AqZu3h+1zxH7cllTDXj4u",
+	"8pUBsGeaAcpZSg0LIog5O1apdrwZ31ETLVj8gcVZxC7572zLckS2vGbKwguCiAernIYqGCUm1BApImaB",
+	"yS43klLFXFDDxZwIGbPipP/bN39qPOdrXNoUR51q/jur2wwXhs2Zwt1kyc3HVdq0iVdu1lhG2ZIJQ+wQ",
+	"cKpAjsndgkcLEkvxb4akSt7y2O4BlotPOoufEymSFQmnsYzCxqXD0rYf/EtqvluZRjJnzzsT3BAu3LKM",
+	"JDHXaUJX5HplGLm176FuPDw7dmvI9IvxK/s+S5I3rxqW9gEoCNzsLEsSvFFuKW9OT+xveiGVYZbS3DIF",
+	"dLh4RrcjmB11yvvi1UtqfuzGPjQ9ipFMsqVwr+IYnjtONdMnpbt4nhMZTWAyFrflDxb1DMEaqOx+8u2G",
+	"GU3MouG+3luA1Qt5lz9id9wsCLx4C+hItKEma4QlbNT6OnAxlzBkfiMsSbeD04IlKeHCbgpZ5zGSDnsF",
+	"+mQduAy9TljzepO0P/C8QSbgOymNNoo2Lds1I9e+HUmTbM6Fbg3mjtuY5iM8es3/EImkMYsv2dySN71j",
+	"6Uu2lGpljzRzHYl2PTc28dwyQWw2YxGQpL9nVKnVrp35Yad+2P47vFB8J3gD1THUcBBA7L5SxZfUPpUL",
+	"QNC2N5Mq3n+ll0cgPloqQ65XAWE0WhAJY9HEnkM2m/F7FpPwnOoIefVzO2HYlirp/VGlj3zJ+jxvlt3c",
+	"8bzZJl1eN7sUf0Efm/Di0gMRS2W0AKbRzqMNXaaeEpVgaCsP/BhY/2fD+i4UtzzLgnkBPuGWOTHs3hCk",
+	"m43Lue27mki/5YIv+e/sg8xEbBRPd0kdgpk7qW6Ish1OoQdwh0s3UAwcV6Sk1qdRkmnDFHG6BistMt1a",
+	"0IgiPfWjTlW+vr57xbXYh4u9ZUbxqJ0MbQUdnXM9trcXlQMSXicyutH205IZGlND7WfLMsGXSmaWK57C",
+	"e1b+Im+xpHZR8Lf90/FSYZPYvYSFdxS8HV/8PmWKGrlNIvHXIl3TWpHE/ZHf4fsPz0lENTvlQjOhueG3",
+	"zXfqOk39DK0vc20TuLHZlr3MOEtiL1pRne/tbsEUs88dNnByI9dkzm+ZsBSrrQwWz3YIAa9kZNnsOiiD",
+	"0/ZyCo8brhu45E5XLSOgrN/bvXVUs70gUcNjBScFCjZUL9jjNLgBmI0oK0BpJgzydnJGqDteC0Dwii24",
+	"aftG+WGnOO+eXqzXSkn1UdGI7eCbHJ5HN8TY1nY3uVYF1CiNzxb8OoVePYnUU9aTXonxGoA8J/lrafs5",
+	"TdmTVZ6+vk8TykVL7VIB7TEzlCcsrsgv9FpmhuhIKivGLNPMwT7V8GIgDjigbzgBu5iecAL4/ZamKRfz",
+	"n2REk9KmvC6jHkhe5b8TzUXEyF8m/wN4IUqEPJUpGSPiLnFwfNtpckdX2p6H4uzWUgY7Z7I6eU6o0HdM",
+	"OaGT1llHmk4Axui9/8QwZUnr/micHVGTcbjgRk/gf1Me20f51Eh5Yz/8+79P7NrDE/umxAghcRYhyVBM",
+	"p1Jo1pbK4YRTR/D3QeG+T6i5ZMYyGHq7NK5dK/vazRLq+cv2KpyEmqkfpO8VwpSN68TDzBcW/qqlsHew",
+	"okvgvKJrqey/eskTFp48dzJrDo//cfn+XePyYdAdj/f3Si6bSIWhCrSdcjbTrDg28qz5xJRc7lJv/sDM",
+	"BzZTTC8aTwV+dfo3S9cjKQzlFsv8g4wcxTWbWcKUMmX36n9GpotL0bRKhRP0vFHUDA2mvv28Vj9mSyp2",
+	"KNVsE6IYja184WRqYLkKPUmjFs327XnRb2YXqHn5yNRym97GwV8V+AhHWSqh2pS+hfuLFlTMLWktA/MC",
+	"2E2uc32PYWrZqJyaTV2zqW1W2aHDe8C6//7tKKhDwjezS/bbO3nEXWkrFduXGA0wWzam2W9TIbtvCQyp",
+	"HxdKGpOweId8nxs+cxQLHC6ymOSKqsISW1ja0GAbo1HV+Oka9wOtp3m7vrAIw/xD0FvKE4sGnbe3aydZ",
+	"MTYZL7nWQPmVozAnO/ZX6t13hyiXOAG4heHcC2lJkgu9+YOfy2NOoeH33lWr7Zrrx+3p4ypl6M2wdU8U",
+	"LXl2CVZQZ/cpiwyAIOwhZ1Xdnq5lvCJnhdDmmnkGrfNe7eRT5/DQb7Mxu/+Ja9PNaYPbbqghDrx6uMl7",
+	"4zmp9d7w1zu5Eq+osSdlFmQcov9RIuf69JOQd2fxAzohhScgCVR1d5bCWLbY/X0Oy7ItrVwQRSw1iCiK",
+	"VT2LrgT+CqqC5YRcpgk3ML5z2Mg9kzRTt0yV3CzWlCB2wo56EDjyZj8ZMHdbaAIpzSJ0wtx5j6VyLhPo",
+	"NJNKLoDXMxKMxXeKG9e2SUnXc8H2ol4qRg37mXLzvVQvIsNv2eWiwkatcaIMNcaF7Z5CJ28SMZLcUQ78",
+	"vecJq68WIokmY/dgAABZSGrECjvedCbVFGea4kyjVtu7NNToLspXvJOS1WccxjICzak2UoHOFNpwMbef",
+	"58zAb+jDFpDQcbT2IyDIcyKBpLy+dLYXD8J71bj+J2Ppi4TfNhG2H+UdSaTjygHCgEhxpG83LDUW+m4Z",
+	"GRfGkoCE3yybr+WGsXQKnTqu9Scq5lvUqPg3SaiYZ3Re8u1IKRcJ07pxRbbLDrD4iQnOhGmpkUFe5/Qa",
+	"2A9U0OZuTGOdRQtQvoBjByAsuzcWAajFDqZ4hCrJk813vtnDK8EF9iT8P7FbluzYHPCMtp1FXtQ0AbaW",
+	"Xq+S0Tx/uRw1bj58O2RHmz4sFxe+plKqkT1Ae1NeXEBiSYQ0uZaoZDCx0i9BU0fVQ2jXE/wYHZFTj3lV",
+	"eBtyAw4vqP/a6izZQCtyfXUX/HPLRL+mpsfKsTjIB43RPek5oWKVM0XFU8zNwhLFNd7lb3YlocUQLshf",
+	"Jo2Pl/Nt6rYDe7Ef0YtwF7hjK7QRSiFYhGKS9OBRoXhsMp+Q8M/PdDPdcwY0N+5o10rvX0oRZUoxYeBh",
+	"/eBMkq384qK8b+4i5wyaqQdsJ9GBuZPdsygzJeaa/Lct27ifFsPjozr1w+9SHL3l4jKSapdhA1zbvPzp",
+	"NbaGJMyKrLDwcAoK7bDEMmdJowp7yQW2r5dIZ4kEJZtbMB4jrhcPqHob8FWjw5x9MZcW3r0h1jUnKhO5",
+	"Q+I43803uWmCLOn9+JuAxNRQuCJN/t//hyy5GLtbMgvFaExSKZMrofnvLCDfPDs52eL2u35Xbim7bumd",
+	"jNmbV+9VF/7HOd+BdzbQQmBkEOZznibwQgKPdUBCaow6BwQqDMyAxWFQeLOdXAnAwOp0yOzgcM+JkUlM",
+	"KFgz2nHqdrVTHk+lmvZim/CEPvfJTLZurseWulx4+QbIOPRyu12vhP+nSkZMw8dfb5f2HwTgqQVg+FNR",
+	"oVOpgBFeGJNCL3ReQ3Z5zrRxjLNlyvPT2isLbDcO7D6IYp+V598qp00ft7suGyttaa5kltqdle6g5f3O",
+	"dPlirxWjNyWI3/sdosz2Ui7ThNl9rXkWVHeMP+ZeI1Hey12qg+6xZ1Zyq82CaozcyDsUh9VaTV/03q/n",
+	"QHEMsD/7knQ5hZnv1PIQivY9ziDvfNAj6LxzUCvVQ4MuTiIovFC7bXj/2/wBELRR6wKcg0NisLfgN2Wi",
+	"9ZhN4ch735RjBJ3/8Pc8gZCQZluxfUW8zzCZ8YQRyx/tyXvYjTu140L0R19d8sb+OvpJP3Hv6GJ729QJ",
+	"L+ZzxeZW1i5r9UvwmK6L3icBfIeoKBX8AWLHflQKa8te24qVdpvu5VU5fKcgJv7Jb6CifdAMJtgTlr1P",
+	"t0Qmvb5PEx7ximFwlbIJ8UYdKwAjUxM67Y8TLFFIE4T5EUpOgwH6MEsSRqA2Dq/ERl8ra0vBmoUZmU43",
+	"wpm23SvuE67zgqcs4WKbEzgymyR1LQmH9aaKOTaHcBFJ8E+oyqWNrvtuoB1y/oVi6CEEMn63uDdN6LW8",
+	"Zc5vndrFnqKvDro8E6N4SvQNT3WuZQcjLxVCWnHTRIvChfRKjFFfKYVTWSp2p7hl6rdImKliU+cfhJqA",
+	"NtFxF4rNmGKi0cGxrHIEUiAdxq/ZBAr9qLN04/JzLYaiIpbLLeEVfh27bwkEytf3lkY1aqFLls0bxlLC",
+	"XPPCqJkJb2Efg46DxjER7M4Cvj4pNAFACbasGhYz9cP3JNcXihmzanTxtz96pybUsDg1739cvn9X8SFr",
+	"WKQxq54r+3vDov4OYOk0Pj9lERNr/t56JQy9b1rTbztu+QOjieE7bbxgt6ax86EwlmqgqW2s3ACBv8gT",
+	"4p4E8LVw0p6Tr1izaxOO0vPwtjtmhahcHUtF2DI1q5N8VegoTeFdskvMzXJLeuO0hQXi3XLNrxMGIUDA",
+	"UAYk9Oa28ErYj/geUj9+PhI3vrcVES2ghxhil59ZLJkVL8zCXik8K/kamwlRV4cwd0zuyOAdekmjxc7L",
+	"B0yA5iSy7QnX6GOJrz/X+c+eCsEh5nyBpwUnzdcP3acwem8YANEZcjA0b0hAUEtAnKDtPOWZpSnU67oh",
+	"LN0ZmNuaQtx4U+jVewfafJSGJj9yo1/oN42mN38x6AxrbJeQwC2ImCkWE6rtDrzRuJprQF7/ajnllvH2",
+	"yl4LzDC1k02pnvLeFrcPzKjVe/FSilnCI7NLmQzxX3BBWRpb5pl7J2fn+0Pz6ObIDUlkFGVKt/H5tCOt",
+	"plJMfd9dL/gHjA7a+nzziLggIjSSNE6OjXYQ50sY/6UUht2bZvOTMwJH2A7dL5epFQhN8SsX3sVAGwkP",
+	"BzdkHBq2TC1BBx1dhPq7yWTSpKhyc3TUVFX2AQ/abpP2YXazoZPy29m9/G2xQjx2vioGHNPcIgvNg1/X",
+	"vgKJLiMltyQJcMcok8SurJRAATmHU8c5WEbnOaHokRVihymPQ3LHRbPjQN5u1HaNdaf2oljgczQ3Joyq",
+	"U/clbQwE4DGYfVGd2nCc5RV2P9VdTiF2bUJzbayYd8stIzsrP3U5e76kHNy/3TuJqwJFBsBEyZS646x3",
+	"HTQmpdlKnZojK3Qt3dKPJFywpEvAhv0GuzkMq4t5qwT2kHE4FVKwKUrs9mNrxQPOsV8VLZ7IR0cHutCS",
+	"A1EQXE+zUsRpUddUIk1wimmGOqkqihWUFvRPfM87B4FVfLc9U9A22Mu178nUoEP6To/77Wtf8zJ3OZMK",
+	"f3pPY0CmWsrYYmwezVmO4Ky/nd+mQjY73nfZK/Dx3VOcOQFgZ5IzoKETPITpv4d7zG+2Rc30LlcxWRa3",
+	"dDM5F/lNMxvZRvdzKZXZFwF07sFAnNAv+By/iblCdx3nLUxSyjEYthXNk8rsi9TJTEXs9T2mc9tzlPN4",
+	"I+PPCYYjobUAXNkqmptwqmE9IY7Q9jxcr6kbeC/PQDC6P53LUzdD9ZiKg3OGj6MdnFE08p7fAPX5GT7y",
+	"6HxCv0MdnT+o4ui6HZlTC1lu0qlkqjR5bfsE2AgTQJTNjtO+Eg3HjcM3a3TclNvYq7qjgCMw1HQEmlxm",
+	"DQ2dh3mEhlfmWMYpkfO5JdwWPnJ7FU1ImqlUaqbJetR5By6Lmr1xV0fkNDfiVZ4Yo5nN50wbOIudrAiP",
+	"FtVMHCCo4AgVT9r1hWMTXPkuWQDbvpXxLsuHG9XyNyVPdhfTdbJrLbZXe+azWFR5kVuYhFwrVTqeZqjY",
+	"tdhWXAO2/Qi6n2Y5HwgA8XmIfEIn+0tpoYVU6h/GXStsoRfx0sxLmummY/uHZuo0ZjMQgxWjWorCAQnM",
+	"QlUjsXF416yysZO1XRgYXpu8YShPfDAky+UrQhPFaLxCO1Z7/S/aeHuy1X697fnqfLl9HOF7cM9+he9V",
+	"vDVpqrS/58IKm9NoVTrapQ+qATMsBGoK+4Qs+HwBwU0xU5rIW6YUjxmxz6ZCM2HTsUOXziG3fjcXSs54",
+	"0s784TTrThyHcGfoHDdbA+H33iChllxQw17MzNYTX9J7vsyWJTt5YasH3WmSsMgUkaVg4wpIlkJ4GcVr",
+	"KIgGmhbRN97KEsL4hWjCqEpWzbxL3nJK7Zp3kbftEQl1PhkuOKFrDEK74IOPikY34KffIoY3okmUIUwX",
+	"fDMonDVhkKcKMGAFYZiWqOXWMitnbcm6YpnxG3Tb72tFgo3kZqTtJlEAkEwYiEbNkbIAIBpFmSU4ySoo",
+	"M8l2R9jPLNgSOeLc3HSOP0GAqetMshTtgdTgG1oSrJ89e7bF1QLPo7A/7brEVcri/2SrXVdInT8WaIks",
+	"Z4uPHlM+7FAxl3osj4PlCsN7Wj70tm08vWGrvte4XROWo4fXdTn0d4E7GPwQrcCKomTSRfPVhoC6xW1T",
+	"H3rRwi8QY6P8vdvBlKDJyY6VdVMplpaFy5SgrYK4hSaQ2PBvj3M5CONRStqFsQV8jOCCeAMAlmbC42IS",
+	"dgFtsUr7/rddp3v4W66Ux7vWCePtWGn7yOe6jOWRTLnPBLPMtAE7O8ZD+4Q4SkaMxbkLRMXx6RxyYIlT",
+	"AYh7y66Et2976lINBoPJxopZRKGa/B/km5Mgj5+u+vZ9g84YXuEqRbLaQpN6hVi7o3t9u8Xl1bYhmTA8",
+	"AXrsIpiSlX2UMxbDy2J0cTSYEjFVXCpuVo5ogeNeM1eSLx4Ha41alfWXd/TWZdbcTq9+9mHuwP25LgVt",
+	"AJ8L9ltGE3tDc+ClbVsqSht1rXfuzA8/7Uvd3M7eyTeCG04T/jsX863gXmIN7opLNJB2AVkAwktjeUcj",
+	"95a4aOGdG4NSFsUodYDX/n3JN/mBJTKC8gCP3aLKR+q/wWKMPW0vZi3QDcTlPPVMQUWQrnJNSjlmwndh",
+	"4LTw7G/F56j0mZW+fodBUON3Jzt8EUqnELelxB/YUt42xoJXkM69DHHxViSMujBwn0zEkWEwxdtbbJlu",
+	"OV+5wuU87sowd327O/MLH7tN+iSx4F9/gvLNWhDt9mz7+VawWf+0+24z24WcsvwGQk05IUjYSNDCnatv",
+	"J/L8rLhhEAD4XiSr3T5zNE0T+6gWGX1EsvJPbynzSiVDi1TERUspRpet9Skw3BRjAO00vWDqIfCehd/J",
+	"mDNQqH6XJTffyXhlP4P7j4BaXbA3NKme/artzj/VvRrXXFBY5uZplke4PxVxn1Ee1tXT79hdwgU7jVnC",
+	"l9w4T+Rz4JukOMtfUttIk3H46QrjJq9G558mk8nDg6U+n66cemr9W3SrK317JezXMUtY+esTl+qe3Ucs",
+	"NQR/JjOJdg0rH1GvhrTreF5YqiGqgIk4T0AqcD+TKxGun3hYyZNgpCTjKFOJFZ2VxtRHKVXaJWrTdMnI",
+	"HV1NyBt8Y36Qrlia7XAlQnvPP3OzsHc9jsx9QKDwmQ7IVe1VXY0Cok7Cc9QGWumNwBhjS7NDy7MsZEzu",
+	"QI1q7+CUiUjG7Er4nFbIMFaVapDYnFGFnkWdwW5rXv1iXOfKWwc/9jpzd6ir0Tl4lyjyLx7rXx7CCdQK",
+	"SKRmF5IL80ZYcrXnVVYH37FUXOPVaDKZXI0egM5tHqjMhNnvIu2IW1b2wmnFQNtvcTUyLoA2ExZWC30J",
+	"ICBGlhTYA6fsw6b2unA/qDcCbi69ksh8TDGOAT2AT2pP1yV/+PIpZKHwRI0trdZtKFNKe09AER9Cp8qC",
+	"MAFoiYSHXglwksS+d1aCDV1midDRLH3Shu41USt37D0IVgPZcQN6TfdXf5+YOSecLn2BTJc1Ozc+2GZX",
+	"Au4d3yq8+OAKC2LqAmFBSeCJUX2Tk3ZvXN3FXGQGQhT2Sgj8oFuIGNgKfUiWUxu5EIcQg9lKFTAgiYOe",
+	"lpiwXHjBLbi0SHvdxMdVyty4TRvwiZbAoMgx6Za9qlTJlCnDma7Q3frjR3fufZ8/jrr7KeapsWu8ggRs",
+	"V6Pzq9Ey04ZGC3Y1CkqwidKj89SWyhFtFC8fGp5Gu4zHof2uTVZG37FZj3r5ZlzkCSRAtttymwnJmFGV",
+	"cKaIYrfcSjj1d3cALqoDA4WcyTdLS3fXmKoSw5J7su53ma7u6A7sBsJYwo1M+9ziGEX46vKnyaYz8gFW",
+	"2gJCPpaN7uPQuVqdhVxY4hm6EKYCZKgDGkuZ4hA1uTNILg+UnhtNQiTTeAu9d0fjmGNJr4ucqngTuXu9",
+	"cFXeKc19aUeafKB3b7Fw9K49n5OcBZmm1BimhCVe/5pMJr8EFeSxEOgIN5AIL37DHy7z7NXowT5TThV8",
+	"NTp/Z9EK7kfT64Sd5I9a04RgSbcdg3bThWSM9v06XAXBGw1kWGU6uhHyLmHx3DbZE6iVB8WSvE1n7h3a",
+	"7ixQlXpN8qLNuMxHwsj25YKixU32gUVSxSV3LgdRDevP0ws7X2+4xIDcsBWK30Uu4vKO3knzvczE/g78",
+	"B4Zchh+4+dAv5TI/dRbn68dCZJiiG95tKMkDjyCyIv+6/8U3wNcQFGpXo/Nvn30b4COCTDs6Pn8qAaR7",
+	"9h/CcxTJ/ZxgbrpjipEZ5AegEDPGkwQc/Vh8Upiv7SH6OFz0/yFjqEuU17vQC5oyMA25erd7O1s7WPN5",
+	"vhc+2x8kAkHtT2A5Xg/agL4TX/sP8pnvTTym5oO80xss/4ouk36jGHZvzrDATqX/TuHgBYmowfqj5/aG",
+	"5wJ8oe4x9s8PGgakHFsdoHuUWZAQ5ZG/gbrpDIuVgKZSKQq5C5W80+RuIa1M5uo1ILwoZJsVEVmSuPsH",
+	"DYwLatT71ev4UZshonBHxFffRTJqB+qKsZiMv332rQuUFYSjyTgmQhJIXux6nDglUFF+b49bKQZtRaDX",
+	"6/nlBQoxdQAof1ys7r7WWMHvepDbiDEe+0KAeejwlIk5FxAtwKCj0/qAZmnfeqptB1mYrja9ebweCr0i",
+	"431qocCSsH1luRbKPsKojo7JOESqdu6/KbRl/wDd9GddJarHY5/PwgWhAxPhq3Hl6/dt/08ipEzdNgC4",
+	"jgiqoprjH+vhVV/aT1cjJaWZghttmd9cpYVGBP10nWas/Ay/8+rMcoWzI7FO1Snbsk5r5dKqLJPlwd2H",
+	"T77JOfkEJdAtsSx/DvwgDw9O/Eb9Eyz+Z6yl1rQP1/LsVVF+zfd4cKWlUH2wT1bNKyS2gXs1Xn0cAosE",
+	"hhiMWsBnE6+fWB4sd5hWkI3BRTu4LVREv71uZU2obLOlatjso/b2I6NxjsobKOeQzA0USZfKGTKeXct4",
+	"VYyRc+Nrme5M7my+0eUtMsO1ndZZ1fXOCTqS7+UScLjtJ+/K2a+93a5ix6Z1vrTMj3zJ4veZOepywdAe",
+	"SYHkyDFOkCOMmXI1jtztOLSf4qnMDECRc4nw5Uw8dO6PE6wOu30z+WuPUowHe3zzfwI5vd8C+5Dr6nyt",
+	"SXW+h7W4gRLVhnT649xA47RDgMg5r2vxFsfyQHbcd8rN1lHEL1dJaiPjO/vO3oDNjbddBGXCqBWmonQJ",
+	"sNYlUOcpADcCKjkki+FzQqEaSCWCIvwEtDNwRNipT8Fl642Yyb3tLR+xeXdvNmrHYlR+gonBwGdqUk3X",
+	"ut/lwZBbFCpFqtA8xX7N2vas8GkhHCnmPD/GDmBB7xLkjPTJ2jMFC/0A0TQH4hfqBt8lfbrgniLJRq4k",
+	"37sKfyvvgqix4EYH5RgFDSpu7+zjVufKux6FpvnZOhK1sr2xDVFDB9T33uN7f2dfHXfHJYCzuq4gHCXX",
+	"StI4qlSPnIAuy82xruV2c5x/KtkmYRNrmnB3jtfeZy1w9cnqQn/RIXa6a4iHsjr+X9UZf9m4OacufhH5",
+	"E99m/9h8ElAV+ZywexqZZAVF2OSMhDSOMdn/Ut6y4pMzJlvxae1c4ninvh/WGcduqbBNO2arfuApy9a7",
+	"TvPDbjkAKvHdKA+Nh5kvcsd5rp0B5A6su3la2CjWCDCozV09Cm8icwrtXKvp1JdgqClbrP71SzEDugDU",
+	"JY5C36dxbkE8QZW6r8hdzryjixyZCyWz+aLwMpjsspZtA3w0WvnUU5up0MuZq8BRJM9GPS5OBFVjJ+0W",
+	"YiWUupzkec1HyMntrGiPO3mup1gFuYEcVNww6tssM20wM2797x1O7lqaRXF8EBvn0pX1OUmXF6rd/JVc",
+	"/T2ma0THV7lFvBt9+4hGBG9Nr3g1C6B0rihlRRrBDLBgiMDGJ5vU7qlgW/lmNrHu8YC5ef+bXmT1d1ah",
+	"118MFd1Kwo5IU7YThB2HXn7jOp3809h93e6+y5KbN4Ytm/fjsrTUCQdgdpUzQHhvec05WEA5rJKHyoky",
+	"I3TD0DtiSe/Lc30TjJZcrH1TPUqXTqKF0dhuyzO0gXPd796vFR+02Q2tHl37bbuhgm9e5zWJziIoSmCP",
+	"vGrNIUtmnwid22Og4JKPlrGfkXXGj5ANDz6WM+I5B8fnV0IKX7iUhKCgCCe5HgMUfwtGfvz48cLrjr0z",
+	"JULB+E/PvvHWrID86dmzAFRTQpopaKDtn391zpTgIVq9+CkHPlhkCRYlrzoeORivpoB688oe4LQB+9ba",
+	"QiPbvJINsEVgZHWcUr5DGM3Vvu88DiRPxBEw2q+NJFcoQ9ZHwzHscDjr9sPAOPFglAeKdl6+C3q1gzBv",
+	"INipUIF0OcBzSxWxeOqzuNe+oHNmdkvoCRfsB2ZQrvH4s71MyJooHDgbX0OujrI8OfUFtF2PXxqwuUkC",
+	"hoOqeQo+qow5bwUfsAcslmFLpzqcFNdRkZcxX5GUN60CfIMiuVb+oQ31qku+1XrStTOEfoE/Cr+iupN8",
+	"Sc13K1PLtJDrlWEkEy5eMPeMwZyPIlvama5HwchOdWM/LO1/9oPFhLn9ABVA7YfU/nddWkLxeHvPnc2U",
+	"BNSAx8xzVO6gEME1Kb/d4C8zKp15kw5qO8WrezLWL+MlNR/5ktWdFARX7jipeBSMFu6Q7J0s4X88UlJD",
+	"WKKQuv54ahx2NoBeZMspOOXUIVgwgqeNxa30OUXboDRsLexshoh14ueKPNrb0nevc2hmwZaTdcLscoH3",
+	"EeGaQsi6saZxS+HD+SyBr7vXefaYL7UPg841l/tyKQ5GUD+U73vctifRV6f55R1Howa1spnyAn5pPsNd",
+	"B+iLpuz5cL7sU+9xzCVHw40zvk5kdLPvE3ZODlMkczWCr2+QZbUUKPAF0gWkCq373Rl9ummu3IEUmVbG",
+	"oV9JJKWKXbGb0LnF3kIGIvBm5HNMeQz5A6G+rbfCl2sSn5RYsbZnhWkt9nv+TrE0PeTYxjtT73FscGht",
+	"BooO8sg61lQgcgeuOBlqA1X0DU/TrayK1rMsqf8dcrW1ECOwXWW8IJ+5duHlKO1OjzGmltjB5oPG1bJx",
+	"lAu33KYl1BOYPUuwkXcdbiHQ5JkX4ynkaGzBReLwhdxde+KgxQCVQa9zL+lb+1ie13X3m94HPsRDOoVL",
+	"kRpr3dBMcw3vJuUCKlx4CLUOUQ3yOKlONvQG0Cqf9ZM0HdcP4ietgx+XYg2VDagc8cLWi3dWFnj/YRSM",
+	"qLCjSFUrXL0CfeZawFGNNOJykoCp3kcYFXkPqtpCMEaj13aulQtPfOQ/enP6MWBz8NpJwd7PRuf/6uZl",
+	"HnRysPkFXd/LI9TmDCp00tSXYXQAj3gQOHf0wJ1LjQVqWvf0DHrF1nrFdUp0R1eahNNYRuFkFBxP7bip",
+	"Q9yoaaoBB8BdFfVroWv9N0wCi0MUVSvr1WxHUkQ2KRuxmlcppZ8bv7jhAlrWobCWNjnigDUDunHX0Mfb",
+	"rPMnBiMN7A1t6MOcdqQH07yW4aXTMl8UFND76FGxKqeAee5s6xpL92KW21SxqAjC77jekoK721oFyWOn",
+	"yDi0E+S2lrWYlrwZRmVgAmi0ZufkvBqItWFcs+uLp9erbur6nBDuVFXiahrZewyvaTWSd6+c1Cvhcu9L",
+	"HnuPCXzIyvXyWjgD5NPUm01AGvJBQ60V59XT26hbYbG2nlcxkPNZ0YhtqYBRp82ryBeYONiddR0JgPX5",
+	"Q6ibqPo618V+1IVblTND11g+Wp0aFiypWGU2uYCyDTKScZmzbRK6cAVbTTel+WtnxU0CJJCxyyTlauKg",
+	"z8sST7SAR3SImbE77KuJzqIF5HfIWbXcaaUdl1WBrBZNc0i3DFaRIHD3jbr3z3nlQHoJZpg6J5g/PU+K",
+	"HvgYQfQEcuaPcfg/sSS4bfg//aMbngRXAhPuLxkV2o2FxmDPH9uvRsEIRh8Fo1re+PV9SkX8s68zVGav",
+	"ZcrsaFEiNfDozo8nGAkJ1flpktQO2RDhv9eMB9Uj//bZt3l4EDOnKKe9uHiDefgcN54blCwoVWCG6cA+",
+	"rwVAOGir8u+EihizAiDgByRNMk22pAmo91Gusdc/Cqcfj60/MLNbONoUiH5gJpeFYL8uHee+xKB8/D4S",
+	"UNF5U8fSXmqZC6lQyG1ZS2ltGNf/s0tAjb5z1W7Ok3JfQlPObnZIP9hUmOzpyUw5z99md05CAFnLBdfs",
+	"UJusCS3YrQF7K1G6/eG9cWmByzm2UwCGsFkXhby5od37qIu3Och+Etrgr2pKkUTbck2ZIkoYt5C/3u5b",
+	"SCgCkjI3GAlsyGbqzC62rF0HiPGqP7FblpSfcafMHxUOlF4JV/t6V6Jea9SHUK3AU6dCL7KpT64WNtjd",
+	"ZJoyFTlz4FqakmxJxaliNIbk6RZlyRiNTv9zYX+rmJJKrrp1w0+pnqLAWkH/WGbXUGfJjeKatDHPxSyh",
+	"KxZPM0G1hmwyWzddcmPtzQ+5wOwNRuiCqVNkNTCOupYD8WeXWEj5m7fGQW4v/Mr5OZ7UarnrigfU7tPV",
+	"35WzKaQdz61r21pyMZ0lfL4w0xkz0WJX81ZjpkzEaILTNw2NN+sF1Futcp6rfRb3YGTnnS7p/fSOcpiC",
+	"iynU4tgfoDdOMV3yJOG6rQXIh6bX08xW8L3NkpifYHmqzftsAJ2ggfisU5q666wH27otbUPnZqjaBsMt",
+	"rmc3qWqm95c5UHqCP1cMxLQVSxJ5B+cR15N6Xve6svs0oYL2i3SBomOkNAQZh/AXF6gobtYHuqf7dWn6",
+	"nSqnL4KVF5CUqvtZYj/CYyYMNyu01PgvhWDKl2vfdpzvcPLdJ1nvPLI2GFQ6fRLSiYWz+ge8QR3qEGnd",
+	"pdAOs0cb0a49gBHogNLRkxd/Fny+AOq4jf9pX7h47f30g7OYzBSdQ4BbUGddaWBtBFNYIbATsr7xyFie",
+	"q2TDCT9djeyvV6Nz8iM32le7egh7GEcwKUlsHxDV+bigQH9DBWBlvDXKqdIW3JDxTttOPvkud7/KUnZY",
+	"6BC9ax+90vltPl7+7lqZFuzzV3NG9qHuTV7Kvks75tZQXnPjKIrpA9xO0yl89PPUiKn2p1IaPzuO17M/",
+	"L1XZdJ57CkMffHlMy3ZwYUrvdTt9XV4udKe+Lm/5Qr8RBhV2NXreTenzwL5Aa2lyO/sArXu+uOXW3WBN",
+	"NrqN7ZYdipr2uxYS7BPNNbiJotPRAf1tiwUU0/3SHHbRcHD5xhtPrshMdkj9RA9Z15eK3NVu22htxdH8",
+	"tz7IAJzINj0CpjDZ0CPg1462VDQJW9UG/WTnPiJnLmNuHHbtPR1HrGwE5Gqir60koH3Zi67YVM4D1IXt",
+	"idl9np4n8KJJtX7Y1cY1QKbub65GDw9oKJol1JQ6TRrb93IYr8s8tDV0ooML5mN8NysQ639oviCfUvnQ",
+	"7+HG9KCAwbJ7DcrPnkd3dG/Zupe5tIygxTWs51HcuBD02THlJIk5K7qtZTfEc/lm8wIMQVEP4lOBjn5n",
+	"gWdpHgKCtRxYPJWzIK/5G/jk1AGBKpG9xJIGpmPt3B1nsLb5X3bGZa4Ns37MDRfGI6Yh8O9RztC7lPVr",
+	"bmHoLdHCdx4b1i19kyl1y8Dioz5XIo6wJnLWP771jtvVecB277NfenMBxIjCTKhP2JOvN5zpllt7nzLR",
+	"/9IO5qe+ZcXl1IubOlWaJD10qdXscUniBRIAhXGIDAvHoCoQ33q9kCXOak2YgHj5zxDA4yb+pVZFswMf",
+	"6w7zgqk8VXeWQeGfusPrfHbrSozCh9je9y5AzzOJ1tCQxwYE+p41SmUZs3VCUTYkzRMuarpejf6XzMh/",
+	"CnkXgHMUWuqvRnWDlNSL215op0yEJK0N78Sa9aiy7WKeYtn1B+39yWvPI3dnojPDwGvJRz2gl7vT04aQ",
+	"sT+vMFETCjE47FRV0of2j2n2g1jLHN2da+4VjVllybqpZXcrenotCZIpt7T96pYiYMclPCIIFVe/cbCl",
+	"pVa4923KtiIvNXgI+iReG9ko0F/X+15vJqAOiFSBcw71tQEgsR4mpbbwnTDDklVQk5a6Lk9TJTnGVruR",
+	"z32x/2ikcorgjvEWRU8XTVY2gJTGbeBMd0JPj3RI3gKwS/me2xBQKzdVLM4iNk0XnjRsokjKzbThvU2V",
+	"nPGkoxh3AZ3QM7ZIHG75OhjsnOwwmG+PDG/j8A86bq4dLE/qCUM2n7cI2l3LNI6doBjnOlzo/LeeUNEm",
+	"UHmnM0vfpEtb3Kir2e83np1KLcNWBqo6srX//FHFuuo29U7GzOfRX3tGO9CNjjdMjVH8OjPbBe/dyZ2u",
+	"M57E01lCb5GMbPTABgtaSZy2/nNjONNCVlJjln4wJt07e+GxcFcVgDfQEtnqYMTT2hX+ervsLpCqTEAO",
+	"rLErPu7+Dgg2vQa/FBBS/+Ofb0+hzGGMNnftCpVbFprGfUjaUsZZ0gF3LpJszoU/hXWUaZSspG5zxO8v",
+	"/cApTLOvZaVKWim4zRIusKkfScmksy9AL6V/LkPmafnHqPcPcl2+q5KYUDP1jf7W+ykzCwsx01TKZN/5",
+	"h8Dg7bNUT6+z2YzVU4nallMuptc+qV4b50pFhU6d/8W+0yjZcac0jpWDnm0yeSsN7eaojtwBRSnL3hUa",
+	"WyGZFfLqQbRC3JsfnJyEbTw7Dkdc9scG7XqH6M7OyufSAprW7+hDjeQJFkQWT6u7qDFOq6j+SaK3lIP/",
+	"yc4hGmkchhM2a5dcjOHUjqVuAfK7+RG3BrYtMwUeEuEkygBXewJB/dk2XVCZem6aZuKW+1wmMrpxqt2a",
+	"fPmPO8YuRwXqsHw1TZvOCw6tAeW+mC3F6A1S0D2St9m+ecvjMm09tNXOrF4o/8exjHSAcUVBXlYhyMtn",
+	"OdA4CYjOlksWE3nLMBTJPtT/ptFlQ/d4fPfJPBb8Ys4/LhhNCdXw70nQjnfcn2nSM3v7zJVY8G97zSHX",
+	"mbc7INfEl0wbuky7sj1b2JP1ZzmfImjLjuARNRE+/SOUTu1m4XLZ2/W+MlV8JoPZetm6TdtkHkS1s7yc",
+	"O8bNmAD/S5touR1ZFtvItyjy1MslFRdsK6fweLejZh5htGZwwq8bjxUe1DzessaVtKQBBRc5Ime4yBJ5",
+	"L2ePhhiMlnGaGwX/vvybRQblYbst/Dj3+z796EQIfzfeQ90V1ai7kvcpE5Uc0w1OQvFuGsjjhmVVM12V",
+	"w3xdQXZfTyMe+UIekOPbJzWCzzKtXX9JOVFjk6ZabwmBLV1Yze+snBBl2iwfBCN2b5iILRdfo1nZ+e4t",
+	"qJ4KCm6bkRRGySSpyPQl9vxXeku3riThERO6ycek8SgatYVdRfBC4imfblC6iab91kFOBS5nTDGxOxNY",
+	"C7ANRjeMpVOa8FvWMjn6RWZcnaAe2UCfYs2rA9eRe3wBrT9u5baLLM+N0a90QcekF979Yd1ohAP90rDC",
+	"tawXPVbaLmsFZDlyBebQhg2H3Otk1zIdd8wpmGOpR9vw0xVGtl2Nzj9NJpOHhzCAuDkLxuXvoORRdxnw",
+	"Q1NqS/cDSWXCo1UpG+rzzVRclUxbzXm27ii3j61qSrn1gS2lYS6FdsNrK4WAwsxNXqkQdTB1zaauunxD",
+	"0M+9b8elgNjyqU8JUiuJ2A6pkverqZbRDTPl3g09XOiwPw8t+GyGzg73q9ojENkSebJp3U6rATOVxezs",
+	"gI23qcI1Y3FXU8kNT6eZyDWPrVJj+2W686kZpY4ebCk8vanldr9PZWbSzPQw6Pma1Xmmunj1WC/I9UXV",
+	"bfLR5WTqL7a7M00dZfM1tlstrrH8tnfStkf6PC8tJ6SBpJosJgumGKGKkZRqzWJipKvIrm6ZIpmIFlTM",
+	"az0NCze9NacLzOKJHA/wGw44A0fAAl9fR5HwExdRkoG8DKUaYqZdgE2NO99ug/2aL0Cjn9B6hDQZu1Ko",
+	"MxLS+VyHbdgK27DTLC3GjGSS0LQuQycm6nW/t3kug1EsI2BppoUTZHXMVzI6dUwXqjiNJIqZTAkyXq9S",
+	"aa8LoVO3ORyXbaP+4Whaz/f7XsVMyWU9ga4kAGgI3wfOD77V7SstT6+lU+035UTC5CTQrM24Sy5qAsFn",
+	"iaSmLk9UyneyirVCmO0qtZkWok2XChMV37PNC+9VtQJ8gvzG19kl+EGN9YkPKAdW0kJLG7hwJoBp2eN1",
+	"bQZnJEBQ7Y7IOFYj5iGf3n90lGjAWbx1IoWEagPZFNzfqWK3XGaapHTO+udQsKv5bSrkhut5TUQM/501",
+	"BHIkfLfL96VtFOOz2ZxG4tLuXKcs4jMeOWdG//CsgYov8dZKiPRmyw78GohkzTCAGfo2SW+pWnBbgC65",
+	"Rza4QPaAstzDsQC0+mxdTUy/UTS6QeKlG/wfoUWR9GFzA2vZiV1OV7eASSfX7za1oy+3Ok96kWWnHnmz",
+	"MlGVo3npx8EsQoP79TZT+eBLPfg/1zsNl/P3FXFvjflqeqm4GsIz8lhnUq6SbgUIH6rlZIqQQ+hXeF6o",
+	"vYKy3gsjvEw5rWummb4S2mk7TgIS8jjE1OHwZOCCIG1BaOEqJOPwKnv27M9RSs1igj9r+Iad4Q+2GX4x",
+	"WWba0GjBwpPAOUlCMnhdGxuyg49PmuL7rFAFWqywmM/KhMz7V7hFkplMYiTkm6Un4vrBeYxD5ylu8djq",
+	"xxD1kYQtFJJkbOGaOwwpX22bFxnPtLvgXuXZ/BL/TZNbqnhe6Le7R0gzc94kyB9KZ+uwcM2wCSLC1CyY",
+	"yBNWxjM93fi6To8Hz9j36CnRkOOgVYUSn3ywRSkTX/WkvSvGemK+2oyuuxwVGwuAlPPoNKUj2kuOIc/l",
+	"45hNPocHTGT7qGQ8a6s/fHaddf7rsM4/FURo0CCnTy2YHpnQGp+CA9akbIiZr11eWersaCVmST1zyeNG",
+	"o0fDAW8uq5zkfuOwGhPLO33W43xsixdjO72CVeTNf9mxi3Z1wer3uSYzlliOwpibJ2oB9itMKRcJ05B5",
+	"gd2nimkrJ4a1XMSeT60uYbH9+3npleXa8zdUQ/Qv5Ow37N50TdgPZ1R7+CgCvF2zm7lCKZZayjRLqAK3",
+	"9ju6qvcAK/It1sQaJnkCZz86+20UjOYNrku3vlZTV3kAOwbFjHX7Xcv3uAk2VnCYYBaOFjkpJ1AGYafr",
+	"aTlzVEdRw6knSZwnx0ITdXHK3iYdXI3ilaBLHl2NzieTSXDlDTR5C/u/XqLnP8CRK8+J2ad4bmG2bfWM",
+	"wVwvorVsYEUczMbN4hJ7ra29Hcux5KilYzEJ58yE26xb6wU2OlqzYmZYZKbgJ1fLZsUyqqcmKVWWYSmy",
+	"ihhJlkzNrfDlDHzs3r6PpUJK7exJFgGyVDPVIM/zWecMJNirfdqQShmYzb2j26EjqGVdattyJ354Fm/d",
+	"afHblmwuxmewymX8/KdYMjTEwk30EqTKqWs2aC8GvcXOG6chpvixMcla0FQvZMMR7YhbTrKICbbV+XHJ",
+	"BV9mS/Qqm1pKQQ2/5gk3q1b97rhiHboVBVk277RaTM+NgnkL0AFYEz9R4nJ2jP8y+eYvk/u6YhnrvpY+",
+	"K3zrMMbS9W5cxsbRtjqQdqf9SzMcbroqG6YEiALsfuPjdA5Lh4K9tbzAz5Sb76V6fWufhsq4yyWLOe48",
+	"U3MGtd8XfL4Ap2K1hGmw5IRlfTJeV3biAWReRJxdl22vkdiTOy3d8IfXlx/Ji4s36CoBKtW/Z1SpFRkv",
+	"ecK0kYKRb86JsxiAQhg8GV0q2yuBlGFJBZ0zSxKCogxg7iIakOssucmDqwICte5LHpEnkytxJV5KYY8J",
+	"fQ6sLIMLYrdMrYj0ktW5bfrvJJe0CI81+H5sVqbNd2ffLE24IIm8Y+olXbLkJdWMjENn756gx3dI/r//",
+	"6/8m/kusAB+ePL8SpGZ00KdBCsEUvMXt+OH9KdOnNOXhhPxsqWW1C5yyBh2rXZYURNvd0YSk1Cw0kcpO",
+	"tWRmIWMdYMJ7+8sZfkVSyhVZOFZa3oniVKDebIjThOSMuI8/2Mc9/wui4ezf4PhnT/GCmkVRRVO7sr0h",
+	"XE1oNxiiWw3UEXXeC+eWRCzpqWa2o914wrW95Dtf+DIg4ZQmSRgQeMWW1CzsvmBQB0nnbiL7TuL16TTh",
+	"CBOKaZk4aCzceAJ4Z9xXSmaGKdhCq/qgmmQaISTMq42GBDk1Mq6xzq37K56c2x1U5zIWPjShJMWS3qfX",
+	"mTnFTrOEQrVRB/FQbtRVHj2xopDzeyRQV/ncrzokERWwS2Zny7Q9A4aVXcGZ2K7qhotTmTJBU05uacJj",
+	"asCaGMOvkqb8NJIxmzNBru0hK6IYyGLFlkDOgMP7iWuDzjPx5pGNfcK2qfdvsvuo2IPh0IC3nFo4dT6l",
+	"cJ9rQGI3NA61WSXsHG49gMo2MmZFpUu7CZok8q52re+yJVM82lxnBARLSBI62h+ehUt6D5/OiaJizsgt",
+	"lyhTIbAplkpl1kEMHzyzYJt3jeU3oQ7dOPyX5r+zX4olFNdGBJgJb1mAVUvJv06/+SVEXPtQeLFxhsuw",
+	"9+g9gcg4rOP3vbWNaIlO+OsYYVDdjnAQ2JXj5jTJxI2wROKGrTRurWZPekL+oTFDecpilM/ziw/LmW+L",
+	"bLi/eY9jmK5sdD2xBDHMecBzssYChnYb28pguJNyScP80UDtbLtR7/u3TlZFbM/PMyOh5VQVI5aeYE1L",
+	"bAFeEgBlCaO3cMu1Zx6STGhmAoJFgbmwr42wFPvPk2cIoZqwe6OoX9BzVy9XMKSIP0hLNzK7dmOfAW3o",
+	"yk6HhHRMBQA/j7gh226d3MksiQmNY0IFCV/UrnVJU8QcEgK5x7cCrgbXH8kk4TFzMJC7T9KlF/9OJiQs",
+	"1PxQ5t0vL4GXV5z7StGIa1Rdc6OoWtnJwFwN92aZDov2UlTelKLkMtZdC0gIo2FF8XUSgs8Eyk/4+tAo",
+	"YqkpMQN2a8XLZ9vzZZoA+7GO0v+myZLHccLuqEIy8tbt/24hNXOcgTZU+Vwr05DMmbE3iL/Zb2VmvLPR",
+	"jN+TcZhLwuE5Cac8dozDm1chnHuR6RK+vvQGN3KRkwx4M0tcjmcE8n0hhfhfL97+RKiIFhII8lX27Nmf",
+	"/juC/QXaO0+qKFMqPw5mSUtNK9hyTv707BsU5Zx3PkHmx75knmULyLfPvvWUqlTj2W6uiPzxCOwM8wRo",
+	"CBlXCxgHoH/KEnNO8sC58MRO8D9c9j/kJckd5caROA6R95nBB77K/wH/Q0nokqWHaykGN/k0JN3oO/zj",
+	"6xevykcs7KmTBb1lhKLHNliPXbgaWNFQ3fEipdGCnf5p8gz9AUxiv3W8sueOX1y8KcWanY+eTb7B9u69",
+	"Hp2P/jx5NvnzKBgBv2fHP7P/m2NGVS9VvJJoY8lUMjqHXAr6/Ozs7u5u4mL/JpE8syIBO2PirBIPeKa8",
+	"L+SZZfjPsAzAwiwTtw7c+ZsYkiPM5MjZeBn6AzVUpSmanF0AMgPsNZamKTWHKoytWwMR+mipQusu3wPp",
+	"sHxs+y5AW1zzX4JqMrk/PXvmgkaMq59KU6huYY/t7FdnMEXOcXfe/DxUHES1qoj2siRTOScbK2MvIEgY",
+	"1vJfpw6STy+UjLOo0SfW9Tn7L9feN3ezAqI09c13j6cPUr3OlkuqVuCjajIlNLmmmkcVfyB67amiA/8J",
+	"Jg/W5Tq5vwQjLxGB8gujze1yPwO8Xzh7wADvm/C+qT3IRX5NVCaE85P4fND5I6PxNgi9WzCzcLla6te+",
+	"HTjzci9nU9BgHJwu88jOjcqSRgoNrX5gGOX7AjKhd4NfrLX5jyJSqjXYvLC8wzvp1tChG6f69X1KRfyz",
+	"Vwi07vyTjGjSuvUfBDe344UzaY32RelNtW4bTRJfJqGMQ6UM0RUCjw3nzDgkKiHU2SfLSz08Qbz6bvUO",
+	"UwAMqDWgVj1qffvs29bt30nzPaQH2SdKzvmtldi8bn2uZJaWitH3ws1Dc2LtMfH1vRWHB2QckHEr/5ej",
+	"VSt0tD3eOjegQ3CavopQBTULS3g7dITmusDIblAPQGjxxV4G1n51r61L8OqiOD83fle8bzrj9keMzmoN",
+	"bG+p5e+79voqsQxMDt/JeLU3pUatI1WNeiOv/0uc4xQxkqRMoe2HCwI1SQJC0R5KjVzyiGCk/mRU9iww",
+	"KmMPvd7vcr2xtlRjb6/3izjWzp65lLdM5xQCt0qTZNWeTKBDUI7ayFZfZ8nNgbE8lpE+tfM04Pd3dgld",
+	"8dk5RbwAr3V0Zm4N4i7HTPv2mBapdfuuVMMewMdV2h6t0RjQsflrl1aiY7c3omO3C56yhAvW4ToAS4Ec",
+	"DJQ2p7T11MI34QzhBlr3omyAdo8lUBdIjDVZZonhaZIXaEd7UOC9EC0Nw+yHZdOJpeCC+dwsZUoGZKlK",
+	"xq7del1mnc9EqC4gxHKgVQOtGmjVH5hWkfHFPz6CD9JJK7IFvFZEzWE1lxE1DaTrJTU/siTtTLpcv9Zw",
+	"8pKay0En0WgHNuzenOVx5IWwVOOTW2NNo4YwEaeSgz+shcYUvEAEmzwaOX4CXxLjpnlx8aaiqreQWwVr",
+	"ADULUTlon5V0BgcFcVQXNAN6XxXBo7RxFlE6NT4YVr2k5p+DEvFwSsSX1HyEmPgDWMt241xVei+h3VFM",
+	"Y+2xr5cCfsDAAQM/FwZWNPAd8HAv6naLxxDQcnj0hWma0fclrKIPm/gF4t6ATYfCpjy6E8O0XMRwnZdf",
+	"LXYhLjxUcePsE8hrD08DR964+iMDogyIsndEwceoxmdqK7p09newIGwFv/WnaJGnTzosnuE821QWsI4e",
+	"SPaxE9/4kS/ZwGcO5u+nSSYoiaSIuIaQQwwTRff56qvqYmDaqG0Aq4rXtVQW87D47glaI8K/ySutdcb4",
+	"71aGHRbp4di69LhQvEtzZ734h0gkjVl8yeYQItUeQQbBeSBoXwJBqw8Bas3teHK1QcCOJyC0JWS9hYSB",
+	"mg3UbKBmXzA16yjB5TRtbzLckvqSYoclhThPMyVEUP2jKEoGNP6SlTEsgRJxBGEa0pntRl2HaAU3ktdd",
+	"PiziwTTNePfOlVh+eqzH91mSvHl1TF5iICYDMXkCPAFi7E6CgvSjoCelytuHpShuomaacuFW0oOqOBT+",
+	"TkqjjaLpgLsD7j5dRoALbWiSsJg4nCByhqkU2/EEHmULJC5y9h8Wh3GeZhS+9FUbnqBKYkDzAc2PiuaI",
+	"LN6O0lpY10XtjDJyH0/92A7Jn7DyccD0AdM/I6Z3VM7pvDjknnRzeQGWw5OKfKpmavExX82gpBtQ+Qvg",
+	"zWN2X9QwImMYRdt5XF7eOY1WJ7vRusDCh03MPJo7fRcE7eVUPyDpgKSfHUmX1EQLLuaoB6PLNs9uCT87",
+	"Z3txXTf87NFV6jgOjjjXDidHbNTT0RG79U4gxW5Z8qTwsWv7xwTWu75gJunaCUuxdJ/qQ15Ts+9i35Qq",
+	"cPYbA+uHDiSyY94w8JgMRt8++x9tm1tgjt9nZnSM/Mku//mWOIvahLW+YdUltEIkj6TV6Ews+2k3Boo5",
+	"UMyBYg4Us4FiBiThS25YTFx1yGZNUSt6uh+NkaPHvnjOcSjxnJlTP+N2evwDM5d+aV03/H1C886twdPZ",
+	"kl8hiOgnRmKH6hbtE0E6CPIQ0FzoolxNIIfKvUqsKVOaa7slLISmqNAcAvPWpiVjXyjNza2JFD4v0El7",
+	"GjFnZpqj9EHzmnmUxvxGLbH6IjsyVg/Y+YQytG4CwZY0rVCJO0efUiXuHIn8dw9hQATT9oGViswSaqCy",
+	"XOtcrQfb2za6kyP+HVO+rHL8eOKDSXB1mfBItZXuhCJLEihWxaBmpPulA81JszLNqXIXxlVIPjxrAVNt",
+	"pz6XBsvads2t0SsNe19xsH+++F4E8hjypBN53rqSfK6gcdfuA1Huo4cvQ/4+OZuckNiRydiXWwzQHzWA",
+	"QrigmrcgHJBbCX9FUsz4PHMF89i9HQXKc7anNkhSasjM2aclM4pHD0+L3ryFRQ1UZ6A6A9XZUz6tlCqj",
+	"1xMVID52JSOd7d4bmF2rVKnQo+Mqu7vRpX4K74E4DcRpIE5didO+9MB7Jl3B4xTIyNlNkbObFiwdFu9M",
+	"GMp/ByB4OPEpTnxaTLyd9r2CJf0T+r6Erq+LJffMwf+BLeXt4Fd0qIKvxdWisiRKGBQnHwsJpbFPHq82",
+	"eWmHRCzeIam0R1ME/mkjflgEPlx9nH7YcSG12RNu4DDvZAz+Uu1f36Lfm1f6YBrbAQUfhYI0jveLgFCT",
+	"ClQH/nHcgYdkzO5pZJIVpKyXMxLa3lPwAgyJVO5vHuuwiypTarMFY1s9fGef8pUAy7+GNmu11uVySU81",
+	"s40sZ2C7Fq6M3DZJKTjxuXr/+dgb2u1gS+r/XwpaE7NUschO5rt9AdTHk5GhQt8XRhcqhdl/pkpYeNxR",
+	"jv2Vg1Auhe/RrSL7fgjM9QoQkYwLjCEWF58TKvQdU5rccbMglIRulSHBHeyb3hw+hTd+uz1Dsf3tB2aO",
+	"WP8We35cKGlMwuJD183tq514y8VlJBXrQi3c6bevRAUX1LUM19/bH5mgyep3SzK6dfCn1bqfc695D7Al",
+	"28/3atbBn1JwJjoY+5lackENezEzHU5gqL+lz4Ao9C/A9dJnmN6bCkZky2umLDvoU2CXokQo+S1jahUQ",
+	"eeuKJDvVCxn/8Brrbj0nFF4uwjWhUcRSw+IKOUdKuU7N80zZh5Pn2pLogT4P9HmgzwN9/proc1sCDOwy",
+	"2NqmPszvsHyzLzU/Z0XI7fZ68z8wrPHhYwlfJMlxHCGHyNcjmZcq16v3hj3slqnVWgRsGS98rtf6Ku1z",
+	"ZtYRow5bSvHpBzXdeLzBSVqiDlpuKsfbGXUGd+Cj4cGL6EbIu4TFcxY/Ggvw7vVmmgZQlRKpyJ3nC0/a",
+	"Y4Wz0KwjRvCkX4zhuRiei32lSyDjHG0svyXv1qTd7o8K6nsPjDy7sps4zHl9z7XRA/J81QGh8fcyEzHG",
+	"hH7brsdbrjUYFTrgmu23Dd/uFswsmKrBO8IADNujFbavwaxHZys5qILKI2eatX3ZLrLqy3ZhF9d3my+h",
+	"3H4HpYLrRjPNBlQ9uCbCn3d/ZcRe+UmEFmAcMxcxRcU64o4v3l+iWrjDo5hmdY/i4cIwH492A8oNKPdE",
+	"UC4gEIDJYvueCkILlhXbcU0iGCZ+HEKC6mNJ09R5IxxH3nMT7hT33mK7PqpBl8Tg4yp17/7BPeyPbczp",
+	"RQ6Gcvidcd8B4X4lUocB4B7foN/fLXJ6vK1g8dmMsyQ++wT/6IfjITVM2Bq1v7et3dH2Re7OGUrKk3bD",
+	"hK+enAyozqrwcTh8LwJeEEeh+EVh1OhGA2CIghJ0NwNAR9i4Lge1LJ158RjedsssMfwU/2ggHG/x1z5u",
+	"d+iRYDG3/duKs72l9y+liDKlmDA4TAdMtDPG/8lWnXAQwR4SqV3y37sIB+Wl2u4uoUj72T8wbT5KQ5Mf",
+	"udEv9JsOjgkvI/2WC77kv7MPMhOxUTzVT5XSHd/Np59PzCC55YjYX3BzAzyelmdCE22pNE2IdqSAcAEx",
+	"F27NZec5S+PfvfqPy/fvci86H6Ow24tuWSz68H507YnvQHkHyjtQ3oHyPj3K256ilnnbs+O4xpUJ7C7F",
+	"tDs0r7A8ErvbnV7uhUx/NrI34Hd+g49XjR8Qz0seG4fltKoWqsOxXI8gBQMdGOjAQAd6vvvrBq9jlJB3",
+	"SahgqlMuZrIBzyHf/xsxk8fxyBrsxz1gu7ijw1Uwx4hsLrpVGMGa5xyWVoA2pF07KoDDhNsg/BJW1BXE",
+	"i64v5TJNmB3T66pb3n4xBHSMqaGPG6FPxx+UzNI+HbuVRCn62ae8z3zOznXJ5ksmzPc8YZf898eM9A+R",
+	"SBqz2I04EKrDEypEtX1RKovZHMiAt10hpRo7K1RApA5IqmTEtA7Ir7fLgJiFYjSeplImAZnpgFhKE5Br",
+	"xehNq6wQSNaQim3QtSOnt+1C4HqmuB3I3EDmBjL3WclcYZRvIHgdiVYfElAiIWVTfB3pc5l0p0+cEoJ7",
+	"7UAUB6I4EMWvkig2J/Jl96U+n4N2Bu27lajUJt395LInTqWqobbVRHDvBYPEaEQzdcs0uZZmQcL1kR5C",
+	"KIFVfO+GDc/R2Rt9waK1fIhMGIXZeAi2vxKYlC30FWfCgIQS/u+4cfvx19ul/afEkcOfigqdSmXsH/Zt",
+	"gF5JNucCenExZ9rgJ+Dyw+BKhFOaJOEJ4YZolrDIaLcSKwOYBVN3XCNcEB7ryZUYBU9DswYpVOP3qudD",
+	"NOjZviY9W0GlHAWTqvSdA+jCJdM26qaG60O93rzy0NlMgB7O7PifRfhtj2T204Bmfzg0q0WgNUwjY/tF",
+	"aGEp3IwlPBRedWEGdmPgE9WrI+4NEtYgYQ1080vXrpco5hHEJk8gt5C7J6xuR7o36JcG6jdQv69Nv/R5",
+	"6GDweEV9E/l88ir7MjUdFPcDYR0I69dOWJ+O+v6R9Hffyv6HJ65mG1Rsg4rtEYzS51OopdwcPKdyKrkw",
+	"p1ycGr5kdt+NtbakZhe28RthgbwzOg3xA/ps/RAfkWM/YVS9lMKwe3xFWqWx3Oj1yOqXUjNNKAEYAm9s",
+	"vmRkDJFFIY/DFiVQ7BBT6D/lYmr7OxfG3zKq1OpMpkzQlHvaP/lVS1F6Zaow+nfo8x67uOJwA5zWg1dk",
+	"oQALhEHyNCycdubPt6gJSOOY259ocqHscRtux8ESgK5eoLz+lUVmZG92Lk/dl3akyQd695ZpTefM12Jb",
+	"LwVnb+vFxRvy58mzyZ/z8g7rhZBfXLyZ7PFx4DqfN5+RavIfl+/flUEWYXD0C0KkYjPF9OI4OaLcZNsz",
+	"Q33ARi+S5LgV1oZsS8fnkSBZgn7vwWAPyACww3R9RasOqUs9XjwcJU9wR8QYsGLAisdiRQ9UcA/GUhoG",
+	"jijHEYxxwm2SsWOKPkDDXnGUA3vUhj2qXwP20md4/O4uvNxb5aUauCW8Yc8W6YDcsBWLyfWK0IRTPdmr",
+	"AO1L3LJ4fd72lWqx47QUc6mYiJk6UjoRnGw9icAWMfcDdLh8dGKRQdrNkyo8Oli+7k5ai7zvpMlLPTwS",
+	"M+wqrLi7FmcP9ZxlZojKhICk0+axlUERbKfHzbexF1wZEGVAlA6I0hsT6p6Ss088fvgC3pM38fCiDIhS",
+	"QRQjLZfV7WEJP10hCOmr0fmnyWTy8BDCW/Oo96VP2iQP16+OUTBoTyg44N+Af33w7wBYB28ZSno6f8MO",
+	"avRzBVRx26c49RYMwjKal9Cse9mfjhbxoXLP3mqnHhedfLHVAp0AYIhU64i1E1NchVUc4LCVVefMtMaD",
+	"H5jpiQQDUPcG6uLQ20J0pcdetGF7AOk5MyV47shmQb/jsFdYKKs1Slxk7qz7VWE8ytuAC3RuD3/PmFoN",
+	"SS87MH35FT+RinCXFjQBJ5uQsakEYy1iplkFMbOnhlgDUg1I9TSQyoo++LMVfa5GCRXzq9H51WiZaUOj",
+	"BbsaBVcjLTMVsavROcpG3RBwQxQ6+xQhiIFQ9JhnsyNIP+W31i9xeHIH6vBZqAOdGaaI7c4TpxhxuXjR",
+	"v9rh7Ff1DjtgHhBuQLgnjHChjqRikLXKvdthQCaTSZ9n+Hg1DbcW1LrsXczwhaDJ6ncLS21d+LCDd8Y7",
+	"UmUFV5kVvdhk+9W+mnVxMkwoFx1LQQEUxh1DQl/J6JYmGevY7Xsll0+4NtaRnTt/YoIz0UlT6PCqdZe/",
+	"H7gu2GWkZJJ0nKRTBZZOlecuperwmoIM07H563sIB9Ydu7ko4g4hhkwtuaCGvZiZDrQN4jnbt87mc6ax",
+	"8HTXTm9lzLr26XaX2OcjiGkHCsy0PMvNpX1Mdbc+eXGebrTlgirDaeJwjelOpbq71yLCef7JlOayy7Pw",
+	"2zt5objlUiwYdqhaBNzWSxot2l/zd9RECxZ/YHEWsWOXmXxEkctHlGgaeHEPmv0Z8cv9lFbylbnq42P6",
+	"+XUes1RtC556YKgHhnpgqAeGemCoB4Z6YKgHhnpgqAeG+rgMdWuOuaSRPtPwEB7cSTZKGFWnONnWxDiM",
+	"KnybB5/yXjlx8vP7stPhfK8Y0wThxRtktM+Gg19PeRwG4E2ouJgTqQgVhCpFV88JFgwhMxgFyylgpzZZ",
+	"dBhVU4cWB/WW3YkNeJG9SvF3ZG+h+ZtXwyNypEfkkRhaPCLHDvIoAtoFuzfk2jJBRM7QuGpx1Tk6rZXJ",
+	"dz/y2Ftaf8sAJ3PUtd+1C/woMPOQap92qDng5YCXXxhell9QVw2seE7JHRdE3jK1gaPt8XKTuTz7lM/w",
+	"8AQZzTevBlZzYDUxR0u18N0G+9nIVhYWjJgkXBuLSPoL5DXfvDoCtzk8UsMjtf2RilmqWAQ4CEUtK0bC",
+	"gpdsh2QlhrEHVB8nUKw1eg64OeDmV4ibZabxOMnM1lJebDXtPyZ32VdvDO5h3H2qJtuufggeLi6UnPEO",
+	"N9vdIPYIsvw474+BqO8vUcvnI+4+NYuPLdwIR6QiJipzD4D7EfQAe/fXOlYCvj70fSDuA3EfiPtA3P+A",
+	"xL079a5j2Q+ecOu/Tf57S8ru0mwN+VS/ukRY65kUGFUJZ4oodss1l8KXO6lkGdLkxcWbk7a5sso8ykFE",
+	"0PZw/AMzAxDvJ/FVvwyJtT33nAjrkCA9Z+bLSUraHi8usgEv9hOqvycG6EAh+1XUCCBRr/+rlDR0ryiT",
+	"Zmsokz0tUL/IhozXfwRoJ+OLf6DGxUPzOpR3hWXHtGMd1uMUX4OcoG7G7YWm4KXFhn2KTfXL9fLFlKjq",
+	"VUH3JxnR9loVF+zjIv6G6lkdFQAOq/Zpi/OIA5a4PkW0IFNqvjJEf6iVXeB+tTDSW0Y1VCkqle8eh7GM",
+	"dBiQEF5T+wEKdXMxt5/nzMBvQAbsJ1e5KzwhdlcsRm2Dc56hIiYpU1jq+/mVsNuUZsEUeV0mJ67WMBF0",
+	"aUmjYrmmGUYQ0hDFUqkMiyfkZ24WRAoGtYgDEhppaBIS9ltGE03CFGKCONPh5EqMgkNSOzjc7WQO660P",
+	"pfQ+FzF4bJGybcXIyleMYXJNxcfKNe73RTGqFfd70QtXSL8gFEcqR98Vf3qWoR+waMCi9uXu94dPneF0",
+	"A9TLpeyP4yFTZuDzyjC33+zk4b1w1YeHPwKT21NMQNb44ypl7+iSDaxxF9b4Jzan0crDxf44ZPTATmB0",
+	"5CdrSwjs5pDXBOTCnGW5z8PHLHhMc5VkWiMb2kZ6K0D7YcJQd+Nzq4u8SawW8DUZo8gkFbnzbEeHAuTH",
+	"soDt5YkZ3pcBu+rfl1amvUO9S5aDbEDOJTXRgos5eloDoo5zNLUsprxb86Xr8noFowWj8YGRNUdUds+1",
+	"0Tvx9TU0G1B2QNkS+vzIaJw7iLRCVtvjLdeai3knRLX9tiHr3YKB9rERaQnCeXucxPaPMLp7XEGwOnz0",
+	"0Tpm78bpiyx/g/sVznCdX0L9gM4+me9V3CG32HH43IEc9DfMPjF7LEIlsNBZGlN0P6unDQ1FObYTiKP4",
+	"FzweswesHrD6D4nVfTH5IRidfYKhjq4zglnbaIueaMmdwTAzuIR31X9JwSwyL6Vi3Q0zDjmPpt5qgaC9",
+	"wot7vk8dHYO+aiepvm5PQx3qfRiCaRxz+xNNLpRFC8NxnB0GYnZ/aRz7bFYpG52P5PWvLNpqKWZEzgij",
+	"0QLf+4DcsBWLybV//wVdssnnTb5AE0410wFZ0jQFzy8q4oob2KOonqV1x9ESOqVJC81gZ5o30K7BZfMr",
+	"VULSJCn5n/jAe8ClrvrHXk4n7P4nrkvlerMaD1FLTdH/M8QMMPkQhOvcruE91p1kJQmWCiVjSuzpJdgK",
+	"lCYHpEKuPmkL5gulw6PxX5VZf6bcfC/Vi8jwWwYZ3fXBFBoD01KvztiL4xpeJ+CRS+nfxI5EUsz4PEM4",
+	"rOLKOPTPfRiQ0PMB9rNjDsKTSZM6Zf+72OZ9h+u9o9ohdzzZm5KGCj86uHanyCHmjNAaf+QOpj2JxPVW",
+	"NDZnUxjlOD51fsG75MEXsKQn7+UKy+xdTagTOzcwLsyddwdHB9f+kBJLC9HEtdziyYAY+GjGZROrj+3J",
+	"1wq/UY/VD8WHZ/+Plv/CodlMyeXjEM15+OW49sReO8tGx8OTN2Dh033yUDo/yMN3BM1cK2xE1dzAfg64",
+	"+MU471WxEpRgRIpNdVp7zHSOfPvhSluC8bF9/lpRg4sM3+Z+vn4Dq3q8/CZwTftzuDkur1vnoeMwusnR",
+	"bjsCp1lZpsyeFC4NeDTg0fHxqBfubOpT2JPXqLABwQadyiN1KljwCW0uRbGLk/6qlj88A8kGFnJ4+j4b",
+	"C7mGzQH52njK4dEbUOtJoNYjkKrCbF5nyY1dbY+H81jvYCwjfWrX2YCi32XJDSyoM2o+xi3oA6bga9++",
+	"Y72OrgTAnkKnch2XMlNR1+av78EbS3fs5py4OnhP8pQlXLAO1/FbxhVKJgPR7EA0Ldz0J5i296Pp3gVT",
+	"lpppsswSw9OEkRzB9fPcE9K5PrqZnPOSnBFu2NL+RA26RQopKvFlQOGqRPHarfpwzEVrmtUn0/RAtgay",
+	"NZCtJ022isTiJwekYBVOLkqkZj1ZuapPumPlqu6oLwhMELtl3zCWasKNJjE1FHxEl8xQ+GNMIyW1Jopp",
+	"Q5XRJ+Q6M0SxWaaZdinYGfqV3ilu2dw7bhZXAs8JNxJP2X3EYPLweZ5ni7D7lAqoPqBvOCyAZCJhWpMQ",
+	"foqnea6fkHCHviTEIcPJlXDyHKGJYjRe+U1RxUjCZobIzNgrCR3ffPh8xrCAHZ7zcLNDWPGjgn8e82gO",
+	"uWIdEO70VgfcumOKOcT6DMF+sFDdPXIP6ecaTZUZHt/ByyTDTA1k4KX9Dej0UB+5jnBxcRlJxZ5ezc2/",
+	"tz8yQZPV7x2Ss7gO/rRa93NxjO8BwGT7+V7N2vt7McFZhxKbH5lackENezEzHU5g4IL1GVCG/mwwdP/M",
+	"tfCz5TVTluWKZZQtbe8ihSMlv2VMrQivcTJ7bLHkyO99X+zy534bhodheBiGh2F4GP7oD0Nbyl9l9MH0",
+	"lldXfpQ1rAXOyOjghT4LNTRqVZreD8wk2Mdn5GtSQ/+TKc2l6Nq+k+a6s3J4IGSAKoD8DbTsm92E5pWM",
+	"EMidRf+vbcifmCU8MvsLts+JWNnN+jmZUZ6g9pN8++yv5G7BRLkt/ABV6uiSER7XJErOieM6kXPx9wc3",
+	"crWgLgNlGSjLQFkOTVmOQU0qPFMsoy/Bc2grgYLlvMiMfBMflUq9Tzsh+B+RqL2ZXbLf3skO7S+gCunK",
+	"io2Dxf6rp7ePIp+A91XGDMgjFYRmRi6p4RFNkhWZM2HpBYsJj9tQSqA2m4QylywPGsoD9A5naKB3PVNU",
+	"f00M2XHoylHYviHRbWsr9isZ/ay42WHBLogB1QQRKSbjUEGnc/+NSw/ndGP7WR6M7BVpHRYppCEz26e0",
+	"TCHNFL4LA1LdN9ELmrKTgEhVyocXS4YDAUN4JcZw9x/cVbg+kytxfC43jyPLN92GBh8j8ziQ2jlrMsv0",
+	"MdRfGqlY/D1nSTfXlK4miw+MJoZ3SKX5AzOHJuJP2qtzoOVPi5YDPLamkEAJ906wf2DmkdQa/j0nM5po",
+	"FgYk31RLGu2cJXNaX/KXDMgWAr4XA003enz4nOg7qHHPNOgDQR4I8pCH6onlby8Ianv15aPytX+hhl2M",
+	"Ljq2XXfQaw56zUGv2ZHKvpLRPyDeG8jsF2N6koooliY0ajRwd1CYfl479fHDxwdCORDKgVD+kQllX2uS",
+	"q8txnDIac2ZO3YQ7k4u/dQs7WoWfLyX0sF9k5ZA2uTN9cBCoP6/ncl44Zw+1BHNsf9qBKp5cpFlLcnGR",
+	"eXLRS0TtSzKGmOgqA6u4K0P1XiSrgZnplmvMAfCXmm3sRRxrMgPlNjGyDeVqEu12V3AvU7HsCRKhgQAN",
+	"BGggQE+eAPUkOnXi0xlMfPYJ5384njQFE7aWqcD46O65Z5Rvz/rF5Zk71oP+2uW5QdZiVfh4QgJXEQ7q",
+	"KMs+hDAYam+iWJtXH2byngebJRc9EftkVil7eHTSr9YrQv3tRp6wVLEIVGznRmUseGLMHSx6kDIHJu9r",
+	"ZfL24tBW5gW3e7S5JYJDGy31sjR1wWgM2PVp9DNVwump6+Z1Lc9eOerBpfA9YN6nLwxb2huTv0zuQSLG",
+	"XPePlou/BGI6ENKBkA6EdCCkhyGkz4lgLNYkdOlbp/bnqaBL9jdLEMOAUKHvmHKRzpTExcbJHe78ZC+a",
+	"Apc95hjpHyGF8Cn+0UCK3+KvvfNAYqaqTh4Ybsq39P6lFFGmFBPm0qXvbU/E7e3+J1t1kq+RRoBPzSX/",
+	"vcOKK0u13T8gknWJV9TmozQ0+ZEb/UK/6ZCw6mWk33LBl/x39sFik1E81U/1NTl++rd+udKG5ytHxP6a",
+	"XjfA49UumdBEs1umaFJk8uYCCLtb83Og+lCkxlLtjaTn1eyNuzM1Lou1P/1cjR0J+UDFByo+UPGBin+Z",
+	"VLw96a5jrM8MW6YJxWwYh+OwyxT51E+5nTR/dK2OyWt3J7B7oeufjU4OBCG/QQ9uT5IwEI8yR2LzpjlV",
+	"eNr83mPJykBTBpoy0JQDMh0lQlLhPmTKxOHKZH1gdnxdKpbldJwLxhXRECSG0SArcregBhMy4qlgpoeE",
+	"Rjf65Dmx4+T98/pUNJGCTa5ELilgSayYGLk+5/UqP7pxTXUs/5svjnVy8FJXdkdt6l29tzc0lLsayl19",
+	"xnJXFgY7VLuyoP1Zql29r6E27Y0fQAur5DHlZp/U8QDkJJVcmFMuTg1fMruhBmpij+bCtn0jLJp3pij/",
+	"yVj6IuG3x/BgfIQr4nEqlgz5qdqTkDXA205GAJqhkAWHrMyfjYbQtaWMKdGCpnohTdWx0hGPE3LDUmOF",
+	"OxLeMJZOqcWVcCd7ZmnOFKaacjG1U61RIIWx7sdxyXaTbWdIXPT9cavvDU7Nx3dqRkbpvYeBz+HWDJDG",
+	"dL2nRK02ZfsT77Hpywgg7YKOAy4OuPjZcLEHAlYeuSP6Fm01Rl8+zqnoaOXpHqcYPEJxu9f3aUK56MiG",
+	"90ox+UpGtzTJWMdu3yu5fMJ25SPT2K7FCHtIWn8/sEx2GSmZJB0n6WRA6OS1cSmV+Tryi/YsPHlpaAcP",
+	"lctsPmcaIzy7dnorY9a1T7e7xD4f2b05mLe+5UFuoECr7tYnty11oy0XVBlOE4drIJQf0v8J5+maKA1T",
+	"nvXIY+Y8pF7SaNH+mr+jJlqw+AOLs4gd20XrEQ5ij7AwDjZCD5r9TYOXuWXwuBy5t0Tvvxr4l+Ri2paf",
+	"H5j5gZkfmPmBmR+Y+YGZH5j5gZkfmPmBmf8imPnW3HqNRv1IQQXt/H4v9xNN8NWzb0fzYjk8k9VVcvDA",
+	"caHkjCeHdO0evLI/O5F+vFP25yLWH5iImdKEkmWmjWVL1l25CRUxUZlLyeZ+lLdMbVPWtFXMfClBIb2f",
+	"heFNGN6E4U0Y3oQ/7JvQ/SFYY/6NgUSkR8vj62fcmcL30i+tK4n/yiNUvk9ofjYHKorSN/fx4H8HZMXB",
+	"7WfN7evRbC95fHVpS4/mIg9exyCDUlctCc1FdmxC07X9hWKaqVsGxZi7MGhfN0X7+jmhfYXlsfuCJNXH",
+	"0uTEwkiC2BMQwbRhMRmHn66wnNrV6PzT1Uhky2umpnI2VQzWpK9G5988PIQnlsTMEmpKXSYNrUOQXxUW",
+	"BHQJW7/AQgxYU88FW68EXfJof3Q3zcp0t5ZpO/sk6JI9PGHe7R1dsnhg4AYGbmDgujJwFrXjJ8rGtdH2",
+	"wFRFDfhqHQYNLglnn3h8YOoFJYznzDRQLEuqYCmdaVQPNdsHRhPDO6Tx/oGZQ9cvftIeKMcoljzEZ7fn",
+	"JX0hYocyDcxkXtAckTwgVBMNHn5kTGeGKfcDmcFWMev0ZyW1oaNHoaWy3QoNA1l1x4HJxz8PIQPhUA+0",
+	"bKBlf3Tu7UdG45xEtKIptsdbrrUrKNKarNh+20jL3YKZBVMlikIYoCmo9xdUE1qQnjbEBnuX6E0PJq7g",
+	"yFq5WL95Vcu+GWqOZDKAqbbLm+Bxemxr8BDZfvTUUnDP25PCWGjhAFSfkaUoFlGb/6W9zIZo9mid+ybq",
+	"nn1aMqN49PAEcfgtrGzA5AGTPz8mF7j7xHC6jQawOGlEqTpqgMr+XA9zRH7ioO5kICzh3hrIDqruO1OZ",
+	"x2SHfNLiyU+0g6DVWZBjRq3ei5dSzBIemYMJgJ0tBjMMNGnfvm9MClfsRcLpYN3cs3UT0dgF3TRmCsSQ",
+	"p0IKG4exjNBgGWLjMMCiaFmqmTJEQne9JyPlKxnhOuFh+tOzb1p1eamY79L58fv22V93d/DouDczaEnO",
+	"dRXmNk5eWmkYj5yM8ZRpkqzcuXMxJ9yctBGFkbjjjYN3hKPfm7cvZMz+TZMfP368IDSOFdOajH0OZ/vK",
+	"nJ+dffOnv0yeTZ5Nvjn/65+ePYMF4Ct0BpDrFrM++ssk04YpwsUMQJ1LgZI9o4lZ2EEEXbLR+SjChoA0",
+	"1SHgCSVLKuicIWhGcO0BiVnC7L9zZoK8EmCQ24MC4tJjnZTm8ZxH0zzUkiBkVlwP901Nj0su5gk7zW/u",
+	"xcWbcsfiXja72lO/zpIb26fUxX5VNxF6N9qDi2SGWlfXI08usN7n7xlVanWqUxbxGY8IEzEkxiyv8Ddo",
+	"U9P5pVymNDIBWViieaoYja28QIz9P2YcJxHFHZdPN6LGsk//fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
