@@ -79,7 +79,14 @@ func TestNestedQuery(t *testing.T) {
 	if code != 200 || str(body["count"]) != "3" {
 		t.Errorf("count = %d %v", code, body)
 	}
-	// Nested objects follow their document through updates and deletes.
+	// Nested objects follow their document through updates and deletes,
+	// also across segments that hold no nested documents at all.
+	for _, doc := range []string{`{"title":"E"}`, `{"title":"E","comments":{"author":"eve"}}`, `{"title":"E"}`} {
+		if code, body := n.do("PUT", "/blog/_doc/e?refresh=true", "application/json", doc); code != 200 && code != 201 {
+			t.Fatalf("index e: %d %v", code, body)
+		}
+	}
+	n.do("DELETE", "/blog/_doc/e?refresh=true", "", "")
 	n.do("PUT", "/blog/_doc/b?refresh=true", "application/json", `{"title":"B","comments":[{"author":"cid","stars":3}]}`)
 	n.do("DELETE", "/blog/_doc/a?refresh=true", "", "")
 	for q, want := range map[string]string{

@@ -468,6 +468,10 @@ func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc,
 		return nil, nil, err
 	}
 	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
+	// Every document carries the nested-root term (its own _id) so that
+	// every segment has the field: bluge (ice) panics when a batch deletes
+	// by a field a segment lacks, and updates delete nested documents by it.
+	doc.AddField(bluge.NewKeywordField(mapping.NestedRootField, id))
 	if routing != "" {
 		doc.AddField(bluge.NewKeywordField("_routing", routing))
 	}
