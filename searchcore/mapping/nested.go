@@ -277,44 +277,6 @@ func (p *docParser) absorb(into, from *docState) {
 	p.docState = cur
 }
 
-// writeJSON renders a parsed value back to JSON (numbers keep their text).
-func (n *jnode) writeJSON(b *strings.Builder) {
-	switch n.kind {
-	case jNull:
-		b.WriteString("null")
-	case jTrue:
-		b.WriteString("true")
-	case jFalse:
-		b.WriteString("false")
-	case jNumber:
-		b.WriteString(n.str)
-	case jString:
-		q, _ := json.Marshal(n.str)
-		b.Write(q)
-	case jArray:
-		b.WriteByte('[')
-		for i, v := range n.vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			v.writeJSON(b)
-		}
-		b.WriteByte(']')
-	case jObject:
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			q, _ := json.Marshal(k)
-			b.Write(q)
-			b.WriteByte(':')
-			n.vals[i].writeJSON(b)
-		}
-		b.WriteByte('}')
-	}
-}
-
 // nestedPaths lists the nested paths of an index, sorted.
 func nestedPaths(props map[string]*Field, prefix string, out map[string]struct{}) {
 	for name, f := range props {
