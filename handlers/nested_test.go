@@ -207,6 +207,20 @@ func TestNestedLimits(t *testing.T) {
 	if code, body = n.do("PUT", "/objs/_doc/1", "application/json", `{"n":[`+objs+`]}`); code != 201 {
 		t.Errorf("10000 nested objects: %d %s", code, str(body))
 	}
+	// index.mapping.nested_objects.limit lowers the limit (0 forbids nested objects).
+	n.do("PUT", "/objs2", "application/json", `{"settings":{"index.mapping.nested_objects.limit":2},"mappings":{"properties":{"n":{"type":"nested"}}}}`)
+	if code, _ = n.do("PUT", "/objs2/_doc/1", "application/json", `{"n":[{"v":1},{"v":2}]}`); code != 201 {
+		t.Errorf("2 objects under limit 2: %d", code)
+	}
+	code, body = n.do("PUT", "/objs2/_doc/2", "application/json", `{"n":[{"v":1},{"v":2},{"v":3}]}`)
+	if code != 400 || !strings.Contains(str(body), "allowed limit of [2]") {
+		t.Errorf("3 objects under limit 2: %d %s", code, str(body))
+	}
+	n.do("PUT", "/objs2/_settings", "application/json", `{"index.mapping.nested_objects.limit":0}`)
+	code, body = n.do("PUT", "/objs2/_doc/3", "application/json", `{"n":{"v":1}}`)
+	if code != 400 || !strings.Contains(str(body), "allowed limit of [0]") {
+		t.Errorf("1 object under limit 0: %d %s", code, str(body))
+	}
 	code, body = n.do("PUT", "/blog2", "application/json", `{"mappings":{"properties":{"c":{"type":"nested"}}}}`)
 	if code != 200 {
 		t.Fatalf("create: %d %v", code, body)

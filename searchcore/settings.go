@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/quarry-search/quarry/searchcore/mapping"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,9 @@ type IndexSettings struct {
 	MaxRegexLength       int
 	MaxSlicesPerScroll   int
 	MaxInnerResultWindow int
-	Hidden               bool
+	// NestedObjectsLimit is index.mapping.nested_objects.limit.
+	NestedObjectsLimit int
+	Hidden             bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -149,6 +152,7 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		MaxRegexLength:       1000,
 		MaxSlicesPerScroll:   1024,
 		MaxInnerResultWindow: 100,
+		NestedObjectsLimit:   mapping.NestedObjectsLimit,
 	}
 	for k, v := range flat {
 		if !isKnownSetting(k) {
@@ -173,6 +177,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.MaxSlicesPerScroll, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.max_inner_result_window":
 			s.MaxInnerResultWindow, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.mapping.nested_objects.limit":
+			s.NestedObjectsLimit, err = intSetting(k, str, 0, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

@@ -460,10 +460,10 @@ func (e *Engine) reparse(ctx context.Context, it *writeItem) error {
 // mapping is the dynamic update the document needs.
 func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc, *mapping.Mapping, error) {
 	ix.metaMu.RLock()
-	mp, reg := ix.mapping, ix.analyzers
+	mp, reg, limit := ix.mapping, ix.analyzers, ix.settings.NestedObjectsLimit
 	ix.metaMu.RUnlock()
 	doc := bluge.NewDocument(id)
-	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc)
+	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc, limit)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -172,9 +172,9 @@ func (p *docParser) nestedValue(f *Field, path, name, dyn string, val *jnode) er
 
 func (p *docParser) nestedObject(f *Field, path, dyn string, obj *jnode, offset int) error {
 	p.nestedCount++
-	if p.nestedCount > NestedObjectsLimit {
+	if p.nestedCount > p.nestedLimit {
 		return eserr.MapperParsing("The number of nested documents has exceeded the allowed limit of [%d]. "+
-			"This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.", NestedObjectsLimit)
+			"This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.", p.nestedLimit)
 	}
 	parentID := p.id
 	if n := len(p.frames); n > 0 {
