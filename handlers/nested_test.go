@@ -79,7 +79,14 @@ func TestNestedQuery(t *testing.T) {
 	if code != 200 || str(body["count"]) != "3" {
 		t.Errorf("count = %d %v", code, body)
 	}
-	// Nested objects follow their document through updates and deletes.
+	// Nested objects follow their document through updates and deletes,
+	// also across segments that hold no nested documents at all.
+	for _, doc := range []string{`{"title":"E"}`, `{"title":"E","comments":{"author":"eve"}}`, `{"title":"E"}`} {
+		if code, body := n.do("PUT", "/blog/_doc/e?refresh=true", "application/json", doc); code != 200 && code != 201 {
+			t.Fatalf("index e: %d %v", code, body)
+		}
+	}
+	n.do("DELETE", "/blog/_doc/e?refresh=true", "", "")
 	n.do("PUT", "/blog/_doc/b?refresh=true", "application/json", `{"title":"B","comments":[{"author":"cid","stars":3}]}`)
 	n.do("DELETE", "/blog/_doc/a?refresh=true", "", "")
 	for q, want := range map[string]string{
@@ -199,6 +206,20 @@ func TestNestedLimits(t *testing.T) {
 	objs = strings.TrimSuffix(strings.Repeat(`{"v":1},`, 10000), ",")
 	if code, body = n.do("PUT", "/objs/_doc/1", "application/json", `{"n":[`+objs+`]}`); code != 201 {
 		t.Errorf("10000 nested objects: %d %s", code, str(body))
+	}
+	// index.mapping.nested_objects.limit lowers the limit (0 forbids nested objects).
+	n.do("PUT", "/objs2", "application/json", `{"settings":{"index.mapping.nested_objects.limit":2},"mappings":{"properties":{"n":{"type":"nested"}}}}`)
+	if code, _ = n.do("PUT", "/objs2/_doc/1", "application/json", `{"n":[{"v":1},{"v":2}]}`); code != 201 {
+		t.Errorf("2 objects under limit 2: %d", code)
+	}
+	code, body = n.do("PUT", "/objs2/_doc/2", "application/json", `{"n":[{"v":1},{"v":2},{"v":3}]}`)
+	if code != 400 || !strings.Contains(str(body), "allowed limit of [2]") {
+		t.Errorf("3 objects under limit 2: %d %s", code, str(body))
+	}
+	n.do("PUT", "/objs2/_settings", "application/json", `{"index.mapping.nested_objects.limit":0}`)
+	code, body = n.do("PUT", "/objs2/_doc/3", "application/json", `{"n":{"v":1}}`)
+	if code != 400 || !strings.Contains(str(body), "allowed limit of [0]") {
+		t.Errorf("1 object under limit 0: %d %s", code, str(body))
 	}
 	code, body = n.do("PUT", "/blog2", "application/json", `{"mappings":{"properties":{"c":{"type":"nested"}}}}`)
 	if code != 200 {

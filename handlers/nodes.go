@@ -339,8 +339,8 @@ var nodeStatsMetrics = []string{"indices", "os", "process", "jvm", "thread_pool"
 // indexStatsMetrics are the index statistics Quarry measures; esIndexMetrics
 // are the others Elasticsearch knows (accepted, not reported).
 var (
-	indexStatsMetrics = []string{"docs", "store", "indexing", "search", "refresh"}
-	esIndexMetrics    = []string{"get", "merge", "flush", "warmer", "query_cache", "fielddata", "completion", "segments", "translog", "suggest", "request_cache", "recovery", "bulk", "shard_stats"}
+	indexStatsMetrics = []string{"docs", "store", "indexing", "get", "search", "refresh"}
+	esIndexMetrics    = []string{"merge", "flush", "warmer", "query_cache", "fielddata", "completion", "segments", "translog", "suggest", "request_cache", "recovery", "bulk", "shard_stats"}
 )
 
 func contains(list []string, x string) bool {
@@ -504,16 +504,23 @@ func (s *Server) nodeStatsJSON(n core.Node, metrics, indexMetrics map[string]boo
 
 // indexSums are the measured index statistics of a set of shards.
 type indexSums struct {
-	docs, deleted, store, indexTotal, deleteTotal, refreshes int64
+	docs, deleted, store, indexTotal, deleteTotal, refreshes, gets int64
 }
 
 func (a *indexSums) add(st searchcore.ShardStats) {
-	a.docs += st.Docs
-	a.deleted += st.Deleted
-	a.store += st.StoreBytes
-	a.indexTotal += st.IndexTotal
-	a.deleteTotal += st.DeleteTotal
-	a.refreshes += st.Refreshes
+	a.merge(indexSums{docs: st.Docs, deleted: st.Deleted, store: st.StoreBytes, indexTotal: st.IndexTotal, deleteTotal: st.DeleteTotal,
+		refreshes: st.Refreshes, gets: st.GetTotal})
+}
+
+// merge adds the sums of b.
+func (a *indexSums) merge(b indexSums) {
+	a.docs += b.docs
+	a.deleted += b.deleted
+	a.store += b.store
+	a.indexTotal += b.indexTotal
+	a.deleteTotal += b.deleteTotal
+	a.refreshes += b.refreshes
+	a.gets += b.gets
 }
 
 func (a indexSums) json(want map[string]bool, search *searchcore.SearchContextStats) orderedJSON {
@@ -526,6 +533,9 @@ func (a indexSums) json(want map[string]bool, search *searchcore.SearchContextSt
 	}
 	if want["indexing"] {
 		o = append(o, kvPair{"indexing", orderedJSON{{"index_total", a.indexTotal}, {"delete_total", a.deleteTotal}}})
+	}
+	if want["get"] {
+		o = append(o, kvPair{"get", orderedJSON{{"total", a.gets}}})
 	}
 	if want["search"] && search != nil {
 		o = append(o, kvPair{"search", orderedJSON{

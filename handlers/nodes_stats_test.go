@@ -45,7 +45,7 @@ func TestNodesStats(t *testing.T) {
 		{"all metrics", "/_nodes/stats", 200, "nodes." + id, "breakers,fs,host,http,indices,ip,jvm,name,os,process,roles,thread_pool,timestamp,transport_address"},
 		{"one metric", "/_nodes/stats/jvm", 200, "nodes." + id, "host,ip,jvm,name,roles,timestamp,transport_address"},
 		{"node and metric", "/_nodes/_local/stats/os,fs", 200, "nodes." + id, "fs,host,ip,name,os,roles,timestamp,transport_address"},
-		{"node only", "/_nodes/node-1/stats", 200, "nodes." + id + ".indices", "docs,indexing,refresh,search,store"},
+		{"node only", "/_nodes/node-1/stats", 200, "nodes." + id + ".indices", "docs,get,indexing,refresh,search,store"},
 		{"index metric", "/_nodes/stats/indices/search", 200, "nodes." + id + ".indices", "search"},
 		{"node and index metric", "/_nodes/_all/stats/indices/docs,indexing", 200, "nodes." + id + ".indices", "docs,indexing"},
 		{"ES index metric not measured", "/_nodes/stats/indices/fielddata", 200, "nodes." + id + ".indices", ""},

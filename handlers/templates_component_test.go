@@ -115,4 +115,3 @@ func TestComponentTemplates(t *testing.T) {
 		{"delete match-all on none", "DELETE", "/_component_template/*", "", 200, `{"acknowledged":true}`},
 	})
 }
-

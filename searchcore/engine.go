@@ -331,7 +331,7 @@ func (ix *Index) openShards(ctx context.Context) error {
 	e, m := ix.engine, ix.meta
 	for i := 0; i < ix.settings.NumberOfShards; i++ {
 		dir := filepath.Join(e.cfg.DataPath, "indices", m.UUID, fmt.Sprint(i))
-		sh, err := openShard(ctx, i, m.UUID, dir, e.store, ix.buildDoc, e.log)
+		sh, err := openShard(ctx, i, m.UUID, dir, e.store, ix.buildDoc, func() bool { return ix.Mapping().HasNested() }, e.log)
 		if err != nil {
 			_ = ix.close()
 			ix.shards = nil

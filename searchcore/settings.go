@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/quarry-search/quarry/searchcore/mapping"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +33,9 @@ type IndexSettings struct {
 	HighlightMaxAnalyzedOffset int
 	// MaxRescoreWindow is index.max_rescore_window (0: max_result_window).
 	MaxRescoreWindow int
-	Hidden           bool
+	// NestedObjectsLimit is index.mapping.nested_objects.limit.
+	NestedObjectsLimit int
+	Hidden             bool
 	// Analysis is the index.analysis object, rebuilt from the flat keys.
 	Analysis json.RawMessage
 }
@@ -162,6 +165,7 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		MaxDocvalueFields:          DefaultMaxDocvalueFields,
 		MaxScriptFields:            DefaultMaxScriptFields,
 		HighlightMaxAnalyzedOffset: highlight.DefaultMaxAnalyzedOffset,
+		NestedObjectsLimit:         mapping.NestedObjectsLimit,
 	}
 	for k, v := range flat {
 		if !isKnownSetting(k) {
@@ -194,6 +198,8 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 			s.HighlightMaxAnalyzedOffset, err = intSetting(k, str, 1, 1<<31-1)
 		case "index.max_rescore_window":
 			s.MaxRescoreWindow, err = intSetting(k, str, 1, 1<<31-1)
+		case "index.mapping.nested_objects.limit":
+			s.NestedObjectsLimit, err = intSetting(k, str, 0, 1<<31-1)
 		case "index.refresh_interval":
 			var d time.Duration
 			d, err = ParseTimeValue(str, k)

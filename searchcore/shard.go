@@ -96,7 +96,9 @@ type docBuilder func(rec *DocRecord) (*parsedDoc, error)
 
 // openShard opens (or creates) the bluge index at dir, replays the store's
 // sequence log past the checkpoint and starts the writer goroutine.
-func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore, build docBuilder, log *slog.Logger) (*shard, error) {
+// hasNested tells whether the index maps nested fields (replayed operations
+// then drop the nested documents of the ids they replace).
+func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore, build docBuilder, hasNested func() bool, log *slog.Logger) (*shard, error) {
 	w, err := bluge.OpenWriter(bluge.DefaultConfig(dir))
 	if err != nil {
 		return nil, fmt.Errorf("open shard %d writer: %w", num, err)
@@ -125,7 +127,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 	if err != nil {
 		return fail(err)
 	}
-	if err := s.replay(ctx, ckpt, build); err != nil {
+	if err := s.replay(ctx, ckpt, build, hasNested()); err != nil {
 		return fail(err)
 	}
 	if ckpt > maxSeq {
@@ -144,7 +146,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 }
 
 // replay re-applies every store operation past the checkpoint.
-func (s *shard) replay(ctx context.Context, ckpt int64, build docBuilder) error {
+func (s *shard) replay(ctx context.Context, ckpt int64, build docBuilder, nested bool) error {
 	batch := index.NewBatch()
 	n := 0
 	last := ckpt
@@ -166,14 +168,14 @@ func (s *shard) replay(ctx context.Context, ckpt int64, build docBuilder) error 
 	}
 	err := s.store.ReplayDocs(ctx, s.indexUUID, s.num, ckpt, func(rec *DocRecord) error {
 		if rec.Deleted {
-			addToBatch(batch, rec.ID, nil, true)
+			addToBatch(batch, rec.ID, nil, nested)
 		} else if doc, err := build(rec); err != nil {
 			// A stored document parsed when it was stored; if it no longer
 			// does, it is left out of the index rather than blocking start-up.
 			s.log.Warn("replay: skipping document", "shard", s.num, "id", rec.ID, "err", err)
-			addToBatch(batch, rec.ID, nil, true)
+			addToBatch(batch, rec.ID, nil, nested)
 		} else {
-			addToBatch(batch, rec.ID, doc, true)
+			addToBatch(batch, rec.ID, doc, nested)
 		}
 		last = rec.SeqNo
 		n++

@@ -460,14 +460,18 @@ func (e *Engine) reparse(ctx context.Context, it *writeItem) error {
 // mapping is the dynamic update the document needs.
 func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc, *mapping.Mapping, error) {
 	ix.metaMu.RLock()
-	mp, reg := ix.mapping, ix.analyzers
+	mp, reg, limit := ix.mapping, ix.analyzers, ix.settings.NestedObjectsLimit
 	ix.metaMu.RUnlock()
 	doc := bluge.NewDocument(id)
-	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc)
+	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc, limit)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
+	// Every document carries the nested-root term (its own _id) so that
+	// every segment has the field: bluge (ice) panics when a batch deletes
+	// by a field a segment lacks, and updates delete nested documents by it.
+	doc.AddField(bluge.NewKeywordField(mapping.NestedRootField, id))
 	if routing != "" {
 		doc.AddField(bluge.NewKeywordField("_routing", routing))
 	}

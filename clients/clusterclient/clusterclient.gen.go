@@ -1117,6 +1117,20 @@ type IndicesOpenResult struct {
 	ShardsAcknowledged bool `json:"shards_acknowledged"`
 }
 
+// IndicesStatsResult defines model for IndicesStatsResult.
+type IndicesStatsResult struct {
+	// UnderscoreAll The statistics of all the indices (`primaries`, `total`).
+	UnderscoreAll    json.RawMessage `json:"_all"`
+	UnderscoreShards struct {
+		Failed     int `json:"failed"`
+		Successful int `json:"successful"`
+		Total      int `json:"total"`
+	} `json:"_shards"`
+
+	// Indices Per index: `uuid`, `primaries`, `total`.
+	Indices json.RawMessage `json:"indices"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -1872,6 +1886,9 @@ type IndexNamePath = string
 
 // IndicesCreateWaitForActiveShardsParam defines model for IndicesCreateWaitForActiveShardsParam.
 type IndicesCreateWaitForActiveShardsParam = string
+
+// IndicesStatsMetricPath defines model for IndicesStatsMetricPath.
+type IndicesStatsMetricPath = string
 
 // KeepAliveParam defines model for KeepAliveParam.
 type KeepAliveParam = string
@@ -6489,6 +6506,58 @@ type IndicesGetSettingsAllParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesStatsParams defines parameters for IndicesStats.
+type IndicesStatsParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsMetricParams defines parameters for IndicesStatsMetric.
+type IndicesStatsMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetTemplateAllParams defines parameters for IndicesGetTemplateAll.
 type IndicesGetTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -7189,6 +7258,18 @@ type IndicesCloseParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // CountIndexGetParams defines parameters for CountIndexGet.
@@ -8240,6 +8321,18 @@ type IndicesOpenParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -8965,6 +9058,58 @@ type ExistsSourceParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesStatsIndexParams defines parameters for IndicesStatsIndex.
+type IndicesStatsIndexParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsIndexMetricParams defines parameters for IndicesStatsIndexMetric.
+type IndicesStatsIndexMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // UpdateParams defines parameters for Update.
@@ -13702,6 +13847,19 @@ type ClientInterface interface {
 	// Corresponds with GET /_settings (the `IndicesGetSettingsAll` operationId).
 	IndicesGetSettingsAll(ctx context.Context, params *IndicesGetSettingsAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// IndicesStats Returns statistics of all indices.
+	//
+	// Measured statistics (`docs`, `store`, `indexing`, `get`, `search`, `refresh`) summed over `_all` and per index;
+	// the other Elasticsearch metric names are accepted and not reported. With one node, `total` equals `primaries`.
+	//
+	// Corresponds with GET /_stats (the `IndicesStats` operationId).
+	IndicesStats(ctx context.Context, params *IndicesStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndicesStatsMetric Returns the given statistics of all indices.
+	//
+	// Corresponds with GET /_stats/{metric} (the `IndicesStatsMetric` operationId).
+	IndicesStatsMetric(ctx context.Context, metric IndicesStatsMetricPath, params *IndicesStatsMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// IndicesGetTemplateAll Returns every legacy index template.
 	//
 	// Corresponds with GET /_template (the `IndicesGetTemplateAll` operationId).
@@ -14284,6 +14442,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /{index}/_source/{id} (the `ExistsSource` operationId).
 	ExistsSource(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExistsSourceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndicesStatsIndex Returns statistics of the given indices.
+	//
+	// Corresponds with GET /{index}/_stats (the `IndicesStatsIndex` operationId).
+	IndicesStatsIndex(ctx context.Context, index IndexListPath, params *IndicesStatsIndexParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndicesStatsIndexMetric Returns the given statistics of the given indices.
+	//
+	// Corresponds with GET /{index}/_stats/{metric} (the `IndicesStatsIndexMetric` operationId).
+	IndicesStatsIndexMetric(ctx context.Context, index IndexListPath, metric IndicesStatsMetricPath, params *IndicesStatsIndexMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWithBody Updates a document with a partial document or a script (optionally upserting it).
 	//
@@ -17307,6 +17475,39 @@ func (c *Client) IndicesGetSettingsAll(ctx context.Context, params *IndicesGetSe
 	return c.Client.Do(req)
 }
 
+// IndicesStats Returns statistics of all indices.
+//
+// Measured statistics (`docs`, `store`, `indexing`, `get`, `search`, `refresh`) summed over `_all` and per index;
+// the other Elasticsearch metric names are accepted and not reported. With one node, `total` equals `primaries`.
+//
+// Corresponds with GET /_stats (the `IndicesStats` operationId).
+func (c *Client) IndicesStats(ctx context.Context, params *IndicesStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesStatsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndicesStatsMetric Returns the given statistics of all indices.
+//
+// Corresponds with GET /_stats/{metric} (the `IndicesStatsMetric` operationId).
+func (c *Client) IndicesStatsMetric(ctx context.Context, metric IndicesStatsMetricPath, params *IndicesStatsMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesStatsMetricRequest(c.Server, metric, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // IndicesGetTemplateAll Returns every legacy index template.
 //
 // Corresponds with GET /_template (the `IndicesGetTemplateAll` operationId).
@@ -18756,6 +18957,36 @@ func (c *Client) GetSource(ctx context.Context, index IndexNamePath, id DocIDPat
 // Corresponds with HEAD /{index}/_source/{id} (the `ExistsSource` operationId).
 func (c *Client) ExistsSource(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExistsSourceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExistsSourceRequest(c.Server, index, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndicesStatsIndex Returns statistics of the given indices.
+//
+// Corresponds with GET /{index}/_stats (the `IndicesStatsIndex` operationId).
+func (c *Client) IndicesStatsIndex(ctx context.Context, index IndexListPath, params *IndicesStatsIndexParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesStatsIndexRequest(c.Server, index, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndicesStatsIndexMetric Returns the given statistics of the given indices.
+//
+// Corresponds with GET /{index}/_stats/{metric} (the `IndicesStatsIndexMetric` operationId).
+func (c *Client) IndicesStatsIndexMetric(ctx context.Context, index IndexListPath, metric IndicesStatsMetricPath, params *IndicesStatsIndexMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesStatsIndexMetricRequest(c.Server, index, metric, params)
 	if err != nil {
 		return nil, err
 	}
@@ -40233,6 +40464,265 @@ func NewIndicesGetSettingsAllRequest(server string, params *IndicesGetSettingsAl
 	return req, nil
 }
 
+// NewIndicesStatsRequest constructs an http.Request for the IndicesStats method
+func NewIndicesStatsRequest(server string, params *IndicesStatsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewIndicesStatsMetricRequest constructs an http.Request for the IndicesStatsMetric method
+func NewIndicesStatsMetricRequest(server string, metric IndicesStatsMetricPath, params *IndicesStatsMetricParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "metric", metric, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_stats/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewIndicesGetTemplateAllRequest constructs an http.Request for the IndicesGetTemplateAll method
 func NewIndicesGetTemplateAllRequest(server string, params *IndicesGetTemplateAllParams) (*http.Request, error) {
 	var err error
@@ -43878,6 +44368,54 @@ func NewIndicesCloseRequest(server string, index IndexListPath, params *IndicesC
 		if params.WaitForActiveShards != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait_for_active_shards", *params.WaitForActiveShards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -49003,6 +49541,54 @@ func NewIndicesOpenRequest(server string, index IndexListPath, params *IndicesOp
 
 		}
 
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -52327,6 +52913,279 @@ func NewExistsSourceRequest(server string, index IndexNamePath, id DocIDPath, pa
 	return req, nil
 }
 
+// NewIndicesStatsIndexRequest constructs an http.Request for the IndicesStatsIndex method
+func NewIndicesStatsIndexRequest(server string, index IndexListPath, params *IndicesStatsIndexParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewIndicesStatsIndexMetricRequest constructs an http.Request for the IndicesStatsIndexMetric method
+func NewIndicesStatsIndexMetricRequest(server string, index IndexListPath, metric IndicesStatsMetricPath, params *IndicesStatsIndexMetricParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "metric", metric, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_stats/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewUpdateRequest calls the generic Update builder with application/json body
 func NewUpdateRequest(server string, index IndexNamePath, id DocIDPath, params *UpdateParams, body UpdateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -53952,6 +54811,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /_settings (the `IndicesGetSettingsAll` operationId).
 	IndicesGetSettingsAllWithResponse(ctx context.Context, params *IndicesGetSettingsAllParams, reqEditors ...RequestEditorFn) (*IndicesGetSettingsAllResponse, error)
 
+	// IndicesStatsWithResponse Returns statistics of all indices.
+	//
+	// Measured statistics (`docs`, `store`, `indexing`, `get`, `search`, `refresh`) summed over `_all` and per index;
+	// the other Elasticsearch metric names are accepted and not reported. With one node, `total` equals `primaries`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_stats (the `IndicesStats` operationId).
+	IndicesStatsWithResponse(ctx context.Context, params *IndicesStatsParams, reqEditors ...RequestEditorFn) (*IndicesStatsResponse, error)
+
+	// IndicesStatsMetricWithResponse Returns the given statistics of all indices.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_stats/{metric} (the `IndicesStatsMetric` operationId).
+	IndicesStatsMetricWithResponse(ctx context.Context, metric IndicesStatsMetricPath, params *IndicesStatsMetricParams, reqEditors ...RequestEditorFn) (*IndicesStatsMetricResponse, error)
+
 	// IndicesGetTemplateAllWithResponse Returns every legacy index template.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -54586,6 +55462,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /{index}/_source/{id} (the `ExistsSource` operationId).
 	ExistsSourceWithResponse(ctx context.Context, index IndexNamePath, id DocIDPath, params *ExistsSourceParams, reqEditors ...RequestEditorFn) (*ExistsSourceResponse, error)
+
+	// IndicesStatsIndexWithResponse Returns statistics of the given indices.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{index}/_stats (the `IndicesStatsIndex` operationId).
+	IndicesStatsIndexWithResponse(ctx context.Context, index IndexListPath, params *IndicesStatsIndexParams, reqEditors ...RequestEditorFn) (*IndicesStatsIndexResponse, error)
+
+	// IndicesStatsIndexMetricWithResponse Returns the given statistics of the given indices.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{index}/_stats/{metric} (the `IndicesStatsIndexMetric` operationId).
+	IndicesStatsIndexMetricWithResponse(ctx context.Context, index IndexListPath, metric IndicesStatsMetricPath, params *IndicesStatsIndexMetricParams, reqEditors ...RequestEditorFn) (*IndicesStatsIndexMetricResponse, error)
 
 	// UpdateWithBodyWithResponse Updates a document with a partial document or a script (optionally upserting it).
 	//
@@ -61217,6 +62107,102 @@ func (r IndicesGetSettingsAllResponse) ContentType() string {
 	return ""
 }
 
+type IndicesStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesStatsResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesStatsResponse) GetJSON200() *IndicesStatsResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesStatsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type IndicesStatsMetricResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesStatsResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesStatsMetricResponse) GetJSON200() *IndicesStatsResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesStatsMetricResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesStatsMetricResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesStatsMetricResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesStatsMetricResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesStatsMetricResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type IndicesGetTemplateAllResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -64205,6 +65191,116 @@ func (r ExistsSourceResponse) ContentType() string {
 	return ""
 }
 
+type IndicesStatsIndexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesStatsResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesStatsIndexResponse) GetJSON200() *IndicesStatsResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndicesStatsIndexResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesStatsIndexResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesStatsIndexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesStatsIndexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesStatsIndexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesStatsIndexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type IndicesStatsIndexMetricResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicesStatsResult
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesStatsIndexMetricResponse) GetJSON200() *IndicesStatsResult {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndicesStatsIndexMetricResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesStatsIndexMetricResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesStatsIndexMetricResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesStatsIndexMetricResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesStatsIndexMetricResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesStatsIndexMetricResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type UpdateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -66698,6 +67794,35 @@ func (c *ClientWithResponses) IndicesGetSettingsAllWithResponse(ctx context.Cont
 	return ParseIndicesGetSettingsAllResponse(rsp)
 }
 
+// IndicesStatsWithResponse Returns statistics of all indices.
+//
+// Measured statistics (`docs`, `store`, `indexing`, `get`, `search`, `refresh`) summed over `_all` and per index;
+// the other Elasticsearch metric names are accepted and not reported. With one node, `total` equals `primaries`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_stats (the `IndicesStats` operationId).
+func (c *ClientWithResponses) IndicesStatsWithResponse(ctx context.Context, params *IndicesStatsParams, reqEditors ...RequestEditorFn) (*IndicesStatsResponse, error) {
+	rsp, err := c.IndicesStats(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesStatsResponse(rsp)
+}
+
+// IndicesStatsMetricWithResponse Returns the given statistics of all indices.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_stats/{metric} (the `IndicesStatsMetric` operationId).
+func (c *ClientWithResponses) IndicesStatsMetricWithResponse(ctx context.Context, metric IndicesStatsMetricPath, params *IndicesStatsMetricParams, reqEditors ...RequestEditorFn) (*IndicesStatsMetricResponse, error) {
+	rsp, err := c.IndicesStatsMetric(ctx, metric, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesStatsMetricResponse(rsp)
+}
+
 // IndicesGetTemplateAllWithResponse Returns every legacy index template.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -67857,6 +68982,32 @@ func (c *ClientWithResponses) ExistsSourceWithResponse(ctx context.Context, inde
 		return nil, err
 	}
 	return ParseExistsSourceResponse(rsp)
+}
+
+// IndicesStatsIndexWithResponse Returns statistics of the given indices.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{index}/_stats (the `IndicesStatsIndex` operationId).
+func (c *ClientWithResponses) IndicesStatsIndexWithResponse(ctx context.Context, index IndexListPath, params *IndicesStatsIndexParams, reqEditors ...RequestEditorFn) (*IndicesStatsIndexResponse, error) {
+	rsp, err := c.IndicesStatsIndex(ctx, index, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesStatsIndexResponse(rsp)
+}
+
+// IndicesStatsIndexMetricWithResponse Returns the given statistics of the given indices.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{index}/_stats/{metric} (the `IndicesStatsIndexMetric` operationId).
+func (c *ClientWithResponses) IndicesStatsIndexMetricWithResponse(ctx context.Context, index IndexListPath, metric IndicesStatsMetricPath, params *IndicesStatsIndexMetricParams, reqEditors ...RequestEditorFn) (*IndicesStatsIndexMetricResponse, error) {
+	rsp, err := c.IndicesStatsIndexMetric(ctx, index, metric, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesStatsIndexMetricResponse(rsp)
 }
 
 // UpdateWithBodyWithResponse Updates a document with a partial document or a script (optionally upserting it).
@@ -72568,6 +73719,72 @@ func ParseIndicesGetSettingsAllResponse(rsp *http.Response) (*IndicesGetSettings
 	return response, nil
 }
 
+// ParseIndicesStatsResponse parses an HTTP response from a IndicesStatsWithResponse call
+func ParseIndicesStatsResponse(rsp *http.Response) (*IndicesStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesStatsResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseIndicesStatsMetricResponse parses an HTTP response from a IndicesStatsMetricWithResponse call
+func ParseIndicesStatsMetricResponse(rsp *http.Response) (*IndicesStatsMetricResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesStatsMetricResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesStatsResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseIndicesGetTemplateAllResponse parses an HTTP response from a IndicesGetTemplateAllWithResponse call
 func ParseIndicesGetTemplateAllResponse(rsp *http.Response) (*IndicesGetTemplateAllResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -74699,6 +75916,86 @@ func ParseExistsSourceResponse(rsp *http.Response) (*ExistsSourceResponse, error
 	response := &ExistsSourceResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseIndicesStatsIndexResponse parses an HTTP response from a IndicesStatsIndexWithResponse call
+func ParseIndicesStatsIndexResponse(rsp *http.Response) (*IndicesStatsIndexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesStatsIndexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesStatsResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseIndicesStatsIndexMetricResponse parses an HTTP response from a IndicesStatsIndexMetricWithResponse call
+func ParseIndicesStatsIndexMetricResponse(rsp *http.Response) (*IndicesStatsIndexMetricResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesStatsIndexMetricResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicesStatsResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil

@@ -1118,6 +1118,20 @@ type IndicesOpenResult struct {
 	ShardsAcknowledged bool `json:"shards_acknowledged"`
 }
 
+// IndicesStatsResult defines model for IndicesStatsResult.
+type IndicesStatsResult struct {
+	// UnderscoreAll The statistics of all the indices (`primaries`, `total`).
+	UnderscoreAll    json.RawMessage `json:"_all"`
+	UnderscoreShards struct {
+		Failed     int `json:"failed"`
+		Successful int `json:"successful"`
+		Total      int `json:"total"`
+	} `json:"_shards"`
+
+	// Indices Per index: `uuid`, `primaries`, `total`.
+	Indices json.RawMessage `json:"indices"`
+}
+
 // InfoResult defines model for InfoResult.
 type InfoResult struct {
 	ClusterName string `json:"cluster_name"`
@@ -1873,6 +1887,9 @@ type IndexNamePath = string
 
 // IndicesCreateWaitForActiveShardsParam defines model for IndicesCreateWaitForActiveShardsParam.
 type IndicesCreateWaitForActiveShardsParam = string
+
+// IndicesStatsMetricPath defines model for IndicesStatsMetricPath.
+type IndicesStatsMetricPath = string
 
 // KeepAliveParam defines model for KeepAliveParam.
 type KeepAliveParam = string
@@ -6490,6 +6507,58 @@ type IndicesGetSettingsAllParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesStatsParams defines parameters for IndicesStats.
+type IndicesStatsParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsMetricParams defines parameters for IndicesStatsMetric.
+type IndicesStatsMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
 // IndicesGetTemplateAllParams defines parameters for IndicesGetTemplateAll.
 type IndicesGetTemplateAllParams struct {
 	// FlatSettings Return settings in flat format (default: false).
@@ -7190,6 +7259,18 @@ type IndicesCloseParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // CountIndexGetParams defines parameters for CountIndexGet.
@@ -8241,6 +8322,18 @@ type IndicesOpenParams struct {
 	// WaitForActiveShards The number of shard copies that must be active before proceeding with the operation: a non-negative
 	// integer up to the number of copies (replicas + 1), or `all`. Defaults to 1 (the primary only).
 	WaitForActiveShards *WaitForActiveShardsParam `form:"wait_for_active_shards,omitempty" json:"wait_for_active_shards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // OpenPointInTimeParams defines parameters for OpenPointInTime.
@@ -8966,6 +9059,58 @@ type ExistsSourceParams struct {
 
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesStatsIndexParams defines parameters for IndicesStatsIndex.
+type IndicesStatsIndexParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+}
+
+// IndicesStatsIndexMetricParams defines parameters for IndicesStatsIndexMetric.
+type IndicesStatsIndexMetricParams struct {
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
 }
 
 // UpdateParams defines parameters for Update.
@@ -12884,6 +13029,12 @@ type ServerInterface interface {
 	// IndicesGetSettingsAll Returns the settings of all indices.
 	// (GET /_settings)
 	IndicesGetSettingsAll(ctx echo.Context, params IndicesGetSettingsAllParams) error
+	// IndicesStats Returns statistics of all indices.
+	// (GET /_stats)
+	IndicesStats(ctx echo.Context, params IndicesStatsParams) error
+	// IndicesStatsMetric Returns the given statistics of all indices.
+	// (GET /_stats/{metric})
+	IndicesStatsMetric(ctx echo.Context, metric IndicesStatsMetricPath, params IndicesStatsMetricParams) error
 	// IndicesGetTemplateAll Returns every legacy index template.
 	// (GET /_template)
 	IndicesGetTemplateAll(ctx echo.Context, params IndicesGetTemplateAllParams) error
@@ -13059,6 +13210,12 @@ type ServerInterface interface {
 	// ExistsSource Returns whether a document exists and has a `_source`.
 	// (HEAD /{index}/_source/{id})
 	ExistsSource(ctx echo.Context, index IndexNamePath, id DocIDPath, params ExistsSourceParams) error
+	// IndicesStatsIndex Returns statistics of the given indices.
+	// (GET /{index}/_stats)
+	IndicesStatsIndex(ctx echo.Context, index IndexListPath, params IndicesStatsIndexParams) error
+	// IndicesStatsIndexMetric Returns the given statistics of the given indices.
+	// (GET /{index}/_stats/{metric})
+	IndicesStatsIndexMetric(ctx echo.Context, index IndexListPath, metric IndicesStatsMetricPath, params IndicesStatsIndexMetricParams) error
 	// Update Updates a document with a partial document or a script (optionally upserting it).
 	// (POST /{index}/_update/{id})
 	Update(ctx echo.Context, index IndexNamePath, id DocIDPath, params UpdateParams) error
@@ -23643,6 +23800,133 @@ func (w *ServerInterfaceWrapper) IndicesGetSettingsAll(ctx echo.Context) error {
 	return err
 }
 
+// IndicesStats converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStats(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStats(ctx, params)
+	return err
+}
+
+// IndicesStatsMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "metric" -------------
+	var metric IndicesStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsMetricParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsMetric(ctx, metric, params)
+	return err
+}
+
 // IndicesGetTemplateAll converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesGetTemplateAll(ctx echo.Context) error {
 	var err error
@@ -25503,6 +25787,34 @@ func (w *ServerInterfaceWrapper) IndicesClose(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait_for_active_shards", ctx.QueryParams(), &params.WaitForActiveShards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -28164,6 +28476,34 @@ func (w *ServerInterfaceWrapper) IndicesOpen(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait_for_active_shards: %s", err))
 	}
 
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IndicesOpen(ctx, index, params)
 	return err
@@ -29949,6 +30289,148 @@ func (w *ServerInterfaceWrapper) ExistsSource(ctx echo.Context) error {
 	return err
 }
 
+// IndicesStatsIndex converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsIndex(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsIndexParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsIndex(ctx, index, params)
+	return err
+}
+
+// IndicesStatsIndexMetric converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesStatsIndexMetric(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "metric" -------------
+	var metric IndicesStatsMetricPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "metric", ctx.Param("metric"), &metric, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metric: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesStatsIndexMetricParams
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesStatsIndexMetric(ctx, index, metric, params)
+	return err
+}
+
 // Update converts echo context to params.
 func (w *ServerInterfaceWrapper) Update(ctx echo.Context) error {
 	var err error
@@ -30332,6 +30814,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/_security/service/:namespace/:service/credential/token/:token_name", wrapper.SecurityCreateServiceTokenPut, options.OperationMiddlewares["securityCreateServiceTokenPut"]...)
 	router.GET(options.BaseURL+"/_license", wrapper.LicenseGet, options.OperationMiddlewares["licenseGet"]...)
 	router.GET(options.BaseURL+"/_ext", wrapper.ExtInfo, options.OperationMiddlewares["extInfo"]...)
+	router.GET(options.BaseURL+"/_stats", wrapper.IndicesStats, options.OperationMiddlewares["indicesStats"]...)
+	router.GET(options.BaseURL+"/_stats/:metric", wrapper.IndicesStatsMetric, options.OperationMiddlewares["indicesStatsMetric"]...)
+	router.GET(options.BaseURL+"/:index/_stats", wrapper.IndicesStatsIndex, options.OperationMiddlewares["indicesStatsIndex"]...)
+	router.GET(options.BaseURL+"/:index/_stats/:metric", wrapper.IndicesStatsIndexMetric, options.OperationMiddlewares["indicesStatsIndexMetric"]...)
 
 }
 
@@ -30387,464 +30873,471 @@ var swaggerSpec = []string{
 	"f70nV+IlNfakzJJMQ3Q+TORCH38U8u40/oQeiOERSAJVhaOlMJYtdn+fwbJsSysXgAsdIopiVbfCK4G/",
 	"gn5jdUIu04QbGN/5M+VuiZqpW6ZKXkgbmhs7YU/lDRx5sxsZ2OgtNIFoaRE6Ye68p1I5jyL0KUslF8Dr",
 	"GQkW7jvFjWvbpFkcuGB7US8Uo4b9TLn5TqrzyPBbdrmssFEbnChDNXfhcEChk7fjGEnuKAf+3vOE1VcL",
-	"kUSTqXswAIAsJDVihR1vNpdqhjPNcKYWZvpvjKXnCb9twvQf5B1JpGNT4cgBazki/A1Lrdhs9zUtTB4B",
-	"Cb9eNa/zhrF0Bp16XsWPVCx2KEPxb5JQscjoouShkVIuEqZ144psl5Zz+pEJzoTpqFfBx//4Gt5jVLPm",
-	"bm9TnUVLUKGAewZAMLs3FiKoBRemeISKxaPth6/ZIzDBBQ6khD+yW5a0bA6YKNvOQjPqiwB8S+S8ZPrO",
-	"SbkjT82Hb4fsaZmH5eLCN3QsNcw4qDPKiwtILImQJleblMweVhwkaLCo+vm0vUkPUZo4fZFXaHd5i8Bt",
-	"BRVCO51rGyhhrnXug39umeid1ES93ZuPjMEUnYyeEyrWOZdQvE3cLEm49Zj/1a4ktBjCBfnLSSM1dx5K",
-	"/XZgL/YDep22gTu2QkufFAI1ixZNHXhUKB47WZyQ8M/PdDPdc2YwN+6kbaX3L6SIMqWYMPDSvHeGxU7e",
-	"bVHeN3d0c2bJ1AO2E3HAaMnuWZSZErdJ/n3HNu5nxfD4ysz88G2alDdcXEZStZknwEHNC2RehWlIwqwM",
-	"BwsPZ6CWDks8ZJY0KqJXXGD7ehFtnkjQOrkF4zHievGAqrcBXzWqpO2LubLw7s2prjlRmcjdCqf5br4u",
-	"9M8rej/9OiAxNRSuSJP/6/8kKy6m7pbMUjEak1TK5Epo/hsLyNfPjo52uIlv3pVbStstvZUxe/3ynepj",
-	"QnYudODND7QwDEg4Q5iHj2hNdlwzj3VAQmqMOgMEKszEgMVhUPikHV0JwMDqdGgkxuGeEyOTmFCwSXRj",
-	"Xe1qZzyeSTUbZG7GE/rcJ3Oyc3MDttTnwss3QKahF2TteiX8P1UyYho+/ut2Zf9BAJ5ZAIY/FRU6lcrY",
-	"P5bGpNALXdDsRy4WTBv8BEx4flp7dR2wG7801GiQTfocAQomJX+taRjLCJapjaVOuHR2z8UCvsTwrYCE",
-	"Tp/buiHoPXvYtvrsqLSXhZJZardUOvyOFzvX5Ru9VozelEB975enYZsv5CpNmN3XhmNAdcf4Y+70EeW9",
-	"3G06sJ56LiW3XyypxhCfvENxWJ0V1kXv/Rr+i2OA/dknpM8pzH2njodQtB9wBnnngx5B752DgqUeGnRx",
-	"EkHhRNpvw/vf5veAoI36B2AZHBKD5QG/KVOrh2wKR977phwH6Nx/v+MJRHTo3YGpzjeXzHnCiGWM9uT8",
-	"68ad2XEheGOoVnVrfz3dnJ+4c3OxvV16hPPFQrGFFbLL+u0SPKabMvcRRgsjKkoFf4C8sR9dwsayN7Zi",
-	"xdyme3lZjr4piIl/6xuo6BA0gwn2hGXv0h2BRa/u04RHvGIiW6fshHjzhpV8kZsJndrHSZQonQnC/Agl",
-	"n78AXZAlCSNQoIZXYquvFbKlYM1SjExnW9FIu+4V9wnXecFTlnCxy4cbuUySupaEw3pTxRybQ7iIJFjq",
-	"qwJpo+e9G6hFwL9QDH1lQLjvF7amCb2Wt8y5nVO72GP0WkGPZWIUT4m+4anO9c1g7qRCSCtnmmhZeIBe",
-	"iSkqKqVwukrF7hS33PwO0TJVbOY8ZVAF0CW47UKxOVNMNPonlnWNQAqkw/gN7XihGHU2X1x+rr5QVMRy",
-	"tSM6wq+j/ZZAknx1b2lUo/q5ZOO7YSwlzDUvzHuZ8LbmKSg3aBwTwe4s4OuSCxpQgh2rhsXM/PADyfWF",
-	"YsasGz307Y/evQdVK06/+z+X795WvKkaFmnMeuDK/t6wqL8DWDpVz49ZxMSGu7ZeC0Pvm9b0a8stv2c0",
-	"MbzV2gkWXBo7bwJjqQYanabKDRD4izwi7kkArwMn7Tn5ameoba+okOrh7XZRClGrOpWKsFVq1kf5qtDP",
-	"mcK7ZJeYG6hW9MapCQvEu+WaXycMIniAoQxI6A1P4ZWwH/E9pH78fCRufG8rIlpADzFCLj+zWDIrXpil",
-	"vVJ4VvI1NhOivq5R7pjckcE79IJGy9bLB0yA5iSy7QnX6G2Irz/X+c+eCsEh5nyBpwVHzdcP3Wcw+mAY",
-	"ANEZknU0b0hATEpAnKDtHN2ZpSnUK7khf4EztXa1gbjxZtBr8A60+SANTX7gRp/r1402N38x6BZqbJeQ",
-	"wC2ImCkWE6rtDrz5tJqUQl7/y3LKHRMzKHstMMPMTjajesYHm9reM6PW78QLKeYJj0ybFhnCt+CCsjS2",
-	"zDP37r7OC4bmwcmRG5LIKMqU7uL9aEdaz6SY+b5tL/h7DO7Z+XzziLgYILSONE6OjVqI8yWM/0IKw+5N",
-	"s93JWX8jbIeOiKvUCoSm+JULb2zXRsLDwQ2ZhoatUkvQQUcXoeLu5OSkSVHl5uipqarsAx60dlv2YXaz",
-	"pZPy22lf/q5QHx47rw0DLlpukYXmwa9rX3FAl5GSO2L83THKJLErK+U/QM7h2HEOltF5Tij6JoXYYcbj",
-	"kNxx0ewxkLebdF1j3amdFwt8jnbGhFF17L6kjS7xPAZ7L6pTG46zvML+p9rmDWLXJjTXxop5t9wysvPy",
-	"U5ez5yvKwRHavZO4KlBkAEyUbKgtZ9120Ji9aCd1ao4x0LV0Sz+QcMGSLgEb9hur5jCsLmStEpdDpuFM",
-	"SMFmKLHbj50VDzjHflW0eCIfHB3oQ0sOREFwPc1KEadF3VCJNMEp5qPqpaooVlBa0D/wPe8dw1XxYvZM",
-	"QddYLdd+IFNzyaJMcbN+LxPW7N13TpRMnIPfZpydMyR6VdqCGWx8fvF6j5ng/DqLNEX168xzE3VZJzTe",
-	"sc5SHqN+a/31rWz3598NDxs+7C5hWeGt7+k2yKkrGVsqmAe4loNa6yH+15mQzW79feBH3fJoJ+hobOJu",
-	"JZwnjJljNPNbTiemenktqYob7YtugN63kK9MpxBYu3t5NIpkJgyCie1ApiFD99twFyBD22Fr+yBvmOhy",
-	"dH5txnZwB/m1BZg//ft/kGhJFY0g1M7SiuPfyPnx/5c8O/4vckxmAfjLaR9ehZ5bs8YNwQSzQTAPMnL/",
-	"PJNOuG7NNAn8yQkiw+zfwn2SlmYV7ttcfWvFx3JsqpfQvm4W0broVS+lMvtiLpwTOjz86H1+ht/EXKEP",
-	"nPNJJynlGCfeiZ+QyuyLjZCZitire8ypuecEADUZAjHoDS1x4B9a0YqGMw3rCXGErufhes3cwHthsYLJ",
-	"/fFCHrsZqsdUHJwzKj7awRlLVlx8AUB9foYPPDqfVfVQR+cPqji6fkfmVK5WUnPqzurbvLF9Aiy6CSCW",
-	"q+W0r0TDcePwzdpSN+Uu0aXuKOAIDDU9gSbXB4WGLsI8DsgrSi0TlcjFwhJuCx+5LZgmJM1UKjXTWwxY",
-	"DwmGmr1JLo8oxW1FRT0xIS5bLJg2cBatLCmPltUkNaAEwBEq7umbC8cmuPI2ORvbvpFxm1XRjWr53FJ4",
-	"iIscPGpbi+3VXbArFlVe5A4mIdf4lo6nGSraFtuJa8C2H0Cv2qxDAwJAfIoun+vM/lJaaKHx8Q9j2wo7",
-	"6By9puAFzRpz01tJ7jhmc1AxKUa1FIVzH5hcqw4YxuFdszrUTtZ1YeDU0ORpRnniQ25ZrrsgNFGMxmu0",
-	"EXe3raD/xEDxyq+3O1+dL3dIdMkA7tmv8J2Kd2aulvb3XGhlCxqtS0e78pFq4OIA4cDCPiFLvlhCCF0M",
-	"4s0tU4rHjNhnU6EJvjEds+3SO7Db7+ZCyTlPupkWndXKqbogqB46x82Wdvh9MEioFRfUsPO52XniK3rP",
-	"V9mq5INS+MGAXSJJWGSK+GWwHwckSyGIkeI1FEQDzfYYcGJlCWH8QjRhVCXrZt4lbzmjds1t5G13mE+d",
-	"v5OL+Okb2NMtoueDotENBL90iBSPaBJlCNMF3wzGHE0YpHADDFhDsK8larkl2spZO3L7WGb8BmNhhlpo",
-	"YSO5iXa3uwEASCYgt1KBlAUA0SjKLMFJ1kGZSbY7cqqKJVshR5ybcs/wJwhjdp1JlqKtnRp8Q0uC9bNn",
-	"z3a4MeF5FLbdtktcpyz+G1u3XSF1vo6ggbWcLT56TqmIuZswK18ebc0Vxsx1fOht23h2w9ZDr3G3ljlH",
-	"D69HdujvouEwoihag4VSyaSPVrkLAXWL26Wa96KFXyAGHPp7t4MpQZOjlpX1U9eXloXLlKCtgmCgrinK",
-	"wHg3zz3cdFm7MLWAj8o1COIBYGkmPC7Qpw1oi1WCFrPjOt3D33GlPG5bJ4zXstLu8fV1yfwjmXKfb2iV",
-	"aQM+LBh179MuKRkxFucqzIpT4RlkWhPHAhD3ll0J7zviqUs1whImmypmEYVq8v8hXx8FeZR+1W/2a3R0",
-	"8op3KZL1Dpo0KJDfHd2r2x3u5LYNyYThCdBjFxaYrO2jnLEYXhaji6PBbKGp4lJxs3ZEC5xim7mSfPE4",
-	"WGfUqqy/vKM3Lunsbnr1s0+mANyf61LQBvBnYr9mNLE3tABe2ralorRR17p1Z3742VDq5nb2Vr4W3HCa",
-	"8N+4WOwE9xJrcFdcooHkHsgCEF4ayzvxubfEheC3bgzqCRWj1AFe9/cl3+R7lsgIKmc8dIsqH2n4Bosx",
-	"9rS9mHVANxCX8wRHBRVBuso1KWUyCt+GgdPCs78Wn6PSZ1b6Gj4u2PTtUYufT+kU4q6U+D1bydvGBAsV",
-	"pHMvQ1y8FQmjLreCT1njyDC4udhb7JiJPF+5wuU87MqwrEO3O/MLn3pzr8ufDLErRyjfbESm7y5EkW8F",
-	"mw2vSOE2s1vIKctvINSU086EjQQtbF19N5HnZ8UNg6jadyJZt/uj0jRN7KNa5I2C8kn49Jby+1TyAElF",
-	"XCSiYnTVWZ8Cw80wvtZOMwimPgXea/dbGXMGCtVvs+TmWxmv7WdwrRNQDhL2hqb1039pu/OPda/GNRcU",
-	"lrl9muUR7o9FPGSUT5vq6bfsLuGCHccs4StunJf/GfBNUpzmL6ltpMk0/HiFMclXk7OPJycnnz5Z6vPx",
-	"yqmnNr9Fl9XSt1fCfh2zhJW/PnJVINh9xFJD8Gcyl2jXsPIR9WpIu47nhccCROwwEedpbgXu5+RKhJsn",
-	"HlaSjxgpyTTKVALuGxoTbKVUaZcOUNMVI3d0fUJe4xvzvXT1OG2HKxHae/6Zm6W962lk7gMCtTV1QK5q",
-	"r+pqEhB1FJ6hNtBKbwTGmFqaHVqeZSljcgdqVHsHx0xEMmZXwmdOQ4axqlSDnP+MKvTa6w12O0tOFOM6",
-	"N/k6+LHXmbsaXk3OwHNLkX/yWP/yKTyBMhqJ1OxCcmFeC0uu9rzK6uAtS8U1Xk1OTk6uJp+Azm0fqMyE",
-	"2e8i7Yg7VnbutGKg7be4GhkXnJ4JC6uFvgQQEKO2CuyBU/YhiXtduB/UGwG3l17J8T+lGCOE3vVHtafr",
-	"EpTvdZluzJa798dmmaRPDg/zc3epyuGhzzQj4a/uXF0GmC+fohcKWtQw02oJljJlhwOyFPxT6FRvEDIE",
-	"LZFQ0isBDtPY985K3KFLLxM6GquPutDpJurqjn0AgW0gk25Ar5n/3d8nps8KZytfM9rlks+NJbbZlYB7",
-	"x7cVLz64whrRuiAwoNTwxLO+yVG3N7nuYi4yA+FKe6UIftAdJAFsmz4806m5XLhTiIGtpWI2kMlFz0pM",
-	"Yy5s4RZcbrS9buLDOmVu3KYN+GxrYADlmHnPXlWqZMqU4UxX3on648fQjn2fP47azjrw1Ng1XkEWxqvJ",
-	"2dVklWlDoyW7mgQl2ERp10VtSOUeGRSHPzU85XYZD0P7tk1WRm/ZrEe9fDMuCg3Sgtttuc2EZMqoSjhT",
-	"RLFbbiWy+rs7ANfXg+FDTurrlaW7G0xgicHKvdr3u0xXrLoFu4EwlnAj0z7jPkYUv7z88WQ7MOEAK+0A",
-	"IR/KTgLT0LmGnYZcWOIZunDGAmSoAxpLmeIQNc9zKLkAlJ4bTUIk0/4W0PV9z7vDQd/Bsup52xJLSKYg",
-	"bNmXXOs7qWIdoDOyDnydZvuj4rc8YQtnlt8Gez+pKxr4OXf0vOCOgCEqi5jT/CclE4ZPxWAYo3HMcbsX",
-	"OW33jhWOh8AVeVdG96Ud6eQ9vXvDtKYL1gZ5ZyRnBGcpNYYpYZ+Qf56cnPwSVEiYpQPu+QRC7ZU28IfL",
-	"in01+WSZBWdAuJqcvbXEDU5d0+uEHeWsRdOE4H9hOwbdpgvJFL1C6kAH1DVoVgVVzXl0I+RdwuKFbbIn",
-	"ACoPitX0m87cu0HeWdQu9QJAOcct7QFGdi8X1HNusvcskiouOQHKRiT44LkltBECIwqXGFgkRqVNkSe9",
-	"vKO30nwnM7G/A/+eIa/nB24+9Eu5yk+dxfn6sbIjlg8A7glqnAErggzhP+9/8Q2QJwE17NXk7Jtn3wT4",
-	"lKPohO7yH0sA6ZivT+EZKnL8nGCkvGOKkTlkbKEQxcuTBNxDWXxUOD3YQ/SZEdBrjEyh0Ftei0cvacrA",
-	"oOgKiO/tbO1gzef5TvjEq5CaCXWGgZU7PGgD+p74YqpQa2FvShVq3ss7vSV4rekqGTaKYffmFCuWVfq3",
-	"imjnJKIGCzqf2RteCPCgu8dobD9oGJBytosAnerMkoQoFf4VlJSnWEgJ9NtKUUgjq+SdJndLaSVjV0sG",
-	"4UWh8KKIyJLE3T/o7VyYud6vNtCP2gwRhRMr8l4utlw7UFfMPovfPPvGpS4QhKOjQUyEJJBH3vU4cqrD",
-	"op7pHrdSDNqJQG8WSM0rvmIyF1AZuln8877Hg98aeveacyerfKz8bddurS7Tw960b2VaVI8eWxkqpr4K",
-	"bJ54YsbEgguIh2HQ0enfQHe6b03srgMsjLPb/mpe04p+v/E+9axgK9u9slzPahkGNLjEZBoiBT7z3xT6",
-	"4J/A+vJZV4kGoNhnQ3IpTIDh8VUN8/X7tv8/IqRM3TYAuB4RVEW1VgoWQ61yBR+vJkpKMwNH8TJvvE4L",
-	"HRp6ojtdaplleOsV9q/uzWsxl3tUgsN4zZfzbcaTOCBQBDNCx1JXBbNcHAHWVq5i+UgsaHXKrizoRknM",
-	"KutpZRn34aNvckY+zrMkAW+08ufAD/Lpk1MmoTYVFv8z1sts2odrefqyKLHpe3xy5QNRGbZPlter13ah",
-	"YjUTyzQEVhPMoBgzhOwHgiaxvGwerqAgz5CLNXJbqCgy9rqVDRVJly1VE0I8aG8/MBrnZGaLHDgC4AaK",
-	"pKtOALk8rcRfjJFLNRs5XE0e6rHV5Q0KFbWdNln+zc4JhnHs5RJwuN0nv4Q2mzyQq8q07RtTWuYHvmLx",
-	"u8w86nLBzSWSAsmRY0Ah+yUz5YpLudN/aD/FM5kZgCLnkORLVu2fsasO25GpQ2mwytD9CPqOYQscQq6r",
-	"83Um1fkeNqJ2SlQbMxLkWjOnMwREzmUGi7c4lgeyH7Gq894uxo23+0bcK4om4kd9KN1sPXU15VJ8XZQ1",
-	"zly6t0N14+3WJTBh1BqzPLvckpuqBOcoBCABGm6ky+FzQqHCViWAKvwIxDtwr4CzRoDH5l45r3zE5t29",
-	"3qqqjslZEsy5CS6TJ9VM6PtdHgy5QzNWZOHOy9bUrG3PmrsOkqNizvFr6gAWFGhBLmUcbbyTsND3EEx3",
-	"IIalbvA2NYKL7SvyV+U2p71bxHYyT4gaS250UA5R0iAMeF+/irXoPDNLJoxd0/6OsDzo7hXTUktIXCQi",
-	"ntKkskQUxs9T/je2R5et0qAt+gJ2521XZBrSlM9u2DqEEw3RhS8OUV23lHcCXVqFvDuq7GG/eNWiBi/H",
-	"naKvZezfWsAhZ4Hwa/ueGcgwtE+WHwZsufoIsq9jrqIphkH6hMI3TATeWxRcmdF3aBYpFltwoYkOqwfs",
-	"zHmPaSXUrg1AB1a/B+bGHXX+8mbavmuQ7EyqSv6owOtNzi9ef6XJiq2umdLVjV1k5r3co1rdjdcNemDR",
-	"FW0UCF+uPDPqc7aW+5Nmap/LteN1Wy4kauu13HKGrT0CTzFoO22pT941DbE6mOVz6gkL2kofhyf1s/Vk",
-	"SsvuV12YUowfeucD9vZ3IdVxWx5RiDXUFYaJkmslaRxVSsyfgFHJzbFpbnZznH0suWrBJjZM0u4cr33I",
-	"QeCKGNdlbsF4plnbEJ/KdvF/Vmf8ZevmnN32PPInvssRYZulR5vgc8LuaWSSNVRqlnMS0jjGOmgrecuK",
-	"T8637mQSbJ5LHLdyFbDOOHZLhW3aMTv1g0Anttl1lh92xwHQmu5G+dR4mPkiW85z4wwgrXrdzdPCWWDj",
-	"FQL7tavR5z2GnGU5Ny86OyJ4TJRdR/75SzEDekTWJRdEF+pp7lB1hLZt7KArSUl1UT5gqWS2WBZOlydt",
-	"biu7AB+9R3xW3u0qUeWkvsAv5IV6psWJoN3nqNtCeFR32q+LwvBQrsi5szzs5LmeLXkc4/tTQw4qXqn1",
-	"bVaZNlg0pP73Hid3Lc2yOD5IbeAyOQ85SZcyt9v8lTJmA6ZrRMeXuYNgP/r2Aa353rmwEpQmgNK5yvUV",
-	"dRYWx8BoA2h8tE3tngq2lW9mG+seDpjb97/tVF9/ZxV6/cVQ0Z0k7BFpym6C0HLo5Teu18k/jd3X7m5b",
-	"IbHNmaFkv/0Dj2v3hHGmdRBd5r4gZzk0rWO9SuoPLsVMMZqsuoqm76Hx9iA4yccJE9nKrgAHDTBn7yTI",
-	"9/lLsL0ntqIcnKtEliTozVXxQC21FPbnBhY2t7p2GiqR8iZLB27eK7X26kJrX8zEXX7nPIrGy5BV6GkA",
-	"E9+/DX5cqjVoVAdBee7x1pHKWcphd6XDK+6zASY3bqke6OrW922W3Lw2bNV8Py69ZZ1aFTwP5RyeWu98",
-	"mMuO8NhhzX60K5VFkBuGDsIrel+e6+tgsuJi45vqfbk8fB38Ju22vCgZuJjn/v06SSDb3VCb0bffpx03",
-	"VNDFTSmP6Mzp6paMVJ2EvM4qd/OBKtA+zYD9jEIrfoR08vCxnFLeRVo9vxJSgJEnU4yEYNoJT3ILENhs",
-	"l4z88OHDhTf7+6guhILpn5597TU/AfnTs2cBWBWFNDNwHrB//peL6oJQterFz5DO7yZX1dy5r1/aA5w1",
-	"vHsbbaGRbV5Jp98ho0x1nFLBABgND7X/OFB9AEfANClddCiFGWlzNBzDDldP16rNMcFWMMkz7PRevssW",
-	"BE+R9+1oNUVBnlF4oKSKWDzzpeVqH7EFM+26sYQL9j0zqFHw+LO7dumGEipwrmMNSQ7LFNwBWt6jid42",
-	"cThwUDVM2AeVOR1pnukEhBvDVs7oelJcR0VThYlepbzplBkpKF7T/EMX6lX/2nacdOMMoV/gj8KvqO4k",
-	"X1Dz7drUigvkem0YyYRLtJI7h2OyfMd3XU+CiZ3qxn6wT+bKfrCYsLAfLBNi7IfU/nddy4555/XtXG7U",
-	"gNP4c1SrovjONSlzzeAyPimdeZP2t5VB2zqazct4Qc0HjjzI5klBVpqWk7Jcx9IdErAl8D8eKamBeRZS",
-	"1x9Pjc/6Nv+VrWbgl16HYMEEnjYWd9KkFm2D0rC1sLOdW6OXJFUU99pVU2xTNjJLtjrZJMyuQNkQ5UlT",
-	"7o1+QmHcUex3bvsQdOutDQPmS+3DoHObwf5EAqOo0Hzf43Y9iaHWhC/vOBptF5XNlBfwS/MZth2gr+S6",
-	"58P5sk99wDGbHYqV60RGN/s+YeefOmsUr32DLGvQ36woDgA1Fup+76hZ2HiZnd9snlhrGvqVRFKq2FXg",
-	"DV1k2C2kboUgGb7AWjGQeN0KSbkDJSSnQA0aJnnoeVaYD3DfChJQ6c4OObbx8YR7HBtiupqBooc8sok1",
-	"FYhswRUnQ22hir7habqTVdF6niX1v0OS6w5iBLarjBfkM9cuvClEbWv9ORM/M2V35ZwFbWvdD9fCj3lU",
-	"+0fvapDHeejAx+J+Cnx8WkAgFSLGf/RFok5KNqdgq9nZL6189CY81Zxl/e2Uko/1YpUwY2KLEAaWKMtk",
-	"Uy4cMDUtoR4m9qxfiHy8YAdxMy8oEM+g9EAHHh+HL7QitSe+7Tu4y5pQozsHr8H63+5TXni/dBGp92Od",
-	"KOwCxfqa9w7KrEEwV7LBDfFG2rTnbrvl+fh76VSBRbbrTecjmlv9tskB8AeF13/nLE5BnsSil19VA1qV",
-	"z/pJuhPVD+InrYMflzUd1WCotvNqgPO3Vkp9997CorCjSFUr9r8ETftGNogaOdmlGQX3LZ/+oUhlWNVj",
-	"g4MShqnm+uLwyCfHwxAxPwZsDvgwKdi7+eTsn/3CaoNeTvO/YKxveYTaNMCFtYS6VLreox7xIHAOkIE7",
-	"lxqvhFkdLRk13p013puU6I6uNQlnsYzKDMfhFeLb2u3qyi4U04ADEAOHmt/Qtf4r1nXBIQj1Ptn1CuBH",
-	"UpE3qcGx+H0pS78bv7jhAlo2obCWNjnigGUA+/Gi0Mf7MeVPDIYv2xva0tQ6vd0ATnQjaWuvZZ4XFNDH",
-	"3VCxria8Qn8ruwuWusI1qWJRkaeu53pLppd+axUkTxZBpqGdILcCbgTx583Qqx5rOqGHU07Oq5kntsy+",
-	"dn3x7Hrdz5CUE8JWJTquplHwxHwCnUbyIVMn9erhPKKKx96LDh+yvDAlj7s4iOXTNDgqBKUsCZ1NOtXT",
-	"2ypFabG2nlcxUMZJ0eghzhSuFpA76zoSAOvzh1A3UfV1rgsor8svUS72VGOT63RqWIO0Yi/c5gLK1nHL",
-	"xJ+06y1wBTuNiqX5a2fFTQIkkKlLDu3K3KIf5ApPtIBHdJKcszvsq4nOoiWkQMxZtdyRsRuXVYGsDk1z",
-	"SLcMVpHzv/1G3fvnPDUhAyMzTJ0RLImW1znLg3vQO9QZ5qbhf6eKGbO2Df/bP7rhUXAlsIbeilGh3Vjo",
-	"puD5Y/vVJJjA6JNgUssbv7pPqYh/9qWDy+y1TMH9K0qkBh7d+XYGEyEFyH9J0jSkvcN2fnubx87zdjsW",
-	"G8O6Y1e6YV/8dWWWIez1RnrxNk+lBiXKNlps+fIOcmGubm9bvXIopn2PXC0kXxe5VqP1Ml1TEMIBYjrI",
-	"pRtcoe/4S9OJFsvZtq9KxUhpzRAivU26K/1qnoqYGcqT7u4OG1vffBxvPf3N5YJYZtcJK+4AGbetk8GO",
-	"Ve6qWF39AZVTDW0bdDKexDW2NKfA3TqIJa342DQ8ztAqwFHqFuVyGe1UHW0oR3zNpXrNyA4X1k2dRz5Q",
-	"0WuHPrf4IilSV2w8+/cpV+uZ3eyMi9mKJwnXHTV+qyaL1ZYjUSt/FEyyJvt8xXUUUMpxT75MdjO7YOjC",
-	"Cn0d7f4br8pGoISPm265IWxXt5iG7KF7zaZapSDfPPsmT5nDzDGqGc8vXmNFCvfY5Z46lhOqsDxMB/ZR",
-	"LPgZxyxVn0dCRYwZR/EiApImmSY7UpDWh13WOEI+iCV9OLP5PTNDeI3vmcn5DNjvnrmMfPwhHEbR+SHv",
-	"90JIhfSqo1f6xjCu/2dX4DWGA1W7ueCwfen8cm1Jj4I4G4O5KjlPUeWXq6y67M4puEBV2I2+bnBXO8lt",
-	"JXPdcHhvXFrgqkq06m8hlZzLzLe9ofZ91KWAOch+EtoQgle2i++qJmCKzHm4hVz4dN9CsmJQ9HKD2fEM",
-	"2S7m1MdJqMMBlhMg1FiuIqb1LI+a2Y7Wq0SY7NkNBPgvpmdc1PtSOMF8x/J0JNOH6KIq+8+Zq9K66g4V",
-	"E+P9yG5ZUhbtnevJpAi084a5Wom+kl6v5mKgKLEn+YWtZPuUqvWL25vMUqYi57y2kVc6W1FxrBiNoUaq",
-	"pYNkii5S/720v1Ucn0pAUjf8jOqZk4W6iEsdnMliltA1i2eZoFpD+u+dmy6FOw5mMl0GyC3u8oKpY+Tf",
-	"MGFjLVvnzy6xkPJX7zsGxRjwKxeVc1Rr+a6rEVy7TzzBmZzPoLpo7gu2qyUXs3nCF0szmzMTLduadxoz",
-	"ZSJGhzF9o5sQerMscL2PVc7Idi/WagUefTNb0fvZHeUwBRczKLm9P0BvnKKf7JjnwKx/iDrB9y6/t/wE",
-	"y1Nt32cD6AQNxGeT0tRdZz3Y1m1pFzo3Q9UuGO5wPe2kqpneX+ZA6Qn+QjF4NdYsSeQdnEdcT+p5rfhU",
-	"JIp7TsIZx7y69BqswgiMyDfMkK/860xIwWY1aVtmG6q9fskVtjVt09AVakQ7dLO50bFWZZ1Z66PfjVUr",
-	"DXOsb3h6LF0ZouNUWhxQeZ2izymRCahb0P/IsR/hkEbNrNFfxH8pBFMWKNpO/S1O3n7g9c7VG4PZNk9D",
-	"yLTgWM8yNBhlHepuhtzYYfboqdK2B3BFOaCQ+7Sl2E0o/wf6YECuiBINg5SioAp3X0ByG+NzzGuCaB7U",
-	"OW9AcrIlXyyB6O9i67qnC9hgC/zgLCZzRReuGrDLg0zuFE1TwFBYcarYaSq1IYYu9FHDkmsZO8HUbMlN",
-	"T+eW154w6KCazNl5tYQfryb216vJGfmBG/3GBT8McrR2lhv7fKrep6qlavCPs794/xynnV1yQ6at3i75",
-	"5G2hObucuQv9CRKZ2se+dHLbYpm/tU6mJPvs15yOZVAGE7lyhEHL3PoDNNw8hGL6ALfTdAof/Dw1Og/7",
-	"U6mGix3H+xw8x3paQGQcG6MwQNnQBMDesltcmBJz0U35CwuyK2tV/uYtz/VrYVD7W2M02Ja6D+wXvVHP",
-	"rbc/9Kb2wi237gZryn1sbbfsXN3NmFfJKVMTzIUO2AeMiisWUEzXwQi4hQNu440nV5R+OKReZoCMrxjk",
-	"32xtt2u0rmJ4/tsQZAB+aJf+BFN8bulP8GtHWyoalJ3qkmE6gyGidi5bbx127T09jjjdCMjVQgY7SUD3",
-	"Ktl9samcJ7cPwxOze1LElDkBqVJE/+PV1jVAScmvryafPqHVcZ5QU+p00th+UFhnXWbenQHOPcJRHhLH",
-	"UoFY/0PzBfnaf4d+D7emB8WTNorRVYPSd+DRPXrkUN3LXFpG0OEaWkM70X+5S1hntWXfkM5qpeCAdA3x",
-	"xKLDLJ7JOVSYhorEjx/5ubH53lGfm8fccGE8YhrSczwoMKzNSLHhIo+eox1iKLFh3dK3mVK3DGKWXOe1",
-	"YHCEDWGz/vGtD2KrzlPKAi+kN5NAJheYCbUae4p7gzPdcWvv0l020bZLO1jMXv2Km30AH55/wfes0VHK",
-	"mG3eeNkSknuXVbteTf63zMjfhLwLwGUK7fdXk7pBStqqXaTW6aagmlBTqHfV/FHZdjFPsez6g/ZBUrXn",
-	"kTs50blh4MvkQ/kwdMup/UIofZDXtK1R1o9uPFUN56G9Zpq9IzZqrPVnfwZ5PVTf1n6atXaJfdCSoOpX",
-	"R+Ol7sjL91zCA3J+4Oq3Dra01AobtktrUq1KtwUQXTyJmxMKDPQ05lpnrHno4udhI8czI5sHVg2KnvvC",
-	"J6BBYVn2lab3Mx/INsuE06G299OGKjNsa3rLWovS9gRc+DmyCf4T+vvU224f5rOd6woqztulG224v/IR",
-	"l+8pv5WGw/mlTfPlIbgO+IvqgeA06xMGN5itfTTddpnAgEgVOH9pX0IW0udj6UBL3BNmWLIOaooH1uWE",
-	"rSTi22mD83n29h9fXi7k1jOCtujp8gOUDTilcRv463Y3uv6pV70do82EkFtCULc4UyzOIjZLl/5d3Ma8",
-	"lJtZA7OZKjnnSU9h9AI6obN4Ud5xGrrBzkiLj8LuLFRdQjhBU8+1g+WTenqTLRYd0rBs1IPETkzVwIXO",
-	"fxsIFV3S7rS6Ig1N8LojsqBao3TrJfVkpbuZrY5s7T9XbbGuuk29lTHz1U43eMgedKPnDVNjFL/OzG71",
-	"QXsiWYgkm80Teivrn3ts0BBA5n9ufCiXslIAo/SDMeneeWuPhW21Wl9DS5QpgwlPa1f4r9tVf+celQnI",
-	"twv+4N9L/3dAsOl14UHwP/94c6yXNGWxd3/ACotWfqTxEJK2knGW9MCdiyRbcOFPYRNlGtUKUnc54neX",
-	"fuAUptnXslIlI6Y7LeECm/qRBhSU0INMF7kCJS++N0XrRZBbJNCyZT/OfKO/Dn7KzNJCzCyVMtl3rlMw",
-	"2/taVLPrbD5vEApqW1re9Non8O7iGquo0KnzH9l3ylY77ozGsXLQs0sh1a0gyNaojtwBRSkrnio0tkIy",
-	"K+S1qApSIu7ND05OwraeHYcjLtN8g42gR76O3ir00gKa1u/oQ43aBeygLJ5Vd1FjYldR/ZOUxwq3DtFI",
-	"4zBBRLNq1QengDfqLUB+PxG1M7DtmKnIG6jAA7oAuNoTCOrPtumCytSzoSBTl0jpREY3NEkaquI97Bj7",
-	"HBWmJPCradp0XhZ+Ayj3xWwpRm+Qgu6RvM33zVs+LtPWYgPb4RxQFIidxjLSAbqbBnnxxMBJbYHPoXYU",
-	"EJ2tViwm8tYVLLYP9VcaHU/0gMd3n8xjwS/m/OOS0ZRQDf8eBd14x/0ZWD2zt8+87AX/9pmLhR2Oa+Ir",
-	"pg1dpX3Znh3syeaznE8RdGVH8IiaCJ/+gVFnBthw+gO9Xf3z6SpF6X3lHjtkdm23j8b977K0FuruNpHD",
-	"H+N2fIX/pUusY0tG9y7yLYo89XJJxYXcyik8bnc3zfXRG9ZW/LrxWOFBzaNlaxxiSxpQcPQjco6LLJH3",
-	"cqUagblPOkXZFiv43dwsMij1VdPz83qc+32Xftioc+k97F0Bv7oreZcyUaln0+DqFHfKnF2/rGru0nKQ",
-	"Nlamm/jaffHEFw2EJNw+TSV8lmnt+kvKiRqHDKr1jgDm3bmqWDnF3axZPggm7N4wEVsuvkaz0vruLame",
-	"CQrOp5EURskkqcj0Jfb8X/SW7lyJMyg1eMr0rbvZXwQvJJ5qZq3iJpr2Wwc5FbicM8VEe27XTnVqbxhL",
-	"ZzTht10TMl1kxlUDHpDf/SlWtj5wtfiHl8n+49Znv8jMe5k0UmLLNtaQOkdJO3giupatxmmY6Jf6Bfp8",
-	"NsPquPVMVOOdkzatWjhQ0wo3MtUMWGm3TDOQmczVuUcjO0DB0Kv/STPV6GC4h0sOJhvVS3rmys5plSde",
-	"4ccrjE+8mpx9PDk5+fQpDCD60a6t/B0Ume0vCb9vStnufiCpTHi0LmX5f76dYraSQbY5f+wd5ZblUE2p",
-	"ZN+zlTTMFS1q4DmkECwyzR7GEEEyc81mVm6s2nurfj2uHZcC8iPMfFqbWnnMdkiVvF/PtIxumCn3bujh",
-	"gtH9eWjB53N0+bivL4cushVyprO6nVaDnyqLae2AjXcZBDRjcV+D0Q1PZ5nYmfZyq9yNX2aR2HFzlDq8",
-	"em95QNUtQ5YnHjOZmTQzA8yaMBnLn7prGffPm78ppm8sqm6TDy7g2ZA4qrdLUR35vHSuB50WVyOveVcq",
-	"dLi3R/o8L+YtpIFk8SwmS6YYoYqRlGrNYmIkphVj6pYpkoloScWi1tm48NTdcD3B7PTI9wHX5YAzcAQs",
-	"8BVNFQk/chElGWgNoDhezLQLlqrx6G13W9jwiGj0ltqMcydTDI6VcxLSxUKHXZgr27DXLB3GjGSS0LQu",
-	"8zwWoHC/d3mTg8lGQoTtMV/K6NixnqjoNZIoZjIlyDSvOouXpu11IXTqLofj0rzUPxxN6/lu36uYK7mq",
-	"J9CVbA8NuRqA/4VvO4olPGJ6di2dgaMprxdmxYFmXcZdcVET1D9PJDV1uc5S3sqP1oqitqvUZlYIeH2q",
-	"xlU88LYvfFAlOvCM8hvfZJfgBzXVRz45APCrFlq6wIUzhMzKTu8bMzhTiU8u0heRcaxGzENhYPjoKNdB",
-	"vEjndBgJ1QZyYri/U8Vuucw0SemCDc+EYVfz60zIreiTmugm/htrCAhPeHvUx6VtFOOz2ZwM5NLuXKcs",
-	"4nOXW9ILswHZABVfVLuTKO2Ntz34tXJ+mpqFYurObdJbiN6dAbrkJNrgCDoAynI/zwLQ6jPONTH9RtHo",
-	"BomXbvAChRZFAo/tDWxU3XDJnt0CTnpFf9Twyo1sV4NG34ksrdr07VqwVY7mhR8H81KNTui7HAZGj/LR",
-	"C7zedbqcg7LIYdGYe2iQHq0hSCWPWyfsnkYmWRMpoBhl6KM1nUwRcoj+DM8K3VpQVq5hkKcp53vONNNX",
-	"Qjttx1FAQh6HWFMAngxcEKSgCC1chWQaXmXPnv05SqlZnuDPGr5hp/iDbYZfnKwybWi0ZOFR4FxFociR",
-	"ro2QaeHjk6YQXytUgRYrLOazMiHzXiZukWQukxgJ+XaYWFw/OI9x6Dz3NR5b/RiiPpi4g9aTTC1cc4ch",
-	"5avt8iLjmfYX3Ks8m1/iV5rcUsXpdcKG+BHtZM6bBPlDKYYdFm6Yd0FEmJklE3nS1XiuZ1tf1+nxLlmU",
-	"KW7W73COngg9V4wdQ6LeUr70AYfsV/Ge0WS1zTv0NVg2+AU3ucxeMnXLI7YzJ/sOnbslxS4Vesdl5/WK",
-	"uhlToXWrnaYwouNyandq6fx36B3UkJ2kU51Fn7y0Q0FGX7uxu/vRZmLP2gDSNufcxjKG5QxYTYnE9pId",
-	"zMt0LsS1wc/2gKm3H5RGa2P1h8+LtcltH9bhrYIIDfaCtGm2z+UPhyJHjR/Npnp5j+LNpjfSrhss6xh6",
-	"ekawpF6U4HGjiavhgLeXVa51sp08oKm+iNNePsyvvOAPdtMrWEXe/JeWXXSrbly/zw0NQYnBLBwY8hRL",
-	"wGyHKeUiYVqHAQnZfaqY1lyKsJZn3POp1eVFt38/L/FUXHtulmqIeAdWxLB707duC5xR7eGjwPdmw0rq",
-	"6mVZainTLKEKQjnu6Lre67HIlFoTX5vkeeL96OzXSTBZNLjrbVc87Cj9+YqH+Yx1+93I1LoNNlZMPAHy",
-	"FXbIJnsC1XBa3a3LOd968qFOGU3iPK0dOiQUp+w9EIKrSbwWdMWjq8nZyclJcOXNcXkL+79BioafwHkx",
-	"z2Y7wDZKCyN9p2cM5jqP6uti1qEWLnHQ2rpbLZ0AhjpZFpNwwUy4y5a5WWepp+0yZoZFZga+obVsViyj",
-	"emqSUmUZliKNlJFkxdTCitrOnMvu7ftYqqfXzXpoESBLNVMN2hs+751yCnt1zxNVqQa2vXd0tXUEtaw5",
-	"71r1yg/P4p07LX7bkb7L+NxzuUYn/ymWDM3ucBODxOZyrrL6kq3NmXz2E4evBU31UjYcUUusfpJFTLCd",
-	"Dr8rLvgqW6En5cxSCmr4NU+4WXfqd8cV69GtKCG1fafVkuBuFMzVgU7vmviJEpenZvqXk6//cnJfV95n",
-	"UyT2VSU6h+6WrnfrMraOttOBdDvtX5rhcNs93zAlQBRg91sfZwtY+lxWWcPiMn6m3Hwn1atb+zRUxl2t",
-	"WMxx55laMGEmaL0HR3q1gmmwSI5lfTJel2zpE8i8iDhtl22vkdiTOy7d8PtXlx/I+cVrdIwBBfrfM6rU",
-	"mkxXPGHaSMHI12fE2YdA/Q/euy4J9ZVAyrCigi6YJQlBUQ02d4sOyHWW3OQBhQGJZCZMyQv46ORKXIkX",
-	"UthjQg8TK8vggtgtU2sivWR1Zpv+G8klLcJjDZ4+ZmvL+e7sm6UJFySRd0y9oCuWvKCakWnovBtOUEET",
-	"kv/7//9/EP/lC/zu6PmVIDWjg/YUkn+moNyx44f3x0wf05SHJ+RnSy2rXeCUNWjU7bKkINrujiYkpWap",
-	"iVR2qhUzSxnrAItU2F9O8SuSUq7I0rHS8k4Up0J4TKYhThOSU+I+fm8f9/wviAC1f4Obpz3FC2rsDIqu",
-	"GHizhxyb2KsJ7QZDdKJKKBfeV+XMkogVPdbMdrQbT7i2l3zny/cHJJzRJAkDAq/Yipql3RcM6iDpzE1k",
-	"30m8Pp0mHGFCMS0TB42F01YA74z7SsnMMAVbqJ6wI9zO8bW0s0wjhISv9LfYJiTIqZFpjS120zv16Mzu",
-	"oDqXsfChCSVW7GLCHF9n5hg7zRO6INPwvx3E27H/G8PjwyMrCjkvVxJahD7zqw5JRAXsktnZMm3PgEVQ",
-	"TBkc6O2qbrg4likTNOUE0rFRA7ZjLAojacqPIxmzBRPk2h6yIoqBLFZsCeQMOLwfuTboKhVvH9nUZ+ic",
-	"eW82u4+K9R8ODXjLmYVT50EM97kBJHZD01CbdcLO4NYDKKAlY1YUPLaboEki72rX+jZbMcWj7XVGQLCE",
-	"JKGj/eFpuKL38OmMKCoWjNxyiTIVAptiqVRmE8TwwTNLtn3XWIUZypFOw39q/hv7pVhCcW1EgFH4lgVY",
-	"vJr88/jrX0LEtfeFzyJnuAx7j97vi0zDOn7f21aJlhh4sokRBo0rCAeBXTluTpNM3AhLJG7YWuPWavak",
-	"T8hPGmsLpCxG+Ty/+LCcs7rIY/2r9y+H6com9iNLEMOcBzwjGyxgaLexq3SNOymXKM8fjSUwsFHv6blJ",
-	"VkVsz88zI6HlVBUjlp5gaWNsAT4xAGUJo7dwy7VnHpJMaGYCcrfk0dLS9XcpE5Zi//nkGUKoJuzeKOoX",
-	"9NyVTRcMKeL30tKNzK7d2GdAG7q20yEhnVIBwM8jbsiuWyd3MktiQuOYUEHC89q1rmiKmENCIPf4VsDV",
-	"4PojmSQ8Zg4GcmdZuvLi39EJCQs1PxTV88tL4OUVZw5YHK5Rdc2NomptJwPnBLg3y3RYtJei8qY4wheQ",
-	"ECtFBiSE0WZG0YhtkhB8JlB+wteHRhFLTYkZsFsrXj7bnq/SBNiPTZT+SpMVj+OE3VGFZOSN2//dUmrm",
-	"OAPIDOmUJbOQLJixN4i/2W9lZrxr2Zzfk2mYS8LhmStECIzD65chnHuR2hi+vvTmVXKRkwx4M0tcjmcE",
-	"8n0hhfjf529+JFRESwkE+Sp79uxP/4Fgf4HW7aMqyrgMfBFEA88lUNMKtpyRPz37GkU5F4tBkPmxL5ln",
-	"2QLyzbNvPKUqlfq3myui3TwCOzcMAjSETKt17APQP2WJOSN5sGh4ZCf4T5fxEnlJcke5cSSOQ7aJzOAD",
-	"X+X/gP+hJHRlDsKNtJrbfBqSbvQU/+HV+cvyEQt76mRJbxmh6J8PvgKlrLVO3XGe0mjJjv908gy9P0xi",
-	"v3W8sueOzy9el+IrzybPTr7G9u69npxN/nzy7OTPk2AC/J4d/9T+b4EptL1U8VKijSVTyeQM8ofos9PT",
-	"u7u7ExfvehLJUysSsFMmTisxsKfKe76eWob/FAt4LM0qcevAnb+OISHIXE6cRZ+h91dDPamiyekFIDPA",
-	"XmNRqVJzqBvbuTUQoQ+WKnTu8h2QDsvHdu8CtMU1/yWoJlD807NnLkTIuIrPNIW6NPbYTv/lDKbIObZX",
-	"vMjTI4CoVhXRXpRkKudSZWXsJQTGw1r+17GD5OMLJeMsavSAdn1O/5dr75u7WQFRmvrmu8fTB6leZ6sV",
-	"VWvwSDaZEppcU82jivcXvfZU0YH/CWaL1+XK3r8EEy8RgfILAO7++FfAm+NU8VuesEVZvzo5853PVlJw",
-	"I9XpinJRxNiDch9/mfxiF2s3/xmw58JZF0bs2caebV1ErkDQRGVCOB+bzwfrPzAa74L3uyUzS5ftqH7t",
-	"u0E99V6uewT1T8HkdAbalYO/GTyyO0FFTuPrAa2+Zxh1f54kvbEB6wj/VMTsdQbCc8vXvJVuDT26capf",
-	"3adUxD97ZUXnzj/KiCadW/9BMH03ljlz22Rfr5CpVoOkSeLr8JQxslSuoPL4YMMFMw6J2tHT9Tmj8YqL",
-	"UzfuqcW8wDtk/XNyy9md0zZ7aaiKracfLRP56Qki7bfrt+jGNuLtiLf1ePvNs286t38rzXeQC2if+L7g",
-	"t1ZU9UaFhZJZiiIzcmdPDvEPzZF2R/NX91wbPWL6iOk7+eAcZzvhuu3xxjlXHYLjto/6Ft4X/gXdcB2a",
-	"60dC934oBRBukdHeNBbadnyCy0Ptwqw/N/GoOEz1JhwfMHyyMyS/oVbg6dvrd4nCYCX6Vsbrvemhan3f",
-	"ajRSebF14nzdiJEkZQrNdVwQqBsWEIombGrkikcEU2mcTMrOIEZl7NMgzqNc3LErSdob33Eex9qZoFfy",
-	"lumc/OBWaZKsu9Mg9OGaFYVtB1GhMgVCLws7XZ4AOl+DEzius+TmwFQklpE+tvM00I9v7RL60gvnJ3MO",
-	"gQzo394ZhVySqe7tMTtc5/Z9qZI9gA/rtDvZQPtQz+avXF6Znt1ei57dLnjKEi5Yj+sAKgDkZqTkOSWv",
-	"p0a+CWcIN9B6EOUEtHsoAbxAYq/JKksMTyGsNWb3gTMRBt4x1dJITAJbtqbZF0Iwn5ypTCmBLFXJ5DWS",
-	"ia5E0bJbp2CuPHU9c7II31apIjQB3iz7nGTwAiK4R0o4UsKREv6BKSGZXvz0AZzejp4AUQQ+MaLmsPro",
-	"iJoGwviCmh9YkvYmjK5fZyh8Qc3lqAxqdGsw7N6c5kkwCkGyxsW8xpxLDWEiTiUH924L6yk4NQl28mDU",
-	"+xFco4yb5vzidcW6YyG3ijQAaghRfe2tESSb22Fujag5LSlnDoovqJdpxpqhupgH6VQt1vVqfDAUfUHN",
-	"P0ZV8OFUwS+o+QD5Ig5grW1H4O5qkk0c1gajaLph8aMYY7sj8yCrzIjQI0J/LoSumGU+H1rvxepiyQKE",
-	"oh2eGsA0zdTgBaxiCEf8BaLyiJyHQs48LhsDLF2sf51/bi2yRg4Ke4mfitH4FAG/LH/aryvvLwx++hEa",
-	"fHoaCPfald4asW7Eur1jHT6UNe6Jj4d7vb197ABW+t58JJd5SrbDIi3Os0tvBOsYgLEfejHIH/iKjQz1",
-	"6J/xNGkOJZEUEdcQxoyh5xiSU33vXVxdF92Zw6q+LHresUX0LpWrPiz98NS2kYC8ziug9qYg364NOywR",
-	"gdPs0+NC8T7NncHrJ5FIGrP4ki0gjLM7wo0ah5FAfgkEsj5MsTMrVpRJ7sqMlXUWVY+tZmr4eKJQV6o4",
-	"WBwaSeNIGkfS+AWTxp6y6mEI5N6k1RX15TcPS1dxnmayinD/R9EvjTThS9ZhsQTKqRKEaUgG2U4HVh7A",
-	"D2SyhRq2h8djmKYZjd/CKp4iW/RdliSvXz4mnzPSppE2PQF+BTG2lT4Jh7l9yRP0O3XZalpoVJpkCy4e",
-	"gUq5iZrp1IVbyQBK5cjCt1IabRRNR3ow0oOny6twoQ1NEhYThxNEzjFXbje2Jc0R5ZCEoSj0cli6gPM0",
-	"k4VLX+rnCap1RtIxko5HJR2ILN5Q1lnhkZfLOpCgg+M/nka4G814wvrgkXCMhOMzEo6e+tIDkY+9KUzz",
-	"mmKHpzz5VM3E50O+mlFzOlKGL0Aaidl9UZaPTGEUbedxqeYXNFoftVMJU4L7A/EZ+RSPFgXTB98HxcKM",
-	"OD/i/GfH+RU10ZKLBSon6aoLU3A4dO+dq8utZCs8Bkd/HO9fnKvFAxgbDfQCxm6DcwuyW5Y8KfTu2/4h",
-	"iUVcXzCF9e2Etc/6T/U+L2I9dLGvSyWvh42BBbtHitszpaRFT0je9p9dm1tgjt9lZvIYBQtcwZEd4VG1",
-	"Od19w8P6S1eI7iOphHoT32GqoZECjxR4pMAjBW6gwAFJ+IobFhNX3rlZzfZZ6PN+9G2Ovvtqeo9D2RfM",
-	"HPsZd9P375m59Evru+HvEpp37gzuzvfgJYKcfmIkeyx31T3NsIMgDwHNla/KBYFyqNyrgJ4ypbm2W8LK",
-	"qIoKzSFEd2NaMvWVU93cmkjh87Yddac5C2ZmusCb3gJ90bWR9mSHJhKY0a4jnbjIHplOjPj+hDKKbwPB",
-	"jrTi4cerSYGQV5OzjycnJ5+Cq0mOlv67T2FABNOWBZCKzBNqoHht59ziB9vbLkqWk5I7pphLCxk/nJxh",
-	"0nZdJmVS7aRkociSBOphMihL7X7pQcXSbBAVw4TlvuMpHsEGKXOpyzekXFRkPgoLBFPtpmmXTq3aN7XQ",
-	"oEonQ8Xg4SVZBpHdx5Cjnaj3xlXV+AcWUO3bfST1Q8wjZcjfJweWkyc7Mpn6iikB+m4HUMEfLCYWhANy",
-	"K+GvSIo5X2Su0i+7t6NAXfHuNMzbRg5hQi1TrdOPK2YUjz49LfL1BhY1ErGRiI1EbE/JDlOqjN5MroL4",
-	"+JmpUm9niS1CUauaqpC3xzVB9CNzw8wQI60bad1I6/rSun1p5582JQweptVHNnaGbOys4F+xKHrCUNg9",
-	"AP3EiY9x4uNi4t2k9CUs6R/Q9wV0fVUseWDhmvdsJW9H37ZDFdIvrhb1TVHCqGIxmQpJrmW8Pnq45umF",
-	"HRKJQotY1h3rEfhnjfjRV9lUGegUDqE6XK3uKThkXbxhKHghtdkTAuIwb2UMnnzdOYai3+uX+mCa9RHP",
-	"H4TnNI73i+VQ6xKUMf5Bb0F2MmX3NDLJGsq9yDkJbe8ZuLuGRCr3N4912EflLLU5FFmgcdyBKHR6wE8/",
-	"5psFSWgDM6v390KuVvRYM9vIMky2a+EWzG2TlIKjgf1ycjbJx94ydAQ7KvP8UpCzmKWKRXYy3+0LIHCe",
-	"Uo3Fhb8w0oMV7uGyPk5+pkpYeGwgQq7l6UsHoVwK38PZ0x6Vhl2vARHJtMAYYnHxOaFC3zGlyR03S0JJ",
-	"6FYZEtzBF0jS/CnOfKjBYVU4C9RUHOfztgf/5C5HL3wfH4twniSP41YwBuI8luJi84r13tQX7JapNcm7",
-	"5YE5ZZT1OQub3Xdq8KUvrm4PYbGiDktnoFSdFUFAzVhbitU7qArBnVAN/nZRImxdb2/0HR18Hg0XN6vs",
-	"PwgL8f51Df5pMgWu1woHd15vfkSEJKUYWd+YZBsFpXZjrFMoHAZpHZ51xNvgS3lUxxd1fFF7eHDU4PN2",
-	"oCuZ5phNaJLIOxYffWHvLoozT+xVfXXPtdEjCv/uI3Xi72QmYgzW+aZbjzdcaxCge2C77bcL4++WzCyZ",
-	"asB8wgAcuyM2tn8KuP3gWPiDGg2GkoeLbPt5v7DLHLrhF1DWfsT5B3rX1yOhb8JZceDQ49Nn597x3oFF",
-	"z5zHOa0jANOLd5cfyFyqVY/nPc0O9bynWR8SkH0J6Dui7oi6h0DdgFBynfEktnz7dSKjGyLnZQm8IYMV",
-	"i2dy/qUhu9OhHbymM367u8qs/e171v9JHu4wiD0/LJU0JmFx536P7BH5hovLSCrWh/i40+/c5RIu6D1G",
-	"GXTu9ffuRyZosv7NUqB+Hfxpde7nAqPfAWzJ7vO9nPfIrCE4Ez10rkytuKCGnc9NjxMYnxB9CkRh+PuB",
-	"deL3qeUR2eqaKfsi+DLGJS0PJb9mTK0DIm+ZIjRJvLsnmX7/CrnB5/Z1kfGacE1oFLHUbCiAXHnijTfj",
-	"MNWODyendaX3I7Efif1I7Edi/3si9p+FmgMjz+4PzMZzMZd2Ew0k/dW9eY3FPvoR9Vf35gU1bCEV70Fh",
-	"z+H5fCUMU6nimo2q9D7Y4u9qb+mrrMgckIRHFlzI1KxTTOi8kjELiGAWS1Y0TTEixoqgXGSrI2gzZ9Rk",
-	"ilWyX01DyzMBUJ+GR89JGOUgEpKURzcu0zwDdNnAuihT3Kw38O4+pdHNiStH0zeeBjp3qGVjl+vnP1Uy",
-	"Kfuj9MOKSzfKe5nU69e3kM/3uMiM7dQbD9+zuWJ6OT5aPR4tf+bvwCWUJsPfr83bO4i+y0IkmQLipCz6",
-	"ShP7SghtEQ79OjVdMZRQLGKilyehmoQXP1lsrAPt8KgD8vmvQe+lEDr7aboQA6sLaFJ1FYuoQ8tMM3X6",
-	"0f7/gaj5kxuiF2raTiNqPiJq7gUl4dYOgpIWDveCkhtg3R8tM92rPG0tWsIiOqNlVSV9aOYVjU8L1mp2",
-	"csL+98xA+OroZf175YIr17tvD+uqoajdMuTlxwUzm4jRXVhEpKx27+1VvdH9kT2qcZKOOIrutJV7HF2p",
-	"/2Cu1FsW2Ro36u7o51yl94uBT8dF+uHP4PgGjm/gvgr/DPOHfhIv5aP4QbeFLzgURffnEUtH1+fHdX2u",
-	"Inhnt2ePv87t+TOi8Jfh7pxmXd/qi6z6Vj+mk3PejWZ69K8c/Ss1oWKTQvTyi/ZkIs32/cw/MX/o4fg9",
-	"4vaI208EtwMCRQRYbDkEQWjB7WM7rkkEw8RfCOaDKgwM2vrwuUCO3UQN6P8j/jrEP3qwn0Q/3n7k0pk+",
-	"dde0VyE6d6mggrD8FvOvFUulMpqE3qUiJJlImNYkRAfTWdHpr0ZlrJNdyEMjMtPDnCXcGDUM+YbPxIqm",
-	"qcuJ9Dh6Lzdhq9rrDbYbYvdxdbo+rFMnLRw8/fFjO6oOettHmtKbpjgg3K9mzmEA5C5u8F1sV715vO37",
-	"JPvJHWXInRlvObtzD7EvgLFJI07nnCXx6Uf4R396PJIBE3YmHN/Z1m/y4xlEOnqX+CtP2g/PfvfEaiQk",
-	"rAofh6MmRa5zxFH7Xcke3o/CwBAPpzO4ko7kpr/1GGaB09XlLOcr5679GJGVqywx/Bj/aKBOb/DXISIE",
-	"BoxY8tCdPcDZ3tD7F1JEmVJMGBymB7rbGeO/sXUvREfcgvLJl/y3PsqK8lJtd1ekr/vs75k2H6ShyQ/c",
-	"6HP9ukfcyItIv+GCr/hv7L3MRGwUT/VTJaePH4U1LGRp1CTliDhckeQGePiDkQlNtH0KaEK0IwWEC8iP",
-	"7dZcDpS0D8nbl/9z+e5tHjHpkz23R0yu8lCZ/UXZBPmDVYz/OHGU3an7SNpH0j6S9pG0Pz3S/oRIdpk7",
-	"P30c5/MyBW8z9blb8SagR2LY+xPkvbwDn42ujgQkv8GHGxsPSEhK7oOH5RWHmBg3KdBpaYzPzz0+gOiM",
-	"FGekOCPFGcjCfBZKAkwNFHd5nNKzMNUxF3PZQFHe2gaD8kEM8kQevYwGYFFxR/syB5RTONBrmRlXcIiL",
-	"co3U9upA0Gtosgbo3CFZA7bThppHRRqYcBfWXMKK+qJN0fWFXKUJs2N6q0RHiCqGgI6WKD1shCEdv1cy",
-	"S4d0/JHdsmRAP8uIDJnPmU0v2WLFhPmOJ+yS//aQkX4SiaQxi92II/E7PPFDVNsX9bOYzYEMeFMoUr+p",
-	"e7EDInVAUiUjpnVA/nW7CohZ2md9lkqZBGSuA2IpTUCuFaM3nQqpIanUjmYMo5W+dzdimVe7f3pUE6tT",
-	"j7RzpJ0j7fyyaGfhONJARZ8CJRxCV0p0qeweUkdPTz/m/ihPmbxCCMpIaUdKO1La3yWlDUjCV9xgqsai",
-	"NcbxFH1+NwQ56N6tRPq2iflHV9J9JlUNCa+Wjn4nGOT3IpqpW6bJtTRLEm6O9CmEpF/F927Y8AyjrPJa",
-	"rpUK6kwYhSnGCba/EljGOdROrRYGJJTwfyeM2I//ul3Zf0oCCfypqNCpVMb+YR8c6JVkCy6gFxcLpg1+",
-	"AiEnDK5EOKNJEh4RbohmCYuMdiuxIpBZMnXHNQIb4bE+uRKT4GkoK+2H1/E7NfB1G1WXvyfVZUH6HFmU",
-	"qvSdA+jCwdk2+vyazSEU8fVLD/HNRO0TTPtZRP/uiGs/jaj7h0PdWqTcwF7MsRlaWAq3MxB8Sbjah2lp",
-	"x+onav5AfB7Fy1G8HGnxl24EKVHhL1Vm9FR3Bw19wlYRJKajxm4kqSNJ/b1p7H5HxDV4uD2liSY/ectK",
-	"mUSP9pWRWo/U+vdOrX/nVpYHEvV922Q+PXHN5ai1HLWWD2Dpfl86ypSbg5cbSSUX5piLY8NXbEdVyxeJ",
-	"1OzCNn4tLOL0RtEx7kefbh7iA8q8JoyqF1IYdo9Pdqdk6Fu9HpYO1e5GE0oAhiC2ga8YmULsYcjjsENJ",
-	"bzvEDPrPuJgZBKz+0UL149DMLJkwPKKGxZMzozLmvHhx/FOZMkFT7l+rk39pO37+LlYx4O/Q5x12eeGI",
-	"xIgFtcAbWRgTcIiQDjeCYzz156ujJVtR+DWOOZaMvFD2uA2349ibCiZmnbLJ2URe/4tFmH9zIY/dl3ak",
-	"k/f07g3Tmi4YRn5VXUs+LBmxt3V+8Zr8+eTZyZ/z+sX+gXHXTs4vXp/s8TnjOp83n5Fq8j+X796WEQJh",
-	"EBGi33NVhd6dgK6wYuLjZAh0k+3OC+hqOJ4nyZCQ/jHX3pfELEKSGf3Og8EecAxgh+lyts4iAr5HMn2P",
-	"F32T6RX98nDUFeWW2FERMccoHr4URk9MG9FsRLOHotlTwC33pK2kYSitPYoOAyfcpcRw3OB7aDgo2Hvk",
-	"C7vwhfVrwF76FI/f3YVXUVSZyAY2EW/Y84M6IDdszWJyvSY04VSf7FXXEUkx54tMsXhz3nYthxdUsONs",
-	"oLqjjEE7gx0VEzFTj5QcCifbTNSyQyXxHjpcPjhN1KiZyBPXPDghSd2ddFZPvJUmL+72QHSzq9CEbuYy",
-	"IXfcLGVmiMqEgKIslQRKNM+bhEUjuuRNQrCd9c95Ui0gvoFqRS63WtnuoEzmXhBxxMIRC3tg4dNEs7pH",
-	"8PQjjz99AS/h63h8C0csrGChkZbp7Pckhh+vEIT01eTs48nJyadPIbyST/dlHJKxzyPNy8coaLon/B6R",
-	"e0TuIcj9paE0vMIosuv89T2oURwHP8YzPcapd6DnS2h+Cc36lyLt6YUyVhMdrCfdLAb6uLiKUFLGVQAY",
-	"ItUm1raiIcKnw4ne2IfdHJDXlQFFM8ZhC312xa3vmRmIWCOiDEaU4tC7Ykmlx15UpXtAkwUzD8SRhir6",
-	"QxzC8Hgeh8HECsOdcewic5c3rE7+ozxguEDnu/T3jKn1mHG6B9ubX/ETKaV9aUETkLwJu5uK5Ndiepo9",
-	"FNMbKmIfuvb9UEwdsXTE0qeBpVaaxJ+tNHk1SahYXE3OriarTBsaLdnVJLiaaJmpiF1NzlDc/MwYvSVR",
-	"nn6MEGZBtnzIw94TR54yN+CXODIFI7n5LOSGzg1TxHbniVNeuQT6GBricHbkFDpg8YjBIwY/YQwOdSQV",
-	"g0SLjrMIA3JycvIkGIXHK2C9s7jp5eDK1eeCJuvfLHB29eLFDt4f95FKQ7la/+jIKruv9uW8j59xQrno",
-	"WZYTwDruGcT/Uka3NMlYz27fKbl6wnVKH9m/+0cmOBO91LcOrzp3+fuBa7ReRkomSc9JepWQ61UF+FKq",
-	"Hs8ziG09m7+6hwQOumc3l/ehR/w2UysuqGHnc9ODtkGwfPfW2WLBtAEk7tvpjYxZ3z797hL7fABB8kBR",
-	"75YJurm0r7Pu1yevLtiPtlxQZThNHK4xnSXmkPW0cZ5/MKW57PMs/PpWXihu2R4Lhj3KLgL79oJGy+7X",
-	"/C010ZLF71mcReyxS34/oOD4A2pMjsy9B83hnP3lfmpD+tKi9TF3w5ymD1zk+nEKy3bn2UeGfWTYR4Z9",
-	"ZNhHhn1k2EeGfWTYR4Z9ZNgfl2F/Mhx5SaN+quGhPbg3d5Qwqo5xsp0ZzhhV+PaPkRWDkpvl5/dl5zX7",
-	"TjGmCcKLt1Bpn9YMv57xOAzARVVxsSBSESoIVYqunxMs+kXmMAqWRMJOXdKhMapm2sPgAFSErgjxzRFS",
-	"BzRjtSEZwscQG1Zfrhyav345vn2P9PY9EPGLt++xI6iKzByC3RtybXk3IudoxLYkwLm8lVRetrH7kcfe",
-	"ov1rBqieUwT7Xbeoqgcj/GdJE9AR10dEHxH9C0P08kvvKo8Wzz6544LIW6a2kP4zIvo2V336MV/ypyfI",
-	"Yb9+OfLYI4+N6bCqVXu3+O5GfrowPcUk4dpYzNQjk+0f3tcvH4HNHh/T8THd/ZjGLFUMcAMLfVeMxgUT",
-	"3Q13D8kpD0CTx4nm7IzvI7KPyD4iez9u+XFyW26k+tnpLPKQVJa/e/eCAe4CT9UJoK9ni4eLCyXnvMfN",
-	"9jexPoDOP8yfaHwl9peg6vO9Fj4llQ8A3ooZpiImKnMvivsRNCp79zDsk6KqybB5Whpjw8L5OA6GvV6N",
-	"8ckYn4zxyRifjD/gk/FU3oQ68eLgeQv//eQ/Or4XLlvhmK37d5dPcDM1C6Mq4UwRxW655lL4umeVxGqa",
-	"nF+8PuqacnBwys/PmXSwO258z8yIGPvJHzgsM25tzz3nEzwkmiyYeTCO7DPp4ONmt+6OaBfZiGj7Sf+x",
-	"J97vQGlAqrgWQDp5/1cp+/RecTDNHo6Dj5/k5wG4c5GNhR7+COhDphc/oU7Mo8cm2nx25HCyT5Qpbtan",
-	"s7L55dAWFpzTbvO4PG2j1gzbn5dXOCLRIK1BzUk+nGtLpTIo7ldseCRVXEQ8pQmZZpqpgCiZMB0QxWiy",
-	"0kG5tX1HzDplG1iBy93SDeDXJ7QKEP0Q5D6l0U0Oi6d2gacbA+6ySLpuNOWzG7Y+uNteBWe4uKUJj10h",
-	"kuMbtm7BnNd5h/OU/42tR+wZpLrDw3yI0g5HeOcqXD4Q8YpbBW6L3LC1JtPwI491QHgcEEFXzGHbDD9b",
-	"KMdP8k4wtZXddTe+FXA383D/QKxzw5wWI9e9VjN5J/IZD1zwoIJoC2Y6Ytj3zAxELezWwykeO7ylK9az",
-	"y0/u8nt2e2/hZ8B07yyEjcUcPiOB8PqUgjhcr0kI8XChBQT7r6cI9nNBKcLAh8VENEmY+kpbggElikgI",
-	"pOOv9jXsRz4WzOybbjToX7YJxkFNvyWK4VK/diMaL6DxQLrhKn+P1rfP8oRXru6heIqDaUKFR1X7jOM7",
-	"ze5TjqCD7PPMl8SWSgdkxQyNqaGfwqPnhBtNCmQiVDGS8BU3WB4bkNlOJNVXug/aIkjvG3Nx1I7Ii0qc",
-	"diQaol0Z8eh3jUdeDXP0JYF8rYx5ulAU6/E/1mMGE3ZlgG3b8SkbUXALBaUg12xJkzm4oQtplkyBIEqm",
-	"IUDYzKxTFpIwpVrfSRWHlvcMaRQxrWdG3jDRk8+EQffNaQLy1eFuI95Kmpnln05hB59NQQSzd1YPfYC1",
-	"jtqhp6Ed6mSGP6BSCVEQHbqQRBMAJydIImqC3Ag/zkpf5IIk4HIuZA5VNxkHlw9CZRikTdWEMz2qzLhg",
-	"phOafs/MiJ+fHz/za9jjW+kwDaCg+iyeld7FgIRRwpkws0ixmAnDaaK3EbC3UmaP2LWDx80xq/pKWqH2",
-	"Ee2NFtnslO249l4mTI+49oT0mJhRwN4emV5nPDHHXKBNkXBMcBr3hn0AvweCvh2jURVZLKIO8k9BzbPh",
-	"blwPkuhE+h7XOwpYjwbEuQtwL3Zs347DCPXhx7kd91P4nHzz7Btyt2SQ0EoxwjURUvSznztH4b2hQLPH",
-	"cAULcvPdTtI7Ut4vV4jwBBtp8/UaLNFkupE/5sgBMRiVPn4KEZwtFBN2z7XRT5qW9/fvxb4WttGauuHf",
-	"W48NFxlgw6DKniPZHy4nvEvtVdDk4fKCu8G9iQtSkSx1Arp7FpqKau5GmTTbI8o0OBpuokz2KEx+mnVi",
-	"8v3NjHg14lUtXoUfHUAHPnDxjPwTOHYdlEytAZlzlsQ5rAeYa/DTLwFRmZhRHRCaponzc6yYbZ9b6Z+t",
-	"UrMuAuf9F3YNTxuhq/KMZuqWR48tzLtZj2kUyUwY3S7YX2KPc9dhZDSfkIiPMcNwP8TfKCigzZJxhWhZ",
-	"8oDoyyG6oWe0uPsHYcrGeDsYx0q7RtxBdYBOaYQ6gTZBaQOU3/rOI0w/dZiGlFz5ZX/BcNxfDoIhclB1",
-	"clArOpx+dF8OQIwRHZ4QOlj5fgMdLKfl5X9uSCyZJkIaVAMc/eGRI+jTrz8+nRbWpM/Eu5XMWZ3ZtxdF",
-	"nxG9nwB6/8i1wUDICmp/pXOfAci+cnxNoxsWA0835wlzfw9G8qgCBnvF82Lo3zPKF/5Jn2vdj+6d78lO",
-	"F6cL1A64RYPd/3smGOivR73RY5Kp8hXsz/ViixNBFwywSVCy8FftDBiWk4e6s4RropfyThApkjUR8m6I",
-	"f7GnHnvxv9ikXq3+GENk0h0U5PQj/DPrac+uXOuIUH80u7YgFa6gHhsPY/Z+BOzbaRB/OpxD5y6ApT2M",
-	"l9uP54jiv4M305L4Rlz9vb+RncLRygc/BqX9AaD+IWFmT5wNzLRt/6h6ITtluyLoJ22xadT9PDUHXYzt",
-	"UsxCFovhzwc46AL47SO5T38HXeg2W1I9q076SJiwpLq02xZ8+IHqi7ztkHoko5PKE0zx43Nr3S0ZhE1u",
-	"59gCZFvKJEY7Y8K1/bbstsLuQdla8kApua70wcYNRNgHTm4N2VIbtwPsj4D/Rwb8Uv6LgV6Rnw3K694e",
-	"H/pVjvpvkDuWVCzYuztx4bqMHsN/VNxBUEC08ADks5DW4NBAPIlglgJC94Eo22M2vQeP40eM6zn262kz",
-	"FW2i4Ih+I/q1od8XgnI1j9NHH9Xfw9rzEwpzI1b8waIXBTX8lvmsL4ew5uxNTbC3IMZBsD7C7pMLYkT9",
-	"1aMFMT6qvmtoEGORSrZrEKPtMYokXxxP5G7uMEFWlVdheAzj3jDmycUwdrCD+Asa0WpEK1rLbHnWPi+/",
-	"MM+SxOWDZyvKkyIeMSBM0OuExT0Twz86Fu4UR05nMdd2G0OcWge9by9xvvGN+4JtmO4OLQI95EFyoLc/",
-	"dNDMzBxWdn+cWsF0BNHfA4hiUKyLr9BGpuROqhsuFoQaIkXEvhzQbaHoOMyjEfRXYqTnXziy4BU+lJwj",
-	"3D1Jal7A6AifXzx8fikw2UKmK/bqxyDUaGwZbd6j0Q2NbohNX+nC8vakzdu7kC2YaJbYY/D4NWl3Pq9g",
-	"w4gJIyZUMIEK55y7omuCwOjy6sg78TvADvc4GcPF4sCOui4dmMtigDM2aGpfY1PIXIANz5OkN26+ofYo",
-	"PvAVk5npDN6vF0Iq9pOgt5Qn9oXvXsMvSeTdW+kW3x1r71Mq4p95EkdUxd37fZfQ/Hg6d/pRRjTpfhbo",
-	"gf4SkUuPzG8/IuWwar9JkXBQSIaUJD7HXpkQua826JBviIkg3MraaZDP4bf6f9g7v6bGcWWBfxUVLzdU",
-	"BTKzdapOLVP3gQP7Z2p3FpYwd1+4RYTdSXRxJK8kA1mK735Lf+w4wUksJ3acoJdzdohlybb6161Wq5tR",
-	"Ipk2fHVTu1WqY6VVp08Enu/1v+5Tz3hm+2YFuRvDS9rjydPntYRJq6NXIUwDIlgRYkZwb6cxOJUh9YIL",
-	"ovc7jHAwTeeF2PJRn0jf3Z4ySCeqm/w6VLhP5dfYEGnDpYEORoJl9uiLIlyYe79GYTadlJdnEz51O3s/",
-	"TVgMrtd7IQPROw8eKXuOIBzB9qLmCmVLoI7OxoEYR8+plXVcXuJstNzmQrciTK5A7rot1pVeUXoZLlaU",
-	"paIO61Kw+lBTMQImWAZjQkf6GoODTgYDZUmz54WDti1Tw92jMeCwZh5kLDBxmGuR8JO+zFPBUyEnob8C",
-	"Dt1C6FWLb0QIQkdOLFDtVvEgfxKykAsF8carxd5c37Tku0lVKo5NpQtchMd6bFwnmSVRafspbWxC+crb",
-	"6bbZFQ+VUNRKEE+c5vYT0u9afT9hq4uRwgDTYvws2WhbzaA42YbpsSxktBhASSvh4cHhwfEhwdFiWLx1",
-	"j3qv+u+Newl1r2X8g+7ccBTKA9959MucAtEvtdL5g8ntnhNmFBQvJoyD+15g5pB0w0LWLNv9sy5S8+8G",
-	"fZclJL5KXq+qOtVxc/2gAw2qhg5UQ+cHIVLAqASqJSuXm6z3f4LpagQiGMME61/DkJiigddciYUk5j5F",
-	"YzCt1BcL4aUvlaHw1j2S0xiOzo6YjbB608AyRcQME27HgIS6GrEhAhyMjY3SRY8whRA9pDYLxRM4bR6Q",
-	"eZ8wjggWILpoguNYR09gGs6FUmyEUePLcWNoufCJRpy+1gdWwtHrDFIPRB9LdaA+ZRxFmi0j8gQ0ZYbx",
-	"J7u6k2uDh6vVE8LL70TImdPYuH3ec3+gexugGMsxym6BiMi219LsTXbdypBJp4w6GKlPEpmrtNerRrTZ",
-	"4jUlzMSLNNtzM5biXK9/YSJ/Zvw8kOQJ+mMnFDWzMj18Z1Fpy2qVBWU+p5ajG3P7ZYZTwOiQjBIzD+dl",
-	"pTNIDZNBFw1Si0X9tzVjBseny5xV238KoaC55CHMeJ+xsMIdnm4vdTxN707kGDFbADsz2RYsOftiynM3",
-	"y+3uxt2sWYZem44+W/jmvF+9ez2sZoJe0zewbil8rofkTLmmDTM9zKrWmZvR6c0rsO/bIYDHXl/nYq3E",
-	"qsxeuSJCB9vp7ibm9r4NmVnvkdF0kG0peBiHYzV+eCPlg3mlUxkecjbZTIqtZ3kjQc4Lsdm4aspH7aSW",
-	"1QIi9LrZS3R7dbNxduyfhm7Ai1pK1I0b1RvhXtD3Jm52XuS1wxIx+t71WV7sbQztHtjmJWWk6UDbUqi5",
-	"ToxVUS3A1hvsDYWgpZ9peyFozVr8RTFrFhfLoltX0yFOZD3Wfv0xrE5y6WXSy2TzMrlzOXzv7YLW+7vA",
-	"C6v3eG3o8UKdQTrd7ba5o16s0xH24Y1k8GayV8k7M5MXyNBF3m5eJapeTL2YtkBMWyKgcwb1QxI9uucR",
-	"1gq9Kf0cskCcqHEuEff/JNGjHpCzmG8SRueaxvWGJZLQUW1heuot3E7j8tLeZwkPXC//6UVHLwrHZjbo",
-	"0SGEmcQQEQoOn+PvhHCz+vIAdgCwmjfV4atab8zQa+CKjAJNkkiSOAKUCbj4kkUO21Bh25MN9mNDRCRM",
-	"1E9YmjBiyujcaVdNuHnA6j+VZ2qIJe49cyKhZ1tmVNV/VXdPowftzes1g0oT8TqRHooeih6KhwVF1Ln+",
-	"bpd7e8vHOSs0iJiAimbo/PkTa4bOh56fI91BaF/KI0AsEJECqZHrePB0Cxh1cMCZEIiDkJhLcYweEok4",
-	"DBMBAhkcg4kh188mdLz5HTVfwTxIeA8vAejOB1+yBJIIXmJMBWEUiUeiB4ASGoEQaKB/Cu+z9HIDRCwc",
-	"0MDccnB6R+26FuGIAw6n6UNhDiiCoUQskeqDD+y7Vk1qPiyjBrDmlIz+sj57wkanB5er5P+t8VRH/guu",
-	"PdahJ+YzcLCzcgfnd/VAhfth3MBOUceTHbbVugV2wBLzIeqLHTV/PdE9LZHGC/WbxmWl7AaVBcW0vB1z",
-	"JmUEYVsF7Buh/YBxp1xI9hOUN/r0V3K1eP8s/8oojqb/OGSbsg3St1W6nT2PfKUnGCvf3+WwfCwgUALU",
-	"IQUW8AmhWML5UDq8AW/qip4mQ3VbVzffba4GmkwegCvLJ2RBMlGtZ8l7Mfo7AT5FpCAAEXV++cmY0V8Q",
-	"Rg8snCojGgfKdltI7WsQu6BADNod7WRlulli57WH+vOWjmDX54l1UjRey3gt47WM1zIfXcvsRI3ML0H0",
-	"HmXvlYRvG2/1lRBAFny9bGxf0Lhdlikjk7S1SqDOIXnB/we4IIy6Xu/kOHf2TXsqalHRJFkCxs/rqXXJ",
-	"AjPJbejDj2VYSocR2UYNzDTzRkbEfPz+FzTEJDLuUfSvTz+i5zHQ/LX6B12gDk8AkbAgs35G2kViuibj",
-	"yHmoNTDOWHwvpzEsz88RsmDebW082Q3s65UgmqeZp5mnWd00O1SCzdmG6qo9CP9aCUU9nPNEsq9ho2S8",
-	"ip2g8hFB+nXYh7//YA7XX3OiJFKttX1gxMEzfiNka7mfN0A1kjFFOJFsgiUJcBRN0Qio4gWEiIRl6Eys",
-	"/7IqnPM0toneyoA4W6HXeqZN89T0sISnFUseHJKR2Qy3GjFlfZ7z0hEPlyz4S8nm6miHGWywQEaQQtQZ",
-	"cN3oLP2LzblpHZbbGZ6+c+rddBgkZRINVZvcMCmT9/pvgy6af24kxjiG4y5iPJdkNGRgbqSN3Dva0d/+",
-	"xn4K2+b0jjZvuWcHKrOHLsN450oWOcgvK2dRd5Iwje4RLNt7qxLa0ZeMQ/gzgcitmovrvtQN4EgSh3zH",
-	"v4CsWym0OtjX64Z26QY9H0sTV5N16wrgF5Ab0l///xka4kjAoIuyhyrJfBvlmumOXKBrF61QCFvZhXPj",
-	"u1uJjdme2kKaqFlcRo0Z4dZwvWIpDY92j3afH69lNUBmaC7vLHau+VGCZh8nCMAchGs6BsD7hr1v2PuG",
-	"HXl9yYLvOomCBvbebBkyjjjEEQ6WBkO0yOm82/iF5vM0eBB7EHsQf2QQt3XHD17iCBOa7frVfkDQdrjU",
-	"y6B/reJE/siHAio4TP6sTbu0nn5VcGYn5iqabcW7avsp6Vk1i/IvaKAPAUA4QBKiaD4TvjkUYC4QiMit",
-	"O4TtkB2dwvNuXdRJH2HmF6YMaVhQPah2uoXtsws0Zs95s1sEjCv+j9SPMjuaseFZP8vOSk6YWdsDdsS4",
-	"6BivYLyC8QrGK5hDUjC70iBzSwpb47aZCrIjkCe2w7Xl6r7ZgTVWLXtfUvtUy1zka2U5uzTsDBS7PUWc",
-	"FaFeXwlvddKiEchM2l1TF6WDaKhcbSPJ++OkJIyukxRGlfYEqwLJZzSb9+hzYgvGX9Fo6r27bhnT7QTe",
-	"15zp52Eo0FDHJSHJynBx2V7aakbGycaM7MWJLMhn2UyVgwpM8zzzPPM8az3P2sGwoqVjTz9H79U8zltz",
-	"K0ndYen1pI5qtdOmYrYxAz7r8BMOIjLr2W0ZdvBrWb/OhPn50aLF5iwtlQXVNhag+labL0PNiNpSoNl+",
-	"uzRuXi9hC0n5KqcxvG2ctbz0iExMz7tE5zGHQIddnEmeQLdlBqketF9oe8P0UA3TrWyz5O3X1Xssdoj6",
-	"YBfOtVLgHgMOtXS9Hv2FObUbAUX92it7l5YehNG0he63/f4Axd4Q/fv0RTsFTAHEtrkG9oHNnsuey57L",
-	"nsv1cPkLogChQANbzkanLLuneAL/rYA46CJMxTNwm2QNo3D24OjZPPlxG50ldoe/iahdXf/pxPxjCdm/",
-	"mV8r1/cwScOdzgzYLr/hlwtGg4RzoLJvqyOV1wlqsvwGUycXg0GOPgXSJ/84jHhuqKr5jZFZlyxFQt4y",
-	"iaNfiRTn4qtDFNdFIL4RSibkH7hRwik5iUVblVPzmfirpa332jATxOq+c3uDzT1PCRVIwBNwHM0KpRGq",
-	"9YQd8xetRHQtZKUE3lWsm6/KsT4qd5JlQN9e8vT8uY30/vtRl8NRU3g14dWEVxNeTeynmmiRbihaGvQk",
-	"TOIImyye9a0R8sg/Sbtczf5be1WTqwV3gm9FcewMxJ442RdMp1sryYNSkWnIUL3PqFCdSr3cPfbfdN0U",
-	"YJ5enl6eXjXaTztB1pxFxWKg9dWGvwF1f5GrEG8d2WMgHAmdbMZklZii5zGWpuCHef/mtFqEg0dx/AWp",
-	"+2Tts6LsOGIUTu9otrwydeBDJNlinw/T7CN1CkrCp7+lFeGPa6/vrp6oTJH3K/WFfI33/a3xrj6gQ4l3",
-	"NS92UuL9qkBUy28PMTNN3faFbKN1Zd5jIrfJqBqEOmaEyhNCTySZgHozS2RaveNrde1XqoTNWa5/A4jP",
-	"I/LURIDrBpGqzRTW9Rm2y7NoYeKt5pGezbreKtG1t3YGI7wwlA5GguJYjJmcj7u1WDlGjxBLtWxEg0eA",
-	"+B4rWRmsNccUh+51V/eE3ksjme4GWeFtVh8q5yYlXjNHAWxnq+0Nm6SvivPKB9PvUzC9sYOu0jmwi3B6",
-	"PdNAFEe7FDqAVhshqTS52iGzdjlThCjsYhrA3pzTdpFvL9xeuHcm3G2Q6Dk13GDI2coQgv5msWaNpfLa",
-	"zAfaQCIwm1/IcQVSqarHJQuecJSAY7OfOZu0OBqgYWi3KnFbteVoP+Asihw7cdorcYq16TMuD6Okyy3w",
-	"CaFYwvlQOrCtL7FDXFE/GY1AmLPPro2+sRBc27h9S9PmFl5kbWdClFHz2Nfp19zaZNtobmy5xlwSHFlZ",
-	"0/6IOqPWTD+uGd9N7vYKCdltXNsFDsblP/N/TCa/GwiTAJoOrNsgrG+DzVS/HZpOzeq7oP1sE7RZEz/d",
-	"dH/vh9s0IXDN0WV7FXhcdr3gFwt+seAXC36x4BcLfrHgFwt+seAXC36xsBeLhdasBgp2BBo6aVIuRLu/",
-	"nSMmB28eNhaAVL8R57oySSfHNWdDEtUZhe8D6HeuBDaPn9+VMrgBGgIXCKNJIqQyexaj7hGmIeKJTbZo",
-	"f2RPtjTLEmdTWcdSzWH3++FXclc2XtN4TeM1jdc0H1bTtEW9LCxUpNTpkBvLJp72uDaReD8dmqviOPDj",
-	"SD9HOHs3NZWlqpqB3QdPaljZebvTDOOpmG0lm7iYiWJZJE0YJZLxXtq0uYpWtRd/SXT99ZIgu06aBpnr",
-	"9dccBPAn+OmFCCez8rCJefj227aOqcLLDHnFR8IyGEmGjPR0EQUhIUSdweudocLd0dnr3RFNJg/A79nw",
-	"noMek7g7Ovv89jY4VggbRljmmpwuuXqg1/LqcQlPUzzvYfWa7/pV2RwBU4onJNge1+OkEtdNgHxGdfM1",
-	"S5zCzVq8UjyBtxbbm3/gCYTe6PRGpzc6XY1OJdrhBzU9y/jV9HhMbv73xWuEDlnpvZKwZjqGLNBoXEJE",
-	"hUI9FGcGVnBo3gCOJHEoVvALSHs4rLZK+q2OUHINK7HXO3lzfWqE8vbvpa09b0VmXf19I+RdhAUSOgIU",
-	"dfBQArc/oKF+VJNbf6coH1geDRTFZyX28/BO/7aIb43tlCDuLswFWs92xcbqv3aCRL00Fp6Knoof3c78",
-	"FXCYwaYUnVSLb0QIXSnFAVCq3SpIPY9BjoHn2IRAi6nekhljgfAMYmWwZVrXQq4KhuXMSix1LODrZZFJ",
-	"aVbnmUnZ4DBqjUHQtDbPtgTY31O3hNsjL8/0tud8/B07kN5Zk4Dk0yt6wegwIoGsTQM5O1eGJqa6/PVV",
-	"w68Jh/OIYO9c3rJz2YixjS9fmm/MRPfP1EBnELLA+IsH5uJB11SxSmIBXCKmm4st+YgvWWDGqXXiD58+",
-	"l2pywSFt4mzk/+vTj+sbpOK4NS90TtHakmDv3jxT6ti8ctQxbxlH0dS+d0JHiMjjMro4cys7KWFdEazA",
-	"JW3+Yy5s2xQPe9NTSu9+WQXxfnpRFsJ/CfTr7e01wmHIQQjUSRO+KjV21ut9/uHfp59OP51+Pvvxh0+f",
-	"9BMaNdfTomGfdvHuF1Ei1NKP0KGWJcKosV2U9T9WN6F4AkdnR4G5UEvl/C20jkbG5W7mfqDnVReFEIH6",
-	"/xHIblYbrpv55rrI5rg5zvWTvp5l/WDFOOPAsy3sXwpa9AkdRXCSTY3z66/5hrMP/76peusPSfSo2uSa",
-	"qD8VdWRibtSLC1hiVqi2RZbfebHNn2ZOiRgCMiQBAhrqxHv5EZp5V9D4gk1iHMguGisqnygrDz9EgKT6",
-	"X5OeGAXYPHH+7QZYFtztuwCuvgaLQHSRZI9ARVe1RY8w1R+MP5EAEA700xnrVnURkUBZRHOPGyScyKmy",
-	"Av8/AAD//w==",
+	"kUSTqXswAIAsJDVihR1vNpdqhjPNcKZJp+1dGmp0H40x3knJVDUNYxmBulcbqUDGhjZcLOznBTPwGzqw",
+	"BiR0HK39CAjynIDfKHl16QxGHoT3qib+G2PpecJvmwjbD/KOJNJx5QBhQKQ40rcblhoLfbeMTAsLT0DC",
+	"r1fN13LDWDqDTj3X+iMVix26X/ybJFQsMrooOaSklIuEad24ItulBSx+ZIIzYTqqkZDXOb4G9gO1yrmX",
+	"31Rn0RI0RuCNAgjL7o1FAGqxgykeoR71aPudb3aATHCBAwn/j+yWJS2bA57RtrPIi+oxwNbS61Wy9Ocv",
+	"l6PGzYdvh+zpiADLxYVvqJRqZA/Q3pQXF5BYEiFNriUqWXms9EvQPlN1a2p7gh+iI3LqMa+/70JuwEsH",
+	"9V87fYkbaEWuZO+Df26Z6IzV9Fg5Fgf5oCn6VD0nVKxzpqh4irlZWqK4wbv81a4ktBjCBfnLSePj5Ryy",
+	"+u3AXuwHdLJtA3dshYZNKQQqUi2aOvCoUDx2sjgh4Z+f6Wa656x+btxJ20rvX0gRZUoxYeBhfe/sqJ2c",
+	"+aK8b+7X56ywqQdsJ9GBjZbdsygzJeaa/PuObdzPiuHxUZ354dsUR2+4uIykarPGgD+elz+9xtaQhFmR",
+	"FRYezkALH5ZY5ixp1LuvuMD29RLpPJGgZHMLxmPE9eIBVW8DvmrUwNsXc2Xh3VuPXXOiMpF7UU7z3Xxd",
+	"qNtX9H76dUBiaihckSb/1/9JVlxM3S2ZpWI0JqmUyZXQ/DcWkK+fHR3t8IrfvCu3lLZbeitj9vrlO9WH",
+	"/3EegxC8ALQQGBmE+ZynCbyQwGMdkJAao84AgQqrOGBxGBQueEdXAjCwOh0yOzjcc2JkEhMKJphunLpd",
+	"7YzHM6lmg9gmPKHPfTInOzc3YEt9Lrx8A2QaerndrlfC/1MlI6bh479uV/YfBOCZBWD4U1GhU6mAEV4a",
+	"k0Iv9LhDdnnBtHGMs2XK89PaKwtsNw7sPohin5Xn3ymnzR62uz4bK21poWSW2p2V7qDj/c51+WKvFaM3",
+	"JYjf+x2izPZCrtKE2X1tuENUd4w/5q4uUd7LXaqD7qlnVnKrzZJqDGzKOxSH1VlNX/Ter7tDcQywP/uS",
+	"9DmFue/U8RCK9gPOIO980CPovXNQK9VDgy5OIihcZ/tteP/b/B4QtFHrApyDQ2Kwt+A3ZaL1kE3hyHvf",
+	"lGMEndPzdzyBOBa9OxzXeSSTOU8YsfzRnlye3bgzOy6ErAzVJW/tr6dz9xN36S62t0udcL5YKLawsnZZ",
+	"q1+Cx3RT9D7CGGlERangDxA79qNS2Fj2xlastNt0Ly/LMUcFMfFPfgMVHYJmMMGesOxduiOc6tV9mvCI",
+	"VwyD65SdEG/UsQIwMjWh0/44wRKFNEGYH6Hk6Rig47UkYQRq4/BKbPW1srYUrFmYkelsKwZr173iPuE6",
+	"L3jKEi52ea4js0lS15JwWG+qmGNzCBeRBP+EqlzaGG/gBmqR8y8UQw8hkPH7BetpQq/lLXPO9tQu9hh9",
+	"ddBPmxjFU6JveKpzLTsYeakQ0oqbJloWfq9XYor6SimcylKxO8UtU79DwkwVmzn/INQEdAnpu1BszhQT",
+	"jV6ZZZUjkALpMH7DJlDoR52lG5efazEUFbFc7YgJ8etovyUQKF/dWxrVqIUuWTZvGEsJc80Lo2YmvIV9",
+	"CjoOGsdEsDsL+LrkeAeUYMeqYTEzP/xAcn2hmDHrxrgE+6N3akINi1Pz/s/lu7cVH7KGRRqzHriyvzcs",
+	"6u8Alk7j82MWMbHhpK7XwtD7pjX92nLL7xlNDG+18YLdmsbOh8JYqoGmtqlyAwT+Io+IexLA18JJe06+",
+	"2hlg3CsWpnp4ux2zQlSuTqUibJWa9VG+KvTupvAu2SXmZrkVvXHawgLxbrnm1wmDuCVgKAMSenNbeCXs",
+	"R3wPqR8/H4kb39uKiBbQQ4wLzM8slsyKF2ZprxSelXyNzYSor0OYOyZ3ZPAOvaDRsvXyAROgOYlse8I1",
+	"+lji6891/rOnQnCIOV/gacFR8/VD9xmMPhgGQHSGFCXNGxIQiRMQJ2g7935maQr1um7I2uAMzF1NIW68",
+	"GfQavANtPkhDkx+40ef6daPpzV8MOsMa2yUkcAsiZorFhGq7A280rqbikNf/spxyx3QUyl4LzDCzk82o",
+	"nvHBFrf3zKj1O/FCinnCI9OmTIagNbigLI0t88y9k7Pz/aF5SHbkhiQyijKlu/h82pHWMylmvm/bC/4e",
+	"Q5p2Pt88Ii7yCY0kjZNjoxbifAnjv5DCsHvTbH5yRuAI26H75Sq1AqEpfuXCuxhoI+Hh4IZMQ8NWqSXo",
+	"oKOLUH93cnLSpKhyc/TUVFX2AQ9au0n7MLvZ0kn57bQvf1eAE4+dr4oBxzS3yELz4Ne1r+iny0jJHZkN",
+	"3DHKJLErK2V9QM7h2HEOltF5Tih6ZIXYYcbjkNxx0ew4kLebdF1j3amdFwt8jubGhFF17L6kjYEAPAaz",
+	"L6pTG46zvML+p9rmFGLXJjTXxop5t9wysvPyU5ez5yvKwf3bvZO4KlBkAEyUTKktZ9120JizaSd1ao6s",
+	"0LV0Sz+QcMGSLgEb9huh5zCsLlCvEo1EpuFMSMFmKLHbj50VDzjHflW0eCIfHB3oQ0sOREFwPc1KEadF",
+	"3VCJNMEpZuHqpaooVlBa0D/wPe8duVbx3fZMQdcINdd+IFNzyaJMcbN+LxPW7NN4TpRMnFvjZnShsyd6",
+	"VdqCGWx8fvF6j/nv/DqL5Ez168wzMnVZJzTesc5S9qZ+a/31rWyPYtgNDxue+y5NWxGj4Ok2yKkrGVsq",
+	"mIf1lkN56yH+15mQzcEMfeBH3fJoJ+hobOJuJZwnjJljtPZbTiemenktqYob7YtugN63kK9MpxBOvHt5",
+	"NIpkJgyCie1ApiFDp+NwFyBD22Fr+yBvmOhydH5txnZwB/m1BZg//ft/kGhJFY0gwNDSiuPfyPnx/5c8",
+	"O/4vckxmAbjNaR9Uhg5cs8YNwQSzQTAPMnL/7JpOuG7Nrwn8yQkiw+zfwn2SlmYV7ttcfWvFx3JErpfQ",
+	"vm4W0broVS+lMvtiLpzrPTz86HN/ht/EXKErnPPEJynlGB3fiZ+QyuyLjZCZitire8wkuue0BzV5ETHU",
+	"Dy1x4CZa0YqGMw3rCXGErufhes3cwHthsYLJ/fFCHrsZqsdUHJwzKj7awRlLVlxUBUB9foYPPDqfS/ZQ",
+	"R+cPqji6fkfmVK5WUnPqzurbvLF9Aiy6CSCCreW0r0TDcePwzdpSN+Uu0aXuKOAIDDU9gSbXB4WGLsI8",
+	"+skrSi0TlcjFwhJuCx+5LZgmJM1UKjXTWwxYDwmGmr1JLo8oxW3Fgj0xIS5bLJg2cBatLCmPltXUPKAE",
+	"wBEqXuqbC8cmuPI2ORvbvpFxm1XRjWr53FKUiIuXPGpbi+3VXbArFlVe5A4mIdf4lo6nGSraFtuJa8C2",
+	"H0Cv2qxDAwJAfGIyn+HN/lJaaKHx8Q9j2wo76By9puAFzRoz8ltJ7jhmc1AxKUa1FIVzH5hcqw4YxuFd",
+	"szrUTtZ1YeDU0ORpRnniA41ZrrsgNFGMxmu0EXe3raD/xEDxyq+3O1+dL3dIkMkA7tmv8J2Kd+brlvb3",
+	"XGhlCxqtS0e78gFr4OIAQdDCPiFLvlhC4GAM4s0tU4rHjNhnU6EJvjEJte3SO5zd7+ZCyTlPupkWndXK",
+	"qboglQB0jpst7fD7YJBQKy6oYedzs/PEV/Ser7JVyQel8IMBu0SSsMgUUdtgPw5IlkLoJsVrKIgGmu0x",
+	"7sTKEsL4hWjCqErWzbxL3nJG7ZrbyNvuaJ86fycX+NM3vqdbYM8HRaMbiIHpEB8f0STKEKYLvhmMOZow",
+	"SFwHGLCGEGdL1HJLtJWzdmQ0ssz4DYbEDLXQwkZyE+1udwMAkExARqkCKQsAolGUWYKTrIMyk2x35FQV",
+	"S7ZCjjg35Z7hTxC87TqTLEVbOzX4hpYE62fPnu1wY8LzKGy7bZe4Tln8N7Zuu0LqfB1BA2s5W3z0nFIR",
+	"M1ZhLsI8xpwrDJ3r+NDbtvHshq2HXuNuLXOOHl6P7NDfBcVhYFG0BgulkkkfrXIXAuoWt0s170ULv0CM",
+	"O/T3bgdTgiZHLSvrp64vLQuXKUFbBTFBXROzgfFunnu46bJ2YWoBH5VrEMsDwNJMeFy8TxvQFqsELWbH",
+	"dbqHv+NKedy2ThivZaXdswrUlTCIZMp9lqVVpg34sGCuAZ9sSsmIsThXYVacCs8gv5w4FoC4t+xKeN8R",
+	"T12qgZYw2VQxiyhUk/8P+fooyHMTVP1mv0ZHJ694lyJZ76BJg9IXuKN7dbvDndy2IZkwPAF67KIDk7V9",
+	"lDMWw8tidHE0mCM1VVwqbtaOaIFTbDNXki8eB+uMWpX1l3f0xqXa3U2vfvYpJID7c10K2gD+TOzXjCb2",
+	"hhbAS9u2VJQ26lq37swPPxtK3dzO3srXghtOE/4bF4ud4F5iDe6KSzSQ0gRZAMJLY3knPveWuEj81o1B",
+	"FaVilDrA6/6+5Jt8zxIZQb2Qh25R5SMN32Axxp62F7MO6Abicp7WqaAiSFe5JqX8TeHbMHBaePbX4nNU",
+	"+sxKX7/FAMPp26MWP5/SKcRdKfF7tpK3jXkWKkjnXoa4eCsSRl2KBZ+ox5FhcHOxt9gx/3q+coXLediV",
+	"YTGLbnfmFz715l6XNRpiV45QvtkIUN9dfiPfCjYbXofDbWa3kFOW30CoKSfbCRsJWti6+m4iz8+KGwbB",
+	"te9Esm73R6VpmthHtciWBUWj8OktZTWqZD+SirhIRMXoqrM+BYabYXytnWYQTH0KvNfutzLmDBSq32bJ",
+	"zbcyXtvP4FonoAgm7A1N66f/0nbnH+tejWsuKCxz+zTLI9wfi3jIKJ821dNv2V3CBTuOWcJX3Dgv/zPg",
+	"m6Q4zV9S20iTafjxCmOSryZnH09OTj59stTn45VTT21+iy6rpW+vhP06Zgkrf33kal+w+4ilhuDPZC7R",
+	"rmHlI+rVkHYdzwuPBYjYYSLOk/sK3M/JlQg3Tzys5CAxUpJplKkE3Dc0phVLqdIuCaKmK0bu6PqEvMY3",
+	"5nvpqpDaDlcitPf8MzdLe9fTyNwHBCqK6oBc1V7V1SQg6ig8Q22gld4IjDG1NDu0PMtSxuQO1Kj2Do6Z",
+	"iGTMroTPF4cMY1WpBpUOGFXotdcb7HYW2ijGdW7ydfBjrzN3NbyanIHnliL/5LH+5VN4AsVDEqnZheTC",
+	"vBaWXO15ldXBW5aKa7yanJycXE0+AZ3bPlCZCbPfRdoRd6zs3GnFQNtvcTUyLjg9ExZWC30JICBGbRXY",
+	"A6fsQxL3unA/qDcCbi+9UtlgSjFGCL3rj2pP16Vl3+sy3Zgtd++PzTJJnxwe5ufuErTDQ59pRsJf3bm6",
+	"RDBfPkUvFLSoYabVwjNlyg4HZCn4p9Cp3iBkCFoioaRXAhymse+dlbhDl2UmdDRWH3Wh003U1R37AALb",
+	"QCbdgF4z/7u/T8yiFc5WvlK2y6CfG0tssysB945vK158cIWVsXVBYECp4YlnfZOjbm9y3cVcZAbClfZK",
+	"EfygO0gC2DZ9eKZTc7lwpxADW0slfCChi56VmMZc2MItuBRpe93Eh3XK3LhNG/BJ18AAyjEBn72qVMmU",
+	"KcOZrrwT9cePoR37Pn8ctZ114Kmxa7yCZIxXk7OrySrThkZLdjUJSrCJ0q6L2pDKPTIoDn9qeMrtMh6G",
+	"9m2brIzeslmPevlmXBQaJEO323KbCcmUUZVwpohit9xKZPV3dwCurwfDh5zU1ytLdzeYwBKDlXu173eZ",
+	"rkR3C3YDYSzhRqZ9nQGMKH55+ePJdmDCAVbaAUI+lJ0EpqFzDTsNubDEM3ThjAXIUAc0ljLFIWqe51Bo",
+	"Aig9N5qESKb9LaDr+553h4O+g2XV87YllpBMQdiyL7nWd1LFOkBnZB346tT2R8VvecIWziy/DfZ+Ulcq",
+	"8XPu6HnBHQFDVBYxp/lPSiYMn4rBMEbjmON2L3La7h0rHA+BK/KujO5LO9LJe3r3hmlNF6wN8s5IzgjO",
+	"UmoMU8I+If88OTn5JaiQMEsH3PMJhNorbeAPlwv8avLJMgvOgHA1OXtriRucuqbXCTvKWYumCcH/wnYM",
+	"uk0Xkil6hdSBDqhr0KwKqprz6EbIu4TFC9tkTwBUHvQ9JKdsOnPvBnlnUbvUCwDlHLe0BxjZvVxQz7nJ",
+	"3rNIqrjkBCgbkeCD55bQRgiMKFxiYJEYlTZFdvjyjt5K853MxP4O/HuGvJ4fuPnQL+UqP3UW5+vHepZY",
+	"NAG4J6jsBqwIMoT/vP/FN0CeBNSwV5Ozb559E+BTjqITust/LAGkY74+hWeoyPFzgpHyjilG5pCxhUIU",
+	"L08ScA9l8VHh9GAP0WdGQK8xMoXydnkFIr2kKQODoiubvreztYM1n+c74fOvQmom1BkGVu7woA3oe+JL",
+	"yEKFib0pVah5L+/0luC1pqtk2CiG3ZtTrNNW6d8qop2TiBosY31mb3ghwIPuHqOx/aBhQMrZLgJ0qjNL",
+	"EqJU+FdQUp5i+SjQbytFIZusknea3C2llYxdBR2EF4XCiyIiSxJ3/6C3c2Hmer/aQD9qM0QUTqzIe7nY",
+	"cu1AXTH7LH7z7BuXukAQjo4GMRGSQDp51+PIqQ6LKq573EoxaCcCvVkWNq9zi8lcQGXoZvHP+x4Pfmvo",
+	"3WvOnazysfK3Xbu1ukwPe9O+lWlRPXpsZaiY+tq3eeKJGRMLLiAehkFHp38D3em+NbG7DrAwzm77q3lN",
+	"K/r9xvvUs4KtbPfKcj2rZRjQ4BKTaYgU+Mx/U+iDfwLry2ddJRqAYp8NyaUwAYbH13LM1+/b/v+IkDJ1",
+	"2wDgekRQFdUKMVgCtsoVfLyaKCnNDBzFy7zxOi10aOiJ7nSpZZbhrVfYv7o3r8Vc7lEJDuM1X863GU/i",
+	"gEDpzwgdS13tz3KNBFhbuXbnI7Gg1Sm7sqAbhUCrrKeVZdyHj77JGfk4z5IEvNHKnwM/yKdPTpmE2lRY",
+	"/M9YJbRpH67l6cuisKjv8ckVTURl2D5ZXq9e24WK1Uws0xBYTTCDYswQsh8ImsTysnm4goI8Qy7WyG2h",
+	"osjY61Y2VCRdtlRNCPGgvf3AaJyTmS1y4AiAGyiSrkgB5PK0En8xRi7VbORwNXmox1aXNyhU1HbaZPk3",
+	"OycYxrGXS8Dhdp/8Etps8kCuFtW2b0xpmR/4isXvMvOoywU3l0gKJEeOAYXsl8yU60zlTv+h/RTPZGYA",
+	"ipxDki/UtX/GrjpsR6YOpcEqQ/cj6DuGLXAIua7O15lU53vYiNopUW3MSJBrzZzOEBA5lxks3uJYHsh+",
+	"xFrWe7sYN97uG3GvKJqIH/WhdLP11NWUCxB2UdY4c+neDtWNt1uXwIRRa8zy7HJLbqoSnKMQgARouJEu",
+	"h88JhUJblQCq8CMQ78C9As4aAR6be+W88hGbd/d6q5Y8JmdJMOcmuEyeVDOh73d5MOQOzViRhTuvXlOz",
+	"tj1r7jpIjoo5x6+pA1hQoAW5lHG08U7CQt9DMN2BGJa6wdvUCC62r8hflduc9m4R28k8IWosudFBOURJ",
+	"gzDgff0q1qLzzCyZMHZN+zvC8qC7V0xLLSFxkYh4SpPKElEYP0/539geXbZKg7boC9idt12RaUhTPrth",
+	"6xBONEQXvjhEdd1S3gl0aRXy7qiyh/3iVYsavBx3ir6WsX9rAYecBcKv7XtmIMPQPll+GLDl6iPIvo65",
+	"iqYYBukTCt8wEXhvUXBlRt+hWaRYbMGFJjqsHrAz5z2mlVC7NgAdWPMfmBt31PnLm2n7rkGyM6kq+aMC",
+	"rzc5v3j9lSYrtrpmSlc3dpGZ93KPanU3XjfogUVXtFEgfLmi1KjP2VruT5qpfS7XjtdtuZCorddyyxm2",
+	"9gg8xaDttKU+edc0xCJhls+pJyxoK30cntTP1pMpLbtfdWFKMX7onQ/Y29+FVMdteUQh1lBXGCZKrpWk",
+	"cVQprH8CRiU3x6a52c1x9rHkqgWb2DBJu3O89iEHgSvdXJe5BeOZZm1DfCrbxf9ZnfGXrZtzdtvzyJ/4",
+	"LkeEbZYebYLPCbunkUnWUJ9azklI4xjroK3kLSs+Od+6k0mweS5x3MpVwDrj2C0VtmnH7NQPAp3YZtdZ",
+	"ftgdB0BruhvlU+Nh5otsOc+NM4C06nU3TwtngY1XCOzXrlSf9xhyluXcvOjsiOAxUXYd+ecvxQzoEVmX",
+	"XBBdqKe5Q9UR2raxg64kJdVF+YClktliWThdnrS5rewCfPQe8Vl5t6tElZP6Ar+QF+qZFieCdp+jbgvh",
+	"Ud1pvy7K4UO5IufO8rCT53q25HGM708NOah4pda3WWXaYNGQ+t97nNy1NMvi+CC1gcvkPOQkXcrcbvNX",
+	"ypgNmK4RHV/mDoL96NsHtOZ758JKUJoASufq9VfUWVgcA6MNoPHRNrV7KthWvpltrHs4YG7f/7ZTff2d",
+	"Vej1F0NFd5KwR6QpuwlCy6GX37heJ/80dl+7u22FxDZnhpL99g88rt0TxpnWQXSZ+4Kc5dC0jvUqqT+4",
+	"FDPFaLLqKpq+h8bbg+AkHydMZCu7Ahw0wJy9kyDf5y/B9p7YinJwrhJZkqA3V8UDtdRS2J8bWNjc6tpp",
+	"qETKmywduHmv1NqrC619MRN3+Z3zKBovQ1ahpwFMfP82+HGp1qBRHQTlucdbRypnKYfdlQ6vuM8GmNy4",
+	"pXqgq1vft1ly89qwVfP9uPSWdWpV8DyUc3hqvfNhLjvCY4el+9GuVBZBbhg6CK/ofXmur4PJiouNb6r3",
+	"5fLwdfCbtNvyomTgYp779+skgWx3Q21G336fdtxQQRc3pTyiM6erWzJSdRLyOqvczQeqQPs0A/YzCq34",
+	"EdLJw8dySnkXafX8SkgBRp5MMRKCaSc8yS1AYLNdMvLDhw8X3uzvo7oQCqZ/eva11/wE5E/PngVgVRTS",
+	"zMB5wP75Xy6qC0LVqhc/Qzq/m1xVc+e+fmkPcNbw7m20hUa2eSWdfoeMMtVxSgUDYDQ81P7jQPUBHAHT",
+	"pHTRoRRmpM3RcAw7XD1dqzbHBFvBJM+w03v5LlsQPEXet6PVFAV5RuGBkipi8cyXlqt9xBbMtOvGEi7Y",
+	"98ygRsHjz+7apRtKqMC5jjUkOSxTcAdoeY8metvE4cBB1TBhH1TmdKR5phMQbgxbOaPrSXEdFU0VJnqV",
+	"8qZTZqSgeE3zD12oV/1r23HSjTOEfoE/Cr+iupN8Qc23a1MrLpDrtWEkEy7RSu4cjsnyHd91PQkmdqob",
+	"+8E+mSv7wWLCwn6wTIixH1L733UtO+ad17dzuVEDTuPPUa2K4jvXpMw1g8v4pHTmTdrfVgZt62g2L+MF",
+	"NR848iCbJwVZaVpOynIdS3dIwJbA/3ikpAbmWUhdfzw1Puvb/Fe2moFfeh2CBRN42ljcSZNatA1Kw9bC",
+	"znZujV6SVFHca1dNsU3ZyCzZ6mSTMLsCZUOUJ025N/oJhXFHsd+57UPQrbc2DJgvtQ+Dzm0G+xMJjKJC",
+	"832P2/UkhloTvrzjaLRdVDZTXsAvzWfYdoC+kuueD+fLPvUBx2x2KFauExnd7PuEnX/qrFG89g2yrEF/",
+	"s6I4ANRYqPu9o2Zh42V2frN5Yq1p6FcSSaliV4E3dJFht5C6FYJk+AJrxUDidSsk5Q6UkJwCNWiY5KHn",
+	"WWE+wH0rSEClOzvk2MbHE+5xbIjpagaKHvLIJtZUILIFV5wMtYUq+oan6U5WRet5ltT/DkmuO4gR2K4y",
+	"XpDPXLvwphC1rfXnTPzMlN2Vcxa0rXU/XAs/5lHtH72rQR7noQMfi/sp8PFpAYFUiBj/0ReJOinZnIKt",
+	"Zme/tPLRm/BUc5b1t1NKPtaLVcKMiS1CGFiiLJNNuXDA1LSEepjYs34h8vGCHcTNvKBAPIPSAx14fBy+",
+	"0IrUnvi27+Aua0KN7hy8But/u0954f3SRaTej3WisAsU62veOyizBsFcyQY3xBtp05677Zbn4++lUwUW",
+	"2a43nY9obvXbJgfAHxRe/52zOAV5EoteflUNaFU+6yfpTlQ/iJ+0Dn5c1nRUg6HazqsBzt9aKfXdewuL",
+	"wo4iVa3Y/xI07RvZIGrkZJdmFNy3fPqHIpVhVY8NDkoYpprri8MjnxwPQ8T8GLA54MOkYO/mk7N/9gur",
+	"DXo5zf+Csb7lEWrTABfWEupS6XqPesSDwDlABu5carwSZnW0ZNR4d9Z4b1KiO7rWJJzFMiozHIdXiG9r",
+	"t6sru1BMAw5ADBxqfkPX+q9Y1wWHINT7ZNcrgB9JRd6kBsfi96Us/W784oYLaNmEwlra5IgDlgHsx4tC",
+	"H+/HlD8xGL5sb2hLU+v0dgM40Y2krb2WeV5QQB93Q8W6mvAK/a3sLljqCtekikVFnrqe6y2ZXvqtVZA8",
+	"WQSZhnaC3Aq4EcSfN0OveqzphB5OOTmvZp7YMvva9cWz63U/Q1JOCFuV6LiaRsET8wl0GsmHTJ3Uq4fz",
+	"iCoeey86fMjywpQ87uIglk/T4KgQlLIkdDbpVE9vqxSlxdp6XsVAGSdFo4c4U7haQO6s60gArM8fQt1E",
+	"1de5LqC8Lr9EudhTjU2u06lhDdKKvXCbCyhbxy0Tf9Kut8AV7DQqluavnRU3CZBApi45tCtzi36QKzzR",
+	"Ah7RSXLO7rCvJjqLlpACMWfVckfGblxWBbI6NM0h3TJYRc7/9ht175/z1IQMjMwwdUawJFpe5ywP7kHv",
+	"UGeYm4b/nSpmzNo2/G//6IZHwZXAGnorRoV2Y6GbgueP7VeTYAKjT4JJLW/86j6lIv7Zlw4us9cyBfev",
+	"KJEaeHTn2xlMhBQg/yVJ05D2Dtv57W0eO8/b7VhsDOuOXemGffHXlVmGsNcb6cXbPJUalCjbaLHlyzvI",
+	"hbm6vW31yqGY9j1ytZB8XeRajdbLdE1BCAeI6SCXbnCFvuMvTSdaLGfbvioVI6U1Q4j0Numu9Kt5KmJm",
+	"KE+6uztsbH3zcbz19DeXC2KZXSesuANk3LZOBjtWuatidfUHVE41tG3QyXgS19jSnAJ36yCWtOJj0/A4",
+	"Q6sAR6lblMtltFN1tKEc8TWX6jUjO1xYN3Ue+UBFrx363OKLpEhdsfHs36dcrWd2szMuZiueJFx31Pit",
+	"mixWW45ErfxRMMma7PMV11FAKcc9+TLZzeyCoQsr9HW0+2+8KhuBEj5uuuWGsF3dYhqyh+41m2qVgnzz",
+	"7Js8ZQ4zx6hmPL94jRUp3GOXe+pYTqjC8jAd2Eex4Gccs1R9HgkVMWYcxYsISJpkmuxIQVofdlnjCPkg",
+	"lvThzOb3zAzhNb5nJuczYL975jLy8YdwGEXnh7zfCyEV0quOXukbw7j+n12B1xgOVO3mgsP2pfPLtSU9",
+	"CuJsDOaq5DxFlV+usuqyO6fgAlVhN/q6wV3tJLeVzHXD4b1xaYGrKtGqv4VUci4z3/aG2vdRlwLmIPtJ",
+	"aEMIXtkuvquagCky5+EWcuHTfQvJikHRyw1mxzNku5hTHyehDgdYToBQY7mKmNazPGpmO1qvEmGyZzcQ",
+	"4L+YnnFR70vhBPMdy9ORTB+ii6rsP2euSuuqO1RMjPcju2VJWbR3rieTItDOG+ZqJfpKer2ai4GixJ7k",
+	"F7aS7VOq1i9ubzJLmYqc89pGXulsRcWxYjSGGqmWDpIpukj999L+VnF8KgFJ3fAzqmdOFuoiLnVwJotZ",
+	"QtcsnmWCag3pv3duuhTuOJjJdBkgt7jLC6aOkX/DhI21bJ0/u8RCyl+97xgUY8CvXFTOUa3lu65GcO0+",
+	"8QRncj6D6qK5L9iullzM5glfLM1szky0bGveacyUiRgdxvSNbkLozbLA9T5WOSPbvVirFXj0zWxF72d3",
+	"lMMUXMyg5Pb+AL1xin6yY54Ds/4h6gTfu/ze8hMsT7V9nw2gEzQQn01KU3ed9WBbt6Vd6NwMVbtguMP1",
+	"tJOqZnp/mQOlJ/gLxeDVWLMkkXdwHnE9qee14lORKO45CWcc8+rSa7AKIzAi3zBDvvKvMyEFm9WkbZlt",
+	"qPb6JVfY1rRNQ1eoEe3QzeZGx1qVdWatj343Vq00zLG+4emxdGWIjlNpcUDldYo+p0QmoG5B/yPHfoRD",
+	"GjWzRn8R/6UQTFmgaDv1tzh5+4HXO1dvDGbbPA0h04JjPcvQYJR1qLsZcmOH2aOnStsewBXlgELu05Zi",
+	"N6H8H+iDAbkiSjQMUoqCKtx9AcltjM8xrwmieVDnvAHJyZZ8sQSiv4ut654uYIMt8IOzmMwVXbhqwC4P",
+	"MrlTNE0BQ2HFqWKnqdSGGLrQRw1LrmXsBFOzJTc9nVtee8Kgg2oyZ+fVEn68mthfryZn5Adu9BsX/DDI",
+	"0dpZbuzzqXqfqpaqwT/O/uL9c5x2dskNmbZ6u+STt4Xm7HLmLvQnSGRqH/vSyW2LZf7WOpmS7LNfczqW",
+	"QRlM5MoRBi1z6w/QcPMQiukD3E7TKXzw89ToPOxPpRoudhzvc/Ac62kBkXFsjMIAZUMTAHvLbnFhSsxF",
+	"N+UvLMiurFX5m7c816+FQe1vjdFgW+o+sF/0Rj233v7Qm9oLt9y6G6wp97G13bJzdTdjXiWnTE0wFzpg",
+	"HzAqrlhAMV0HI+AWDriNN55cUfrhkHqZATK+YpB/s7XdrtG6iuH5b0OQAfihXfoTTPG5pT/Brx1tqWhQ",
+	"dqpLhukMhojauWy9ddi19/Q44nQjIFcLGewkAd2rZPfFpnKe3D4MT8zuSRFT5gSkShH9j1db1wAlJb++",
+	"mnz6hFbHeUJNqdNJY/tBYZ11mXl3Bjj3CEd5SBxLBWL9D80X5Gv/Hfo93JoeFE/aKEZXDUrfgUf36JFD",
+	"dS9zaRlBh2toDe1E/+UuYZ3Vln1DOquVggPSNcQTiw6zeCbnUGEaKhI/fuTnxuZ7R31uHnPDhfGIaUjP",
+	"8aDAsDYjxYaLPHqOdoihxIZ1S99mSt0yiFlyndeCwRE2hM36x7c+iK06TykLvJDeTAKZXGAm1GrsKe4N",
+	"znTHrb1Ld9lE2y7tYDF7O1ZcLi2zbf6mSTJA8VvNrp4kXiABUJiGyLBwTH0A4tugF7LEWW0IE5DV6jOE",
+	"2buJf6lVzrTgY91hXjCV10LMMg4512sOr/fZbaovingqe99tgN7sOvrwtB2+Z41qW8Zsk1CUDWi5U2K1",
+	"69Xkf8uM/E3IuwA87dDt42pSN0hJybnrhXYqTShC1ZQhoGo1q2y7mKdYdv1B+9i62vPIfePo3DBwgfMR",
+	"oBjx57TFIVTMyEsh19h4Ru+vqmL80M5WzU41G6X5+nPNg5xlqixZP4Vsu6Jn0JKgWFxHm7fuKAL2XMID",
+	"UsXg6rcOtrTUCve+S9lWLWa4BRBdHNCb81AMdFDnWmeseeji52EjxzMjmwdWDfrB+8KVpEHPXXaxp/cz",
+	"H/84y4RTvbf304YqM2xresvIj0qaCUR+cOQu/Sd0E6s3+T/M1T9XMVV8/ks32nB/5SMu31N+Kw2H80ub",
+	"wtRDcB3wF0Unwdfa55lu8HbwQZjb1SUDIlXg3Ox95WGouoAVJy1xT5hhyTqoqTlZl0q4kr9xp+nWp2fc",
+	"f1qCcv2/noHXRU+XVqJs9yuN2yCWtXtf9s/Y681fbZan3ICGKumZYnEWsVm69O/iNual3MwamM1UyTlP",
+	"euowLqATxhgUVUGtUAODnZEW15bdycu6RP6CgYdrB8sn9fQmWyw6ZO/ZKCOKnZiqgQud/zYQKrpka2r1",
+	"YBuaF3hHQEq1tO3WS+rJSnfrbB3Z2n+K42JddZt6K2Pmi+Ru8JA96EbPG6bGKH6dmd1ap/b8wxCAOJsn",
+	"9FbWP/fYoCHu0P/c+FAuZaVuSukHY9K989YeC9tK/L6GlihTBhOe1q7wX7er/toYlQlI0wxhBN9L/3dA",
+	"sOl14XjyP/94c6yXNGWx95rBwpxWfqTxEJK2knGW9MCdiyRbcOFPYRNlGtUKUnc54neXfuAUptnXslIl",
+	"I6Y7LeECm/qRBtQh0YMsXrkCJa/ZOEWjV5AbstAgaj/OfKO/Dn7KzNJCzCyVMtl3ilzw9vAlzGbX2Xze",
+	"IBTUtrS86bXP+97Fo1pRoVPndrTvTL923BmNY+WgZ5dCqlsdma1RHbkDilJWPFVobIVkVshrUUymRNyb",
+	"H5ychG09Ow5HXIGCBtNSjzQvvS0vpQU0rd/Rhxq1C5jPWTyr7qLGM0NF9U9SHmLeOkQjjcO8Is2qVR/T",
+	"BE7MtwD5/UTUzsC2Y6Yi3aQCx/kC4GpPIKg/26YLKlPPhjpeXQLsExndOLtGTTHFhx1jn6PCTBZ+NU2b",
+	"BvtMDVDui9lSjN4gBd0jeZvvm7d8XKZtgKnG+ZQUlq9pLCMdoJdykNfcDJzUFvjUe0cB0dlqxWIib12d",
+	"a/tQf6XRX0kPeHz3yTwW/GLOPy4ZTQnV8O9R0I133J9d3jN7+0znX/Bvn7nG3OG4Jr5i2tBV2pft2cGe",
+	"bD7L+RRBV3YEj6iJ8OkfGHVmgO7mXVdgTO8rZd1nshbD/ndZWgt1d5vI4Y9xOyzH/9IlRLalEEAX+RZF",
+	"nnq5pBJ5YOUUHrd7Kef66A1rK37deKzwoOZB1jV+1CUNKPiHEjnHRZbIe7nAkcCUOZ2Cs4sV/G5uFhmU",
+	"T7sdQR7nft+lHzbKo/rADFf3se5K3qVMVMogNXjIxZ0Srtcvq5rythzbjwUNJ77kYzzxtSYhd7vPbgqf",
+	"ZVq7/pJyosYhg2q9I+59d4ozVs6MOGuWD4IJuzdMxJaLr9GstL57S6pngoLPciSFUTJJKjJ9iT3/F72l",
+	"O1fiDEoNDlZ9y7X2F8ELiaeakK24iab91kFOBS7nTDHRnhK4U3njG8bSGU34bdc8XheZcUWkB5QFeIoF",
+	"0dtK5edV8geVxt9DdfU/bln/i8y8l0kjJbZsYw2pc5S0gwOra9lqnIaJfqlfoE+DNKz8X8/8Rt45adOq",
+	"hQM1rXAjwdGAlXZLUAQJ7XBqzAqMUDD06n/STDU6GO7hkoPJRtGbninWc1rliVf48QrDWq8mZx9PTk4+",
+	"fQoDCJq1ayt/B7WJ+0vC75sy/bsfSCoTHq1LxSGeb2cmriQebk47fEe5ZTlUUwbi92wlDXO1rhp4DikE",
+	"i0yzYzoEHs1cs5mVG6v23qpfj2vHpYC0GjOfDalWHrMdUiXv1zMtoxtmyr0bergcBv48tODzObp83NdX",
+	"0RfZCjnTWd1OqzFzlcW0dsDGuwwCmrG4r8HohqezTOzMlrpVJckvs8gHujlKHV69tzyg6pZYzROPmcxM",
+	"mpkBZk2YjOVP3bWM1w91hN5cVN0mH1z3tSHfWG+XojryeelcDzotrkZe865UGKdhj/R5XgNeSAM1BlhM",
+	"lkwxQhUjKdWaxcRIzEbH1C1TJBPRkopFrbNx4am74XqCRQ2Q7wOuywFn4AhY4AvhKhJ+5CJKMtAaQE3F",
+	"mGkXY1fj0dvutrDhEdHoLbWZHoFMMaZazklIFwsddmGubMNes3QYM5JJQtO6ggVYt8T93uVNDiYbeTS2",
+	"x3wpo2PHeqKi10iimMmUINO8WDFemrbXhdCpuxyOyw5U/3A0ree7fa9iruSqnkBXkoQ0pPgA/he+7SiW",
+	"8Ijp2bV0Bo6mdHCYTAmadRl3xUVNLoh5IqmpS5GX8lZ+tFYUtV2lNrNCwOtTbLDigbd94YMKGIJnlN/4",
+	"JrsEP6ipPvI5JYBftdDSBS6cIWRWdnrfmMGZSnxOmr6IjGM1Yh4KA8NHR7kO4kU6Z1FJqDaQSsX9nSp2",
+	"y2WmSUoXbHgCFbuaX2dCbkWf1ATF8d9YQyxXwtujPi5toxifzeYcMpd25zplEZ+7lKRemA3IBqj4Wuyd",
+	"RGlvvO3Br5XTGtUsFDO+bpPeQvTuDNAlJ9EGR9ABUJb7eRaAVp+osInpN4pGN0i8dIMXKLQo8r5sb2Cj",
+	"WIvLEe4WcNIr+qOGV25kuxo0+k5kadWmb5cQrnI0L/w4mM5sdELf5TAwepSPXuD1rtPl1KVF6GtjyqpB",
+	"erSGIJU83QFh9zQyyZpIATVMQx+t6WSKkEP0Z3hW6NaCsnINgzxNOU14ppm+EtppO44CEvI4xFIU8GTg",
+	"giBzSWjhKiTT8Cp79uzPUUrN8gR/1vANO8UfbDP84mSVaUOjJQuPAucqCrWxdG2ETAsfnzSF+FqhCrRY",
+	"YTGflQmZ9zJxiyRzmcRIyLfDxOL6wXmMQ+cp0/HY6scQ9cHEHbSeZGrhmjsMKV9tlxcZz7S/4F7l2fwS",
+	"v9LklipOrxM2xI9oJ3PeJMgfSjHssHDDvAsiwswsmchz9cZzPdv6uk6Pd8miTHGzfodz9ETouWLsGPI7",
+	"l9LsDzhkv4r3jCarbd6hr8GywS+4yWX2kqlbHrGdqfx36NwtKXYZ9DsuOy9z1c2YCq1b7TSFER2XU7tT",
+	"S+e/Q++ghqQ2ncpz+py3Hep4+pKf3d2PNvPB1gaQtjnnNla/LCdOa8o/t5ekcl6mcyGuDX62B8zY/qDs",
+	"axurP3w6tU1u+7AObxVEaLAXpE8tewqKHDV+NJvq5T2KNw1JUmqXV9Yx9PSMYEm9KMHjRhNXwwFvL6tc",
+	"Imc7eUBTWRqnvXyYX3nBH+ymV7CKvPkvLbvoVhS7fp8bGoISg1k4MOSZuYDZDlPKRcI0pNph96liWnMp",
+	"wlqecc+nVpdO3/79vMRTce25Waoh4h1YEcPuTd9yP3BGtYePAt+bDSupK7NmqaVMs4QqCOW4o+t6r8ci",
+	"wW5NfG2Slxfwo7NfJ8Fk0eCut10os6P05wtl5jPW7Xcjwe822Fgx8QTTLnVIQnwCRZRa3a3LqQJ78qFO",
+	"GU3iPBsiOiQUp+w9EIKrSbwWdMWjq8nZyclJcOXNcXkL+79BioafwHkxT4I8wDZKCyN9p2cM5jqP6sup",
+	"1qEWLnHQ2rpbLZ0AhjpZFpNwwUy4y5a5WZ6rp+0yZoZFZga+obVsViyjemqSUmUZliKNlJFkxdTCitrO",
+	"nMvu7ftYKsPYzXpoESBLNVMN2hs+751yCnt1zxNVKSK3vXd0tXUEtaw571oszQ/P4p07LX7bkb7L+JSF",
+	"uUYn/ymWDM3ucBODxOZyrrL6Sr/NmXz2E4evBU31UjYcUUusfpJFTLCdDr8rLvgqW6En5cxSCmr4NU+4",
+	"WXfqd8cV69GtqDy2fafVSvJuFMzVgU7vmviJEpenZvqXk6//cnJfVxVqUyT2xUg6h+6WrnfrMraOttOB",
+	"dDvtX5rhcNs93zAlQBRg91sfZwtY+lxWWcPiMn6m3Hwn1atb+zRUxl2tWMxx55laMGEmaL0HR3q1gmmw",
+	"tpJlfTJel2zpE8i8iDhtl22vkdiTOy7d8PtXlx/I+cVrdIwBBfrfM6rUmkxXPGHaSMHI12fE2YdA/Q/e",
+	"uy53+ZVAyrCigi6YJQlBUUQ4d4sOyHWW3OQBhQGJZCZMyQv46ORKXIkXUthjQg8TK8vggtgtU2sivWR1",
+	"Zpv+G8klLcJjDZ4+ZmvL+e7sm6UJFySRd0y9oCuWvKCakWnovBtOUEETkv/7//9/EP/lC/zu6PmVIDWj",
+	"g/YUcsamoNyx44f3x0wf05SHJ+RnSy2rXeCUNWjU7bKkINrujiYkpWapiVR2qhUzSxnrAGub2F9O8SuS",
+	"Uq7I0rHS8k4Up0J4TKYhThOSU+I+fm8f9/wviAC1f4Obpz3FC2rsDIquGHizhxyb2KsJ7QZDdKJKKBfe",
+	"V+XMkogVPdbMdrQbT7i2l3zHkziyEmhAwhlNkjAg8IqtqFnafcGgDpLO3ET2ncTr02nCESYU0zJx0Fg4",
+	"bQXwzrivlMwMU7CF6gk7wu0cX0s7yzRCSPhKf4ttQoKcGpnW2GI3vVOPzuwOqnMZCx+aUGLFLibM8XVm",
+	"jrHTPKELMg3/20G8Hfu/MTw+PLKikPNyJaFF6DO/6pBEVMAumZ0t0/YMWAQ1uMGB3q7qhotjmTJBU04g",
+	"HRs1YDvGWkKSpvw4kjFbMEGu7SErohjIYsWWQM6Aw/uRa4OuUvH2kU19hs6Z92az+6hY/+HQgLecWTh1",
+	"HsRwnxtAYjc0DbVZJ+wMbj2AumsyZkWdbLsJmiTyrnatb7MVUzzaXmcEBEtIEjraH56GK3oPn86IomLB",
+	"yC2XKFMhsCmWSmU2QQwfPLNk23eNxbuhiu00/Kfmv7FfiiUU10YEGIVvWYA1z8k/j7/+JURce1/4LHKG",
+	"y7D36P2+yDSs4/e9bZVoiYEnmxhh0LiCcBDYlePmNMnEjbBE4oatNW6tZk/6hPyksSRFymKUz/OLD8up",
+	"zov05796/3KYrmxiP7IEMcx5wDOywQKGdhu7Kh65k3KJ8vzRWAIDG/WenptkVcT2/DwzElpOVTFi6QlW",
+	"xMYW4BMDUJYwegu3XHvmIcmEZiYgd0seLS1df5cyYSn2n0+eIYRqwu6Non5Bz121fcGQIn4vLd3I7NqN",
+	"fQa0oWs7HRLSKRUA/Dzihuy6dXInsyQmNI4JFSQ8r13riqaIOSQEco9vBVwNrj+SScJj5mAgd5alKy/+",
+	"HZ2QsFDzQy1Gv7wEXl5x5oDF4RpV19woqtZ2MnBOgHuzTIdFeykqb4ojfAEJscBoQEIYbWYUjdgmCcFn",
+	"AuUnfH1oFLHUlJgBu7Xi5bPt+SpNgP3YROmvNFnxOE7YHVVIRt64/d8tpWaOM4DMkE5ZMgvJghl7g/ib",
+	"/VZmxruWzfk9mYa5JByeufqVwDi8fhnCuRepjeHrS29eJRc5yYA3s8TleEYg3xdSiP99/uZHQkW0lECQ",
+	"r7Jnz/70Hwj2F2jdPqqijMvAF0E08FwCNa1gyxn507OvUZRzsRgEmR/7knmWLSDfPPvGU6q5VMSp0+zm",
+	"img3j8DODYMADSHTEEifJ+sB6J+yxJyRPFg0PLIT/KfLeIm8JLmj3DgSxyHbRGbwga/yf8D/UBK66hjh",
+	"RlrNbT4NSTd6iv/w6vxl+YiFPXWypLeMUPTPB1+BUtZap+44T2m0ZMd/OnmG3h8msd86Xtlzx+cXr0vx",
+	"lWeTZydfY3v3Xk/OJn8+eXby50kwAX7Pjn9q/7fAFNpeqngp0caSqWRyBvlD9Nnp6d3d3YmLdz2J5KkV",
+	"CdgpE6eVGNhT5T1fTy3Df4p1X5Zmlbh14M5fx5AQZC4nzqLP0PuroQxZ0eT0ApAZYK+xFlmpOZQb7twa",
+	"iNAHSxU6d/kOSIflY7t3Adrimv8SVBMo/unZMxciZFyhcJpCOSN7bKf/cgZT5BzbC6Xk6RFAVKuKaC9K",
+	"MpVzqbIy9hIC42Et/+vYQfLxhZJxFjV6QLs+p//LtffN3ayAKE19893j6YNUr7PViqo1eCSbTAlNrqnm",
+	"UcX7i157qujA/wSzxetyQfhfgomXiED5BQB3f/wr4M1xqvgtT9iirF+dnPnOZyspuJHqdEW5KGLsQbmP",
+	"v0x+sYu1m/8M2HPhrAsj9mxjz7YuIlcgaKIyIZyPzeeD9R8YjXfB+92SmaXLdlS/9t2gnnov1z2C+qdg",
+	"cjoD7crB3wwe2Z2gIqfx9YBW3zOMuj+Hshz9sAHLT/9UxOx1BsJzy9e8lW4NPbpxql/dp1TEP3tlRefO",
+	"P8qIJp1b/0EwfTeWOXPbZF+vkKkWEaVJ4mv2lDGyVK6g8vhgwwUzDona0dP1OaPxiotTN+6pxbzAO2T9",
+	"c3LL2Z3TNntpqIqtpx8tE/npCSLtt+u36MY24u2It/V4+82zbzq3fyvNd5ALaJ/4vuC3VlT1RoWFklmK",
+	"IjNyZ08O8Q/NkXZH81f3XBs9YvqI6Tv54BxnO+G67fHGOVcdguP2xfgqeF/4F3TDdWiuHwnd+6EUQLhF",
+	"RnvTWJ/d8QkuD7ULs/7cxKPiMNWbcHzA8MnOkPyGWoGnb6/fJQqDlehbGa/3poeq9X2r0UjlNfqJ83Uj",
+	"RpKUKTTXcUGgblhAKJqwqZErHhFMpXEyKTuDGJWxT4M4j3JN0K4kaW98x3kca2eCXslbpnPyg1ulSbLu",
+	"ToPQh2tW1EMeRIXKFAi9LOx0eQLofA1O4LjOkpsDU5FYRvrYztNAP761S+hLL5yfzDkEMqB/e2cUckmm",
+	"urfH7HCd2/elSvYAPqzT7mQD7UM9m79yeWV6dnstena74ClLuGA9rgOoAJCbkZLnlLyeGvkmnCHcQOtB",
+	"lBPQ7qEE8AKJvSarLDE8hbDWmN0HzkQYeMdUSyMxCWzZmmZfCMF8cqYypQSyVCWT10gmuhJFy26dgrny",
+	"1PXMySJ8W6WK0AR4s+xzksELiOAeKeFICUdK+AemhGR68dMHcHo7egJEEfjEiJrD6qMjahoI4wtqfmBJ",
+	"2pswun6dofAFNZejMqjRrcGwe3OaJ8EoBMkaF/Macy41hIk4lRzcuy2sp+DUJNjJg1HvR3CNMm6a84vX",
+	"FeuOhdwq0gCoIUT1tbdGkGxuh7k1oua0pJw5KL6gXqYZa4bqYh6kU7VY16vxwVD0BTX/GFXBh1MFv6Dm",
+	"A+SLOIC1th2Bu6tJNnFYG4yi6YbFj2KM7Y7Mg6wyI0KPCP25ELpilvl8aL0Xq4slCxCKdnhqANM0U4MX",
+	"sIohHPEXiMojch4KOfO4bAywdLH+df65tcgaOSjsJX4qRuNTBPyy/Gm/rry/MPjpR2jw6Wkg3GtXemvE",
+	"uhHr9o51+FDWuCc+Hu719vaxA1jpe/ORXOYp2Q6LtDjPLr0RrGMAxn7oxSB/4Cs2MtSjf8bTpDmURFJE",
+	"XEMYM4aeY0hO9b13cXVddGcOq/qy6HnHFtG7VK76sPTDU9tGAvI6r4Dam4J8uzbssEQETrNPjwvF+zR3",
+	"Bq+fRCJpzOJLtoAwzu4IN2ocRgL5JRDI+jDFzqxYUSa5KzNW1llUPbaaqeHjiUJdqeJgcWgkjSNpHEnj",
+	"F0wae8qqhyGQe5NWV9SX3zwsXcV5mskqwv0fRb800oQvWYfFEiinShCmIRlkOx1YeQA/kMkWatgeHo9h",
+	"mmY0fgureIps0XdZkrx++Zh8zkibRtr0BPgVxNhW+iQc5vYlT9Dv1GWraaFRaZItuHgEKuUmaqZTF24l",
+	"AyiVIwvfSmm0UTQd6cFID54ur8KFNjRJWEwcThA5x1y53diWNEeUQxKGotDLYekCztNMFi59qZ8nqNYZ",
+	"ScdIOh6VdCCyeENZZ4VHXi7rQIIOjv94GuFuNOMJ64NHwjESjs9IOHrqSw9EPvamMM1rih2e8uRTNROf",
+	"D/lqRs3pSBm+AGkkZvdFWT4yhVG0ncelml/QaH3UTiVMCe4PxGfkUzxaFEwffB8UCzPi/Ijznx3nV9RE",
+	"Sy4WqJykqy5MweHQvXeuLreSrfAYHP1xvH9xrhYPYGw00AsYuw3OLchuWfKk0Ltv+4ckFnF9wRTWtxPW",
+	"Pus/1fu8iPXQxb4ulbweNgYW7B4pbs+UkhY9IXnbf3ZtboE5fpeZyWMULHAFR3aER9XmdPcND+svXSG6",
+	"j6QS6k18h6mGRgo8UuCRAo8UuIECByThK25YTFx552Y122ehz/vRtzn67qvpPQ5lXzBz7GfcTd+/Z+bS",
+	"L63vhr9LaN65M7g734OXCHL6iZHssdxV9zTDDoI8BDRXvioXBMqhcq8CesqU5tpuCSujKio0hxDdjWnJ",
+	"1FdOdXNrIoXP23bUneYsmJnpAm96C/RF10bakx2aSGBGu4504iJ7ZDox4vsTyii+DQQ70oqHH68mBUJe",
+	"Tc4+npycfAquJjla+u8+hQERTFsWQCoyT6iB4rWdc4sfbG+7KFlOSu6YYi4tZPxwcoZJ23WZlEm1k5KF",
+	"IksSqIfJoCy1+6UHFUuzQVQME5b7jqd4BBukzKUu35ByUZH5KCwQTLWbpl06tWrf1EKDKp0MFYOHl2QZ",
+	"RHYfQ452ot4bV1XjH1hAtW/3kdQPMY+UIX+fHFhOnuzIZOorpgToux1ABX+wmFgQDsithL8iKeZ8kblK",
+	"v+zejgJ1xbvTMG8bOYQJtUy1Tj+umFE8+vS0yNcbWNRIxEYiNhKxPSU7TKkyejO5CuLjZ6ZKvZ0ltghF",
+	"rWqqQt4e1wTRj8wNM0OMtG6kdSOt60vr9qWdf9qUMHiYVh/Z2BmysbOCf8Wi6AlDYfcA9BMnPsaJj4uJ",
+	"d5PSl7Ckf0DfF9D1VbHkgYVr3rOVvB192w5VSL+4WtQ3RQmjisVkKiS5lvH66OGapxd2SCQKLWJZd6xH",
+	"4J814kdfZVNloFM4hOpwtbqn4JB18Yah4IXUZk8IiMO8lTF48nXnGIp+r1/qg2nWRzx/EJ7TON4vlkOt",
+	"S1DG+Ae9BdnJlN3TyCRrKPci5yS0vWfg7hoSqdzfPNZhH5Wz1OZQZIHGcQei0OkBP/2YbxYkoQ3MrN7f",
+	"C7la0WPNbCPLMNmuhVswt01SCo4G9svJ2SQfe8vQEeyozPNLQc5ilioW2cl8ty+AwHlKNRYX/sJID1a4",
+	"h8v6OPmZKmHhsYEIuZanLx2Ecil8D2dPe1Qadr0GRCTTAmOIxcXnhAp9x5Qmd9wsCSWhW2VIcAdfIEnz",
+	"pzjzoQaHVeEsUFNxnM/bHvyTuxy98H18LMJ5kjyOW8EYiPNYiovNK9Z7U1+wW6bWJO+WB+aUUdbnLGx2",
+	"36nBl764uj2ExYo6LJ2BUnVWBAE1Y20pVu+gKgR3QjX420WJsHW9vdF3dPB5NFzcrLL/ICzE+9c1+KfJ",
+	"FLheKxzceb35ERGSlGJkfWOSbRSU2o2xTqFwGKR1eNYRb4Mv5VEdX9TxRe3hwVGDz9uBrmSaYzahSSLv",
+	"WHz0hb27KM48sVf11T3XRo8o/LuP1Im/k5mIMVjnm2493nCtQYDuge223y6Mv1sys2SqAfMJA3DsjtjY",
+	"/ing9oNj4Q9qNBhKHi6y7ef9wi5z6IZfQFn7Eecf6F1fj4S+CWfFgUOPT5+de8d7BxY9cx7ntI4ATC/e",
+	"XX4gc6lWPZ73NDvU855mfUhA9iWg74i6I+oeAnUDQsl1xpPY8u3XiYxuiJyXJfCGDFYsnsn5l4bsTod2",
+	"8JrO+O3uKrP2t+9Z/yd5uMMg9vywVNKYhMWd+z2yR+QbLi4jqVgf4uNOv3OXS7ig9xhl0LnX37sfmaDJ",
+	"+jdLgfp18KfVuZ8LjH4HsCW7z/dy3iOzhuBM9NC5MrXighp2Pjc9TmB8QvQpEIXh7wfWid+nlkdkq2um",
+	"7IvgyxiXtDyU/JoxtQ6IvGWK0CTx7p5k+v0r5Aaf29dFxmvCNaFRxFKzoQBy5Yk33ozDVDs+nJzWld6P",
+	"xH4k9iOxH4n974nYfxZqDow8uz8wG8/FXNpNNJD0V/fmNRb76EfUX92bF9SwhVS8B4U9h+fzlTBMpYpr",
+	"NqrS+2CLv6u9pa+yInNAEh5ZcCFTs04xofNKxiwgglksWdE0xYgYK4Jyka2OoM2cUZMpVsl+NQ0tzwRA",
+	"fRoePSdhlINISFIe3bhM8wzQZQProkxxs97Au/uURjcnrhxN33ga6Nyhlo1drp//VMmk7I/SDysu3Sjv",
+	"ZVKvX99CPt/jIjO2U288fM/miunl+Gj1eLT8mb8Dl1CaDH+/Nm/vIPouC5FkCoiTsugrTewrIbRFOPTr",
+	"1HTFUEKxiIlenoRqEl78ZLGxDrTDow7I578GvZdC6Oyn6UIMrC6gSdVVLKIOLTPN1OlH+/8HouZPbohe",
+	"qGk7jaj5iKi5F5SEWzsISlo43AtKboB1f7TMdK/ytLVoCYvojJZVlfShmVc0Pi1Yq9nJCfvfMwPhq6OX",
+	"9e+VC65c7749rKuGonbLkJcfF8xsIkZ3YRGRstq9t1f1RvdH9qjGSTriKLrTVu5xdKX+g7lSb1lka9yo",
+	"u6Ofc5XeLwY+HRfphz+D4xs4voH7KvwzzB/6SbyUj+IH3Ra+4FAU3Z9HLB1dnx/X9bmK4J3dnj3+Orfn",
+	"z4jCX4a7c5p1fasvsupb/ZhOznk3munRv3L0r9SEik0K0csv2pOJNNv3M//E/KGH4/eI2yNuPxHcDggU",
+	"EWCx5RAEoQW3j+24JhEME38hmA+qMDBo68PnAjl2EzWg/4/46xD/6MF+Ev14+5FLZ/rUXdNehejcpYIK",
+	"wvJbzL9WLJXKaBJ6l4qQZCJhWpMQHUxnRae/GpWxTnYhD43ITA9zlnBj1DDkGz4TK5qmLifS4+i93ISt",
+	"aq832G6I3cfV6fqwTp20cPD0x4/tqDrobR9pSm+a4oBwv5o5hwGQu7jBd7Fd9ebxtu+T7Cd3lCF3Zrzl",
+	"7M49xL4AxiaNOJ1zlsSnH+Ef/enxSAZM2JlwfGdbv8mPZxDp6F3irzxpPzz73ROrkZCwKnwcjpoUuc4R",
+	"R+13JXt4PwoDQzyczuBKOpKb/tZjmAVOV5eznK+cu/ZjRFaussTwY/yjgTq9wV+HiBAYMGLJQ3f2AGd7",
+	"Q+9fSBFlSjFhcJge6G5njP/G1r0QHXELyidf8t/6KCvKS7XdXZG+7rO/Z9p8kIYmP3Cjz/XrHnEjLyL9",
+	"hgu+4r+x9zITsVE81U+VnD5+FNawkKVRk5Qj4nBFkhvg4Q9GJjTR9imgCdGOFBAuID+2W3M5UNI+JG9f",
+	"/s/lu7d5xKRP9tweMbnKQ2X2F2UT5A9WMf7jxFF2p+4jaR9J+0jaR9L+9Ej7EyLZZe789HGcz8sUvM3U",
+	"527Fm4AeiWHvT5D38g58Nro6EpD8Bh9ubDwgISm5Dx6WVxxiYtykQKelMT4/9/gAojNSnJHijBRnIAvz",
+	"WSgJMDVQ3OVxSs/CVMdczGUDRXlrGwzKBzHIE3n0MhqARcUd7cscUE7hQK9lZlzBIS7KNVLbqwNBr6HJ",
+	"GqBzh2QN2E4bah4VaWDCXVhzCSvqizZF1xdylSbMjumtEh0hqhgCOlqi9LARhnT8XsksHdLxR3bLkgH9",
+	"LCMyZD5nNr1kixUT5juesEv+20NG+kkkksYsdiOOxO/wxA9RbV/Uz2I2BzLgTaFI/abuxQ6I1AFJlYyY",
+	"1gH51+0qIGZpn/VZKmUSkLkOiKU0AblWjN50KqSGpFI7mjGMVvre3YhlXu3+6VFNrE490s6Rdo6088ui",
+	"nYXjSAMVfQqUcAhdKdGlsntIHT09/Zj7ozxl8gohKCOlHSntSGl/l5Q2IAlfcYOpGovWGMdT9PndEOSg",
+	"e7cS6dsm5h9dSfeZVDUkvFo6+p1gkN+LaKZumSbX0ixJuDnSpxCSfhXfu2HDM4yyymu5ViqoM2EUphgn",
+	"2P5KYBnnUDu1WhiQUML/nTBiP/7rdmX/KQkk8KeiQqdSGfuHfXCgV5ItuIBeXCyYNvgJhJwwuBLhjCZJ",
+	"eES4IZolLDLarcSKQGbJ1B3XCGyEx/rkSkyCp6GstB9ex+/UwNdtVF3+nlSXBelzZFGq0ncOoAsHZ9vo",
+	"82s2h1DE1y89xDcTtU8w7WcR/bsjrv00ou4fDnVrkXIDezHHZmhhKdzOQPAl4WofpqUdq5+o+QPxeRQv",
+	"R/FypMVfuhGkRIW/VJnRU90dNPQJW0WQmI4au5GkjiT196ax+x0R1+Dh9pQmmvzkLStlEj3aV0ZqPVLr",
+	"3zu1/p1bWR5I1Pdtk/n0xDWXo9Zy1Fo+gKX7fekoU24OXm4klVyYYy6ODV+xHVUtXyRSswvb+LWwiNMb",
+	"Rce4H326eYgPKPOaMKpeSGHYPT7ZnZKhb/V6WDpUuxtNKAEYgtgGvmJkCrGHIY/DDiW97RAz6D/jYmYQ",
+	"sPpHC9WPQzOzZMLwiBoWT86Mypjz4sXxT2XKBE25f61O/qXt+Pm7WMWAv0Ofd9jlhSMSIxbUAm9kYUzA",
+	"IUI63AiO8dSfr46WbEXh1zjmWDLyQtnjNtyOY28qmJh1yiZnE3n9LxZh/s2FPHZf2pFO3tO7N0xrumAY",
+	"+VV1LfmwZMTe1vnFa/Lnk2cnf87rF/sHxl07Ob94fbLH54zrfN58RqrJ/1y+e1tGCIRBRIh+z1UVencC",
+	"usKKiY+TIdBNtjsvoKvheJ4kQ0L6x1x7XxKzCElm9DsPBnvAMYAdpsvZOosI+B7J9D1e9E2mV/TLw1FX",
+	"lFtiR0XEHKN4+FIYPTFtRLMRzR6KZk8Bt9yTtpKGobT2KDoMnHCXEsNxg++h4aBg75Ev7MIX1q8Be+lT",
+	"PH53F15FUWUiG9hEvGHPD+qA3LA1i8n1mtCEU32yV11HJMWcLzLF4s1527UcXlDBjrOB6o4yBu0MdlRM",
+	"xEw9UnIonGwzUcsOlcR76HD54DRRo2YiT1zz4IQkdXfSWT3xVpq8uNsD0c2uQhO6mcuE3HGzlJkhKhMC",
+	"irJUEijRPG8SFo3okjcJwXbWP+dJtYD4BqoVudxqZbuDMpl7QcQRC0cs7IGFTxPN6h7B0488/vQFvISv",
+	"4/EtHLGwgoVGWqaz35MYfrxCENJXk7OPJycnnz6F8Eo+3ZdxSMY+jzQvH6Og6Z7we0TuEbmHIPeXhtLw",
+	"CqPIrvPX96BGcRz8GM/0GKfegZ4vofklNOtfirSnF8pYTXSwnnSzGOjj4ipCSRlXAWCIVJtY24qGCJ8O",
+	"J3pjH3ZzQF5XBhTNGIct9NkVt75nZiBijYgyGFGKQ++KJZUee1GV7gFNFsw8EEcaqugPcQjD43kcBhMr",
+	"DHfGsYvMXd6wOvmP8oDhAp3v0t8zptZjxukebG9+xU+klPalBU1A8ibsbiqSX4vpafZQTG+oiH3o2vdD",
+	"MXXE0hFLnwaWWmkSf7bS5NUkoWJxNTm7mqwybWi0ZFeT4GqiZaYidjU5Q3HzM2P0lkR5+jFCmAXZ8iEP",
+	"e08cecrcgF/iyBSM5OazkBs6N0wR250nTnnlEuhjaIjD2ZFT6IDFIwaPGPyEMTjUkVQMEi06ziIMyMnJ",
+	"yZNgFB6vgPXO4qaXgytXnwuarH+zwNnVixc7eH/cRyoN5Wr9oyOr7L7al/M+fsYJ5aJnWU4A67hnEP9L",
+	"Gd3SJGM9u32n5OoJ1yl9ZP/uH5ngTPRS3zq86tzl7weu0XoZKZkkPSfpVUKuVxXgS6l6PM8gtvVs/uoe",
+	"Ejjont1c3oce8dtMrbighp3PTQ/aBsHy3VtniwXTBpC4b6c3MmZ9+/S7S+zzAQTJA0W9Wybo5tK+zrpf",
+	"n7y6YD/ackGV4TRxuMZ0lphD1tPGef7BlOayz7Pw61t5obhleywY9ii7COzbCxotu1/zt9RESxa/Z3EW",
+	"sccu+f2AguMPqDE5MvceNIdz9pf7qQ3pS4vWx9wNc5o+cJHrxyks251nHxn2kWEfGfaRYR8Z9pFhHxn2",
+	"kWEfGfaRYX9chv3JcOQljfqphof24N7cUcKoOsbJdmY4Y1Th2z9GVgxKbpaf35ed1+w7xZgmCC/eQqV9",
+	"WjP8esbjMAAXVcXFgkhFqCBUKbp+TrDoF5nDKFgSCTt1SYfGqJppD4MDUBG6IsQ3R0gd0IzVhmQIH0Ns",
+	"WH25cmj++uX49j3S2/dAxC/evseOoCoycwh2b8i15d2InKMR25IA5/JWUnnZxu5HHnuL9q8ZoHpOEex3",
+	"3aKqHozwnyVNQEdcHxF9RPQvDNHLL72rPFo8++SOCyJvmdpC+s+I6Ntc9enHfMmfniCH/frlyGOPPDam",
+	"w6pW7d3iuxv56cL0FJOEa2MxU49Mtn94X798BDZ7fEzHx3T3YxqzVDHADSz0XTEaF0x0N9w9JKc8AE0e",
+	"J5qzM76PyD4i+4js/bjlx8ltuZHqZ6ezyENSWf7u3QsGuAs8VSeAvp4tHi4ulJzzHjfb38T6ADr/MH+i",
+	"8ZXYX4Kqz/da+JRUPgB4K2aYipiozL0o7kfQqOzdw7BPiqomw+ZpaYwNC+fjOBj2ejXGJ2N8MsYnY3wy",
+	"/oBPxlN5E+rEi4PnLfz3k//o+F64bIVjtu7fXT7BzdQsjKqEM0UUu+WaS+HrnlUSq2lyfvH6qGvKwcEp",
+	"Pz9n0sHuuPE9MyNi7Cd/4LDMuLU995xP8JBosmDmwTiyz6SDj5vdujuiXWQjou0n/ceeeL8DpQGp4loA",
+	"6eT9X6Xs03vFwTR7OA4+fpKfB+DORTYWevgjoA+ZXvyEOjGPHpto89mRw8k+Uaa4WZ/OyuaXQ1tYcE67",
+	"zePytI1aM2x/Xl7hiESDtAY1J/lwri2VyqC4X7HhkVRxEfGUJmSaaaYComTCdEAUo8lKB+XW9h0x65Rt",
+	"YAUud0s3gF+f0CpA9EOQ+5RGNzksntoFnm4MuMsi6brRlM9u2PrgbnsVnOHiliY8doVIjm/YugVzXucd",
+	"zlP+N7YesWeQ6g4P8yFKOxzhnatw+UDEK24VuC1yw9aaTMOPPNYB4XFABF0xh20z/GyhHD/JO8HUVnbX",
+	"3fhWwN3Mw/0Dsc4Nc1qMXPdazeSdyGc8cMGDCqItmOmIYd8zMxC1sFsPp3js8JauWM8uP7nL79ntvYWf",
+	"AdO9sxA2FnP4jATC61MK4nC9JiHEw4UWEOy/niLYzwWlCAMfFhPRJGHqK20JBpQoIiGQjr/a17Af+Vgw",
+	"s2+60aB/2SYYBzX9liiGS/3ajWi8gMYD6Yar/D1a3z7LE165uofiKQ6mCRUeVe0zju80u085gg6yzzNf",
+	"ElsqHZAVMzSmhn4Kj54TbjQpkIlQxUjCV9xgeWxAZjuRVF/pPmiLIL1vzMVROyIvKnHakWiIdmXEo981",
+	"Hnk1zNGXBPK1MubpQlGsx/9YjxlM2JUBtm3Hp2xEwS0UlIJcsyVN5uCGLqRZMgWCKJmGAGEzs05ZSMKU",
+	"an0nVRxa3jOkUcS0nhl5w0RPPhMG3TenCchXh7uNeCtpZpZ/OoUdfDYFEczeWT30AdY6aoeehnaokxn+",
+	"gEolREF06EISTQCcnCCJqAlyI/w4K32RC5KAy7mQOVTdZBxcPgiVYZA2VRPO9Kgy44KZTmj6PTMjfn5+",
+	"/MyvYY9vpcM0gILqs3hWehcDEkYJZ8LMIsViJgynid5GwN5KmT1i1w4eN8es6itphdpHtDdaZLNTtuPa",
+	"e5kwPeLaE9JjYkYBe3tkep3xxBxzgTZFwjHBadwb9gH8Hgj6doxGVWSxiDrIPwU1z4a7cT1IohPpe1zv",
+	"KGA9GhDnLsC92LF9Ow4j1Icf53bcT+Fz8s2zb8jdkkFCK8UI10RI0c9+7hyF94YCzR7DFSzIzXc7Se9I",
+	"eb9cIcITbKTN12uwRJPpRv6YIwfEYFT6+ClEcLZQTNg910Y/aVre378X+1rYRmvqhn9vPTZcZIANgyp7",
+	"jmR/uJzwLrVXQZOHywvuBvcmLkhFstQJ6O5ZaCqquRtl0myPKNPgaLiJMtmjMPlp1onJ9zcz4tWIV7V4",
+	"FX50AB34wMUz8k/g2HVQMrUGZM5ZEuewHmCuwU+/BERlYkZ1QGiaJs7PsWK2fW6lf7ZKzboInPdf2DU8",
+	"bYSuyjOaqVsePbYw72Y9plEkM2F0u2B/iT3OXYeR0XxCIj7GDMP9EH+joIA2S8YVomXJA6Ivh+iGntHi",
+	"7h+EKRvj7WAcK+0acQfVATqlEeoE2gSlDVB+6zuPMP3UYRpScuWX/QXDcX85CIbIQdXJQa3ocPrRfTkA",
+	"MUZ0eELoYOX7DXSwnJaX/7khsWSaCGlQDXD0h0eOoE+//vh0WliTPhPvVjJndWbfXhR9RvR+Auj9I9cG",
+	"AyErqP2Vzn0GIPvK8TWNblgMPN2cJ8z9PRjJowoY7BXPi6F/zyhf+Cd9rnU/une+JztdnC5QO+AWDXb/",
+	"75lgoL8e9UaPSabKV7A/14stTgRdMMAmQcnCX7UzYFhOHurOEq6JXso7QaRI1kTIuyH+xZ567MX/YpN6",
+	"tfpjDJFJd1CQ04/wz6ynPbtyrSNC/dHs2oJUuIJ6bDyM2fsRsG+nQfzpcA6duwCW9jBebj+eI4r/Dt5M",
+	"S+IbcfX3/kZ2CkcrH/wYlPYHgPqHhJk9cTYw07b9o+qF7JTtiqCftMWmUffz1Bx0MbZLMQtZLIY/H+Cg",
+	"C+C3j+Q+/R10odtsSfWsOukjYcKS6tJuW/DhB6ov8rZD6pGMTipPMMWPz611t2QQNrmdYwuQbSmTGO2M",
+	"Cdf227LbCrsHZWvJA6XkutIHGzcQYR84uTVkS23cDrA/Av4fGfBL+S8GekV+Niive3t86Fc56r9B7lhS",
+	"sWDv7sSF6zJ6DP9RcQdBAdHCA5DPQlqDQwPxJIJZCgjdB6Jsj9n0HjyOHzGu59ivp81UtImCI/qN6NeG",
+	"fl8IytU8Th99VH8Pa89PKMyNWPEHi14U1PBb5rO+HMKaszc1wd6CGAfB+gi7Ty6IEfVXjxbE+Kj6rqFB",
+	"jEUq2a5BjLbHKJJ8cTyRu7nDBFlVXoXhMYx7w5gnF8PYwQ7iL2hEqxGtaC2z5Vn7vPzCPEsSlw+erShP",
+	"injEgDBBrxMW90wM/+hYuFMcOZ3FXNttDHFqHfS+vcT5xjfuC7Zhuju0CPSQB8mB3v7QQTMzc1jZ/XFq",
+	"BdMRRH8PIIpBsS6+QhuZkjupbrhYEGqIFBH7ckC3haLjMI9G0F+JkZ5/4ciCV/hQco5w9ySpeQGjI3x+",
+	"8fD5pcBkC5mu2Ksfg1CjsWW0eY9GNzS6ITZ9pQvL25M2b+9CtmCiWWKPwePXpN35vIINIyaMmFDBBCqc",
+	"c+6KrgkCo8urI+/E7wA73ONkDBeLAzvqunRgLosBztigqX2NTSFzATY8T5LeuPmG2qP4wFdMZqYzeL9e",
+	"CKnYT4LeUp7YF757Db8kkXf/D3tf19Q4rvT/VVTc/ENVIDNbp+rUMvW/4MDM7tRZdljCPHNDFdHYnUQP",
+	"juS1ZCBL8d2fUkt2HEiC5cSOE3Szy8RuS5bVv35Rv/wp7OTLc+1jTHn4g0VhQJOwPN2XiObLU5roDxHQ",
+	"qPxamAj0c8Nc0iu/biBluWqzRZHMQ7EYUhRlNfaKQGR/eoFD2Y2mEISd2dsYlNXwmwjOlEDFF0ntUSnG",
+	"SutB7xk83OK/bjPP+Ez3VVQVsSUrRmZGuAAqU+yCr6hiCB+kMwhFgGX6sUO+/gOfzfhI/z0ChdcQZgrF",
+	"/AeHRK8ahETcQ0IGtzSKBhjJHUNi4ro/3XC9jKajzuciXJEJqIQFpsAUdoKjQQCxsoU3uFAkwQhbCI/J",
+	"D6bGWJWHixC6ZKCEotGAwN8pjSQZxAmb0ISBHBzf8INunWiKi7saRvu4/q7ouTM42HqwWYIegeAKTHey",
+	"QqJB73+lwNIiMhjDhC5DDHNVI/TsE1+B1BiDXDfPY9caOXL2Ot4YIhVYtioeSbs5nYHI0uUIZC/Mo07v",
+	"yXD1czOqTVlmvMBJeZb0LLlxltTSbcTugbeVOZ03/Su+KdZuUjCJI6qgOdMlG/Ho/uOb1su1vbeK9dKA",
+	"el/RQDJGwfU0BqcW594oANn7A0Y0mGb7Qm44jTjCp9sMxmyjutkGOUOV53rjn8gIlwZRGutA5a+eCeqc",
+	"cFFfnxqZ2QxSnp9NaPb1bH2a8Ea43u+ZDGTvNLjj4iGCcASbi8hfyFuSdIy9KBLykKlJh+U5zkbir890",
+	"K0LwF/Bdt8Wy0gtKz8OLBWWpjIa6BCwmTC+GgAlVwZjxEd5j4KCTg4FWvMXDiyIeLRPD3YMx0LBmPMix",
+	"wOR4vAkJn/E2jwoeFQoc+jvQ0C09T1NcMCkZHzlhgaZbhQfFKgsLcWFBLtNqtjf3N835blyVsWNTpYhf",
+	"gsfbsHGZ5ppEpdCWjNikCZTX0y3ZtyTUTFErgnjEaS5WIfuu1WMVNmqMLExeWQw/S4J4VmNQnG5C9ViW",
+	"jrIYgNJWgocHDg8c7xI4WgwWz92D3hP+3riXEEct4x90xw1HptzzqCZv5ixg/VKWzp9CbbYGieCg8WIi",
+	"EnA/Oswdkm6wkJPlR4fWRWr+3aDvsgTHV6kZWlWmOgbu7XUQY9WwxGrQ+U4QqXTsAw1DZhoSXyaaLRQz",
+	"z3kjJgIe+0orCs/dAzWN4eDkQNjo7eXBEUDEkAANxkZH6ZI7mEJIfmY6C6cTOG4eIIs+YRoxKkF2yYTG",
+	"MUZmUh7OhWmuBaPGl+OGoeVCMxtx+lofWAlHrzOQekD0cdp76lOmUVSI47K8ZPzJru7k2sDDOYgLHv9g",
+	"Us2cxumCWHCN+ybSe0BiqsYkfwRhMj9eyypDWrtVENOqgXQo0Z8kMneh16tGaLON8UqoiWdZJ4lmNMW5",
+	"UX9Qpr6I5DRQ7B76YycoasYy3X9n0UaiSs3nRD66Mo9fpjgFgg/ZKDX7cJ5XOoNMMRl0ySDTWPTfVo0Z",
+	"HB4vc1Zt/i1Whcaa+T5QaZk7PN5cWxqePR2TOGKjy+Yq2wtNzi5MedzN+8a44W5OlkOvbXWTG74F71fv",
+	"FqfVTNBrtgJvmcKnOKXWx7TjNKtqZ25Kp1evwK63QwCPvb9OY62EVWbvXBGhQ+12d2Nz+9yG1KzXkNF0",
+	"kG0p8DAOx2r44ZWUd+aVznh4mIjJelxsPctrMfJckgseXDXlo3YSy9qACL1s9hzdXtlsnB27J6Eb8KKW",
+	"YnXjRvVKuGf0nYmbnWd5dFgSwV+7PsuzvY2h3QHdvCSPNB1oWwpqLlOjVVQLsPUKe0MhaNln2lwIWrMa",
+	"/6KYNQsXy6JbV6NDnKp6tP36Y1id+NLzpOfJ5nly63z42tsFrfd3gWdW7/Fa0+NFOoNsu9tjc0e5WKcj",
+	"7N0ryeDVZC+St6Ymv0CGLvF68ypW9Wzq2bQFbNoSBp1TqH+m0Z17jwIU6E3J51AE8kjPcwm7/yeN7nBC",
+	"zmy+Thida4n4K5Eqxke1henpVbiexuW5vS/SJHC9/fMjRi9KRzIb9OgQwsxiiBgHh8/xd8oSY315AHYA",
+	"YL1vqoOvpl4bQy8h0cgoySSNFIsjIDmDy0955LANFbYj2WA/MSRMwURfosqEEXPB57JdEeHmARZ/Ko+p",
+	"IVW095AwBT1LmaMq/qqfnkUP2ofXqwaVRsTLVHlQ9KDoQXG/QJF0Lr9bc29n8XFOCw0iIaGiGjqff2LV",
+	"0PnQ81OCA4R2Ue4AYkmYkkTPHOPBsyNg0qFBIqQkCUhFEyUPyc9UkQSGqQRJDByDiSHHd5MYb37DzVcw",
+	"LxLewmMAOPjgU15AksBjTLlkghN5x3ACJOURSEkGeCm8zcvLDQiz4EAG5pGD4xtu7VpCowRoOM1eiiZA",
+	"IhgqIlKlP/jArnX9XQpwAm9kyeCX9dUT1soeXEck+6LtdhO+mZmCvPUACVjG2kIKMk5UuucTB5bLHJNT",
+	"LNVbPoJApOZD1Bf+an49wpGWAMqZvoaIX6lAQ2VeN5TX40QoFUHYVoy4YLwfiMSpnJP9BOX1VvxKrkr7",
+	"X+WXjNNo+o9DwSxLkK1WaTqbUv0NN5goP975sHw4I3AG3KGKFyQTxqmC06FyWAGvrcseIkN1dR3Jt1tu",
+	"gqeTn5Bo5S0UQTrR1LP6w5T8nUIyJWxBDCXp/PbZWAKfCCU/RTjVdkDW4upFJ0PNvC8EiIF2R1Vfa58W",
+	"sYvSQ/+8oSzy+pzJToLGSxkvZbyU8VLmvUuZrYiReRMEj1l7Tyx8Xvu0sgQDiuDreWNHm8ZztEwYmbqz",
+	"VWKN9smR/z+QSCa46/1Ovn9n97pHRWQVRJIlwPjxbdQ6F4HZ5DZ649cyWMqHEdtEi/CseEiOiMUUhE9k",
+	"SFlkPLzkXx9+JQ9j4MV78QL276UTICxc0BwgR9qXiOlaT6TgZEfAOBHxrZrGsLzESCiCec+7ccY3cDRZ",
+	"AtE8mnk082hWN5rtK4LN6Yb6rh2IYFsJijid01SJr2GjyPgtdgKV9wikX4d9+PtP4XD/JfaJn2pb28d2",
+	"7D3GrwXZyPfzCihCMuWEpkpMqGIBjaIpGQHXeAEhYWEZdGbWf1kVnItobGvVlQHi3EKvNS0P8dSMsARP",
+	"K3Zt2CclsxncakSV9aXaS0c8nIvgh+bN1dEOM7ChkhhGCklnkCDRSfaLLRtqHZabmR4+OfNuOkySC0WG",
+	"mqYwTS7ULf426JL59yZyTGM47BKRFOqkhgLMg1DJveEd/PZX9lNYmuMb3rzmnueE5i9dBuOdm3EUQH5Z",
+	"R46665whdI9g2dlbldCOvhIJhF8YRG5hUa7nUldAI8UcSjb/BqpuodDqeGUvG9olG3A/lkZcRNaNC4Df",
+	"QK2J/vj/EzKkkYRBl+QvVRLzbaBuLjsKsbpdskIgbOQUzg3f3bqEzM7UXlS6msVl1FjU7g1cr9gNxEO7",
+	"h3Zf4q9lbUxm0FzeWezctqQEmr2fIACTy9d0DID3DXvfsPcNO+L1uQi+Yx0IBOydOTIUCUkgjmiwNBii",
+	"RU7n7cYvNF9qwgOxB2IPxO8ZiNt64gePcUQZz0/9ak8QtAMu9TLg1SpO5PecFFDBYfJXbdJlN/KVHeHM",
+	"bsxVaLYR76odp6Rn1Rjln8gAkwAgHBAFUTRfzN8kBZgbJGFq4w5hO2VHp/C8W5d0sleY+YW5IAgWHCfV",
+	"TrewfXdJxuKhqHbLQCQa/0f6ospTM9bM9bPYWckJM6PdY0eMi4zxAsYLGC9gvIDZJwGzLQkyZ1LYNr3N",
+	"NMEdgTqyA77Zce/CTqyxht+7Up2oWvEl3+7L2aVhd6DcbhZx3kf77WZ+q4sWjUDl3O5auiibREMddxvp",
+	"PxCnJcHoMs3AqNKZYFVA8kXZ5j36CbM977/xaOq9u25F3+0G3tWy76dhKMkQ45KIEmVwcdlZ2mqMjNO1",
+	"MbIXp2pBSc5mGjVUwDSPZx7PPJ61Hs/agWGLTMcevkfvybzOc3OWJA5Y2p7EqFa7bSpWGzPAZx1+0oFF",
+	"ZiO7mWF7b8t6OxPm90eLjM1ZWSoLVJswQPFR65uhZkZt6TFtv10WN48m7EKkfFLTGJ7XLrxeekYmpudV",
+	"rfY4gQDDLk5UkkK3ZQopTtob2l4x3VfFdCPHLEX9dfUZi50iJnbRApUG7jHQELnr6eAHTbg9CFg0rr2z",
+	"d27RgwmeUeC47fcHaOwNyb+PH9EpYHo4ts01sAvY7HHZ47LHZY/L9eDyJ8IBQkkGtiMPliy75XQC/18D",
+	"4qBLKJcPkNgia5SEsxcnD+bND9voLLEn/E1E7WILqyPzjyXIfmGuVu7vYYqGO+UM2CEv6OOZ4EGaJMBV",
+	"3zZ4Ki8T9Gb5L0ydXAwGcjALpM/+cZjx3FQ1+ZXhWZcqRVJdC0Wj35mSp/KrQxTXWSAvGGcT9g9caeZU",
+	"CYtlW4VT85X4q5Wt99IwZ8TqvnP7gPU9TymXRMI9JDSa9XpjHOWEnfMnFCLYzlkLgVdN9+a7crwdlTvJ",
+	"K6Bvrnh6MW8je/5u9OVwlBReTHgx4cWEFxO7KSZaJBsWmQY9BZM4oqaKZ302QhHyj7IhV2P/tb2rSWvB",
+	"HcE3Iji2BsQecfIvmG23ViIPyVimIUX1NkeF6qjUKzxj91XXdQHMo5dHL49eNepPW4GsOY1KxMDra29/",
+	"Bfr5stDk3jqyx8ASIrHYjKkqMSUPY6pMww+z/iZbLaLBnTz8RPRzcvq8rzyNBIfjG56bV6aVfUiUeDnm",
+	"z2n+kToLutpn17Km9oe1t6jXb1SmT/03/YV8m3rfpn6Lber1HnToUq+39la61H9bgDblT7iE4TS3oy1L",
+	"9Fan+pipTcJsDbgUC8bVEeNHik1Ar8wSWNJrfKnv/co1XjhD038B4tOI3TcRo7tGsG0zvYF9kfDyWPRi",
+	"463GI9zN2DKWYfuwrYERfTGVDiWS01iOhZoPHbawckjuIFba8iWDO4D4lmpeGbypUWocusWhbhm/VYYz",
+	"3XXKhY9ZnRefmKp+zWQz2MFWq0y2zmAV/5vPB9ilfACjyn3L9sA2MgJwp4FcHLCz0Ie1WgnJuMlVD5nR",
+	"FVQRpmGX8gB2JtXchb89c3vm3hpzt4Gj58Rwg1FzK6Mg+uuFyzVWjWw9N24DtcxsiSRHC6RSY5JzEdzT",
+	"KAVHsi+JmLQ4oKFh0G5V7blq5mg/SEQUOQ7idNzjFC7UF4naj64015BMGKcKTofKAdv6ijqERvXT0Qik",
+	"Sd92JboQIbjSuH1LQ3MNj6q2tBat1Nz1sYKcG01+EuiGLZc0UYxGltfQH1Fn4J0Zx7VovSk/X6GmvA3N",
+	"O6PBuPxn/o8pRngFYRpA07GBa0QmrnEe7E90s61Z/SC3n5/jNqviZ3EDr/1w69Y0rjlAbqdip8vaC95Y",
+	"8MaCNxa8seCNBW8seGPBGwveWPDGwk4YC62xBhacCDSULFMuyry/mSyZvVcPGwtAql+Jc7VMss1xmYgh",
+	"i+pMJPA5AFsXAuunAGxLGFwBDyGRhJJJKpVWe14mDhDKQ5Kktl6kvSjubXeZJc6mso6lmjMHdsOv5C5s",
+	"vKTxksZLGi9p3q2kaYt4eWGoKIUVnRsriJ6N+GYt9H42NVfBsecZVV8imq9NTZ21qhaR98GTCFZ23261",
+	"SHrGZhspiC5nrFgWkiaCMyWSXkbaXFOu2vvXpNhCviSQXaZNA5nr/ZcJSEju4fMjk05q5X4j5v7rb5tK",
+	"U4XHGeQtTgnLwUgJYrinSzhIBSHpDJ5uDCrcHJw83RzwdPITklsxvE0A5yRvDk4+Pj8PDjWEDSOqCiTH",
+	"S+4eoC2vX5clWZXqHWzA8x2XypY5mHI6YcHmcD1OK+G6CZDPUd18zRJZuDnFE6cTeG6xvvknnUDolU6v",
+	"dHql01Xp1KwdvlPVs4xfDedj2gu87r8jMWSl98TCmtExFAFC4xJE1FCIU3HGwAoOzSugkWIO/RZ+A2WT",
+	"w8qP4eoubXOEkmtYib3fyZvrSyOU13/Pbft8yzJLFOBZk328rUuoJBIjQEmHDhUk9gIZ4qua9gBbhfKB",
+	"xaOBRnGav0ARvLPfXsI3wnaGIO4uzBdoPTsVG+u/tgKJaBpLj4oeFd+7nvk70DAHm1LopCkumJTY7MUB",
+	"oDTdKpB6GIMaQ1LAJgLIpngkM6aS0BmIlYEtQ10LclVQLGdaYqm0gK/nC1VKRVVDRzs41GobG6Okm44F",
+	"8OUjGi9Zh995dY0ovVsYbqotqjmzSSwsB1XeTjVsVsFAtXQz35m5sImDkNc40HuagEpY8NxCQLjAmXlY",
+	"8LCwfViYAcE+A0QZf+zssxn+XAQt5gAg91o1qOnUGuaIBqF5tyUY9j07+XB75XXq4bbaBPuDOhiTzsYq",
+	"qGT6jZ8JPoxYoGozcp3Pb4Ymbav8/VUzvFgCpxGj/vx6w+fXho1tCtvSkqYmgXBmaXYGoQjMkfTA3Dzo",
+	"ml6faSwhUUQgudzQMfS5CMw8Ucr98uFjKZKzBDISZ0n6rw+/vk2QsePGDroLtrxtnPpq5YW2+M2Sk45Z",
+	"ZRpFU7vujI8IU4dlzP385NrJzse+qQtOvc0fc5lhpsXqM24pDLCxAuL19uIihP8nye/X15eEhmECUpJO",
+	"VhZfi7GTXu/jL/8+/nD84fjjya+/fPiAb2jEXA9Zw77ty6efRalUkBDGh8hLTHDjHgEaqbF+CKcTODg5",
+	"CMyNyJXzj0AZTcypvtn7Ae6rLgkhAv3/Eahu3kG3mx//dYkto3dYGCdbnmXjUI1xRrWyFPaXBRR9xkcR",
+	"HOVb4/Tya5Fw9uFfk+pV/5lGd5qmQKJ/WjSQCevVCxeI1DjBLUXeBeMlzV9mT8kYAjZkAQEeYm3f4gzN",
+	"vltAfCYmMQ1Ul4w1Kh8lQENt3RCl/2uaOJCAmjcurm5A1YKnfZeQ6K8hIpBdosQdcNnVtOQOpvjBknsW",
+	"AKEBvp1xoOkhIhZojWjudYM0YWqqtcD/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

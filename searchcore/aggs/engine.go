@@ -74,24 +74,7 @@ func (r *Request) Prepare(ctx *query.Context, sortFields []string) (*Root, error
 		return nil, err
 	}
 	r.prepared = nodes
-	seen := map[string]bool{}
-	for _, f := range sortFields {
-		seen[f] = true
-	}
-	var fields []string
-	var walk func([]*node)
-	walk = func(ns []*node) {
-		for _, n := range ns {
-			for _, f := range n.impl.fields() {
-				if !seen[f] {
-					seen[f] = true
-					fields = append(fields, f)
-				}
-			}
-			walk(n.subs)
-		}
-	}
-	walk(nodes)
+	fields := treeFields(nodes, sortFields)
 	return &Root{nodes: nodes, fieldList: fields, excludeNested: ctx != nil && ctx.Mapping != nil && ctx.Mapping.HasNested()}, nil
 }
 

@@ -90,8 +90,15 @@ func isAncestorPath(anc, path string) bool {
 }
 
 // subFields lists the doc-value fields of a sub-tree.
-func subFields(ns []*node) []string {
+func subFields(ns []*node) []string { return treeFields(ns, nil) }
+
+// treeFields lists the doc-value fields of the aggregations ns (to any
+// depth), each once, leaving out those in skip.
+func treeFields(ns []*node, skip []string) []string {
 	seen := map[string]bool{}
+	for _, f := range skip {
+		seen[f] = true
+	}
 	var out []string
 	var walk func([]*node)
 	walk = func(ns []*node) {

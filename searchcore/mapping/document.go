@@ -35,14 +35,15 @@ const (
 // (or strict_dynamic_mapping_exception, illegal_argument_exception for
 // limits) with Elasticsearch's reason.
 func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry, doc *bluge.Document) (updated *Mapping, err error) {
-	updated, _, err = m.ParseDocumentNested(id, source, reg, doc)
+	updated, _, err = m.ParseDocumentNested(id, source, reg, doc, NestedObjectsLimit)
 	return updated, err
 }
 
 // ParseDocumentNested is ParseDocument returning also the hidden documents
 // of the source's nested objects (see nested.go), which must be indexed
-// with doc.
-func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Registry, doc *bluge.Document) (updated *Mapping, nested []*bluge.Document, err error) {
+// with doc. nestedLimit is index.mapping.nested_objects.limit (default
+// NestedObjectsLimit).
+func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Registry, doc *bluge.Document, nestedLimit int) (updated *Mapping, nested []*bluge.Document, err error) {
 	if reg == nil {
 		reg = analysis.Global()
 	}
@@ -72,6 +73,7 @@ func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Re
 		id:               id,
 		dateDetection:    boolOr(m.DateDetection, true),
 		numericDetection: boolOr(m.NumericDetection, false),
+		nestedLimit:      nestedLimit,
 	}
 	p.fields = make([]bluge.Field, 0, len(root.keys)*2)
 	rootDyn := m.Dynamic
@@ -145,6 +147,7 @@ type docParser struct {
 	frames      []nestedFrame
 	nested      []*bluge.Document
 	nestedCount int
+	nestedLimit int
 	ignored     []string
 
 	added       []addedField

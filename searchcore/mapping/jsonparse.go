@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -405,7 +406,25 @@ func (n *jnode) preview() string {
 	return b.String()
 }
 
-func (n *jnode) writePreview(b *strings.Builder) {
+func (n *jnode) writePreview(b *strings.Builder) { n.write(b, false) }
+
+// writeJSON renders the value back to JSON (numbers keep their text).
+func (n *jnode) writeJSON(b *strings.Builder) { n.write(b, true) }
+
+// write renders the value as JSON or as a Java-style preview.
+func (n *jnode) write(b *strings.Builder, asJSON bool) {
+	sep, kv := ", ", "="
+	if asJSON {
+		sep, kv = ",", ":"
+	}
+	str := func(s string) {
+		if asJSON {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+		} else {
+			b.WriteString(s)
+		}
+	}
 	switch n.kind {
 	case jNull:
 		b.WriteString("null")
@@ -413,26 +432,28 @@ func (n *jnode) writePreview(b *strings.Builder) {
 		b.WriteString("true")
 	case jFalse:
 		b.WriteString("false")
-	case jNumber, jString:
+	case jNumber:
 		b.WriteString(n.str)
+	case jString:
+		str(n.str)
 	case jArray:
 		b.WriteByte('[')
 		for i, v := range n.vals {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(sep)
 			}
-			v.writePreview(b)
+			v.write(b, asJSON)
 		}
 		b.WriteByte(']')
 	case jObject:
 		b.WriteByte('{')
 		for i, k := range n.keys {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(sep)
 			}
-			b.WriteString(k)
-			b.WriteByte('=')
-			n.vals[i].writePreview(b)
+			str(k)
+			b.WriteString(kv)
+			n.vals[i].write(b, asJSON)
 		}
 		b.WriteByte('}')
 	}

@@ -172,9 +172,9 @@ func (p *docParser) nestedValue(f *Field, path, name, dyn string, val *jnode) er
 
 func (p *docParser) nestedObject(f *Field, path, dyn string, obj *jnode, offset int) error {
 	p.nestedCount++
-	if p.nestedCount > NestedObjectsLimit {
+	if p.nestedCount > p.nestedLimit {
 		return eserr.MapperParsing("The number of nested documents has exceeded the allowed limit of [%d]. "+
-			"This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.", NestedObjectsLimit)
+			"This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.", p.nestedLimit)
 	}
 	parentID := p.id
 	if n := len(p.frames); n > 0 {
@@ -275,44 +275,6 @@ func (p *docParser) absorb(into, from *docState) {
 	}
 	*into = p.docState
 	p.docState = cur
-}
-
-// writeJSON renders a parsed value back to JSON (numbers keep their text).
-func (n *jnode) writeJSON(b *strings.Builder) {
-	switch n.kind {
-	case jNull:
-		b.WriteString("null")
-	case jTrue:
-		b.WriteString("true")
-	case jFalse:
-		b.WriteString("false")
-	case jNumber:
-		b.WriteString(n.str)
-	case jString:
-		q, _ := json.Marshal(n.str)
-		b.Write(q)
-	case jArray:
-		b.WriteByte('[')
-		for i, v := range n.vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			v.writeJSON(b)
-		}
-		b.WriteByte(']')
-	case jObject:
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			q, _ := json.Marshal(k)
-			b.Write(q)
-			b.WriteByte(':')
-			n.vals[i].writeJSON(b)
-		}
-		b.WriteByte('}')
-	}
 }
 
 // nestedPaths lists the nested paths of an index, sorted.

@@ -254,36 +254,20 @@ func (q *nestedJoinQuery) Searcher(r search.Reader, o search.SearcherOptions) (s
 		return nil, err
 	}
 	defer cs.Close()
-	dv, err := r.DocumentValueReader([]string{q.join})
+	scores := map[string]*joinScore{}
+	err = eachMatch(r, cs, q.join, func(key string, dm *search.DocumentMatch) {
+		js := scores[key]
+		if js == nil {
+			js = &joinScore{min: math.Inf(1), max: math.Inf(-1)}
+			scores[key] = js
+		}
+		js.sum += dm.Score
+		js.min = math.Min(js.min, dm.Score)
+		js.max = math.Max(js.max, dm.Score)
+		js.n++
+	})
 	if err != nil {
 		return nil, err
-	}
-	sctx := search.NewSearchContext(cs.DocumentMatchPoolSize()+1, 0)
-	scores := map[string]*joinScore{}
-	for {
-		dm, err := cs.Next(sctx)
-		if err != nil {
-			return nil, err
-		}
-		if dm == nil {
-			break
-		}
-		var key string
-		if err := dv.VisitDocumentValues(dm.Number, func(_ string, term []byte) { key = string(term) }); err != nil {
-			return nil, err
-		}
-		if key != "" {
-			js := scores[key]
-			if js == nil {
-				js = &joinScore{min: math.Inf(1), max: math.Inf(-1)}
-				scores[key] = js
-			}
-			js.sum += dm.Score
-			js.min = math.Min(js.min, dm.Score)
-			js.max = math.Max(js.max, dm.Score)
-			js.n++
-		}
-		sctx.DocumentMatchPool.Put(dm)
 	}
 	if len(scores) == 0 {
 		return searcher.NewMatchNoneSearcher(r, o)
@@ -298,31 +282,41 @@ func (q *nestedJoinQuery) Searcher(r search.Reader, o search.SearcherOptions) (s
 		return nil, err
 	}
 	defer ps.Close()
-	idv, err := r.DocumentValueReader([]string{"_id"})
-	if err != nil {
-		return nil, err
-	}
-	pctx := search.NewSearchContext(ps.DocumentMatchPoolSize()+1, 0)
 	var hits []listHit
-	for {
-		dm, err := ps.Next(pctx)
-		if err != nil {
-			return nil, err
-		}
-		if dm == nil {
-			break
-		}
-		var id string
-		if err := idv.VisitDocumentValues(dm.Number, func(_ string, term []byte) { id = string(term) }); err != nil {
-			return nil, err
-		}
+	err = eachMatch(r, ps, "_id", func(id string, dm *search.DocumentMatch) {
 		if js := scores[id]; js != nil {
 			hits = append(hits, listHit{number: dm.Number, score: q.boost * js.score(q.scoreMode)})
 		}
-		pctx.DocumentMatchPool.Put(dm)
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].number < hits[j].number })
 	return &listSearcher{hits: hits, explain: o.Explain, reader: r}, nil
+}
+
+// eachMatch drains s, calling fn with each match and its (single) value of
+// the doc-value field key ("" matches are skipped).
+func eachMatch(r search.Reader, s search.Searcher, key string, fn func(string, *search.DocumentMatch)) error {
+	dv, err := r.DocumentValueReader([]string{key})
+	if err != nil {
+		return err
+	}
+	sctx := search.NewSearchContext(s.DocumentMatchPoolSize()+1, 0)
+	for {
+		dm, err := s.Next(sctx)
+		if err != nil || dm == nil {
+			return err
+		}
+		var v string
+		if err := dv.VisitDocumentValues(dm.Number, func(_ string, term []byte) { v = string(term) }); err != nil {
+			return err
+		}
+		if v != "" {
+			fn(v, dm)
+		}
+		sctx.DocumentMatchPool.Put(dm)
+	}
 }
 
 func (js *joinScore) score(mode string) float64 {

@@ -35,7 +35,7 @@ func newNestedIndex(tb testing.TB) *testIndex {
 		{"3", `{"t":"z"}`},
 	} {
 		doc := bluge.NewDocument(d[0])
-		_, nested, err := m.ParseDocumentNested(d[0], []byte(d[1]), reg, doc)
+		_, nested, err := m.ParseDocumentNested(d[0], []byte(d[1]), reg, doc, mapping.NestedObjectsLimit)
 		if err != nil {
 			tb.Fatal(err)
 		}
