@@ -266,12 +266,7 @@ func filterResponse(c echo.Context, next echo.HandlerFunc, limits map[string]*re
 	if !restricted {
 		return next(c)
 	}
-	res := c.Response()
-	orig := res.Writer
-	buf := &captureWriter{header: orig.Header(), status: http.StatusOK}
-	res.Writer = buf
-	err := next(c)
-	res.Writer = orig
+	buf, orig, err := captureResponse(c, next)
 	if err != nil {
 		return err
 	}
@@ -300,6 +295,18 @@ func filterResponse(c echo.Context, next echo.HandlerFunc, limits map[string]*re
 	orig.WriteHeader(buf.status)
 	_, werr := orig.Write(body)
 	return werr
+}
+
+// captureResponse runs next with the response buffered; the caller
+// writes the (possibly rewritten) answer to orig.
+func captureResponse(c echo.Context, next echo.HandlerFunc) (*captureWriter, http.ResponseWriter, error) {
+	res := c.Response()
+	orig := res.Writer
+	buf := &captureWriter{header: orig.Header(), status: http.StatusOK}
+	res.Writer = buf
+	err := next(c)
+	res.Writer = orig
+	return buf, orig, err
 }
 
 // filterSources walks an answer and filters every object that has both

@@ -123,12 +123,7 @@ func (z *authorizer) guardScroll(c echo.Context, a *security.Authentication, p *
 // recordScroll runs a search or scroll and records the principal as the
 // owner of the _scroll_id it answers with.
 func (z *authorizer) recordScroll(c echo.Context, me string, next echo.HandlerFunc) error {
-	res := c.Response()
-	orig := res.Writer
-	buf := &captureWriter{header: orig.Header(), status: http.StatusOK}
-	res.Writer = buf
-	err := next(c)
-	res.Writer = orig
+	buf, orig, err := captureResponse(c, next)
 	body := buf.body.Bytes()
 	if err == nil && buf.status == http.StatusOK {
 		var out struct {
