@@ -130,10 +130,18 @@ func (e KeyType) Valid() bool {
 	}
 }
 
+// DeletedListOrErrors One result per id, or the request errors (200 `{"errors":[...]}`).
+type DeletedListOrErrors struct {
+	union json.RawMessage
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// DeletedResults defines model for DeletedResults.
+type DeletedResults = []DocumentDeleted
 
 // Document A stored document; values are strings, arrays of strings or null.
 type Document = json.RawMessage
@@ -150,6 +158,11 @@ type DocumentList struct {
 	Results []Document `json:"results"`
 }
 
+// DocumentListOrErrors A page of documents, or the request errors (200 `{"errors":[...]}`).
+type DocumentListOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentResult defines model for DocumentResult.
 type DocumentResult struct {
 	Errors []string `json:"errors"`
@@ -161,8 +174,18 @@ type DocumentResult struct {
 // DocumentResults defines model for DocumentResults.
 type DocumentResults = []DocumentResult
 
+// DocumentResultsOrErrors One result per document, or the request errors (200 `{"errors":[...]}`).
+type DocumentResultsOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentsBody An array of documents, or a single document object.
 type DocumentsBody = json.RawMessage
+
+// DocumentsOrErrors One entry per id (null for unknown ids), or the request errors (200 `{"errors":[...]}`).
+type DocumentsOrErrors struct {
+	union json.RawMessage
+}
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -213,6 +236,16 @@ type EngineList struct {
 	Results []Engine `json:"results"`
 }
 
+// EngineListOrErrors A page of engines, or the request errors (200 `{"errors":[...]}`).
+type EngineListOrErrors struct {
+	union json.RawMessage
+}
+
+// EngineOrErrors An engine, or the endpoint's request errors (200 `{"errors":[...]}`, SPEC.md).
+type EngineOrErrors struct {
+	union json.RawMessage
+}
+
 // EngineType defines model for EngineType.
 type EngineType string
 
@@ -250,6 +283,16 @@ type KeyList struct {
 	Results []Key    `json:"results"`
 }
 
+// KeyListOrErrors A page of keys, or the request errors (200 `{"errors":[...]}`).
+type KeyListOrErrors struct {
+	union json.RawMessage
+}
+
+// KeyOrErrors A key, or the request errors (200 `{"errors":[...]}`).
+type KeyOrErrors struct {
+	union json.RawMessage
+}
+
 // KeyRequest defines model for KeyRequest.
 type KeyRequest struct {
 	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
@@ -277,6 +320,9 @@ type NameList = []string
 // NullableDocument A stored document, or null when the id is unknown.
 type NullableDocument = json.RawMessage
 
+// NullableDocuments defines model for NullableDocuments.
+type NullableDocuments = []*NullableDocument
+
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
 	Current      int `json:"current"`
@@ -303,6 +349,11 @@ type PagedRequest struct {
 
 // Schema Field name to type.
 type Schema map[string]string
+
+// SchemaOrErrors The whole schema, or the request errors (200 `{"errors":[...]}`).
+type SchemaOrErrors struct {
+	union json.RawMessage
+}
 
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
@@ -743,6 +794,564 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsDeletedResults returns the union data inside the DeletedListOrErrors as a DeletedResults
+func (t DeletedListOrErrors) AsDeletedResults() (DeletedResults, error) {
+	var body DeletedResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResults overwrites any union data inside the DeletedListOrErrors as the provided DeletedResults
+func (t *DeletedListOrErrors) FromDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResults performs a merge with any union data inside the DeletedListOrErrors, using the provided DeletedResults
+func (t *DeletedListOrErrors) MergeDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeletedListOrErrors as a ErrorsResponse
+func (t DeletedListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeletedListOrErrors as the provided ErrorsResponse
+func (t *DeletedListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeletedListOrErrors, using the provided ErrorsResponse
+func (t *DeletedListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeletedListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeletedListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentList returns the union data inside the DocumentListOrErrors as a DocumentList
+func (t DocumentListOrErrors) AsDocumentList() (DocumentList, error) {
+	var body DocumentList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentList overwrites any union data inside the DocumentListOrErrors as the provided DocumentList
+func (t *DocumentListOrErrors) FromDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentList performs a merge with any union data inside the DocumentListOrErrors, using the provided DocumentList
+func (t *DocumentListOrErrors) MergeDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentListOrErrors as a ErrorsResponse
+func (t DocumentListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentListOrErrors as the provided ErrorsResponse
+func (t *DocumentListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentListOrErrors, using the provided ErrorsResponse
+func (t *DocumentListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentResults returns the union data inside the DocumentResultsOrErrors as a DocumentResults
+func (t DocumentResultsOrErrors) AsDocumentResults() (DocumentResults, error) {
+	var body DocumentResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentResults overwrites any union data inside the DocumentResultsOrErrors as the provided DocumentResults
+func (t *DocumentResultsOrErrors) FromDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentResults performs a merge with any union data inside the DocumentResultsOrErrors, using the provided DocumentResults
+func (t *DocumentResultsOrErrors) MergeDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentResultsOrErrors as a ErrorsResponse
+func (t DocumentResultsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentResultsOrErrors as the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentResultsOrErrors, using the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentResultsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentResultsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNullableDocuments returns the union data inside the DocumentsOrErrors as a NullableDocuments
+func (t DocumentsOrErrors) AsNullableDocuments() (NullableDocuments, error) {
+	var body NullableDocuments
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullableDocuments overwrites any union data inside the DocumentsOrErrors as the provided NullableDocuments
+func (t *DocumentsOrErrors) FromNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullableDocuments performs a merge with any union data inside the DocumentsOrErrors, using the provided NullableDocuments
+func (t *DocumentsOrErrors) MergeNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentsOrErrors as a ErrorsResponse
+func (t DocumentsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentsOrErrors as the provided ErrorsResponse
+func (t *DocumentsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentsOrErrors, using the provided ErrorsResponse
+func (t *DocumentsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngineList returns the union data inside the EngineListOrErrors as a EngineList
+func (t EngineListOrErrors) AsEngineList() (EngineList, error) {
+	var body EngineList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngineList overwrites any union data inside the EngineListOrErrors as the provided EngineList
+func (t *EngineListOrErrors) FromEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngineList performs a merge with any union data inside the EngineListOrErrors, using the provided EngineList
+func (t *EngineListOrErrors) MergeEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineListOrErrors as a ErrorsResponse
+func (t EngineListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineListOrErrors as the provided ErrorsResponse
+func (t *EngineListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineListOrErrors, using the provided ErrorsResponse
+func (t *EngineListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngine returns the union data inside the EngineOrErrors as a Engine
+func (t EngineOrErrors) AsEngine() (Engine, error) {
+	var body Engine
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngine overwrites any union data inside the EngineOrErrors as the provided Engine
+func (t *EngineOrErrors) FromEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngine performs a merge with any union data inside the EngineOrErrors, using the provided Engine
+func (t *EngineOrErrors) MergeEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineOrErrors as a ErrorsResponse
+func (t EngineOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineOrErrors as the provided ErrorsResponse
+func (t *EngineOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineOrErrors, using the provided ErrorsResponse
+func (t *EngineOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKeyList returns the union data inside the KeyListOrErrors as a KeyList
+func (t KeyListOrErrors) AsKeyList() (KeyList, error) {
+	var body KeyList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKeyList overwrites any union data inside the KeyListOrErrors as the provided KeyList
+func (t *KeyListOrErrors) FromKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKeyList performs a merge with any union data inside the KeyListOrErrors, using the provided KeyList
+func (t *KeyListOrErrors) MergeKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyListOrErrors as a ErrorsResponse
+func (t KeyListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyListOrErrors as the provided ErrorsResponse
+func (t *KeyListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyListOrErrors, using the provided ErrorsResponse
+func (t *KeyListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKey returns the union data inside the KeyOrErrors as a Key
+func (t KeyOrErrors) AsKey() (Key, error) {
+	var body Key
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKey overwrites any union data inside the KeyOrErrors as the provided Key
+func (t *KeyOrErrors) FromKey(v Key) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKey performs a merge with any union data inside the KeyOrErrors, using the provided Key
+func (t *KeyOrErrors) MergeKey(v Key) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyOrErrors as a ErrorsResponse
+func (t KeyOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyOrErrors as the provided ErrorsResponse
+func (t *KeyOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyOrErrors, using the provided ErrorsResponse
+func (t *KeyOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSchema returns the union data inside the SchemaOrErrors as a Schema
+func (t SchemaOrErrors) AsSchema() (Schema, error) {
+	var body Schema
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSchema overwrites any union data inside the SchemaOrErrors as the provided Schema
+func (t *SchemaOrErrors) FromSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSchema performs a merge with any union data inside the SchemaOrErrors, using the provided Schema
+func (t *SchemaOrErrors) MergeSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SchemaOrErrors as a ErrorsResponse
+func (t SchemaOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SchemaOrErrors as the provided ErrorsResponse
+func (t *SchemaOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SchemaOrErrors, using the provided ErrorsResponse
+func (t *SchemaOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SchemaOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SchemaOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
@@ -2900,7 +3509,7 @@ type ListCredentialsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *KeyList
+	JSON200 *KeyListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -2908,7 +3517,7 @@ type ListCredentialsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListCredentialsResponse) GetJSON200() *KeyList {
+func (r ListCredentialsResponse) GetJSON200() *KeyListOrErrors {
 	return r.JSON200
 }
 
@@ -2955,7 +3564,7 @@ type CreateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Key
+	JSON200 *KeyOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -2963,7 +3572,7 @@ type CreateCredentialResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r CreateCredentialResponse) GetJSON200() *Key {
+func (r CreateCredentialResponse) GetJSON200() *KeyOrErrors {
 	return r.JSON200
 }
 
@@ -3120,7 +3729,7 @@ type UpdateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Key
+	JSON200 *KeyOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3130,7 +3739,7 @@ type UpdateCredentialResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateCredentialResponse) GetJSON200() *Key {
+func (r UpdateCredentialResponse) GetJSON200() *KeyOrErrors {
 	return r.JSON200
 }
 
@@ -3182,13 +3791,13 @@ type ListEnginesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *EngineList
+	JSON200 *EngineListOrErrors
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListEnginesResponse) GetJSON200() *EngineList {
+func (r ListEnginesResponse) GetJSON200() *EngineListOrErrors {
 	return r.JSON200
 }
 
@@ -3230,7 +3839,7 @@ type CreateEngineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *ErrorsResponse
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -3238,7 +3847,7 @@ type CreateEngineResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r CreateEngineResponse) GetJSON200() *Engine {
+func (r CreateEngineResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -3395,7 +4004,7 @@ type DeleteDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]DocumentDeleted
+	JSON200 *DeletedListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3405,7 +4014,7 @@ type DeleteDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteDocumentsResponse) GetJSON200() *[]DocumentDeleted {
+func (r DeleteDocumentsResponse) GetJSON200() *DeletedListOrErrors {
 	return r.JSON200
 }
 
@@ -3457,7 +4066,7 @@ type GetDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]*NullableDocument
+	JSON200 *DocumentsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3467,7 +4076,7 @@ type GetDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetDocumentsResponse) GetJSON200() *[]*NullableDocument {
+func (r GetDocumentsResponse) GetJSON200() *DocumentsOrErrors {
 	return r.JSON200
 }
 
@@ -3519,7 +4128,7 @@ type UpdateDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentResults
+	JSON200 *DocumentResultsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3531,7 +4140,7 @@ type UpdateDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateDocumentsResponse) GetJSON200() *DocumentResults {
+func (r UpdateDocumentsResponse) GetJSON200() *DocumentResultsOrErrors {
 	return r.JSON200
 }
 
@@ -3588,7 +4197,7 @@ type IndexDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentResults
+	JSON200 *DocumentResultsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3600,7 +4209,7 @@ type IndexDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r IndexDocumentsResponse) GetJSON200() *DocumentResults {
+func (r IndexDocumentsResponse) GetJSON200() *DocumentResultsOrErrors {
 	return r.JSON200
 }
 
@@ -3657,7 +4266,7 @@ type ListDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentList
+	JSON200 *DocumentListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3667,7 +4276,7 @@ type ListDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDocumentsResponse) GetJSON200() *DocumentList {
+func (r ListDocumentsResponse) GetJSON200() *DocumentListOrErrors {
 	return r.JSON200
 }
 
@@ -3719,7 +4328,7 @@ type ListDocumentsPostResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentList
+	JSON200 *DocumentListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3729,7 +4338,7 @@ type ListDocumentsPostResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDocumentsPostResponse) GetJSON200() *DocumentList {
+func (r ListDocumentsPostResponse) GetJSON200() *DocumentListOrErrors {
 	return r.JSON200
 }
 
@@ -3836,7 +4445,7 @@ type UpdateSchemaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Schema
+	JSON200 *SchemaOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3846,7 +4455,7 @@ type UpdateSchemaResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateSchemaResponse) GetJSON200() *Schema {
+func (r UpdateSchemaResponse) GetJSON200() *SchemaOrErrors {
 	return r.JSON200
 }
 
@@ -3898,7 +4507,7 @@ type DeleteMetaEngineSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3908,7 +4517,7 @@ type DeleteMetaEngineSourceResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteMetaEngineSourceResponse) GetJSON200() *Engine {
+func (r DeleteMetaEngineSourceResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -3960,7 +4569,7 @@ type AddMetaEngineSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -3970,7 +4579,7 @@ type AddMetaEngineSourceResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AddMetaEngineSourceResponse) GetJSON200() *Engine {
+func (r AddMetaEngineSourceResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -4523,7 +5132,7 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest KeyList
+		var dest KeyListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4563,7 +5172,7 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Key
+		var dest KeyOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4683,7 +5292,7 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Key
+		var dest KeyOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4730,7 +5339,7 @@ func ParseListEnginesResponse(rsp *http.Response) (*ListEnginesResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest EngineList
+		var dest EngineListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4763,7 +5372,7 @@ func ParseCreateEngineResponse(rsp *http.Response) (*CreateEngineResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4883,7 +5492,7 @@ func ParseDeleteDocumentsResponse(rsp *http.Response) (*DeleteDocumentsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []DocumentDeleted
+		var dest DeletedListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4930,7 +5539,7 @@ func ParseGetDocumentsResponse(rsp *http.Response) (*GetDocumentsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []*NullableDocument
+		var dest DocumentsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4977,7 +5586,7 @@ func ParseUpdateDocumentsResponse(rsp *http.Response) (*UpdateDocumentsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentResults
+		var dest DocumentResultsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5031,7 +5640,7 @@ func ParseIndexDocumentsResponse(rsp *http.Response) (*IndexDocumentsResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentResults
+		var dest DocumentResultsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5085,7 +5694,7 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentList
+		var dest DocumentListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5132,7 +5741,7 @@ func ParseListDocumentsPostResponse(rsp *http.Response) (*ListDocumentsPostRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentList
+		var dest DocumentListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5219,7 +5828,7 @@ func ParseUpdateSchemaResponse(rsp *http.Response) (*UpdateSchemaResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Schema
+		var dest SchemaOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5266,7 +5875,7 @@ func ParseDeleteMetaEngineSourceResponse(rsp *http.Response) (*DeleteMetaEngineS
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5313,7 +5922,7 @@ func ParseAddMetaEngineSourceResponse(rsp *http.Response) (*AddMetaEngineSourceR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -133,10 +133,18 @@ func (e KeyType) Valid() bool {
 	}
 }
 
+// DeletedListOrErrors One result per id, or the request errors (200 `{"errors":[...]}`).
+type DeletedListOrErrors struct {
+	union json.RawMessage
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// DeletedResults defines model for DeletedResults.
+type DeletedResults = []DocumentDeleted
 
 // Document A stored document; values are strings, arrays of strings or null.
 type Document = json.RawMessage
@@ -153,6 +161,11 @@ type DocumentList struct {
 	Results []Document `json:"results"`
 }
 
+// DocumentListOrErrors A page of documents, or the request errors (200 `{"errors":[...]}`).
+type DocumentListOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentResult defines model for DocumentResult.
 type DocumentResult struct {
 	Errors []string `json:"errors"`
@@ -164,8 +177,18 @@ type DocumentResult struct {
 // DocumentResults defines model for DocumentResults.
 type DocumentResults = []DocumentResult
 
+// DocumentResultsOrErrors One result per document, or the request errors (200 `{"errors":[...]}`).
+type DocumentResultsOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentsBody An array of documents, or a single document object.
 type DocumentsBody = json.RawMessage
+
+// DocumentsOrErrors One entry per id (null for unknown ids), or the request errors (200 `{"errors":[...]}`).
+type DocumentsOrErrors struct {
+	union json.RawMessage
+}
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -216,6 +239,16 @@ type EngineList struct {
 	Results []Engine `json:"results"`
 }
 
+// EngineListOrErrors A page of engines, or the request errors (200 `{"errors":[...]}`).
+type EngineListOrErrors struct {
+	union json.RawMessage
+}
+
+// EngineOrErrors An engine, or the endpoint's request errors (200 `{"errors":[...]}`, SPEC.md).
+type EngineOrErrors struct {
+	union json.RawMessage
+}
+
 // EngineType defines model for EngineType.
 type EngineType string
 
@@ -253,6 +286,16 @@ type KeyList struct {
 	Results []Key    `json:"results"`
 }
 
+// KeyListOrErrors A page of keys, or the request errors (200 `{"errors":[...]}`).
+type KeyListOrErrors struct {
+	union json.RawMessage
+}
+
+// KeyOrErrors A key, or the request errors (200 `{"errors":[...]}`).
+type KeyOrErrors struct {
+	union json.RawMessage
+}
+
 // KeyRequest defines model for KeyRequest.
 type KeyRequest struct {
 	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
@@ -280,6 +323,9 @@ type NameList = []string
 // NullableDocument A stored document, or null when the id is unknown.
 type NullableDocument = json.RawMessage
 
+// NullableDocuments defines model for NullableDocuments.
+type NullableDocuments = []*NullableDocument
+
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
 	Current      int `json:"current"`
@@ -306,6 +352,11 @@ type PagedRequest struct {
 
 // Schema Field name to type.
 type Schema map[string]string
+
+// SchemaOrErrors The whole schema, or the request errors (200 `{"errors":[...]}`).
+type SchemaOrErrors struct {
+	union json.RawMessage
+}
 
 // EngineNamePath defines model for EngineNamePath.
 type EngineNamePath = string
@@ -746,6 +797,564 @@ func (a PagedRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsDeletedResults returns the union data inside the DeletedListOrErrors as a DeletedResults
+func (t DeletedListOrErrors) AsDeletedResults() (DeletedResults, error) {
+	var body DeletedResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResults overwrites any union data inside the DeletedListOrErrors as the provided DeletedResults
+func (t *DeletedListOrErrors) FromDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResults performs a merge with any union data inside the DeletedListOrErrors, using the provided DeletedResults
+func (t *DeletedListOrErrors) MergeDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeletedListOrErrors as a ErrorsResponse
+func (t DeletedListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeletedListOrErrors as the provided ErrorsResponse
+func (t *DeletedListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeletedListOrErrors, using the provided ErrorsResponse
+func (t *DeletedListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeletedListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeletedListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentList returns the union data inside the DocumentListOrErrors as a DocumentList
+func (t DocumentListOrErrors) AsDocumentList() (DocumentList, error) {
+	var body DocumentList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentList overwrites any union data inside the DocumentListOrErrors as the provided DocumentList
+func (t *DocumentListOrErrors) FromDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentList performs a merge with any union data inside the DocumentListOrErrors, using the provided DocumentList
+func (t *DocumentListOrErrors) MergeDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentListOrErrors as a ErrorsResponse
+func (t DocumentListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentListOrErrors as the provided ErrorsResponse
+func (t *DocumentListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentListOrErrors, using the provided ErrorsResponse
+func (t *DocumentListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentResults returns the union data inside the DocumentResultsOrErrors as a DocumentResults
+func (t DocumentResultsOrErrors) AsDocumentResults() (DocumentResults, error) {
+	var body DocumentResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentResults overwrites any union data inside the DocumentResultsOrErrors as the provided DocumentResults
+func (t *DocumentResultsOrErrors) FromDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentResults performs a merge with any union data inside the DocumentResultsOrErrors, using the provided DocumentResults
+func (t *DocumentResultsOrErrors) MergeDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentResultsOrErrors as a ErrorsResponse
+func (t DocumentResultsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentResultsOrErrors as the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentResultsOrErrors, using the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentResultsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentResultsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNullableDocuments returns the union data inside the DocumentsOrErrors as a NullableDocuments
+func (t DocumentsOrErrors) AsNullableDocuments() (NullableDocuments, error) {
+	var body NullableDocuments
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullableDocuments overwrites any union data inside the DocumentsOrErrors as the provided NullableDocuments
+func (t *DocumentsOrErrors) FromNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullableDocuments performs a merge with any union data inside the DocumentsOrErrors, using the provided NullableDocuments
+func (t *DocumentsOrErrors) MergeNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentsOrErrors as a ErrorsResponse
+func (t DocumentsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentsOrErrors as the provided ErrorsResponse
+func (t *DocumentsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentsOrErrors, using the provided ErrorsResponse
+func (t *DocumentsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngineList returns the union data inside the EngineListOrErrors as a EngineList
+func (t EngineListOrErrors) AsEngineList() (EngineList, error) {
+	var body EngineList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngineList overwrites any union data inside the EngineListOrErrors as the provided EngineList
+func (t *EngineListOrErrors) FromEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngineList performs a merge with any union data inside the EngineListOrErrors, using the provided EngineList
+func (t *EngineListOrErrors) MergeEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineListOrErrors as a ErrorsResponse
+func (t EngineListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineListOrErrors as the provided ErrorsResponse
+func (t *EngineListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineListOrErrors, using the provided ErrorsResponse
+func (t *EngineListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngine returns the union data inside the EngineOrErrors as a Engine
+func (t EngineOrErrors) AsEngine() (Engine, error) {
+	var body Engine
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngine overwrites any union data inside the EngineOrErrors as the provided Engine
+func (t *EngineOrErrors) FromEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngine performs a merge with any union data inside the EngineOrErrors, using the provided Engine
+func (t *EngineOrErrors) MergeEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineOrErrors as a ErrorsResponse
+func (t EngineOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineOrErrors as the provided ErrorsResponse
+func (t *EngineOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineOrErrors, using the provided ErrorsResponse
+func (t *EngineOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKeyList returns the union data inside the KeyListOrErrors as a KeyList
+func (t KeyListOrErrors) AsKeyList() (KeyList, error) {
+	var body KeyList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKeyList overwrites any union data inside the KeyListOrErrors as the provided KeyList
+func (t *KeyListOrErrors) FromKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKeyList performs a merge with any union data inside the KeyListOrErrors, using the provided KeyList
+func (t *KeyListOrErrors) MergeKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyListOrErrors as a ErrorsResponse
+func (t KeyListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyListOrErrors as the provided ErrorsResponse
+func (t *KeyListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyListOrErrors, using the provided ErrorsResponse
+func (t *KeyListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKey returns the union data inside the KeyOrErrors as a Key
+func (t KeyOrErrors) AsKey() (Key, error) {
+	var body Key
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKey overwrites any union data inside the KeyOrErrors as the provided Key
+func (t *KeyOrErrors) FromKey(v Key) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKey performs a merge with any union data inside the KeyOrErrors, using the provided Key
+func (t *KeyOrErrors) MergeKey(v Key) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyOrErrors as a ErrorsResponse
+func (t KeyOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyOrErrors as the provided ErrorsResponse
+func (t *KeyOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyOrErrors, using the provided ErrorsResponse
+func (t *KeyOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSchema returns the union data inside the SchemaOrErrors as a Schema
+func (t SchemaOrErrors) AsSchema() (Schema, error) {
+	var body Schema
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSchema overwrites any union data inside the SchemaOrErrors as the provided Schema
+func (t *SchemaOrErrors) FromSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSchema performs a merge with any union data inside the SchemaOrErrors, using the provided Schema
+func (t *SchemaOrErrors) MergeSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SchemaOrErrors as a ErrorsResponse
+func (t SchemaOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SchemaOrErrors as the provided ErrorsResponse
+func (t *SchemaOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SchemaOrErrors, using the provided ErrorsResponse
+func (t *SchemaOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SchemaOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SchemaOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // ServerInterface represents all server handlers.
@@ -1238,72 +1847,79 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fzrcts4ln6VU9ytammLkWQnM1srV/9wLtPjTTrxOp7aH5YrgsgjCW0IYAOgbXVKVfM082DzJFu4kARF",
-	"6uLEcibb/ScVkSAu5/qdC/w5SsQiExy5VtHwc5QRSRaoUdpfb/iMcnxPFnhO9Nw8SVElkmaaCh4No8s5",
-	"AtoxwMkCe1EcUfM8M6PjyDyLhpEb8cn+iiOJv+ZUYhoNtcwxjlQyxwUxc+tlZoYrLSmfRatVHJ2TGZ6b",
-	"HTWXPiczymdAFEwkSW5QYwq/5iiXUB0BOuOMzPAqyaVErq9/PBrlg8Hxn+1DRX/D6x+P/zTumm3jfcZE",
-	"isWm7CnsdNUxzFdRuN9/lziNhtG/9SsS9t1b1Tc7v8Bfc1Q6WsWR0ktm5kgRsw+TXzDR9nwSVSa4Qkvs",
-	"lyQtvhgatnCN3P6XZBmjCTEH7/+izOk/77mLN1IKqS78KtHKrFkn4yksCJsKucAUhATKbwmjKUi3EeiM",
-	"P48itLOMouFVr9e7XhmCreJCNoT+i8h5+oRbDoQuFaiACw14T5U2B9BzhBtcwoIs7QuSJKgU0MZRRtEr",
-	"kbPUDppSnvope6OoOqEZ/LgH28oKDnZ77USPzenKF6NoOIp6vd4oWo1hKiSQXM+Ra781IDwFSTQCowuq",
-	"KZ+5E30jbklUIpdJg19bpOtSiHdEzvDJd+rkfiLSJVAF4hadTBlr4Yi5ederwjhYdX6NzBilC1Q5s3vP",
-	"pMhQauq0PXWvA7s3EYIh4d4wFEbyqhx5HRcjhbcgcfRaJPmioE2aUnMUws6DlZw9W1d6pYXEFFL/+Qnc",
-	"EpajAiIRnP1VMRApyVKBmBaPjAjynDFjMOtbiaP7ZzPxzD80nOldkLufUSljNIONvq6OvTc94oim7f4h",
-	"JBNNo3gvWr2jqoUfC9Q7Zch8+bMZ50x3zpzPpBoXate3JadW5dYsfRvnsBup5t92kk2y5YSztrU12q3v",
-	"oSBxUyMKEQGaQmeGHI1ZSWGciuTZP//+jzHczZEDmSjkuntixcM90uHHc2L0HnJFJgyBpkaCzFDzs5DR",
-	"PdjrD7abJg/ni6dlC2WKEeqlSJdNIp1ypyhGT4rzKmutCSjKZywgg9tub7e6OOfaoiV+pk+JyJ3WG99N",
-	"dDSMKNd/flEpJuUaZygta3mK958SiUTjJ4Xa+AP1yZg2SVPcZToeqOiM8FlOnOHeao/tCd8Vo1cFzGoR",
-	"Vec8PjkHrdrF1DsYP8bwgoDRpMKtG2S6ty643/vs/9KMXBdVD3TtLAFB4nXutYmxm/aV5VWABrcxqC4h",
-	"X0//OnHfiTuUCVEIDLUB1TGkdEa1shhjvszmyFXgECqqSrylijof3WTY6fkZFCOsrfCQbioYE3cKOilO",
-	"Sc700LlflLcof1BAskwhkcm8V37sJToGqhWy6Yj7L014oAUwolF2e4BEMopyCDxfTExwYHxdKvIJQxXD",
-	"DAUTDlgoGEWM6BiY4KMohg8XQLmNLSiqEzffcMTDaZ4fP5tQDVMmiFbQYQa5yMKnKk2WoPFed1uX8avM",
-	"UMyJmsdwxQSPzSrXIOSIj6LzD2fvL6HDBDdPu35wMQ0oIc1ReyNuDCTPF0YE/WGt+GmUgah9X2q1QT/e",
-	"BUK+MTgoNME7pQUSriDn9BalIhbDFNRKiYUO9on5R0VxNJX2bFEc/WLe3gjjsVgUR5m2/zybmAEyN5Jv",
-	"Yt3f5obIO3xauf9vAkG8U3kEABJwycCNgoxO76K4mAIZUZomTmFbZbAeFLX51tMsg492AhcdncDYoYAx",
-	"dDxa75fxhXvTtaGS/f8YOvXIKG6ERXG0oDy0qkdxG5xqlfCHA61Wma6HJo8A59Y4ugU2nb0uZLFO+dcV",
-	"7FPQCW2diagzAwGN/XcboFOKaTc0Bi3a/xaXzaO58PwTYSy0Q80AIHj5UEjbGHaDyw3GDhOJJr5zAmvh",
-	"bQzjTNJbotGhXSNZJF1Q7n46b4UpTJZw/AKSOZEkMV6y2+oSN0IciWRD6LOP0XyLS2cx4+hOUo17BJUW",
-	"TteBiqFLm4i8xeW3sVdGYh7BWL3F5RchqYPK5gawVYdYcYGvrK7lPEWpEiFxE97aJUONT7ZJSxsd1y2+",
-	"t+yGclZHojiyytFq60tRaAhStgdePSczdIK0JgH24za+vyeL0tHuz5j33oM/UmYlLnImVVBMU6AGiNxw",
-	"cce3BML7RlwlZRp09Xnv4NxBVKjob9j+RgtN2CdDV7VtQKDO60PWWFTsoz71+jx+S22sDLPpmyoBpZNa",
-	"kCVMjDXnGogqclfWIG8kT9MZmD36UCE2EN6CbCAajsrQBI6666E8dQmegrYbprXJxHKW4z/ZDK43Iydm",
-	"jYVQ5rkJA8JIwrhfLXOeEO39bWPt1QbqpV9kAvdVzLLS0bb8xzI/275wi1LW6fYXiiy1BSYTz5nBzQSk",
-	"Tb5ikkuql3ZBN/OEKJqc5ptqVwnLlUYJKs9Q5goldMYetI67MRDv3AUHvEW5rIFRnmaCcpvMsaSw9tMs",
-	"V+1trnVmjjNBIlG2b6MOcW9wWccfkOUTRhNQ5ft1ROJ/2IDavhYSCK+hFPtf87Jb363d1vp2VzZjNBXt",
-	"FHvjqBPu2cgE0XTCEC7efLy0G7HxukVF/5MTKZfOecG4TzLaJ6p/ezSGzpRKpUHdIEMt+LDQgG5vxEf8",
-	"leC3BrYLrobm93/AOdFzpwMSGdH01olDmR2ACVFYW8LlDn4SkDBqsawClwVL4Y7q+YgDjMuEghvTe493",
-	"r+z/OiNLkGG/f3T8n71Bb9A7Gv7X8WBQzT+KuuPYumabv0jmAuaEp6xAyhJn1IhXuNyFf/ZXP/B/qZ6/",
-	"JAr/dvGugzHMYxhF9RV65uxvcemT896qjY00CUl/s1HNEF5aXsIoHwyeJze4tP/B8VYwG1eCYYluSFyW",
-	"TtesKIH//vjhvauLdAhTwijFT28uY/PSHF9MpzShhHlaK0iFjcOaBVpDhy012uNGjfZoMO6ehIxeoJyh",
-	"gonQc+iY53Zbd5T7Y7iAagjrFb9//v0ftrxn7W1R6rGlsnoACR1rkO/JImMILwYvYNxeLBx3Y8vVWlnO",
-	"rrK9LPfMVZLcanbLRfTnU8QKGJJbNFrcNJljyLkygQrea0lggT44c9YqhowRyqHK1Sst80Sr7onZa1Dh",
-	"ot6liAw5KKNKRIdklpgJqUuoYuXESnIjKFcu+8Rogj6C9TXz04wkc3x23BtY3EC1rYJ7mxDMcnp+FsXR",
-	"LUqXMIwGvSP3idkbyWg0jJ73Br3nxocbM2CW6CcSU0NcwuzvGVrvZqhkqX2WGkRNlX4VjItrHQ5X7a6t",
-	"GtKvOhBW1w7UoNJFIeBRCpM177xaNdoCjgeDR1urCOVaGwEsNBFTy2Zbg33hVm6bsNxhP+hasHO6FNDO",
-	"z1xt3XrtfLEgcul5pYoKvoJOaZ2MHalctODMOTJNZsrCy4C/16s4yoRqkQSXU69kIToMO4Noc1XHwQZg",
-	"HZi5m8raFhdQnrA8NSiWalUkOyyy/CbcdvwwniUEPYGPCpIt4y38XsU1S9D/fINL22u0qsrKTWlwdeg1",
-	"aTgQY+qdAJtZBHdEga9ge5a82E3bsqfjaxnitukZsk2/Wg3tT6ifhprbxfwb0O0CdS75HnRb8zztMrCl",
-	"j64Q7Ac10V3HUZa38OtvWfp7NodAptq39iRzwmdfbAOfWtYyRpJCSX8w5mJKuUWI0Fk36ybeucFM7zCe",
-	"Qf5yI4R648f868OneGOfaC2EsXGNxbI/vbk0caoyET5hjTjGtaMdTEqDeuBWUOaZ1HtEkFUUdcOWSZfz",
-	"jkFwn6oiGgho6mxSIUOFxOwCW77guIflC5qIbURJOBCmUfJanB/wT7AUZcCj9pZdby23WsdDCGVbF8eB",
-	"oX1R3G23eEXaoyjbV7buiZorzxqNxe/JwloowiSSdAma3CA38O9jvefAZVKc17AxddB/oMYx9Hq9bu/x",
-	"0CgPWhua8h7Yy/7noK99D6xZKsO3xZle074Iaq61fD8a4CxobvMjhDEboJS9dJsszyYYenhCb9e1mo49",
-	"PVVLOLpdkh/qydeugqyuN6pCv+TcbqUoeysPBD99e0Ora7XepGzdpKkVtMfFpw/qQC1ao5sl78bmP3Db",
-	"VJ8zDRlK25o79to8hilhCq2lLBJ3NPUw5lD49kCGoRQkA9Bc03AhyJWMbTMFoXjtxCA0VTuvE9FUXV3/",
-	"SFyK2v2YjLsnNkGFxniFUmWQyp53i+xUNaSyf8Xa1gD9PGev1cti/9Eq3nJMlySWmDlgsH7W/ff9Rbs+",
-	"FPB6oL4/iX43Ogr2VHDk2rDE6nfVWC+x3llfv1LzPWl54ajWtBw69qjr9isG6tonhDTIn6gb3GIQvtK3",
-	"2SpDMt+UNTm016rfOGi/KlYKckakiebDuwdIkrkLbg2Qcobz6RIv6zcxdvuvqlmGcqA8y7Xj8hNL84uj",
-	"57s/Ky+mfa34nzu+sSXkVqgU5JkJdI8GA6fLlM8C3eiUz6YUWaqaZZA1DWiNy894ivf/UuIbnFBIm3dY",
-	"uy3T/V6lFzq+mmwi2HBg9/+1XBeRtC2x+2xlJdklu0+clZqhvUmy1+0yGx4ai+Zrzhtkf4/ApM98X+DG",
-	"hOcW5Pi7qhjXLk1uzVAG8fr3g0GqbGhlh5q5z6pXz3buHQ0GcdmldzQYnMDRIB6Ewg3SCLcBfd1DYpRW",
-	"E1+T3nMz5A8J/kOCO+cfPl4aUL3oPtxuVoTeFGj7Hs8DstGvsCHn5kZ985xbcI/R7Qg600bzao0B/vAH",
-	"tAcuZAkY9PjqHPLm6ZDadom4mwtWcuFJi72PLFunaapKzC/9AfwTK0/KC5mChHAuNEywSO37tkkvktT4",
-	"JXsZHFMgCjhiWg+iS2ncYgtabo1uy/D+jJo4iri6zoFEsLzssUfqJyg2qqcNLrYXDoLC1nctsRe4ELeo",
-	"1i8PT6VYNK8PH6AysckSnqbpH9L4u5NGaz/XRFGLfQTRGEHff9wrKNsKgE6LOwQffLfyVzLt0f4cRztn",
-	"zS5Pz8/AdlQH6Zap5XC9K/uLK+v+Lk40vLpuR0pUlRspt0CUVY6QHb/aXnHDjfqsn2u3aq6uV3Htts/V",
-	"tbEDrpG9reATnNJeG8mInoP/SxRcpPiDgr9eXp4DSVOJqvpzFNB6J8RCulyyaBhc3rCWyB9jfXnfTwWd",
-	"qvZNFRB/zcf+kZxEMIaJ7eyqpclsXpd4ZGMXrv2ZPdVS9nldRQbTel3Yf1qFAc2P34R4tsAaDniEq3vp",
-	"bX5fv9203tZtrxsUrd3hfGGfWnNSd4PgmcowoVOalLexVDCDl5zV9er/AgAA//8=",
+	"7Dzbbhs5lr9yULtApKAiy45nFiNjHpzL9GSTTryOB/sQGRFVdSSxXSKrSZYddSBgvmY+bL5kwUPWvSTL",
+	"juVMdvrFsEos8txvPEdfg0guUylQGB2MvgYpU2yJBhV9ei3mXOB7tsQzZhb2SYw6Ujw1XIpgFFwsEJDW",
+	"gGBLHARhwO3z1K4OA/ssGAVuxWf6FAYKf824wjgYGZVhGOhogUtm9zar1C7XRnExD9brMDhjczyzELWP",
+	"PmNzLubANEwVi67QYAy/ZqhWUKIAvUnK5vgpypRCYS7/fDjOhsOjP9JDzX/Dyz8f/WHSt2DjlzSRMeZA",
+	"ERa0XYmGfSuowvufCmfBKPiPg5KEB+5bfWAhP8dfM9QmWIeBNqvE7hEjph+mv2BkCD+FOpVCIxH7BYvz",
+	"N0aWLcKgoH9ZmiY8Yhbxg1+0xf7rjlC8Vkoqfe5PCdb2zDoZT2HJkplUS4xBKuDimiU8BuUAgd7k6zhA",
+	"2mUcjD4NBoPLtSXYOsxlQ5q/yEzEjwhyRehiiRqENIBfuDYWAbNAuMIVLNmKvmBRhFoDb6EyDl7KLIlp",
+	"0YyL2G85GAclhnbxwyK2lRUCCLxuoocWu+KLcTAaB4PBYBysJzCTClhmFiiMBw2YiEExg5DwJTdczB1G",
+	"34lbCrXMVNTi1xbpupDyHVNzfHRIndxPZbwCrkFeo5Mpay0cMTdDvc6NA6nzK0ysUXrHtfmg3OltK/ZB",
+	"EHWyxECKCngc5kKcQ+IOgt7RcAgbDg4DKfDDLBh92k4CD9E5naeDdXg3il2uw6C2BfkLJVNUhqNHjr6u",
+	"GPOplAky4a1dbvk/FSsvw3yl9GaxcQjtyw0u9W0cfiWjbInC+NftTn5rphRb0c5+CYlSHHPLBZacVXBw",
+	"5r9pI7WRCmOI/esncM2SDDUwheDclQ6BTtEgZ/kjy0qRJYnlUB3JMPjybC6f+YdWkAfn7OZn1Nr6mAqg",
+	"r0qC7kzpMOBxtzutMoDHQbidCx4EK8Dt85doblU5++bPdp3zdPdiZpuLDTwIkHL/2zDZrIqnYB28ZV/O",
+	"Zr1XZayS916q6DfYpItY4FkQvCERbf1wgtM2izlFgMfQm6NA61timMQyevbPv/9jAjcLFMCmGoXpn5DQ",
+	"u0em+vKCWeMPmWbTBIHHllh2qf2Ya94OQusR28bp+5oOT8stlsPvvLNFz5F/DFH6JsOey/wLGa86lEM4",
+	"89ZWDwaai3lSYbNjx2B3I3cLNVEYG9WTe4QeyZaNeDJxJeSNAB7r/j6p+95LaAHtvejrouUOO+53/RzJ",
+	"zPklG4wzE4wCLswfj0vXwYXBOSpSUxHjl8+RQmbws0ZjAzz92cYqisd4m3O7oytKmJhnzEViW7EmDN/l",
+	"q9d53tRhdlw0+NlF3Lrb5PiI0a+xcsfA2vo8Trep5s52zX3eBf4Lu7JpdnzmSrtUCBI2uddlkty2L4lX",
+	"lfRuG4PqEvLt9K8T9528QRUxjZCgsVlyCDGfc6MpaVis0gUKXQlZSqoqvOaau6C7zbDTszeQryBd9Dna",
+	"TCaJvNHQi3HGssSMXDyN6hrVEw0sTTUyFS0GxcteokPgRmMyGwv/ps33jYSEGVT9ASBTCUc1ApEtpzbb",
+	"t9FYLLNpgjqEOcpEukxBwzhImAkhkWIchPDhHLigYgFHfeL2G41FdZvnR8+m3MAskcxo6CU2FVF51KcN",
+	"W4HBL6bfeYw/ZY5ywfQihE+JFKE95RKkGotxcPbhzfsL6CVS2Kd9vzjfBrRUFtXBWFhnJ7KlFUGPLImf",
+	"QVURtR9LrTbox7uKkG/M9nNN8AHGEpnQkAl+jUozirJzasWMglt6Yv/oIAxminALwuAX++2VtNFHEoRB",
+	"aujPs6ldoDIr+YsgDH5bWCLfEp8U8H+XINk7lQcIkUssdgmQvfTs0+tWyHp/d7sFF+GRKHBAEaeSC/NE",
+	"74xOCB/PXr8cLOM74/UNOF14nStE3dnGIMzZjAnThkfOqHbaiXolqos2p2kKH2kDR4QTmDjkJ9Dz1Dko",
+	"ijrumz7Vp+j/CfTq5aiwVYsKgyUXVc93GHalL51W6O6JTafdqVP4AdKnhtZtSVPevMrtRZ3yr8o0S9tI",
+	"t/RHLIowtSmX9dEOAD7j6CQvB7DDQr/FVRs1VxP9zJKk6ivaZYTKl3dNIVvLrnC1wSFhpNBAb+IEltLJ",
+	"ECap4tfMoMsurWSxeMmF++giCoxhuoKjY4gWTLHIRjL9zrBlYxiqkG0ooOzi2N7iynm1MLhR3OAORS9K",
+	"X+vBpKVLl4i8xdX38SlWYh7AoXj4d/EmV7jaqyvJSXkfm/sWV9tQuMLVniG/L9T3SjX2ahg2ZCP1HCTM",
+	"ExAydJmIUelIKtyUkNymwK1XtqlqlxA33a13q5ZyZKCCMCDL1OloCz1saXG6Q0J3xubotLihfvRyl9K9",
+	"Z8siEt2dMc0CxzcWx8O87F1WAHkMXOcFmy1Vv11LEu2SzK7WrYVrBz0Kure45u+RK1StFGU0/w27vzHS",
+	"sOSz5ZretqBiqZtLGgKQw1HfurmPB6lLUKq305tu1ov4Y8lWMLWOWhhgOr/cIDO2kTxtP0/W3m0Z2gya",
+	"clxgBg6LygAc9ptVQ+5YlNN2w7Z0OVfscvQHqg96I3Viz1hKbZ/bLLyayNvIyqhMRMz4UKp19noD9eJ7",
+	"Gdhd1b7oHOg6/mNx39l9cIfK1+n2F45JTA0bYCTYxe0bquKcze7Pkv9mIRMEB/o+PaHH+e7O0AoPRpni",
+	"ZkV7OAJNmebRabappSVKMm1Qgc5SVJlGBb2JT6sm/RCYDz+lALxGtaqlSz6NHOSdIuRk7HEliRfGpJbA",
+	"U2QKVTcY9STsClf1CBnSbJrwCHTxfTNm9h+oLJeHKUzU4mj6137Zr0NLYDXBXVPdeSa7KfbaUacKs2UP",
+	"M3yaIJy//nhBgFDVj+L2/8mYUivn4WFywFJ+wPTB9eEEejOutAF9hQkaKUa5IvcHYzEWL6W4tomlFHpk",
+	"Pz+FM2YWTpUVJszwayfVRY0Rpkxj7QhXgfxJQpRwyrY0uFp6DDfcLMYCYFKUJd2awXu8eUn/9cZEkNHB",
+	"weHRfw2Gg+HgcPSno+Gw3H8c9CchxS9UV4gWEhZMxEmeyymccyte1ePO/bO/+oX/y83iBdP4t/N3PQxh",
+	"EcI4qJ8wsLi/xZW/hPbGeWKlSSr+G+XdI3hBvIRxNhw+j65wRf/gZGu6FZaCQUS3JC46qhrOgMF/f/zw",
+	"3rVL9FiipVWKn15fhPZLi76czXjEWeJprSGWVClo921ZOmxp3TpqtW4dDif9kyqjl6jmqGEqzQJ69jmB",
+	"dcOFR+O1t0e+avNEg7GxQH8ErNIFRS9JVXlSgcrS+ng4JJ412olijGRsfRo9DAGFzlRpDLkGaq2i/qIT",
+	"q4q5qXimU4z4jEd1wwk9Bkuutd1SKnti3pxVwBMCA8OuUJAxD2EwGPTtQU+fHg2HT5+2QPzn3/9Bx49q",
+	"ZnrGeIIxsMQsZDZfOIoaZjJNh2o4Gg4J4PzGzZdjuYbj4THcoa3qhPppyFtPZcxRw/Hh8xNgcKNkgWVJ",
+	"d2v1jqu+g7qecio0Op6MvEIxDtZWfOlNOSNM3NZXFpTj4fPGXkSQ9SS059ZKVHB89KfG2vJ7wC8RYowx",
+	"dV9ZHYZzNGr17HRmUJGo5S7IX4ZqSJBdo7W+bY89gUxoNNDDL0YxWKIv+zgvE0KaMC6gvHXXRmWR0f0T",
+	"grpsWOI+opEpCtDWBDJTVQ+FqVSmiMNJvx30zXKfdncPCY/Q18Z8C+RpyqIFPjsaDCls5YaaGr0tr+xy",
+	"evYmCAPiNbmI4eDQvWJhYykPRsHzwXDw3IaQ1nzbIw4ihbFlKEvo8xwpuLJUIg6/iW26yLV5WVkX1hpW",
+	"NwQR5ZKDsqF0feliatQmv/J+kD6zWnC4Xre6PI+Gwwc7q1lk6ezvrJZZqLXu2EHQtXEB6UGlGZX2dEXm",
+	"W19zLZMUdWXLJVMrzzOdN2Zq6BXexVrZMsSSInGBiGFzTVlOhc+X6zBIpe6QCHezWspEsB+2Vkoq63o6",
+	"ZuP8PTN5G4MvHF1D4CJKMnJA3Oi8rEqJznfhuuOL9sY4jzcqsUalrDvZwvd1WLMMB1+vcEWt5OuyDa4t",
+	"Fa5vriEVe2JQvSdyM4vghmnwHXeeJce307Zo2f1WhjgwPUO26Vmn4f0JzeNQk2qeG2n4Heh2jiZTYge6",
+	"NTxRtwxsGZPIBftOMxKXYZBmHfz6Wxr/bhZxBcyGZOR8ogUT83vbwseWuTRhUa6sT6zZmHFBkSP0mubd",
+	"BuJXmJpbjGilaL8xtHrt1/zrh1XhxnGgWkpKeSrFuD+9voDpCjReo2JJKy91Uwd7k9aO/oqtwZpn1uAB",
+	"g6+85ac6IeMufEKQwldSmbEpJXc2KpelXHJuC8J8b8MOlrAyM0aVAiZs+olK1Oo3FT7KJEZV4VX3hJa3",
+	"nlut5T6Es6vHb8+hf6PBZYMFzMtaeXNXafseaabmTWue7D1bksViiUIWr1z9woaFH+udaczXTqw3oXp+",
+	"pUtNT1ytY/BwUaqoNMC15b5iPw++VsYZd4hBC6X4vvGn17h7haCNSb8HC0SLShITMbAkocSl6C7fZIE2",
+	"haf7J3Teu7WNwt+NqkWYul2S7+rZGxPA1F7QrQoHcfU2drtSlBe3+zHIvsGq08WSVymGGXhMgvZ4cWvX",
+	"WGAHnK3BQOhNvOJOYMYSja0hiL2GtnuyAYXM2NjMTQTlMluK0zatr0rSrWEHj/WtA+M81p8u/8zcbYP7",
+	"MJ30T6hWhdZOVQXIBic7To/TVrXgZPcODbqV9vu8eaVf5PDTfehGNF3dWGHqYoAmrrvDfS+o9xVr3VG1",
+	"96rKrfmlDYpcnWAqp+MU1sfj6sPRP5I2576noc0bh7W4awuSygb1TF/hFsX/RndFFwzRYlOBZN+OqD5W",
+	"1z30XwhsypRN2KsDdsiihctfbWzkDOQj+qoNQ4+3+6uyGYwL4CLNjOP2I0v18eHz218rfmrgW9XgzPEv",
+	"WUFGwqUhS20uezgcOp3mYl7RkV7xbMYxiXX7BqShCZ2p9xsR45d/KTGuYCgVlRYao6H9H12Koedbm2yS",
+	"Wl3Y/38t33myLOku2RUoSwkv2H7irNYcaaRwp5FxygCthfPXzxt0YIfc4yDx/a8ba5xbIsZ/q8vjzl9F",
+	"2FqUrKTmP05sUhZAS7vULneW3aPUnXI4HIZF3+jhcHgCh8NwWBVyUFbIqX1on7FLp8mvSfGZXfK7JP8u",
+	"yYUkn334eGGD7mX/7na0JPimhNt34u6RnXmvb3eZza367mW2yoC7gwh6s1ZbdY0BHvk92gWX0lQY9PBq",
+	"XeXN40VwjU70DZJR7UV/3HvfB5ax0zjWRU6gPAL+CcmV9sKmIWJCSANTzKv6viO2bNFUSL8WgjEwDYLa",
+	"FjulcotN6PhZgW3F3Z/RMEcRd6WzJ1Eshp12KAVV7hsfudy72z1d5W7rh5bcc1zKa9TNX5mYKbls/87E",
+	"Hi4nNlnG0zj+XSr/baWS7GlDJI3cRSCtUfQty4Ocwp2B0Wk+LvLBNzh/I/Me7PebujlroTw9ewPUhF0p",
+	"z7iW+Xoj970v2f3YVTD6dNkdQXFdAFKAwDQpSZUdv1J7ueVGfdevtQGqT5frsDbY9enS2gPX+951IVTB",
+	"kiaEUmYW4H+6SMgYn2j468XFGbA4VqjL3y+CzvEfCvUylQSjypwOWSSPRvN432oFPVYdqGB+oot+IS+S",
+	"SYIRNX3VympUD2Y+0qGDaz+0rDuuhV6VGcOsfkXsX41rv27WBao/L489XCBSPV2XM3obKd3RAU4TCnkX",
+	"eHW/agtbe1M3dFDOzuTTNLqyg5ec9eX6/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
