@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 	"github.com/quarry-search/quarry/store"
 )
 
@@ -81,10 +82,49 @@ func TestEngineDocumentsSchemaDurable(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("count = %d, %v", n, err)
 	}
-	_ = time.Second
 }
 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestMetaEngineLimits(t *testing.T) {
+	ctx := context.Background()
+	svc := openService(t, t.TempDir(), appsearch.Config{Limits: appsearch.Limits{SourceEngines: 2}})
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		spec appsearch.EngineSpec
+		want string
+	}{
+		{appsearch.EngineSpec{Name: "m", Type: "meta", SourceEngines: []string{"a", "b", "c"}}, `["Meta engines can have at most 2 source engines"]`},
+		{appsearch.EngineSpec{Name: "m", Type: "meta", SourceEngines: []string{"a", "a", "b"}}, ``},
+		{appsearch.EngineSpec{Name: "x", Type: "meta", SourceEngines: []string{"m"}}, `["Source engine cannot be a meta engine: m"]`},
+		{appsearch.EngineSpec{Name: "y", SourceEngines: []string{"a"}}, `["Source engines can only be set on meta engines"]`},
+		{appsearch.EngineSpec{Name: "z", Type: "meta", Language: ptr("en"), SourceEngines: []string{"a"}}, `["Language cannot be set on meta engines"]`},
+		{appsearch.EngineSpec{Name: "-x"}, `["Name can only contain lowercase letters, numbers, and hyphens"]`},
+	} {
+		_, err := svc.CreateEngine(ctx, tc.spec)
+		got := ""
+		if err != nil {
+			e, _ := eserr.AsError(err)
+			got = mustJSON(appsearch.Messages(e))
+		}
+		if got != tc.want {
+			t.Errorf("CreateEngine(%+v) = %s; want %s", tc.spec, got, tc.want)
+		}
+	}
+	if _, err := svc.AddSourceEngines(ctx, "m", []string{"c"}); err == nil || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("add third source = %v", err)
+	}
+	m, _ := svc.Engine("m")
+	if mustJSON(m.SourceEngines) != `["a","b"]` {
+		t.Errorf("sources = %v", m.SourceEngines)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
