@@ -3,8 +3,10 @@ package appsearch_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quarry-search/quarry/searchcore"
@@ -128,3 +130,58 @@ func TestMetaEngineLimits(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestConcurrentWritesAndReindex: writes racing schema changes (reindexes)
+// lose nothing.
+func TestConcurrentWritesAndReindex(t *testing.T) {
+	ctx := context.Background()
+	svc := openService(t, t.TempDir(), appsearch.Config{})
+	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "e"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for b := 0; b < 5; b++ {
+				var docs []json.RawMessage
+				for i := 0; i < 5; i++ {
+					docs = append(docs, json.RawMessage(fmt.Sprintf(`{"id":"%d-%d-%d","n":"%d"}`, w, b, i, i)))
+				}
+				res, err := svc.IndexDocuments(ctx, "e", docs)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, r := range res {
+					if len(r.Errors) > 0 {
+						t.Errorf("index: %v", r.Errors)
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i, typ := range []string{"number", "text", "number"} {
+			if _, err := svc.UpdateSchema(ctx, "e", map[string]string{"n": typ}); err != nil {
+				t.Errorf("schema change %d: %v", i, err)
+			}
+		}
+	}()
+	wg.Wait()
+	_, meta, err := svc.ListDocuments(ctx, "e", appsearch.Page{Current: 1, Size: 1})
+	if err != nil || meta.TotalResults != 100 {
+		t.Errorf("documents = %d, %v; want 100", meta.TotalResults, err)
+	}
+	e, _ := svc.Engine("e")
+	idx, _ := svc.CoreIndex(e)
+	if n, _, _, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"n":{"gte":0}}}`), 0); err != nil || n != 100 || e.Schema["n"] != appsearch.Number {
+		t.Errorf("typed documents = %d, %v (%s)", n, err, e.Schema["n"])
+	}
+	if got := len(svc.Core().Indices()); got != 1 {
+		t.Errorf("core indices = %d, want 1 (old generations dropped)", got)
+	}
+}
