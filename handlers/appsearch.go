@@ -226,10 +226,10 @@ func appSearchErrorBody(err error) (int, any) {
 	switch e.Type {
 	case appsearch.TypeAuth, appsearch.TypeRateLimit:
 		return status, map[string]any{"error": e.Reason}
-	case appsearch.TypeErrors:
-		if s := appsearch.HTTPStatus(err); s != 0 {
-			// SPEC.md: endpoint-specific errors are answered 200 {errors}.
-			status = s
+	case appsearch.TypeErrors, appsearch.TypeDecoding:
+		if appsearch.RequestFailed(e) {
+			// SPEC.md: the request failed although the status is 200.
+			status = http.StatusOK
 		}
 		return status, map[string]any{"errors": appsearch.Messages(e)}
 	}

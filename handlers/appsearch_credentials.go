@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -80,19 +81,7 @@ func (h *appSearchServer) ListCredentials(c echo.Context, _ asgen.ListCredential
 
 // CreateCredential creates a key; the answer is the only one showing its secret.
 func (h *appSearchServer) CreateCredential(c echo.Context) error {
-	req, err := readASRequest(c)
-	if err != nil {
-		return err
-	}
-	spec, err := keySpec(req)
-	if err != nil {
-		return err
-	}
-	v, err := h.svc.CreateKey(c.Request().Context(), spec)
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, http.StatusOK, v)
+	return h.writeKey(c, h.svc.CreateKey)
 }
 
 // GetCredential returns a key (masked).
@@ -106,6 +95,13 @@ func (h *appSearchServer) GetCredential(c echo.Context, name string) error {
 
 // UpdateCredential replaces a key's definition.
 func (h *appSearchServer) UpdateCredential(c echo.Context, name string) error {
+	return h.writeKey(c, func(ctx context.Context, spec appsearch.KeySpec) (appsearch.KeyView, error) {
+		return h.svc.UpdateKey(ctx, name, spec)
+	})
+}
+
+// writeKey reads a key definition, runs f and answers with the key.
+func (h *appSearchServer) writeKey(c echo.Context, f func(context.Context, appsearch.KeySpec) (appsearch.KeyView, error)) error {
 	req, err := readASRequest(c)
 	if err != nil {
 		return err
@@ -114,7 +110,7 @@ func (h *appSearchServer) UpdateCredential(c echo.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.svc.UpdateKey(c.Request().Context(), name, spec)
+	v, err := f(c.Request().Context(), spec)
 	if err != nil {
 		return err
 	}

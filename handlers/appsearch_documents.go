@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -47,24 +48,24 @@ func payloadTooLarge(limit int64) error {
 
 // IndexDocuments creates or replaces documents.
 func (h *appSearchServer) IndexDocuments(c echo.Context, engine asgen.EngineNamePath) error {
-	docs, err := h.readDocumentsBody(c)
-	if err != nil {
-		return err
-	}
-	res, err := h.svc.IndexDocuments(c.Request().Context(), engine, docs)
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, http.StatusOK, res)
+	return h.writeDocuments(c, engine, h.svc.IndexDocuments)
 }
 
 // UpdateDocuments patches documents.
 func (h *appSearchServer) UpdateDocuments(c echo.Context, engine asgen.EngineNamePath) error {
+	return h.writeDocuments(c, engine, h.svc.PatchDocuments)
+}
+
+// writeDocuments runs an index or patch request.
+func (h *appSearchServer) writeDocuments(c echo.Context, engine string, f func(context.Context, string, []json.RawMessage) ([]appsearch.DocResult, error)) error {
+	if _, err := h.svc.Engine(engine); err != nil {
+		return err
+	}
 	docs, err := h.readDocumentsBody(c)
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.PatchDocuments(c.Request().Context(), engine, docs)
+	res, err := f(c.Request().Context(), engine, docs)
 	if err != nil {
 		return err
 	}
@@ -99,26 +100,21 @@ func documentIDs(req *asRequest) ([]string, error) {
 
 // GetDocuments returns documents by id.
 func (h *appSearchServer) GetDocuments(c echo.Context, engine asgen.EngineNamePath, _ asgen.GetDocumentsParams) error {
-	if _, err := h.svc.Engine(engine); err != nil {
-		return err
-	}
-	req, err := readASRequest(c)
-	if err != nil {
-		return err
-	}
-	ids, err := documentIDs(req)
-	if err != nil {
-		return err
-	}
-	docs, err := h.svc.GetDocuments(c.Request().Context(), engine, ids)
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, http.StatusOK, docs)
+	return h.byIDs(c, engine, func(ctx context.Context, ids []string) (any, error) {
+		return h.svc.GetDocuments(ctx, engine, ids)
+	})
 }
 
 // DeleteDocuments deletes documents by id.
 func (h *appSearchServer) DeleteDocuments(c echo.Context, engine asgen.EngineNamePath) error {
+	return h.byIDs(c, engine, func(ctx context.Context, ids []string) (any, error) {
+		return h.svc.DeleteDocuments(ctx, engine, ids)
+	})
+}
+
+// byIDs reads the ids of a documents request on an existing engine, runs
+// f and writes its answer.
+func (h *appSearchServer) byIDs(c echo.Context, engine string, f func(context.Context, []string) (any, error)) error {
 	if _, err := h.svc.Engine(engine); err != nil {
 		return err
 	}
@@ -130,11 +126,11 @@ func (h *appSearchServer) DeleteDocuments(c echo.Context, engine asgen.EngineNam
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.DeleteDocuments(c.Request().Context(), engine, ids)
+	out, err := f(c.Request().Context(), ids)
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, res)
+	return writeJSON(c, http.StatusOK, out)
 }
 
 // ListDocuments lists documents (GET).

@@ -121,6 +121,11 @@ func (h *appSearchServer) CreateEngine(c echo.Context, _ asgen.CreateEngineParam
 		return appsearch.Errors(eserr.Invalid, msgs...)
 	}
 	e, err := h.svc.CreateEngine(c.Request().Context(), spec)
+	return h.writeEngine(c, e, err)
+}
+
+// writeEngine answers with an engine (or the error that produced none).
+func (h *appSearchServer) writeEngine(c echo.Context, e *appsearch.Engine, err error) error {
 	if err != nil {
 		return err
 	}
@@ -134,14 +139,7 @@ func (h *appSearchServer) CreateEngine(c echo.Context, _ asgen.CreateEngineParam
 // GetEngine returns an engine.
 func (h *appSearchServer) GetEngine(c echo.Context, name asgen.EngineNamePath) error {
 	e, err := h.svc.Engine(name)
-	if err != nil {
-		return err
-	}
-	v, err := h.engineView(c, e)
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, http.StatusOK, v)
+	return h.writeEngine(c, e, err)
 }
 
 // DeleteEngine deletes an engine.
@@ -203,12 +201,5 @@ func (h *appSearchServer) changeSources(c echo.Context, name string, f func(ctx 
 		}
 	}
 	e, err := f(c.Request().Context(), name, names)
-	if err != nil {
-		return err
-	}
-	v, err := h.engineView(c, e)
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, http.StatusOK, v)
+	return h.writeEngine(c, e, err)
 }

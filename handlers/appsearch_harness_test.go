@@ -7,24 +7,19 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/quarry-search/quarry/clients/appsearchclient"
 	asgen "github.com/quarry-search/quarry/gen/appsearch"
 	"github.com/quarry-search/quarry/handlers"
-	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
-	"github.com/quarry-search/quarry/store"
 )
 
 var (
@@ -78,23 +73,7 @@ func (v *asValidatingTransport) RoundTrip(req *http.Request) (*http.Response, er
 		vreq.URL.Path = "/openapi.json"
 	}
 	vreq.URL.RawPath = ""
-	route, pathParams, err := router.FindRoute(vreq)
-	if err != nil {
-		return res, nil // unknown routes: nothing to check
-	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request: vreq, PathParams: pathParams, Route: route,
-			Options: &openapi3filter.Options{ExcludeRequestBody: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		},
-		Status:  res.StatusCode,
-		Header:  res.Header,
-		Body:    io.NopCloser(bytes.NewReader(body)),
-		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		v.t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, err, truncate(body, 600))
-	}
+	validateResponse(v.t, router, req, vreq, res, body)
 	return res, nil
 }
 
@@ -145,15 +124,7 @@ func newASNode(t testing.TB, o asOptions) *asNode {
 
 func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	eng, err := searchcore.Open(context.Background(), searchcore.Config{DataPath: dir, Storage: db, ClusterName: "test-cluster", NodeName: "node-1", AutoCreateIndex: true})
-	if err != nil {
-		db.Close()
-		t.Fatalf("open engine: %v", err)
-	}
+	db, eng := openCore(t, dir)
 	clock := &fakeClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
 	if o.RateLimits.Default == 0 {
 		o.RateLimits.Default = -1
@@ -175,20 +146,7 @@ func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
-	srv := httptest.NewServer(e)
-	var once sync.Once
-	closeAll := func() {
-		once.Do(func() {
-			srv.Close()
-			if err := eng.Close(); err != nil {
-				t.Errorf("close engine: %v", err)
-			}
-			if err := db.Close(); err != nil {
-				t.Errorf("close store: %v", err)
-			}
-		})
-	}
-	t.Cleanup(closeAll)
+	srv, closeAll := serveNode(t, e, eng, db)
 	hc := &http.Client{Transport: &asValidatingTransport{t: t, base: &http.Transport{DisableCompression: true}}}
 	return &asNode{t: t, URL: srv.URL, HTTP: hc, Svc: svc, Clock: clock, dir: dir, close: closeAll}
 }

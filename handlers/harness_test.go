@@ -96,10 +96,17 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	}
 	vreq := req.Clone(context.Background())
 	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
+	validateResponse(v.t, router, req, vreq, res, body)
+	return res, nil
+}
+
+// validateResponse fails the test when the response to req does not match
+// the spec operation vreq (req as the spec names it) routes to; unknown
+// routes are answered like Elasticsearch / App Search, nothing to check.
+func validateResponse(t testing.TB, router routers.Router, req, vreq *http.Request, res *http.Response, body []byte) {
 	route, pathParams, err := router.FindRoute(vreq)
 	if err != nil {
-		// Unknown routes are answered like Elasticsearch; nothing to check.
-		return res, nil
+		return
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
@@ -112,9 +119,8 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		v.t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, err, truncate(body, 600))
+		t.Errorf("%s %s: response %d does not match the spec: %v\nbody: %s", req.Method, req.URL.RequestURI(), res.StatusCode, err, truncate(body, 600))
 	}
-	return res, nil
 }
 
 func truncate(b []byte, n int) string {
@@ -134,6 +140,23 @@ func newTestNode(t testing.TB) *testNode {
 // openTestNode starts a node on dir (reopening existing data).
 func openTestNode(t testing.TB, dir string) *testNode {
 	t.Helper()
+	db, eng := openCore(t, dir)
+	e, err := handlers.NewServer(eng, handlers.Options{MaxContentLength: 8 << 20})
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	srv, closeAll := serveNode(t, e, eng, db)
+	hc := &http.Client{Transport: &validatingTransport{t: t, base: http.DefaultTransport}}
+	client, err := clusterclient.NewClientWithResponses(srv.URL, clusterclient.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatalf("new client: %v", err)
+	}
+	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll}
+}
+
+// openCore opens the store and the search core of a node on dir.
+func openCore(t testing.TB, dir string) (*store.DB, *searchcore.Engine) {
+	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -145,16 +168,13 @@ func openTestNode(t testing.TB, dir string) *testNode {
 		db.Close()
 		t.Fatalf("open engine: %v", err)
 	}
-	e, err := handlers.NewServer(eng, handlers.Options{MaxContentLength: 8 << 20})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	srv := httptest.NewServer(e)
-	hc := &http.Client{Transport: &validatingTransport{t: t, base: http.DefaultTransport}}
-	client, err := clusterclient.NewClientWithResponses(srv.URL, clusterclient.WithHTTPClient(hc))
-	if err != nil {
-		t.Fatalf("new client: %v", err)
-	}
+	return db, eng
+}
+
+// serveNode serves h over httptest and returns the server and the function
+// that stops it and closes eng and db (also run at cleanup; both is fine).
+func serveNode(t testing.TB, h http.Handler, eng *searchcore.Engine, db *store.DB) (*httptest.Server, func()) {
+	srv := httptest.NewServer(h)
 	var once sync.Once
 	closeAll := func() {
 		once.Do(func() {
@@ -168,7 +188,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 		})
 	}
 	t.Cleanup(closeAll)
-	return &testNode{t: t, URL: srv.URL, Client: client, HTTP: hc, Engine: eng, close: closeAll}
+	return srv, closeAll
 }
 
 // do sends a raw request through the validating transport and decodes the

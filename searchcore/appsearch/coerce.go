@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
 // field is one member of a document in input order.
@@ -294,11 +296,10 @@ func ParseDate(s string) (time.Time, bool) {
 }
 
 var (
-	num          = `[-+]?(?:\d+\.?\d*|\.\d+)`
-	latLonLater  = regexp.MustCompile(`^(` + num + `),(` + num + `)$`)
-	latLonEarly  = regexp.MustCompile(`^\s*(` + num + `)\s*, ?(` + num + `)\s*$`)
-	wktPoint     = regexp.MustCompile(`^(?i:point)\s*\(\s*(` + num + `)\s+(` + num + `)\s*\)$`)
-	geohashChars = "0123456789bcdefghjkmnpqrstuvwxyz"
+	num         = `[-+]?(?:\d+\.?\d*|\.\d+)`
+	latLonLater = regexp.MustCompile(`^(` + num + `),(` + num + `)$`)
+	latLonEarly = regexp.MustCompile(`^\s*(` + num + `)\s*, ?(` + num + `)\s*$`)
+	wktPoint    = regexp.MustCompile(`^(?i:point)\s*\(\s*(` + num + `)\s+(` + num + `)\s*\)$`)
 )
 
 // ParseGeolocation parses a geolocation and returns it as "lat,lon".
@@ -318,7 +319,7 @@ func ParseGeolocation(s string, rev Revision) (string, bool) {
 	if m := wktPoint.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
 		return latLon(m[2], m[1])
 	}
-	if lat, lon, ok := decodeGeohash(s); ok {
+	if lat, lon, err := mapping.DecodeGeohash(s); err == nil {
 		return formatLatLon(lat, lon), true
 	}
 	return "", false
@@ -343,39 +344,4 @@ func latLon(latS, lonS string) (string, bool) {
 
 func formatLatLon(lat, lon float64) string {
 	return strconv.FormatFloat(lat, 'f', -1, 64) + "," + strconv.FormatFloat(lon, 'f', -1, 64)
-}
-
-// decodeGeohash returns the centre of a geohash cell (1 to 12 characters).
-func decodeGeohash(h string) (lat, lon float64, ok bool) {
-	if len(h) == 0 || len(h) > 12 {
-		return 0, 0, false
-	}
-	latLo, latHi, lonLo, lonHi := -90.0, 90.0, -180.0, 180.0
-	even := true
-	for _, c := range h {
-		idx := strings.IndexRune(geohashChars, c)
-		if idx < 0 {
-			return 0, 0, false
-		}
-		for bit := 4; bit >= 0; bit-- {
-			on := idx&(1<<bit) != 0
-			if even {
-				mid := (lonLo + lonHi) / 2
-				if on {
-					lonLo = mid
-				} else {
-					lonHi = mid
-				}
-			} else {
-				mid := (latLo + latHi) / 2
-				if on {
-					latLo = mid
-				} else {
-					latHi = mid
-				}
-			}
-			even = !even
-		}
-	}
-	return (latLo + latHi) / 2, (lonLo + lonHi) / 2, true
 }

@@ -47,15 +47,16 @@ func (s *Service) writableEngine(name string) (*Engine, func(), error) {
 	return e, unlock, nil
 }
 
-// checkBatch enforces the per-request document count.
-func (s *Service) checkBatch(docs []json.RawMessage) error {
+// beginBatch checks the per-request document count and locks a default
+// engine for writing.
+func (s *Service) beginBatch(engine string, docs []json.RawMessage) (*Engine, func(), error) {
 	if len(docs) == 0 {
-		return Errors(eserr.Invalid, MsgEmptyJSON)
+		return nil, nil, Errors(eserr.Invalid, MsgEmptyJSON)
 	}
 	if len(docs) > s.limits.DocumentsPerRequest {
-		return Errorf(eserr.Invalid, "Too many documents in request (maximum is %d)", s.limits.DocumentsPerRequest)
+		return nil, nil, Errorf(eserr.Invalid, "Too many documents in request (maximum is %d)", s.limits.DocumentsPerRequest)
 	}
-	return nil
+	return s.writableEngine(engine)
 }
 
 // parseForIndex turns one input document into its App Search form; the
@@ -131,10 +132,7 @@ func coreSource(d *appDoc, sc Schema, rev Revision) []byte {
 // Limits.DocumentsPerRequest). New fields are added to the schema as text.
 // Per-document problems are reported in the results, in input order.
 func (s *Service) IndexDocuments(ctx context.Context, engine string, docs []json.RawMessage) ([]DocResult, error) {
-	if err := s.checkBatch(docs); err != nil {
-		return nil, err
-	}
-	e, unlock, err := s.writableEngine(engine)
+	e, unlock, err := s.beginBatch(engine, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -278,10 +276,7 @@ func StoredDocument(src []byte) (json.RawMessage, error) {
 
 // PatchDocuments updates existing fields of existing documents.
 func (s *Service) PatchDocuments(ctx context.Context, engine string, docs []json.RawMessage) ([]DocResult, error) {
-	if err := s.checkBatch(docs); err != nil {
-		return nil, err
-	}
-	e, unlock, err := s.writableEngine(engine)
+	e, unlock, err := s.beginBatch(engine, docs)
 	if err != nil {
 		return nil, err
 	}

@@ -284,9 +284,9 @@ func validLanguage(l string) bool {
 	return false
 }
 
-// CreateEngine creates an engine (and its hidden index). Errors are 400
-// {"errors":[...]}: "Name is already taken", "Source engines are required
-// for meta engines", ...
+// CreateEngine creates an engine (and its hidden index). Request errors
+// ("Name is already taken", "Source engines are required for meta
+// engines", ...) are Errors(eserr.Invalid, ...): 200 {"errors":[...]}.
 func (s *Service) CreateEngine(ctx context.Context, spec EngineSpec) (*Engine, error) {
 	var msgs []string
 	switch {

@@ -222,6 +222,15 @@ func parseWKTPoint(s string, checkZ func(float64) *eserr.Error) (lat, lon float6
 
 const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
+// DecodeGeohash returns the centre of a geohash cell (1 to 12 characters).
+func DecodeGeohash(h string) (lat, lon float64, err error) {
+	lat, lon, cause := decodeGeohash(h)
+	if cause != nil {
+		return 0, 0, cause
+	}
+	return lat, lon, nil
+}
+
 // decodeGeohash returns the centre of a geohash cell.
 func decodeGeohash(h string) (lat, lon float64, cause *eserr.Error) {
 	if h == "" || len(h) > 12 {
