@@ -185,3 +185,38 @@ func TestConcurrentWritesAndReindex(t *testing.T) {
 		t.Errorf("core indices = %d, want 1 (old generations dropped)", got)
 	}
 }
+
+// TestOrphanedIndicesDropped: a hidden index no engine records (a crash
+// between creating it and recording it) is dropped on start-up.
+func TestOrphanedIndicesDropped(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := searchcore.Open(ctx, searchcore.Config{DataPath: dir, Storage: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { core.Close(); db.Close() }()
+	for _, n := range []string{".as-engine-ghost", ".as-engine-kept.3", "plain"} {
+		if _, err := core.CreateIndex(ctx, n, searchcore.CreateIndexRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := appsearch.New(ctx, appsearch.Config{Core: core, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, idx := range core.Indices() {
+		names = append(names, idx.Name())
+	}
+	if got := strings.Join(names, ","); got != ".as-engine-kept,plain" {
+		t.Errorf("indices = %s", got)
+	}
+}
