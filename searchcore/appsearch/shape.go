@@ -250,7 +250,7 @@ func highlight(text string, a *blugeanalysis.Analyzer, terms map[string]bool, si
 	}
 	// Do not end inside a word that goes on, unless the first match
 	// would be cut.
-	if end < len(text) && text[end] != ' ' {
+	if end < len(text) && text[end] != ' ' && spans[0].end <= end {
 		if i := strings.LastIndexByte(text[spans[0].end:end], ' '); i >= 0 {
 			end = spans[0].end + i
 		}
