@@ -110,6 +110,12 @@ func appSearchPre(next echo.HandlerFunc) echo.HandlerFunc {
 // class. Search endpoints (search, multi_search, query_suggestion, click)
 // accept search keys; credentials need an admin key; other reads need a
 // private key with read, other changes one with write.
+//
+// Operations added to openapi/appsearch.yaml are classified here by their
+// path, so new handlers on appSearchServer are authenticated, scoped to
+// their engine and rate limited without further code; they read the caller
+// with asPrincipal(c), merged parameters with readASRequest and return
+// appsearch errors (appsearch.Errors, appsearch.EngineNotFound, ...).
 func endpointAccess(method, route string) (appsearch.Access, string) {
 	rel := strings.TrimPrefix(route, AppSearchBase)
 	segs := strings.Split(strings.Trim(rel, "/"), "/")
@@ -226,10 +232,10 @@ func appSearchErrorBody(err error) (int, any) {
 	switch e.Type {
 	case appsearch.TypeAuth, appsearch.TypeRateLimit:
 		return status, map[string]any{"error": e.Reason}
-	case appsearch.TypeErrors:
-		if s := appsearch.HTTPStatus(err); s != 0 {
-			// SPEC.md: endpoint-specific errors are answered 200 {errors}.
-			status = s
+	case appsearch.TypeErrors, appsearch.TypeDecoding:
+		if appsearch.RequestFailed(e) {
+			// SPEC.md: the request failed although the status is 200.
+			status = http.StatusOK
 		}
 		return status, map[string]any{"errors": appsearch.Messages(e)}
 	}

@@ -36,7 +36,10 @@ func TestAppSearchDocuments(t *testing.T) {
 	if res.StatusCode() != 200 || res.JSON200 == nil {
 		t.Fatalf("index = %d %s", res.StatusCode(), res.Body)
 	}
-	got := *res.JSON200
+	got, err := res.JSON200.AsDocumentResults()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got[0].Id == nil || !regexp.MustCompile(`^doc-[0-9a-f]{24}$`).MatchString(*got[0].Id) || len(got[0].Errors) != 0 {
 		t.Errorf("generated id = %+v", got[0])
 	}
@@ -104,7 +107,10 @@ func TestAppSearchDocuments(t *testing.T) {
 		}
 	}
 	lres, err := c.ListDocumentsWithResponse(ctx, "parks", &appsearchclient.ListDocumentsParams{Page: &appsearchclient.PageRequest{Size: ptr(1)}}, appsearchclient.PagedRequest{})
-	if err != nil || lres.JSON200 == nil || lres.JSON200.Meta.Page.TotalPages != 2 || len(lres.JSON200.Results) != 1 {
+	if err != nil || lres.JSON200 == nil {
+		t.Fatalf("client list = %v %s", err, lres.Body)
+	}
+	if l, err := lres.JSON200.AsDocumentList(); err != nil || l.Meta.Page.TotalPages != 2 || len(l.Results) != 1 {
 		t.Errorf("client list = %v %s", err, lres.Body)
 	}
 
@@ -124,14 +130,15 @@ func TestAppSearchDocuments(t *testing.T) {
 		code               int
 		want               string
 	}{
-		{"POST", "/engines/parks/documents", `{}`, 400, `{"errors":["JSON must not be empty"]}`},
-		{"POST", "/engines/parks/documents", `[]`, 400, `{"errors":["JSON must not be empty"]}`},
+		{"POST", "/engines/parks/documents", `{}`, 200, `{"errors":["JSON must not be empty"]}`},
+		{"POST", "/engines/parks/documents", `[]`, 200, `{"errors":["JSON must not be empty"]}`},
 		{"POST", "/engines/parks/documents", `[{"title":`, 400, `{"errors":["decoding error, ensure request is valid"]}`},
-		{"POST", "/engines/parks/documents", hundredOne, 400, `{"errors":["Too many documents in request (maximum is 100)"]}`},
+		{"POST", "/engines/parks/documents", hundredOne, 200, `{"errors":["Too many documents in request (maximum is 100)"]}`},
 		{"POST", "/engines/nope/documents", `[{"title":"t"}]`, 404, `{"errors":["Could not find engine."]}`},
 		{"GET", "/engines/nope/documents/list", ``, 404, `{"errors":["Could not find engine."]}`},
-		{"DELETE", "/engines/parks/documents", `{"x":1}`, 400, `{"errors":["Options contains invalid key: x"]}`},
-		{"GET", "/engines/parks/documents", ``, 400, `{"errors":["Missing required parameter: ids"]}`},
+		{"DELETE", "/engines/parks/documents", `{"x":1}`, 200, `{"errors":["Options contains invalid key: x"]}`},
+		{"GET", "/engines/parks/documents", ``, 200, `{"errors":["Missing required parameter: ids"]}`},
+		{"PATCH", "/engines/parks/documents", `{}`, 200, `{"errors":["JSON must not be empty"]}`},
 	} {
 		code, body := n.su(tc.method, tc.path, tc.body)
 		if code != tc.code || canon(t, body) != canon(t, tc.want) {
@@ -151,7 +158,7 @@ func TestAppSearchDocumentLimits(t *testing.T) {
 	if code != 200 || canon(t, body) != `[{"errors":["Document exceeds maximum size of 60 bytes"],"id":null},{"errors":["Adding fields would exceed the limit of 3 fields per engine"],"id":"2"},{"errors":[],"id":"3"}]` {
 		t.Errorf("limits = %d %s", code, body)
 	}
-	if code, body := n.su("POST", "/engines/e/schema", `{"z":"text"}`); code != 400 || body != `{"errors":["Adding fields would exceed the limit of 3 fields per engine"]}` {
+	if code, body := n.su("POST", "/engines/e/schema", `{"z":"text"}`); code != 200 || body != `{"errors":["Adding fields would exceed the limit of 3 fields per engine"]}` {
 		t.Errorf("schema limit = %d %s", code, body)
 	}
 }
@@ -232,13 +239,13 @@ func TestAppSearchSchemaErrors(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"/engines/e/schema", `{"x":"not-a-valid-type"}`, 400, `{"errors":["Invalid field type \"not-a-valid-type\" for field x: must be one of text, number, date, geolocation"]}`},
-		{"/engines/e/schema", `{"id":"number"}`, 400, `{"errors":["The type of the id field cannot be changed"]}`},
-		{"/engines/e/schema", `{"Bad":"text","_x":"text","12":"text"}`, 400, `{"errors":["Fields must contain at least one letter: 12.","Fields can only contain lowercase letters, numbers, and underscores: Bad.","Fields cannot begin with an underscore: _x."]}`},
-		{"/engines/e/schema", `{"x":1}`, 400, `{"errors":["Invalid field type for field x: must be one of text, number, date, geolocation"]}`},
-		{"/engines/e/schema", `{}`, 400, `{"errors":["JSON must not be empty"]}`},
+		{"/engines/e/schema", `{"x":"not-a-valid-type"}`, 200, `{"errors":["Invalid field type \"not-a-valid-type\" for field x: must be one of text, number, date, geolocation"]}`},
+		{"/engines/e/schema", `{"id":"number"}`, 200, `{"errors":["The type of the id field cannot be changed"]}`},
+		{"/engines/e/schema", `{"Bad":"text","_x":"text","12":"text"}`, 200, `{"errors":["Fields must contain at least one letter: 12.","Fields can only contain lowercase letters, numbers, and underscores: Bad.","Fields cannot begin with an underscore: _x."]}`},
+		{"/engines/e/schema", `{"x":1}`, 200, `{"errors":["Invalid field type for field x: must be one of text, number, date, geolocation"]}`},
+		{"/engines/e/schema", `{}`, 200, `{"errors":["JSON must not be empty"]}`},
 		{"/engines/e/schema", `{"n":"number"}`, 200, `{"n":"number"}`},
-		{"/engines/m/schema", `{"x":"text"}`, 400, `{"errors":["The schema of a meta engine is the union of its source engines' schemas and cannot be changed"]}`},
+		{"/engines/m/schema", `{"x":"text"}`, 200, `{"errors":["The schema of a meta engine is the union of its source engines' schemas and cannot be changed"]}`},
 		{"/engines/nope/schema", `{"x":"text"}`, 404, `{"errors":["Could not find engine."]}`},
 	} {
 		code, body := n.su("POST", tc.path, tc.body)

@@ -33,14 +33,14 @@ func TestAppSearchEngines(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"taken", `{"name":"movies"}`, 400, `{"errors":["Name is already taken"]}`},
-		{"missing name", `{}`, 400, `{"errors":["Name is required"]}`},
-		{"bad name", `{"name":"Bad Name"}`, 400, `{"errors":["Name can only contain lowercase letters, numbers, and hyphens"]}`},
-		{"bad language", `{"name":"x","language":"xx"}`, 400, `{"errors":["Language 'xx' is not supported"]}`},
-		{"meta without sources", `{"name":"m","type":"meta"}`, 400, `{"errors":["Source engines are required for meta engines"]}`},
-		{"meta unknown source", `{"name":"m","type":"meta","source_engines":["nope"]}`, 400, `{"errors":["Source engine does not exist: nope"]}`},
-		{"unknown option", `{"name":"x","colour":"red"}`, 400, `{"errors":["Options contains invalid key: colour"]}`},
-		{"bad revision", `{"name":"x","revision":"middle"}`, 400, `{"errors":["Revision must be one of: earlier, later"]}`},
+		{"taken", `{"name":"movies"}`, 200, `{"errors":["Name is already taken"]}`},
+		{"missing name", `{}`, 200, `{"errors":["Name is required"]}`},
+		{"bad name", `{"name":"Bad Name"}`, 200, `{"errors":["Name can only contain lowercase letters, numbers, and hyphens"]}`},
+		{"bad language", `{"name":"x","language":"xx"}`, 200, `{"errors":["Language 'xx' is not supported"]}`},
+		{"meta without sources", `{"name":"m","type":"meta"}`, 200, `{"errors":["Source engines are required for meta engines"]}`},
+		{"meta unknown source", `{"name":"m","type":"meta","source_engines":["nope"]}`, 200, `{"errors":["Source engine does not exist: nope"]}`},
+		{"unknown option", `{"name":"x","colour":"red"}`, 200, `{"errors":["Options contains invalid key: colour"]}`},
+		{"bad revision", `{"name":"x","revision":"middle"}`, 200, `{"errors":["Revision must be one of: earlier, later"]}`},
 		{"meta", `{"name":"all","type":"meta","source_engines":["movies","books"]}`, 200, `{"document_count":0,"index_create_settings_override":{},"language":null,"name":"all","source_engines":["movies","books"],"type":"meta"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,13 +58,24 @@ func TestAppSearchEngines(t *testing.T) {
 		t.Errorf("list page 2 = %s / %s", q, b)
 	}
 	lres, err := c.ListEnginesWithResponse(ctx, &appsearchclient.ListEnginesParams{Page: &appsearchclient.PageRequest{Size: ptr(100)}}, appsearchclient.PagedRequest{})
-	if err != nil || lres.JSON200 == nil || lres.JSON200.Meta.Page.Size != 25 || len(lres.JSON200.Results) != 3 {
+	if err != nil || lres.JSON200 == nil {
 		t.Fatalf("list = %v %s", err, lres.Body)
+	}
+	if l, err := lres.JSON200.AsEngineList(); err != nil || l.Meta.Page.Size != 25 || len(l.Results) != 3 {
+		t.Errorf("list = %v %s", err, lres.Body)
 	}
 
 	// Meta engine sources: add, remove, errors.
 	if code, body := n.su("POST", "/engines", `{"name":"music"}`); code != 200 {
 		t.Fatal(body)
+	}
+	// The request errors of the client's typed answer.
+	cres, err := c.CreateEngineWithResponse(ctx, nil, appsearchclient.EngineCreateRequest{Name: ptr("music")})
+	if err != nil || cres.JSON200 == nil {
+		t.Fatalf("create taken = %v %s", err, cres.Body)
+	}
+	if e, err := cres.JSON200.AsErrorsResponse(); err != nil || len(e.Errors) != 1 || e.Errors[0] != "Name is already taken" {
+		t.Errorf("create taken = %v %s", err, cres.Body)
 	}
 	for _, tc := range []struct {
 		method, path, body string
@@ -73,9 +84,9 @@ func TestAppSearchEngines(t *testing.T) {
 	}{
 		{"POST", "/engines/all/source_engines", `["music"]`, 200, `{"document_count":0,"index_create_settings_override":{},"language":null,"name":"all","source_engines":["movies","books","music"],"type":"meta"}`},
 		{"DELETE", "/engines/all/source_engines", `["books","movies"]`, 200, `{"document_count":0,"index_create_settings_override":{},"language":null,"name":"all","source_engines":["music"],"type":"meta"}`},
-		{"DELETE", "/engines/all/source_engines", `["music"]`, 400, `{"errors":["Source engines are required for meta engines"]}`},
-		{"POST", "/engines/all/source_engines", `["all"]`, 400, `{"errors":["Source engine cannot be a meta engine: all"]}`},
-		{"POST", "/engines/movies/source_engines", `["music"]`, 400, `{"errors":["Source engines can only be changed on meta engines"]}`},
+		{"DELETE", "/engines/all/source_engines", `["music"]`, 200, `{"errors":["Source engines are required for meta engines"]}`},
+		{"POST", "/engines/all/source_engines", `["all"]`, 200, `{"errors":["Source engine cannot be a meta engine: all"]}`},
+		{"POST", "/engines/movies/source_engines", `["music"]`, 200, `{"errors":["Source engines can only be changed on meta engines"]}`},
 		{"POST", "/engines/nope/source_engines", `["music"]`, 404, `{"errors":["Could not find engine."]}`},
 		{"GET", "/engines/nope", ``, 404, `{"errors":["Could not find engine."]}`},
 		{"DELETE", "/engines/nope", ``, 404, `{"errors":["Could not find engine."]}`},

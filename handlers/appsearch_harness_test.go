@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -48,16 +47,10 @@ type asValidatingTransport struct {
 }
 
 func (v *asValidatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	res, err := v.base.RoundTrip(req)
+	res, body, err := roundTripBuffered(v.base, req)
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	res.Body = io.NopCloser(bytes.NewReader(body))
 	if res.Header.Get("Content-Encoding") == "gzip" || req.Method == http.MethodOptions {
 		return res, nil
 	}

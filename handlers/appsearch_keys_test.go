@@ -22,9 +22,13 @@ func TestAppSearchCredentials(t *testing.T) {
 	if err != nil || res.JSON200 == nil {
 		t.Fatalf("create admin = %v %s", err, res.Body)
 	}
-	admin := "Bearer " + res.JSON200.Key
-	if !regexp.MustCompile(`^admin-[a-z0-9]{24}$`).MatchString(res.JSON200.Key) || res.JSON200.Type != appsearchclient.KeyTypeAdmin {
-		t.Errorf("admin key = %+v", res.JSON200)
+	adminKey, err := res.JSON200.AsKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := "Bearer " + adminKey.Key
+	if !regexp.MustCompile(`^admin-[a-z0-9]{24}$`).MatchString(adminKey.Key) || adminKey.Type != appsearchclient.KeyTypeAdmin {
+		t.Errorf("admin key = %+v", adminKey)
 	}
 	// The admin key manages keys; the shapes per type.
 	ac := n.client(admin)
@@ -40,10 +44,14 @@ func TestAppSearchCredentials(t *testing.T) {
 		if err != nil || r.JSON200 == nil {
 			t.Fatalf("create %s = %v %s", tc.body, err, r.Body)
 		}
+		k, err := r.JSON200.AsKey()
+		if err != nil {
+			t.Fatal(err)
+		}
 		var got map[string]any
 		json.Unmarshal(r.Body, &got)
-		if !regexp.MustCompile(tc.keyRE).MatchString(r.JSON200.Key) || !strings.HasSuffix(r.JSON200.Id, "|name:"+r.JSON200.Name) {
-			t.Errorf("key = %+v", r.JSON200)
+		if !regexp.MustCompile(tc.keyRE).MatchString(k.Key) || !strings.HasSuffix(k.Id, "|name:"+k.Name) {
+			t.Errorf("key = %+v", k)
 		}
 		delete(got, "key")
 		delete(got, "id")
@@ -57,7 +65,10 @@ func TestAppSearchCredentials(t *testing.T) {
 		t.Errorf("get = %v %s", err, g.Body)
 	}
 	l, err := ac.ListCredentialsWithResponse(ctx, &appsearchclient.ListCredentialsParams{Page: &appsearchclient.PageRequest{Size: ptr(2), Current: ptr(2)}}, appsearchclient.PagedRequest{})
-	if err != nil || l.JSON200 == nil || l.JSON200.Meta.Page.TotalResults != 5 || len(l.JSON200.Results) != 2 || l.JSON200.Results[0].Name != "ro" {
+	if err != nil || l.JSON200 == nil {
+		t.Fatalf("list = %v %s", err, l.Body)
+	}
+	if kl, err := l.JSON200.AsKeyList(); err != nil || kl.Meta.Page.TotalResults != 5 || len(kl.Results) != 2 || kl.Results[0].Name != "ro" {
 		t.Errorf("list = %v %s", err, l.Body)
 	}
 	for _, tc := range []struct {
@@ -65,15 +76,15 @@ func TestAppSearchCredentials(t *testing.T) {
 		code               int
 		want               string
 	}{
-		{"POST", "/credentials", `{"name":"priv","type":"search"}`, 400, `{"errors":["Name is already taken"]}`},
-		{"POST", "/credentials", `{"name":"x","type":"root"}`, 400, `{"errors":["Type must be one of: search, private, admin"]}`},
-		{"POST", "/credentials", `{"type":"search"}`, 400, `{"errors":["Name is required"]}`},
-		{"POST", "/credentials", `{"name":"x","type":"private"}`, 400, `{"errors":["Private keys require read and write"]}`},
-		{"POST", "/credentials", `{"name":"x","type":"search","access_all_engines":false}`, 400, `{"errors":["Engines are required when access_all_engines is false"]}`},
-		{"POST", "/credentials", `{"name":"x","type":"search","engines":["zz"]}`, 400, `{"errors":["Engine does not exist: zz"]}`},
-		{"POST", "/credentials", `{"name":"x","type":"search","colour":1}`, 400, `{"errors":["Options contains invalid key: colour"]}`},
+		{"POST", "/credentials", `{"name":"priv","type":"search"}`, 200, `{"errors":["Name is already taken"]}`},
+		{"POST", "/credentials", `{"name":"x","type":"root"}`, 200, `{"errors":["Type must be one of: search, private, admin"]}`},
+		{"POST", "/credentials", `{"type":"search"}`, 200, `{"errors":["Name is required"]}`},
+		{"POST", "/credentials", `{"name":"x","type":"private"}`, 200, `{"errors":["Private keys require read and write"]}`},
+		{"POST", "/credentials", `{"name":"x","type":"search","access_all_engines":false}`, 200, `{"errors":["Engines are required when access_all_engines is false"]}`},
+		{"POST", "/credentials", `{"name":"x","type":"search","engines":["zz"]}`, 200, `{"errors":["Engine does not exist: zz"]}`},
+		{"POST", "/credentials", `{"name":"x","type":"search","colour":1}`, 200, `{"errors":["Options contains invalid key: colour"]}`},
 		{"PUT", "/credentials/ro", `{"name":"ro","type":"private","read":true,"write":true,"access_all_engines":true}`, 200, ``},
-		{"PUT", "/credentials/ro", `{"type":"search"}`, 400, `{"errors":["Type cannot be changed"]}`},
+		{"PUT", "/credentials/ro", `{"type":"search"}`, 200, `{"errors":["Type cannot be changed"]}`},
 		{"GET", "/credentials/nope", ``, 404, `{"errors":["Could not find credential with name: nope"]}`},
 		{"DELETE", "/credentials/wo-b", ``, 200, `{"deleted":true}`},
 		{"DELETE", "/credentials/wo-b", ``, 404, `{"errors":["Could not find credential with name: wo-b"]}`},

@@ -18,7 +18,7 @@ import (
 
 // decodingError is App Search's malformed-request error (SPEC.md: 400
 // {"errors":["decoding error, ensure request is valid"]}).
-func decodingError() error { return appsearch.Errors(eserr.Invalid, appsearch.MsgDecoding) }
+func decodingError() error { return appsearch.DecodingError() }
 
 // parseBracketQuery parses Rails-style bracketed parameters into nested
 // values: a=1 → {"a":"1"}, page[size]=10 → {"page":{"size":"10"}}, ids[]=a&ids[]=b

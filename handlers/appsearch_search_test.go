@@ -121,27 +121,27 @@ func TestAppSearchSearchErrors(t *testing.T) {
 		want                           string
 	}{
 		{"missing query", "POST", "/engines/movies/search", superuserBasic, `{}`, 200, `{"errors":["Missing required parameter: query"]}`},
-		{"invalid option", "POST", "/engines/movies/search", superuserBasic, `{"query":"","bad":1}`, 400, `{"errors":["Options contains invalid key: bad"]}`},
+		{"invalid option", "POST", "/engines/movies/search", superuserBasic, `{"query":"","bad":1}`, 200, `{"errors":["Options contains invalid key: bad"]}`},
 		{"malformed JSON", "POST", "/engines/movies/search", superuserBasic, `{"query":`, 400, `{"errors":["decoding error, ensure request is valid"]}`},
 		{"unknown engine", "POST", "/engines/nope/search", superuserBasic, `{"query":""}`, 404, `{"errors":["Could not find engine."]}`},
-		{"page limits", "POST", "/engines/movies/search", superuserBasic, `{"query":"","page":{"size":1001,"current":101}}`, 400,
+		{"page limits", "POST", "/engines/movies/search", superuserBasic, `{"query":"","page":{"size":1001,"current":101}}`, 200,
 			`{"errors":["Page current must be an integer between 1 and 100","Page size must be an integer between 0 and 1000"]}`},
-		{"query too long", "POST", "/engines/movies/search", superuserBasic, `{"query":"` + strings.Repeat("a", 129) + `"}`, 400, `{"errors":["Query must be 128 characters or less"]}`},
-		{"invalid search field", "POST", "/engines/movies/search", superuserBasic, `{"query":"x","search_fields":{"taco":{}}}`, 400, `{"errors":["Search fields contains invalid field: taco"]}`},
-		{"filter nesting", "POST", "/engines/movies/search", superuserBasic, `{"query":"","filters":{"all":[{"all":[{"all":[{"all":[{"all":[{"genre":"x"}]}]}]}]}]}}`, 400, `{"errors":["Filters must not be nested more than 5 levels deep"]}`},
-		{"too many filters", "POST", "/engines/movies/search", superuserBasic, `{"query":"","filters":{"all":[` + strings.TrimSuffix(strings.Repeat(`{"genre":"x"},`, 33), ",") + `]}}`, 400, `{"errors":["Filters must contain 32 filters or fewer"]}`},
-		{"precision", "POST", "/engines/movies/search", superuserBasic, `{"query":"","precision":12}`, 400, `{"errors":["Precision must be an integer between 1 and 11"]}`},
-		{"multi search invalid query", "POST", "/engines/movies/multi_search", superuserBasic, `{"queries":[{"badField":"x","query":"cat"},{"query":"heat"}]}`, 400, `[{"errors":["Options contains invalid key: badField"]},{"errors":[]}]`},
-		{"multi search too many", "POST", "/engines/movies/multi_search", superuserBasic, `{"queries":[` + strings.TrimSuffix(strings.Repeat(`{"query":""},`, 11), ",") + `]}`, 400, `{"errors":["Queries must contain 10 queries or fewer"]}`},
+		{"query too long", "POST", "/engines/movies/search", superuserBasic, `{"query":"` + strings.Repeat("a", 129) + `"}`, 200, `{"errors":["Query must be 128 characters or less"]}`},
+		{"invalid search field", "POST", "/engines/movies/search", superuserBasic, `{"query":"x","search_fields":{"taco":{}}}`, 200, `{"errors":["Search fields contains invalid field: taco"]}`},
+		{"filter nesting", "POST", "/engines/movies/search", superuserBasic, `{"query":"","filters":{"all":[{"all":[{"all":[{"all":[{"all":[{"genre":"x"}]}]}]}]}]}}`, 200, `{"errors":["Filters must not be nested more than 5 levels deep"]}`},
+		{"too many filters", "POST", "/engines/movies/search", superuserBasic, `{"query":"","filters":{"all":[` + strings.TrimSuffix(strings.Repeat(`{"genre":"x"},`, 33), ",") + `]}}`, 200, `{"errors":["Filters must contain 32 filters or fewer"]}`},
+		{"precision", "POST", "/engines/movies/search", superuserBasic, `{"query":"","precision":12}`, 200, `{"errors":["Precision must be an integer between 1 and 11"]}`},
+		{"multi search invalid query", "POST", "/engines/movies/multi_search", superuserBasic, `{"queries":[{"badField":"x","query":"cat"},{"query":"heat"}]}`, 200, `[{"errors":["Options contains invalid key: badField"]},{"errors":[]}]`},
+		{"multi search too many", "POST", "/engines/movies/multi_search", superuserBasic, `{"queries":[` + strings.TrimSuffix(strings.Repeat(`{"query":""},`, 11), ",") + `]}`, 200, `{"errors":["Queries must contain 10 queries or fewer"]}`},
 		{"multi search missing queries", "POST", "/engines/movies/multi_search", superuserBasic, `{}`, 200, `{"errors":["Missing required parameter: queries"]}`},
-		{"suggestion invalid option", "POST", "/engines/movies/query_suggestion", superuserBasic, `{"query":"cat","bad":"option"}`, 400, `{"errors":["Options contains invalid key: bad"]}`},
+		{"suggestion invalid option", "POST", "/engines/movies/query_suggestion", superuserBasic, `{"query":"cat","bad":"option"}`, 200, `{"errors":["Options contains invalid key: bad"]}`},
 		{"suggestion missing query", "POST", "/engines/movies/query_suggestion", superuserBasic, `{}`, 200, `{"errors":["Missing required parameter: query"]}`},
 		{"click missing query", "POST", "/engines/movies/click", superuserBasic, `{"document_id":"1"}`, 200, `{"errors":["Missing required parameter: query"]}`},
 		{"curation lacking content", "POST", "/engines/movies/curations", superuserBasic, `{"queries":["heat"]}`, 200, `{"errors":["A curation must contain promoted or hidden documents"]}`},
 		{"curation not found", "GET", "/engines/movies/curations/cur-0000", superuserBasic, ``, 404, `{"errors":["Curation not found with id: cur-0000"]}`},
 		{"synonym set not found", "DELETE", "/engines/movies/synonyms/syn-0000", superuserBasic, ``, 404, `{"errors":["Synonym set not found with id: syn-0000"]}`},
-		{"synonym set too small", "POST", "/engines/movies/synonyms", superuserBasic, `{"synonyms":["one"]}`, 400, `{"errors":["Synonym set must contain at least 2 synonyms"]}`},
-		{"settings invalid boost", "PUT", "/engines/movies/search_settings", superuserBasic, `{"boosts":{"title":{"type":"functional","function":"linear"}}}`, 400, `{"errors":["text field title does not support functional boosts"]}`},
+		{"synonym set too small", "POST", "/engines/movies/synonyms", superuserBasic, `{"synonyms":["one"]}`, 200, `{"errors":["Synonym set must contain at least 2 synonyms"]}`},
+		{"settings invalid boost", "PUT", "/engines/movies/search_settings", superuserBasic, `{"boosts":{"title":{"type":"functional","function":"linear"}}}`, 200, `{"errors":["text field title does not support functional boosts"]}`},
 		{"search key searches", "POST", "/engines/movies/search", searchKey, `{"query":"heat","page":{"size":0}}`, 200, ``},
 		{"search key suggests", "POST", "/engines/movies/query_suggestion", searchKey, `{"query":"he"}`, 200, ``},
 		{"search key clicks", "POST", "/engines/movies/click", searchKey, `{"query":"heat","document_id":"1"}`, 200, ``},
@@ -197,8 +197,8 @@ func TestAppSearchSettingsSynonymsCurations(t *testing.T) {
 	if err != nil || ps.JSON200 == nil {
 		t.Fatalf("put settings: %v %s", err, ps.Body)
 	}
-	if ps.JSON200.Boosts["genre"] == nil || len(ps.JSON200.SearchFields) != 1 {
-		t.Errorf("put settings = %s", ps.Body)
+	if put, err := ps.JSON200.AsSearchSettings(); err != nil || put.Boosts["genre"] == nil || len(put.SearchFields) != 1 {
+		t.Errorf("put settings = %s (%v)", ps.Body, err)
 	}
 	if got := search(`{"query":"heat"}`); !reflect.DeepEqual(got, []string{"4", "1"}) {
 		t.Errorf("boosted by settings = %v, want [4 1]", got)
@@ -211,7 +211,10 @@ func TestAppSearchSettingsSynonymsCurations(t *testing.T) {
 		t.Errorf("result_fields not applied: %s", b)
 	}
 	rs, err := c.ResetSearchSettingsWithResponse(ctx, "movies")
-	if err != nil || rs.JSON200 == nil || len(rs.JSON200.SearchFields) != 5 {
+	if err != nil || rs.JSON200 == nil {
+		t.Fatalf("reset: %v", err)
+	}
+	if reset, err := rs.JSON200.AsSearchSettings(); err != nil || len(reset.SearchFields) != 5 {
 		t.Fatalf("reset: %v %s", err, rs.Body)
 	}
 	if got := search(`{"query":"robbers"}`); !reflect.DeepEqual(got, []string{"1"}) {
@@ -234,7 +237,10 @@ func TestAppSearchSettingsSynonymsCurations(t *testing.T) {
 		t.Errorf("thieves with synonyms = %v", got)
 	}
 	ls, err := c.ListSynonymSetsWithBodyWithResponse(ctx, "movies", nil, "application/json", nil)
-	if err != nil || ls.JSON200 == nil || ls.JSON200.Meta.Page.TotalResults != 1 || ls.JSON200.Meta.Page.Size != 25 {
+	if err != nil || ls.JSON200 == nil {
+		t.Fatalf("list synonyms: %v", err)
+	}
+	if list, err := ls.JSON200.AsSynonymSetList(); err != nil || list.Meta.Page.TotalResults != 1 || list.Meta.Page.Size != 25 {
 		t.Fatalf("list synonyms: %v %s", err, ls.Body)
 	}
 	if code, b := n.su("PUT", "/engines/movies/synonyms/"+syn.Id, `{"synonyms":["thieves","crooks"]}`); code != 200 || canon(t, b) != canon(t, `{"id":"`+syn.Id+`","synonyms":["thieves","crooks"]}`) {

@@ -81,16 +81,10 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		reqBody, _ = io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(reqBody))
 	}
-	res, err := v.base.RoundTrip(req)
+	res, body, err := roundTripBuffered(v.base, req)
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	res.Body = io.NopCloser(bytes.NewReader(body))
 	if res.Header.Get("X-Elastic-Product") != "Elasticsearch" {
 		v.t.Errorf("%s %s: missing X-Elastic-Product header", req.Method, req.URL.Path)
 	}
@@ -107,6 +101,22 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
 	validateResponse(v.t, router, req, vreq, res, body)
 	return res, nil
+}
+
+// roundTripBuffered sends req and returns the response with its body read
+// (and still readable by the caller).
+func roundTripBuffered(rt http.RoundTripper, req *http.Request) (*http.Response, []byte, error) {
+	res, err := rt.RoundTrip(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return res, body, nil
 }
 
 // validateResponse fails the test when the response to req does not match

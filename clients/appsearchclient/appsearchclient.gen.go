@@ -223,10 +223,18 @@ type CurationRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// DeletedListOrErrors One result per id, or the request errors (200 `{"errors":[...]}`).
+type DeletedListOrErrors struct {
+	union json.RawMessage
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// DeletedResults defines model for DeletedResults.
+type DeletedResults = []DocumentDeleted
 
 // Document A stored document; values are strings, arrays of strings or null.
 type Document = json.RawMessage
@@ -243,6 +251,11 @@ type DocumentList struct {
 	Results []Document `json:"results"`
 }
 
+// DocumentListOrErrors A page of documents, or the request errors (200 `{"errors":[...]}`).
+type DocumentListOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentResult defines model for DocumentResult.
 type DocumentResult struct {
 	Errors []string `json:"errors"`
@@ -254,8 +267,18 @@ type DocumentResult struct {
 // DocumentResults defines model for DocumentResults.
 type DocumentResults = []DocumentResult
 
+// DocumentResultsOrErrors One result per document, or the request errors (200 `{"errors":[...]}`).
+type DocumentResultsOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentsBody An array of documents, or a single document object.
 type DocumentsBody = json.RawMessage
+
+// DocumentsOrErrors One entry per id (null for unknown ids), or the request errors (200 `{"errors":[...]}`).
+type DocumentsOrErrors struct {
+	union json.RawMessage
+}
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -304,6 +327,16 @@ type EngineLanguage string
 type EngineList struct {
 	Meta    ListMeta `json:"meta"`
 	Results []Engine `json:"results"`
+}
+
+// EngineListOrErrors A page of engines, or the request errors (200 `{"errors":[...]}`).
+type EngineListOrErrors struct {
+	union json.RawMessage
+}
+
+// EngineOrErrors An engine, or the endpoint's request errors (200 `{"errors":[...]}`, SPEC.md).
+type EngineOrErrors struct {
+	union json.RawMessage
 }
 
 // EngineType defines model for EngineType.
@@ -362,6 +395,16 @@ type KeyList struct {
 	Results []Key    `json:"results"`
 }
 
+// KeyListOrErrors A page of keys, or the request errors (200 `{"errors":[...]}`).
+type KeyListOrErrors struct {
+	union json.RawMessage
+}
+
+// KeyOrErrors A key, or the request errors (200 `{"errors":[...]}`).
+type KeyOrErrors struct {
+	union json.RawMessage
+}
+
 // KeyRequest defines model for KeyRequest.
 type KeyRequest struct {
 	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
@@ -401,6 +444,9 @@ type NameList = []string
 
 // NullableDocument A stored document, or null when the id is unknown.
 type NullableDocument = json.RawMessage
+
+// NullableDocuments defines model for NullableDocuments.
+type NullableDocuments = []*NullableDocument
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -460,6 +506,11 @@ type ResultMeta struct {
 
 // Schema Field name to type.
 type Schema map[string]string
+
+// SchemaOrErrors The whole schema, or the request errors (200 `{"errors":[...]}`).
+type SchemaOrErrors struct {
+	union json.RawMessage
+}
 
 // SearchMeta defines model for SearchMeta.
 type SearchMeta struct {
@@ -648,14 +699,59 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// GetTopClicksAnalytics200JSONResponseBody defines parameters for GetTopClicksAnalytics.
+type GetTopClicksAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostTopClicksAnalytics200JSONResponseBody defines parameters for PostTopClicksAnalytics.
+type PostTopClicksAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetCountAnalytics200JSONResponseBody defines parameters for GetCountAnalytics.
+type GetCountAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostCountAnalytics200JSONResponseBody defines parameters for PostCountAnalytics.
+type PostCountAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetTopQueriesAnalytics200JSONResponseBody defines parameters for GetTopQueriesAnalytics.
+type GetTopQueriesAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostTopQueriesAnalytics200JSONResponseBody defines parameters for PostTopQueriesAnalytics.
+type PostTopQueriesAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListCurationsParams defines parameters for ListCurations.
 type ListCurationsParams struct {
 	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// ListCurations200JSONResponseBody defines parameters for ListCurations.
+type ListCurations200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateCuration200JSONResponseBody defines parameters for CreateCuration.
 type CreateCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteCuration200JSONResponseBody defines parameters for DeleteCuration.
+type DeleteCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetCuration200JSONResponseBody defines parameters for GetCuration.
+type GetCuration200JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -690,18 +786,8 @@ type MultiSearchGet200JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// MultiSearchGet400JSONResponseBody defines parameters for MultiSearchGet.
-type MultiSearchGet400JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // MultiSearch200JSONResponseBody defines parameters for MultiSearch.
 type MultiSearch200JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// MultiSearch400JSONResponseBody defines parameters for MultiSearch.
-type MultiSearch400JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -725,14 +811,44 @@ type Search200JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// GetSearchSettings200JSONResponseBody defines parameters for GetSearchSettings.
+type GetSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutSearchSettings200JSONResponseBody defines parameters for PutSearchSettings.
+type PutSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// ResetSearchSettings200JSONResponseBody defines parameters for ResetSearchSettings.
+type ResetSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListSynonymSetsParams defines parameters for ListSynonymSets.
 type ListSynonymSetsParams struct {
 	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// ListSynonymSets200JSONResponseBody defines parameters for ListSynonymSets.
+type ListSynonymSets200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateSynonymSet200JSONResponseBody defines parameters for CreateSynonymSet.
 type CreateSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteSynonymSet200JSONResponseBody defines parameters for DeleteSynonymSet.
+type DeleteSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetSynonymSet200JSONResponseBody defines parameters for GetSynonymSet.
+type GetSynonymSet200JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -2217,6 +2333,998 @@ func (a SynonymSetRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsDeletedResults returns the union data inside the DeletedListOrErrors as a DeletedResults
+func (t DeletedListOrErrors) AsDeletedResults() (DeletedResults, error) {
+	var body DeletedResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResults overwrites any union data inside the DeletedListOrErrors as the provided DeletedResults
+func (t *DeletedListOrErrors) FromDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResults performs a merge with any union data inside the DeletedListOrErrors, using the provided DeletedResults
+func (t *DeletedListOrErrors) MergeDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeletedListOrErrors as a ErrorsResponse
+func (t DeletedListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeletedListOrErrors as the provided ErrorsResponse
+func (t *DeletedListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeletedListOrErrors, using the provided ErrorsResponse
+func (t *DeletedListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeletedListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeletedListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentList returns the union data inside the DocumentListOrErrors as a DocumentList
+func (t DocumentListOrErrors) AsDocumentList() (DocumentList, error) {
+	var body DocumentList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentList overwrites any union data inside the DocumentListOrErrors as the provided DocumentList
+func (t *DocumentListOrErrors) FromDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentList performs a merge with any union data inside the DocumentListOrErrors, using the provided DocumentList
+func (t *DocumentListOrErrors) MergeDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentListOrErrors as a ErrorsResponse
+func (t DocumentListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentListOrErrors as the provided ErrorsResponse
+func (t *DocumentListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentListOrErrors, using the provided ErrorsResponse
+func (t *DocumentListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentResults returns the union data inside the DocumentResultsOrErrors as a DocumentResults
+func (t DocumentResultsOrErrors) AsDocumentResults() (DocumentResults, error) {
+	var body DocumentResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentResults overwrites any union data inside the DocumentResultsOrErrors as the provided DocumentResults
+func (t *DocumentResultsOrErrors) FromDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentResults performs a merge with any union data inside the DocumentResultsOrErrors, using the provided DocumentResults
+func (t *DocumentResultsOrErrors) MergeDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentResultsOrErrors as a ErrorsResponse
+func (t DocumentResultsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentResultsOrErrors as the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentResultsOrErrors, using the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentResultsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentResultsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNullableDocuments returns the union data inside the DocumentsOrErrors as a NullableDocuments
+func (t DocumentsOrErrors) AsNullableDocuments() (NullableDocuments, error) {
+	var body NullableDocuments
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullableDocuments overwrites any union data inside the DocumentsOrErrors as the provided NullableDocuments
+func (t *DocumentsOrErrors) FromNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullableDocuments performs a merge with any union data inside the DocumentsOrErrors, using the provided NullableDocuments
+func (t *DocumentsOrErrors) MergeNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentsOrErrors as a ErrorsResponse
+func (t DocumentsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentsOrErrors as the provided ErrorsResponse
+func (t *DocumentsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentsOrErrors, using the provided ErrorsResponse
+func (t *DocumentsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngineList returns the union data inside the EngineListOrErrors as a EngineList
+func (t EngineListOrErrors) AsEngineList() (EngineList, error) {
+	var body EngineList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngineList overwrites any union data inside the EngineListOrErrors as the provided EngineList
+func (t *EngineListOrErrors) FromEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngineList performs a merge with any union data inside the EngineListOrErrors, using the provided EngineList
+func (t *EngineListOrErrors) MergeEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineListOrErrors as a ErrorsResponse
+func (t EngineListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineListOrErrors as the provided ErrorsResponse
+func (t *EngineListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineListOrErrors, using the provided ErrorsResponse
+func (t *EngineListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngine returns the union data inside the EngineOrErrors as a Engine
+func (t EngineOrErrors) AsEngine() (Engine, error) {
+	var body Engine
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngine overwrites any union data inside the EngineOrErrors as the provided Engine
+func (t *EngineOrErrors) FromEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngine performs a merge with any union data inside the EngineOrErrors, using the provided Engine
+func (t *EngineOrErrors) MergeEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineOrErrors as a ErrorsResponse
+func (t EngineOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineOrErrors as the provided ErrorsResponse
+func (t *EngineOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineOrErrors, using the provided ErrorsResponse
+func (t *EngineOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKeyList returns the union data inside the KeyListOrErrors as a KeyList
+func (t KeyListOrErrors) AsKeyList() (KeyList, error) {
+	var body KeyList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKeyList overwrites any union data inside the KeyListOrErrors as the provided KeyList
+func (t *KeyListOrErrors) FromKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKeyList performs a merge with any union data inside the KeyListOrErrors, using the provided KeyList
+func (t *KeyListOrErrors) MergeKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyListOrErrors as a ErrorsResponse
+func (t KeyListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyListOrErrors as the provided ErrorsResponse
+func (t *KeyListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyListOrErrors, using the provided ErrorsResponse
+func (t *KeyListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKey returns the union data inside the KeyOrErrors as a Key
+func (t KeyOrErrors) AsKey() (Key, error) {
+	var body Key
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKey overwrites any union data inside the KeyOrErrors as the provided Key
+func (t *KeyOrErrors) FromKey(v Key) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKey performs a merge with any union data inside the KeyOrErrors, using the provided Key
+func (t *KeyOrErrors) MergeKey(v Key) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyOrErrors as a ErrorsResponse
+func (t KeyOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyOrErrors as the provided ErrorsResponse
+func (t *KeyOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyOrErrors, using the provided ErrorsResponse
+func (t *KeyOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSchema returns the union data inside the SchemaOrErrors as a Schema
+func (t SchemaOrErrors) AsSchema() (Schema, error) {
+	var body Schema
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSchema overwrites any union data inside the SchemaOrErrors as the provided Schema
+func (t *SchemaOrErrors) FromSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSchema performs a merge with any union data inside the SchemaOrErrors, using the provided Schema
+func (t *SchemaOrErrors) MergeSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SchemaOrErrors as a ErrorsResponse
+func (t SchemaOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SchemaOrErrors as the provided ErrorsResponse
+func (t *SchemaOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SchemaOrErrors, using the provided ErrorsResponse
+func (t *SchemaOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SchemaOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SchemaOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopClicks returns the union data inside the GetTopClicksAnalytics200JSONResponseBody as a TopClicks
+func (t GetTopClicksAnalytics200JSONResponseBody) AsTopClicks() (TopClicks, error) {
+	var body TopClicks
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopClicks overwrites any union data inside the GetTopClicksAnalytics200JSONResponseBody as the provided TopClicks
+func (t *GetTopClicksAnalytics200JSONResponseBody) FromTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopClicks performs a merge with any union data inside the GetTopClicksAnalytics200JSONResponseBody, using the provided TopClicks
+func (t *GetTopClicksAnalytics200JSONResponseBody) MergeTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetTopClicksAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetTopClicksAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetTopClicksAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetTopClicksAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetTopClicksAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetTopClicksAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetTopClicksAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetTopClicksAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopClicks returns the union data inside the PostTopClicksAnalytics200JSONResponseBody as a TopClicks
+func (t PostTopClicksAnalytics200JSONResponseBody) AsTopClicks() (TopClicks, error) {
+	var body TopClicks
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopClicks overwrites any union data inside the PostTopClicksAnalytics200JSONResponseBody as the provided TopClicks
+func (t *PostTopClicksAnalytics200JSONResponseBody) FromTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopClicks performs a merge with any union data inside the PostTopClicksAnalytics200JSONResponseBody, using the provided TopClicks
+func (t *PostTopClicksAnalytics200JSONResponseBody) MergeTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostTopClicksAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostTopClicksAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostTopClicksAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostTopClicksAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostTopClicksAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostTopClicksAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostTopClicksAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostTopClicksAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAnalyticsCounts returns the union data inside the GetCountAnalytics200JSONResponseBody as a AnalyticsCounts
+func (t GetCountAnalytics200JSONResponseBody) AsAnalyticsCounts() (AnalyticsCounts, error) {
+	var body AnalyticsCounts
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAnalyticsCounts overwrites any union data inside the GetCountAnalytics200JSONResponseBody as the provided AnalyticsCounts
+func (t *GetCountAnalytics200JSONResponseBody) FromAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAnalyticsCounts performs a merge with any union data inside the GetCountAnalytics200JSONResponseBody, using the provided AnalyticsCounts
+func (t *GetCountAnalytics200JSONResponseBody) MergeAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetCountAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetCountAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetCountAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetCountAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetCountAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetCountAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetCountAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetCountAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAnalyticsCounts returns the union data inside the PostCountAnalytics200JSONResponseBody as a AnalyticsCounts
+func (t PostCountAnalytics200JSONResponseBody) AsAnalyticsCounts() (AnalyticsCounts, error) {
+	var body AnalyticsCounts
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAnalyticsCounts overwrites any union data inside the PostCountAnalytics200JSONResponseBody as the provided AnalyticsCounts
+func (t *PostCountAnalytics200JSONResponseBody) FromAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAnalyticsCounts performs a merge with any union data inside the PostCountAnalytics200JSONResponseBody, using the provided AnalyticsCounts
+func (t *PostCountAnalytics200JSONResponseBody) MergeAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostCountAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostCountAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostCountAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostCountAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostCountAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostCountAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostCountAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostCountAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopQueries returns the union data inside the GetTopQueriesAnalytics200JSONResponseBody as a TopQueries
+func (t GetTopQueriesAnalytics200JSONResponseBody) AsTopQueries() (TopQueries, error) {
+	var body TopQueries
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopQueries overwrites any union data inside the GetTopQueriesAnalytics200JSONResponseBody as the provided TopQueries
+func (t *GetTopQueriesAnalytics200JSONResponseBody) FromTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopQueries performs a merge with any union data inside the GetTopQueriesAnalytics200JSONResponseBody, using the provided TopQueries
+func (t *GetTopQueriesAnalytics200JSONResponseBody) MergeTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetTopQueriesAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetTopQueriesAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetTopQueriesAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetTopQueriesAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetTopQueriesAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetTopQueriesAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetTopQueriesAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetTopQueriesAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopQueries returns the union data inside the PostTopQueriesAnalytics200JSONResponseBody as a TopQueries
+func (t PostTopQueriesAnalytics200JSONResponseBody) AsTopQueries() (TopQueries, error) {
+	var body TopQueries
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopQueries overwrites any union data inside the PostTopQueriesAnalytics200JSONResponseBody as the provided TopQueries
+func (t *PostTopQueriesAnalytics200JSONResponseBody) FromTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopQueries performs a merge with any union data inside the PostTopQueriesAnalytics200JSONResponseBody, using the provided TopQueries
+func (t *PostTopQueriesAnalytics200JSONResponseBody) MergeTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostTopQueriesAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostTopQueriesAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostTopQueriesAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostTopQueriesAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostTopQueriesAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostTopQueriesAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostTopQueriesAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostTopQueriesAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCurationList returns the union data inside the ListCurations200JSONResponseBody as a CurationList
+func (t ListCurations200JSONResponseBody) AsCurationList() (CurationList, error) {
+	var body CurationList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationList overwrites any union data inside the ListCurations200JSONResponseBody as the provided CurationList
+func (t *ListCurations200JSONResponseBody) FromCurationList(v CurationList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationList performs a merge with any union data inside the ListCurations200JSONResponseBody, using the provided CurationList
+func (t *ListCurations200JSONResponseBody) MergeCurationList(v CurationList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ListCurations200JSONResponseBody as a ErrorsResponse
+func (t ListCurations200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ListCurations200JSONResponseBody as the provided ErrorsResponse
+func (t *ListCurations200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ListCurations200JSONResponseBody, using the provided ErrorsResponse
+func (t *ListCurations200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListCurations200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListCurations200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCurationID returns the union data inside the CreateCuration200JSONResponseBody as a CurationID
 func (t CreateCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
 	var body CurationID
@@ -2275,6 +3383,130 @@ func (t CreateCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDeletedResult returns the union data inside the DeleteCuration200JSONResponseBody as a DeletedResult
+func (t DeleteCuration200JSONResponseBody) AsDeletedResult() (DeletedResult, error) {
+	var body DeletedResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResult overwrites any union data inside the DeleteCuration200JSONResponseBody as the provided DeletedResult
+func (t *DeleteCuration200JSONResponseBody) FromDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResult performs a merge with any union data inside the DeleteCuration200JSONResponseBody, using the provided DeletedResult
+func (t *DeleteCuration200JSONResponseBody) MergeDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeleteCuration200JSONResponseBody as a ErrorsResponse
+func (t DeleteCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeleteCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *DeleteCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeleteCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *DeleteCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCuration returns the union data inside the GetCuration200JSONResponseBody as a Curation
+func (t GetCuration200JSONResponseBody) AsCuration() (Curation, error) {
+	var body Curation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCuration overwrites any union data inside the GetCuration200JSONResponseBody as the provided Curation
+func (t *GetCuration200JSONResponseBody) FromCuration(v Curation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCuration performs a merge with any union data inside the GetCuration200JSONResponseBody, using the provided Curation
+func (t *GetCuration200JSONResponseBody) MergeCuration(v Curation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetCuration200JSONResponseBody as a ErrorsResponse
+func (t GetCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *GetCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2367,6 +3599,32 @@ func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchResults(v MultiSearc
 	return err
 }
 
+// AsMultiSearchErrors returns the union data inside the MultiSearchGet200JSONResponseBody as a MultiSearchErrors
+func (t MultiSearchGet200JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearchGet200JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsErrorsResponse returns the union data inside the MultiSearchGet200JSONResponseBody as a ErrorsResponse
 func (t MultiSearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
 	var body ErrorsResponse
@@ -2403,68 +3661,6 @@ func (t *MultiSearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsMultiSearchErrors returns the union data inside the MultiSearchGet400JSONResponseBody as a MultiSearchErrors
-func (t MultiSearchGet400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
-	var body MultiSearchErrors
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided MultiSearchErrors
-func (t *MultiSearchGet400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided MultiSearchErrors
-func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
-func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
-	var body ErrorResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
-func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
-func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MultiSearchGet400JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *MultiSearchGet400JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsMultiSearchResults returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchResults
 func (t MultiSearch200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
 	var body MultiSearchResults
@@ -2481,6 +3677,32 @@ func (t *MultiSearch200JSONResponseBody) FromMultiSearchResults(v MultiSearchRes
 
 // MergeMultiSearchResults performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchResults
 func (t *MultiSearch200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchErrors
+func (t MultiSearch200JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearch200JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearch200JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearch200JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -2523,68 +3745,6 @@ func (t MultiSearch200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *MultiSearch200JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsMultiSearchErrors returns the union data inside the MultiSearch400JSONResponseBody as a MultiSearchErrors
-func (t MultiSearch400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
-	var body MultiSearchErrors
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMultiSearchErrors overwrites any union data inside the MultiSearch400JSONResponseBody as the provided MultiSearchErrors
-func (t *MultiSearch400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided MultiSearchErrors
-func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
-func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
-	var body ErrorResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
-func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
-func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MultiSearch400JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *MultiSearch400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2837,6 +3997,254 @@ func (t *Search200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSearchSettings returns the union data inside the GetSearchSettings200JSONResponseBody as a SearchSettings
+func (t GetSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the GetSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *GetSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the GetSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *GetSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t GetSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *GetSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchSettings returns the union data inside the PutSearchSettings200JSONResponseBody as a SearchSettings
+func (t PutSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the PutSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *PutSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the PutSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *PutSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t PutSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *PutSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchSettings returns the union data inside the ResetSearchSettings200JSONResponseBody as a SearchSettings
+func (t ResetSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the ResetSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *ResetSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the ResetSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *ResetSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ResetSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t ResetSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ResetSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *ResetSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ResetSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *ResetSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ResetSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ResetSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSetList returns the union data inside the ListSynonymSets200JSONResponseBody as a SynonymSetList
+func (t ListSynonymSets200JSONResponseBody) AsSynonymSetList() (SynonymSetList, error) {
+	var body SynonymSetList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSetList overwrites any union data inside the ListSynonymSets200JSONResponseBody as the provided SynonymSetList
+func (t *ListSynonymSets200JSONResponseBody) FromSynonymSetList(v SynonymSetList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSetList performs a merge with any union data inside the ListSynonymSets200JSONResponseBody, using the provided SynonymSetList
+func (t *ListSynonymSets200JSONResponseBody) MergeSynonymSetList(v SynonymSetList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ListSynonymSets200JSONResponseBody as a ErrorsResponse
+func (t ListSynonymSets200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ListSynonymSets200JSONResponseBody as the provided ErrorsResponse
+func (t *ListSynonymSets200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ListSynonymSets200JSONResponseBody, using the provided ErrorsResponse
+func (t *ListSynonymSets200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListSynonymSets200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListSynonymSets200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsSynonymSet returns the union data inside the CreateSynonymSet200JSONResponseBody as a SynonymSet
 func (t CreateSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
 	var body SynonymSet
@@ -2895,6 +4303,130 @@ func (t CreateSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDeletedResult returns the union data inside the DeleteSynonymSet200JSONResponseBody as a DeletedResult
+func (t DeleteSynonymSet200JSONResponseBody) AsDeletedResult() (DeletedResult, error) {
+	var body DeletedResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResult overwrites any union data inside the DeleteSynonymSet200JSONResponseBody as the provided DeletedResult
+func (t *DeleteSynonymSet200JSONResponseBody) FromDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResult performs a merge with any union data inside the DeleteSynonymSet200JSONResponseBody, using the provided DeletedResult
+func (t *DeleteSynonymSet200JSONResponseBody) MergeDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeleteSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t DeleteSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeleteSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *DeleteSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeleteSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *DeleteSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the GetSynonymSet200JSONResponseBody as a SynonymSet
+func (t GetSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the GetSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *GetSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the GetSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *GetSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t GetSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *GetSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -3359,28 +4891,28 @@ type ClientInterface interface {
 	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
 	ListDocumentsPost(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
 	MultiSearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
 	MultiSearchGet(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
 	MultiSearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3434,28 +4966,28 @@ type ClientInterface interface {
 	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
 	UpdateSchema(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
 	SearchGetWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
 	SearchGet(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
 	SearchWithBody(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4376,7 +5908,7 @@ func (c *Client) ListDocumentsPost(ctx context.Context, engineName EngineNamePat
 	return c.Client.Do(req)
 }
 
-// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchGetWithBody Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4393,7 +5925,7 @@ func (c *Client) MultiSearchGetWithBody(ctx context.Context, engineName EngineNa
 	return c.Client.Do(req)
 }
 
-// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4410,7 +5942,7 @@ func (c *Client) MultiSearchGet(ctx context.Context, engineName EngineNamePath, 
 	return c.Client.Do(req)
 }
 
-// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchWithBody Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4427,7 +5959,7 @@ func (c *Client) MultiSearchWithBody(ctx context.Context, engineName EngineNameP
 	return c.Client.Do(req)
 }
 
-// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4561,7 +6093,7 @@ func (c *Client) UpdateSchema(ctx context.Context, engineName EngineNamePath, bo
 	return c.Client.Do(req)
 }
 
-// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchGetWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4578,7 +6110,7 @@ func (c *Client) SearchGetWithBody(ctx context.Context, engineName EngineNamePat
 	return c.Client.Do(req)
 }
 
-// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4595,7 +6127,7 @@ func (c *Client) SearchGet(ctx context.Context, engineName EngineNamePath, body 
 	return c.Client.Do(req)
 }
 
-// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchWithBody Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4612,7 +6144,7 @@ func (c *Client) SearchWithBody(ctx context.Context, engineName EngineNamePath, 
 	return c.Client.Do(req)
 }
 
-// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7529,28 +9061,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /engines/{engine_name}/documents/list (the `ListDocumentsPost` operationId).
 	ListDocumentsPostWithResponse(ctx context.Context, engineName EngineNamePath, params *ListDocumentsPostParams, body ListDocumentsPostJSONRequestBody, reqEditors ...RequestEditorFn) (*ListDocumentsPostResponse, error)
 
-	// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
 	MultiSearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error)
 
-	// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /engines/{engine_name}/multi_search (the `MultiSearchGet` operationId).
 	MultiSearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body MultiSearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*MultiSearchGetResponse, error)
 
-	// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /engines/{engine_name}/multi_search (the `MultiSearch` operationId).
 	MultiSearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MultiSearchResponse, error)
 
-	// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7606,28 +9138,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /engines/{engine_name}/schema (the `UpdateSchema` operationId).
 	UpdateSchemaWithResponse(ctx context.Context, engineName EngineNamePath, body UpdateSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSchemaResponse, error)
 
-	// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
 	SearchGetWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchGetResponse, error)
 
-	// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /engines/{engine_name}/search (the `SearchGet` operationId).
 	SearchGetWithResponse(ctx context.Context, engineName EngineNamePath, body SearchGetJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchGetResponse, error)
 
-	// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /engines/{engine_name}/search (the `Search` operationId).
 	SearchWithBodyWithResponse(ctx context.Context, engineName EngineNamePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchResponse, error)
 
-	// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7758,7 +9290,7 @@ type ListCredentialsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *KeyList
+	JSON200 *KeyListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -7766,7 +9298,7 @@ type ListCredentialsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListCredentialsResponse) GetJSON200() *KeyList {
+func (r ListCredentialsResponse) GetJSON200() *KeyListOrErrors {
 	return r.JSON200
 }
 
@@ -7813,7 +9345,7 @@ type CreateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Key
+	JSON200 *KeyOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -7821,7 +9353,7 @@ type CreateCredentialResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r CreateCredentialResponse) GetJSON200() *Key {
+func (r CreateCredentialResponse) GetJSON200() *KeyOrErrors {
 	return r.JSON200
 }
 
@@ -7978,7 +9510,7 @@ type UpdateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Key
+	JSON200 *KeyOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -7988,7 +9520,7 @@ type UpdateCredentialResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateCredentialResponse) GetJSON200() *Key {
+func (r UpdateCredentialResponse) GetJSON200() *KeyOrErrors {
 	return r.JSON200
 }
 
@@ -8040,13 +9572,13 @@ type ListEnginesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *EngineList
+	JSON200 *EngineListOrErrors
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListEnginesResponse) GetJSON200() *EngineList {
+func (r ListEnginesResponse) GetJSON200() *EngineListOrErrors {
 	return r.JSON200
 }
 
@@ -8088,7 +9620,7 @@ type CreateEngineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *ErrorsResponse
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -8096,7 +9628,7 @@ type CreateEngineResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r CreateEngineResponse) GetJSON200() *Engine {
+func (r CreateEngineResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -8253,7 +9785,7 @@ type GetTopClicksAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *TopClicks
+	JSON200 *GetTopClicksAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8263,7 +9795,7 @@ type GetTopClicksAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
+func (r GetTopClicksAnalyticsResponse) GetJSON200() *GetTopClicksAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8315,7 +9847,7 @@ type PostTopClicksAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *TopClicks
+	JSON200 *PostTopClicksAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8325,7 +9857,7 @@ type PostTopClicksAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostTopClicksAnalyticsResponse) GetJSON200() *TopClicks {
+func (r PostTopClicksAnalyticsResponse) GetJSON200() *PostTopClicksAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8377,7 +9909,7 @@ type GetCountAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AnalyticsCounts
+	JSON200 *GetCountAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8387,7 +9919,7 @@ type GetCountAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
+func (r GetCountAnalyticsResponse) GetJSON200() *GetCountAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8439,7 +9971,7 @@ type PostCountAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AnalyticsCounts
+	JSON200 *PostCountAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8449,7 +9981,7 @@ type PostCountAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostCountAnalyticsResponse) GetJSON200() *AnalyticsCounts {
+func (r PostCountAnalyticsResponse) GetJSON200() *PostCountAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8501,7 +10033,7 @@ type GetTopQueriesAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *TopQueries
+	JSON200 *GetTopQueriesAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8511,7 +10043,7 @@ type GetTopQueriesAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
+func (r GetTopQueriesAnalyticsResponse) GetJSON200() *GetTopQueriesAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8563,7 +10095,7 @@ type PostTopQueriesAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *TopQueries
+	JSON200 *PostTopQueriesAnalytics200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8573,7 +10105,7 @@ type PostTopQueriesAnalyticsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostTopQueriesAnalyticsResponse) GetJSON200() *TopQueries {
+func (r PostTopQueriesAnalyticsResponse) GetJSON200() *PostTopQueriesAnalytics200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8680,7 +10212,7 @@ type ListCurationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *CurationList
+	JSON200 *ListCurations200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8690,7 +10222,7 @@ type ListCurationsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListCurationsResponse) GetJSON200() *CurationList {
+func (r ListCurationsResponse) GetJSON200() *ListCurations200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8804,7 +10336,7 @@ type DeleteCurationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DeletedResult
+	JSON200 *DeleteCuration200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8814,7 +10346,7 @@ type DeleteCurationResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteCurationResponse) GetJSON200() *DeletedResult {
+func (r DeleteCurationResponse) GetJSON200() *DeleteCuration200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8866,7 +10398,7 @@ type GetCurationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Curation
+	JSON200 *GetCuration200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -8876,7 +10408,7 @@ type GetCurationResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetCurationResponse) GetJSON200() *Curation {
+func (r GetCurationResponse) GetJSON200() *GetCuration200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -8990,7 +10522,7 @@ type DeleteDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]DocumentDeleted
+	JSON200 *DeletedListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9000,7 +10532,7 @@ type DeleteDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteDocumentsResponse) GetJSON200() *[]DocumentDeleted {
+func (r DeleteDocumentsResponse) GetJSON200() *DeletedListOrErrors {
 	return r.JSON200
 }
 
@@ -9052,7 +10584,7 @@ type GetDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]*NullableDocument
+	JSON200 *DocumentsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9062,7 +10594,7 @@ type GetDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetDocumentsResponse) GetJSON200() *[]*NullableDocument {
+func (r GetDocumentsResponse) GetJSON200() *DocumentsOrErrors {
 	return r.JSON200
 }
 
@@ -9114,7 +10646,7 @@ type UpdateDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentResults
+	JSON200 *DocumentResultsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9126,7 +10658,7 @@ type UpdateDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateDocumentsResponse) GetJSON200() *DocumentResults {
+func (r UpdateDocumentsResponse) GetJSON200() *DocumentResultsOrErrors {
 	return r.JSON200
 }
 
@@ -9183,7 +10715,7 @@ type IndexDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentResults
+	JSON200 *DocumentResultsOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9195,7 +10727,7 @@ type IndexDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r IndexDocumentsResponse) GetJSON200() *DocumentResults {
+func (r IndexDocumentsResponse) GetJSON200() *DocumentResultsOrErrors {
 	return r.JSON200
 }
 
@@ -9252,7 +10784,7 @@ type ListDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentList
+	JSON200 *DocumentListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9262,7 +10794,7 @@ type ListDocumentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDocumentsResponse) GetJSON200() *DocumentList {
+func (r ListDocumentsResponse) GetJSON200() *DocumentListOrErrors {
 	return r.JSON200
 }
 
@@ -9314,7 +10846,7 @@ type ListDocumentsPostResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DocumentList
+	JSON200 *DocumentListOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9324,7 +10856,7 @@ type ListDocumentsPostResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListDocumentsPostResponse) GetJSON200() *DocumentList {
+func (r ListDocumentsPostResponse) GetJSON200() *DocumentListOrErrors {
 	return r.JSON200
 }
 
@@ -9378,7 +10910,7 @@ type MultiSearchGetResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MultiSearchGet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *MultiSearchGet400JSONResponseBody
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9391,7 +10923,7 @@ func (r MultiSearchGetResponse) GetJSON200() *MultiSearchGet200JSONResponseBody 
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r MultiSearchGetResponse) GetJSON400() *MultiSearchGet400JSONResponseBody {
+func (r MultiSearchGetResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9440,7 +10972,7 @@ type MultiSearchResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MultiSearch200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *MultiSearch400JSONResponseBody
+	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *EngineNotFound
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9453,7 +10985,7 @@ func (r MultiSearchResponse) GetJSON200() *MultiSearch200JSONResponseBody {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r MultiSearchResponse) GetJSON400() *MultiSearch400JSONResponseBody {
+func (r MultiSearchResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -9679,7 +11211,7 @@ type UpdateSchemaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Schema
+	JSON200 *SchemaOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9689,7 +11221,7 @@ type UpdateSchemaResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UpdateSchemaResponse) GetJSON200() *Schema {
+func (r UpdateSchemaResponse) GetJSON200() *SchemaOrErrors {
 	return r.JSON200
 }
 
@@ -9865,7 +11397,7 @@ type GetSearchSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *SearchSettings
+	JSON200 *GetSearchSettings200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9875,7 +11407,7 @@ type GetSearchSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetSearchSettingsResponse) GetJSON200() *SearchSettings {
+func (r GetSearchSettingsResponse) GetJSON200() *GetSearchSettings200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -9927,7 +11459,7 @@ type PutSearchSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *SearchSettings
+	JSON200 *PutSearchSettings200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9937,7 +11469,7 @@ type PutSearchSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PutSearchSettingsResponse) GetJSON200() *SearchSettings {
+func (r PutSearchSettingsResponse) GetJSON200() *PutSearchSettings200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -9989,7 +11521,7 @@ type ResetSearchSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *SearchSettings
+	JSON200 *ResetSearchSettings200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9999,7 +11531,7 @@ type ResetSearchSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ResetSearchSettingsResponse) GetJSON200() *SearchSettings {
+func (r ResetSearchSettingsResponse) GetJSON200() *ResetSearchSettings200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -10051,7 +11583,7 @@ type DeleteMetaEngineSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10061,7 +11593,7 @@ type DeleteMetaEngineSourceResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteMetaEngineSourceResponse) GetJSON200() *Engine {
+func (r DeleteMetaEngineSourceResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -10113,7 +11645,7 @@ type AddMetaEngineSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Engine
+	JSON200 *EngineOrErrors
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10123,7 +11655,7 @@ type AddMetaEngineSourceResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AddMetaEngineSourceResponse) GetJSON200() *Engine {
+func (r AddMetaEngineSourceResponse) GetJSON200() *EngineOrErrors {
 	return r.JSON200
 }
 
@@ -10175,7 +11707,7 @@ type ListSynonymSetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *SynonymSetList
+	JSON200 *ListSynonymSets200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10185,7 +11717,7 @@ type ListSynonymSetsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListSynonymSetsResponse) GetJSON200() *SynonymSetList {
+func (r ListSynonymSetsResponse) GetJSON200() *ListSynonymSets200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -10299,7 +11831,7 @@ type DeleteSynonymSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DeletedResult
+	JSON200 *DeleteSynonymSet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10309,7 +11841,7 @@ type DeleteSynonymSetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteSynonymSetResponse) GetJSON200() *DeletedResult {
+func (r DeleteSynonymSetResponse) GetJSON200() *DeleteSynonymSet200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -10361,7 +11893,7 @@ type GetSynonymSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *SynonymSet
+	JSON200 *GetSynonymSet200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10371,7 +11903,7 @@ type GetSynonymSetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetSynonymSetResponse) GetJSON200() *SynonymSet {
+func (r GetSynonymSetResponse) GetJSON200() *GetSynonymSet200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -11153,7 +12685,7 @@ func (c *ClientWithResponses) ListDocumentsPostWithResponse(ctx context.Context,
 	return ParseListDocumentsPostResponse(rsp)
 }
 
-// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchGetWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11166,7 +12698,7 @@ func (c *ClientWithResponses) MultiSearchGetWithBodyWithResponse(ctx context.Con
 	return ParseMultiSearchGetResponse(rsp)
 }
 
-// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchGetWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11179,7 +12711,7 @@ func (c *ClientWithResponses) MultiSearchGetWithResponse(ctx context.Context, en
 	return ParseMultiSearchGetResponse(rsp)
 }
 
-// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchWithBodyWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11192,7 +12724,7 @@ func (c *ClientWithResponses) MultiSearchWithBodyWithResponse(ctx context.Contex
 	return ParseMultiSearchResponse(rsp)
 }
 
-// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+// MultiSearchWithResponse Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11296,7 +12828,7 @@ func (c *ClientWithResponses) UpdateSchemaWithResponse(ctx context.Context, engi
 	return ParseUpdateSchemaResponse(rsp)
 }
 
-// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchGetWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11309,7 +12841,7 @@ func (c *ClientWithResponses) SearchGetWithBodyWithResponse(ctx context.Context,
 	return ParseSearchGetResponse(rsp)
 }
 
-// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchGetWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11322,7 +12854,7 @@ func (c *ClientWithResponses) SearchGetWithResponse(ctx context.Context, engineN
 	return ParseSearchGetResponse(rsp)
 }
 
-// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchWithBodyWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11335,7 +12867,7 @@ func (c *ClientWithResponses) SearchWithBodyWithResponse(ctx context.Context, en
 	return ParseSearchResponse(rsp)
 }
 
-// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+// SearchWithResponse Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11584,7 +13116,7 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest KeyList
+		var dest KeyListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11624,7 +13156,7 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Key
+		var dest KeyOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11744,7 +13276,7 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Key
+		var dest KeyOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11791,7 +13323,7 @@ func ParseListEnginesResponse(rsp *http.Response) (*ListEnginesResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest EngineList
+		var dest EngineListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11824,7 +13356,7 @@ func ParseCreateEngineResponse(rsp *http.Response) (*CreateEngineResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11944,7 +13476,7 @@ func ParseGetTopClicksAnalyticsResponse(rsp *http.Response) (*GetTopClicksAnalyt
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest TopClicks
+		var dest GetTopClicksAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11991,7 +13523,7 @@ func ParsePostTopClicksAnalyticsResponse(rsp *http.Response) (*PostTopClicksAnal
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest TopClicks
+		var dest PostTopClicksAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12038,7 +13570,7 @@ func ParseGetCountAnalyticsResponse(rsp *http.Response) (*GetCountAnalyticsRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AnalyticsCounts
+		var dest GetCountAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12085,7 +13617,7 @@ func ParsePostCountAnalyticsResponse(rsp *http.Response) (*PostCountAnalyticsRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AnalyticsCounts
+		var dest PostCountAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12132,7 +13664,7 @@ func ParseGetTopQueriesAnalyticsResponse(rsp *http.Response) (*GetTopQueriesAnal
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest TopQueries
+		var dest GetTopQueriesAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12179,7 +13711,7 @@ func ParsePostTopQueriesAnalyticsResponse(rsp *http.Response) (*PostTopQueriesAn
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest TopQueries
+		var dest PostTopQueriesAnalytics200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12269,7 +13801,7 @@ func ParseListCurationsResponse(rsp *http.Response) (*ListCurationsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest CurationList
+		var dest ListCurations200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12363,7 +13895,7 @@ func ParseDeleteCurationResponse(rsp *http.Response) (*DeleteCurationResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DeletedResult
+		var dest DeleteCuration200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12410,7 +13942,7 @@ func ParseGetCurationResponse(rsp *http.Response) (*GetCurationResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Curation
+		var dest GetCuration200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12504,7 +14036,7 @@ func ParseDeleteDocumentsResponse(rsp *http.Response) (*DeleteDocumentsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []DocumentDeleted
+		var dest DeletedListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12551,7 +14083,7 @@ func ParseGetDocumentsResponse(rsp *http.Response) (*GetDocumentsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []*NullableDocument
+		var dest DocumentsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12598,7 +14130,7 @@ func ParseUpdateDocumentsResponse(rsp *http.Response) (*UpdateDocumentsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentResults
+		var dest DocumentResultsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12652,7 +14184,7 @@ func ParseIndexDocumentsResponse(rsp *http.Response) (*IndexDocumentsResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentResults
+		var dest DocumentResultsOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12706,7 +14238,7 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentList
+		var dest DocumentListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12753,7 +14285,7 @@ func ParseListDocumentsPostResponse(rsp *http.Response) (*ListDocumentsPostRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DocumentList
+		var dest DocumentListOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12807,7 +14339,7 @@ func ParseMultiSearchGetResponse(rsp *http.Response) (*MultiSearchGetResponse, e
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest MultiSearchGet400JSONResponseBody
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12854,7 +14386,7 @@ func ParseMultiSearchResponse(rsp *http.Response) (*MultiSearchResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest MultiSearch400JSONResponseBody
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13028,7 +14560,7 @@ func ParseUpdateSchemaResponse(rsp *http.Response) (*UpdateSchemaResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Schema
+		var dest SchemaOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13169,7 +14701,7 @@ func ParseGetSearchSettingsResponse(rsp *http.Response) (*GetSearchSettingsRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest SearchSettings
+		var dest GetSearchSettings200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13216,7 +14748,7 @@ func ParsePutSearchSettingsResponse(rsp *http.Response) (*PutSearchSettingsRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest SearchSettings
+		var dest PutSearchSettings200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13263,7 +14795,7 @@ func ParseResetSearchSettingsResponse(rsp *http.Response) (*ResetSearchSettingsR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest SearchSettings
+		var dest ResetSearchSettings200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13310,7 +14842,7 @@ func ParseDeleteMetaEngineSourceResponse(rsp *http.Response) (*DeleteMetaEngineS
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13357,7 +14889,7 @@ func ParseAddMetaEngineSourceResponse(rsp *http.Response) (*AddMetaEngineSourceR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Engine
+		var dest EngineOrErrors
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13404,7 +14936,7 @@ func ParseListSynonymSetsResponse(rsp *http.Response) (*ListSynonymSetsResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest SynonymSetList
+		var dest ListSynonymSets200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13498,7 +15030,7 @@ func ParseDeleteSynonymSetResponse(rsp *http.Response) (*DeleteSynonymSetRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DeletedResult
+		var dest DeleteSynonymSet200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13545,7 +15077,7 @@ func ParseGetSynonymSetResponse(rsp *http.Response) (*GetSynonymSetResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest SynonymSet
+		var dest GetSynonymSet200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -226,10 +226,18 @@ type CurationRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// DeletedListOrErrors One result per id, or the request errors (200 `{"errors":[...]}`).
+type DeletedListOrErrors struct {
+	union json.RawMessage
+}
+
 // DeletedResult defines model for DeletedResult.
 type DeletedResult struct {
 	Deleted bool `json:"deleted"`
 }
+
+// DeletedResults defines model for DeletedResults.
+type DeletedResults = []DocumentDeleted
 
 // Document A stored document; values are strings, arrays of strings or null.
 type Document = json.RawMessage
@@ -246,6 +254,11 @@ type DocumentList struct {
 	Results []Document `json:"results"`
 }
 
+// DocumentListOrErrors A page of documents, or the request errors (200 `{"errors":[...]}`).
+type DocumentListOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentResult defines model for DocumentResult.
 type DocumentResult struct {
 	Errors []string `json:"errors"`
@@ -257,8 +270,18 @@ type DocumentResult struct {
 // DocumentResults defines model for DocumentResults.
 type DocumentResults = []DocumentResult
 
+// DocumentResultsOrErrors One result per document, or the request errors (200 `{"errors":[...]}`).
+type DocumentResultsOrErrors struct {
+	union json.RawMessage
+}
+
 // DocumentsBody An array of documents, or a single document object.
 type DocumentsBody = json.RawMessage
+
+// DocumentsOrErrors One entry per id (null for unknown ids), or the request errors (200 `{"errors":[...]}`).
+type DocumentsOrErrors struct {
+	union json.RawMessage
+}
 
 // Engine defines model for Engine.
 type Engine struct {
@@ -307,6 +330,16 @@ type EngineLanguage string
 type EngineList struct {
 	Meta    ListMeta `json:"meta"`
 	Results []Engine `json:"results"`
+}
+
+// EngineListOrErrors A page of engines, or the request errors (200 `{"errors":[...]}`).
+type EngineListOrErrors struct {
+	union json.RawMessage
+}
+
+// EngineOrErrors An engine, or the endpoint's request errors (200 `{"errors":[...]}`, SPEC.md).
+type EngineOrErrors struct {
+	union json.RawMessage
 }
 
 // EngineType defines model for EngineType.
@@ -365,6 +398,16 @@ type KeyList struct {
 	Results []Key    `json:"results"`
 }
 
+// KeyListOrErrors A page of keys, or the request errors (200 `{"errors":[...]}`).
+type KeyListOrErrors struct {
+	union json.RawMessage
+}
+
+// KeyOrErrors A key, or the request errors (200 `{"errors":[...]}`).
+type KeyOrErrors struct {
+	union json.RawMessage
+}
+
 // KeyRequest defines model for KeyRequest.
 type KeyRequest struct {
 	AccessAllEngines *bool     `json:"access_all_engines,omitempty"`
@@ -404,6 +447,9 @@ type NameList = []string
 
 // NullableDocument A stored document, or null when the id is unknown.
 type NullableDocument = json.RawMessage
+
+// NullableDocuments defines model for NullableDocuments.
+type NullableDocuments = []*NullableDocument
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -463,6 +509,11 @@ type ResultMeta struct {
 
 // Schema Field name to type.
 type Schema map[string]string
+
+// SchemaOrErrors The whole schema, or the request errors (200 `{"errors":[...]}`).
+type SchemaOrErrors struct {
+	union json.RawMessage
+}
 
 // SearchMeta defines model for SearchMeta.
 type SearchMeta struct {
@@ -651,14 +702,59 @@ type CreateEngineParams struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// GetTopClicksAnalytics200JSONResponseBody defines parameters for GetTopClicksAnalytics.
+type GetTopClicksAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostTopClicksAnalytics200JSONResponseBody defines parameters for PostTopClicksAnalytics.
+type PostTopClicksAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetCountAnalytics200JSONResponseBody defines parameters for GetCountAnalytics.
+type GetCountAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostCountAnalytics200JSONResponseBody defines parameters for PostCountAnalytics.
+type PostCountAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetTopQueriesAnalytics200JSONResponseBody defines parameters for GetTopQueriesAnalytics.
+type GetTopQueriesAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PostTopQueriesAnalytics200JSONResponseBody defines parameters for PostTopQueriesAnalytics.
+type PostTopQueriesAnalytics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListCurationsParams defines parameters for ListCurations.
 type ListCurationsParams struct {
 	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// ListCurations200JSONResponseBody defines parameters for ListCurations.
+type ListCurations200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateCuration200JSONResponseBody defines parameters for CreateCuration.
 type CreateCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteCuration200JSONResponseBody defines parameters for DeleteCuration.
+type DeleteCuration200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetCuration200JSONResponseBody defines parameters for GetCuration.
+type GetCuration200JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -693,18 +789,8 @@ type MultiSearchGet200JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// MultiSearchGet400JSONResponseBody defines parameters for MultiSearchGet.
-type MultiSearchGet400JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // MultiSearch200JSONResponseBody defines parameters for MultiSearch.
 type MultiSearch200JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// MultiSearch400JSONResponseBody defines parameters for MultiSearch.
-type MultiSearch400JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -728,14 +814,44 @@ type Search200JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// GetSearchSettings200JSONResponseBody defines parameters for GetSearchSettings.
+type GetSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PutSearchSettings200JSONResponseBody defines parameters for PutSearchSettings.
+type PutSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// ResetSearchSettings200JSONResponseBody defines parameters for ResetSearchSettings.
+type ResetSearchSettings200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListSynonymSetsParams defines parameters for ListSynonymSets.
 type ListSynonymSetsParams struct {
 	// Page Paging as bracketed query parameters (`page[current]=1&page[size]=25`).
 	Page *PageParam `json:"page,omitempty"`
 }
 
+// ListSynonymSets200JSONResponseBody defines parameters for ListSynonymSets.
+type ListSynonymSets200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateSynonymSet200JSONResponseBody defines parameters for CreateSynonymSet.
 type CreateSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteSynonymSet200JSONResponseBody defines parameters for DeleteSynonymSet.
+type DeleteSynonymSet200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetSynonymSet200JSONResponseBody defines parameters for GetSynonymSet.
+type GetSynonymSet200JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -2220,6 +2336,998 @@ func (a SynonymSetRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsDeletedResults returns the union data inside the DeletedListOrErrors as a DeletedResults
+func (t DeletedListOrErrors) AsDeletedResults() (DeletedResults, error) {
+	var body DeletedResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResults overwrites any union data inside the DeletedListOrErrors as the provided DeletedResults
+func (t *DeletedListOrErrors) FromDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResults performs a merge with any union data inside the DeletedListOrErrors, using the provided DeletedResults
+func (t *DeletedListOrErrors) MergeDeletedResults(v DeletedResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeletedListOrErrors as a ErrorsResponse
+func (t DeletedListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeletedListOrErrors as the provided ErrorsResponse
+func (t *DeletedListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeletedListOrErrors, using the provided ErrorsResponse
+func (t *DeletedListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeletedListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeletedListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentList returns the union data inside the DocumentListOrErrors as a DocumentList
+func (t DocumentListOrErrors) AsDocumentList() (DocumentList, error) {
+	var body DocumentList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentList overwrites any union data inside the DocumentListOrErrors as the provided DocumentList
+func (t *DocumentListOrErrors) FromDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentList performs a merge with any union data inside the DocumentListOrErrors, using the provided DocumentList
+func (t *DocumentListOrErrors) MergeDocumentList(v DocumentList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentListOrErrors as a ErrorsResponse
+func (t DocumentListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentListOrErrors as the provided ErrorsResponse
+func (t *DocumentListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentListOrErrors, using the provided ErrorsResponse
+func (t *DocumentListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDocumentResults returns the union data inside the DocumentResultsOrErrors as a DocumentResults
+func (t DocumentResultsOrErrors) AsDocumentResults() (DocumentResults, error) {
+	var body DocumentResults
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentResults overwrites any union data inside the DocumentResultsOrErrors as the provided DocumentResults
+func (t *DocumentResultsOrErrors) FromDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentResults performs a merge with any union data inside the DocumentResultsOrErrors, using the provided DocumentResults
+func (t *DocumentResultsOrErrors) MergeDocumentResults(v DocumentResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentResultsOrErrors as a ErrorsResponse
+func (t DocumentResultsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentResultsOrErrors as the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentResultsOrErrors, using the provided ErrorsResponse
+func (t *DocumentResultsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentResultsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentResultsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNullableDocuments returns the union data inside the DocumentsOrErrors as a NullableDocuments
+func (t DocumentsOrErrors) AsNullableDocuments() (NullableDocuments, error) {
+	var body NullableDocuments
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNullableDocuments overwrites any union data inside the DocumentsOrErrors as the provided NullableDocuments
+func (t *DocumentsOrErrors) FromNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNullableDocuments performs a merge with any union data inside the DocumentsOrErrors, using the provided NullableDocuments
+func (t *DocumentsOrErrors) MergeNullableDocuments(v NullableDocuments) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DocumentsOrErrors as a ErrorsResponse
+func (t DocumentsOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DocumentsOrErrors as the provided ErrorsResponse
+func (t *DocumentsOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DocumentsOrErrors, using the provided ErrorsResponse
+func (t *DocumentsOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DocumentsOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DocumentsOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngineList returns the union data inside the EngineListOrErrors as a EngineList
+func (t EngineListOrErrors) AsEngineList() (EngineList, error) {
+	var body EngineList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngineList overwrites any union data inside the EngineListOrErrors as the provided EngineList
+func (t *EngineListOrErrors) FromEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngineList performs a merge with any union data inside the EngineListOrErrors, using the provided EngineList
+func (t *EngineListOrErrors) MergeEngineList(v EngineList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineListOrErrors as a ErrorsResponse
+func (t EngineListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineListOrErrors as the provided ErrorsResponse
+func (t *EngineListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineListOrErrors, using the provided ErrorsResponse
+func (t *EngineListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEngine returns the union data inside the EngineOrErrors as a Engine
+func (t EngineOrErrors) AsEngine() (Engine, error) {
+	var body Engine
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngine overwrites any union data inside the EngineOrErrors as the provided Engine
+func (t *EngineOrErrors) FromEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngine performs a merge with any union data inside the EngineOrErrors, using the provided Engine
+func (t *EngineOrErrors) MergeEngine(v Engine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the EngineOrErrors as a ErrorsResponse
+func (t EngineOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the EngineOrErrors as the provided ErrorsResponse
+func (t *EngineOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the EngineOrErrors, using the provided ErrorsResponse
+func (t *EngineOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EngineOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EngineOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKeyList returns the union data inside the KeyListOrErrors as a KeyList
+func (t KeyListOrErrors) AsKeyList() (KeyList, error) {
+	var body KeyList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKeyList overwrites any union data inside the KeyListOrErrors as the provided KeyList
+func (t *KeyListOrErrors) FromKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKeyList performs a merge with any union data inside the KeyListOrErrors, using the provided KeyList
+func (t *KeyListOrErrors) MergeKeyList(v KeyList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyListOrErrors as a ErrorsResponse
+func (t KeyListOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyListOrErrors as the provided ErrorsResponse
+func (t *KeyListOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyListOrErrors, using the provided ErrorsResponse
+func (t *KeyListOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyListOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyListOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsKey returns the union data inside the KeyOrErrors as a Key
+func (t KeyOrErrors) AsKey() (Key, error) {
+	var body Key
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromKey overwrites any union data inside the KeyOrErrors as the provided Key
+func (t *KeyOrErrors) FromKey(v Key) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeKey performs a merge with any union data inside the KeyOrErrors, using the provided Key
+func (t *KeyOrErrors) MergeKey(v Key) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the KeyOrErrors as a ErrorsResponse
+func (t KeyOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the KeyOrErrors as the provided ErrorsResponse
+func (t *KeyOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the KeyOrErrors, using the provided ErrorsResponse
+func (t *KeyOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t KeyOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *KeyOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSchema returns the union data inside the SchemaOrErrors as a Schema
+func (t SchemaOrErrors) AsSchema() (Schema, error) {
+	var body Schema
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSchema overwrites any union data inside the SchemaOrErrors as the provided Schema
+func (t *SchemaOrErrors) FromSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSchema performs a merge with any union data inside the SchemaOrErrors, using the provided Schema
+func (t *SchemaOrErrors) MergeSchema(v Schema) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the SchemaOrErrors as a ErrorsResponse
+func (t SchemaOrErrors) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the SchemaOrErrors as the provided ErrorsResponse
+func (t *SchemaOrErrors) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the SchemaOrErrors, using the provided ErrorsResponse
+func (t *SchemaOrErrors) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SchemaOrErrors) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SchemaOrErrors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopClicks returns the union data inside the GetTopClicksAnalytics200JSONResponseBody as a TopClicks
+func (t GetTopClicksAnalytics200JSONResponseBody) AsTopClicks() (TopClicks, error) {
+	var body TopClicks
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopClicks overwrites any union data inside the GetTopClicksAnalytics200JSONResponseBody as the provided TopClicks
+func (t *GetTopClicksAnalytics200JSONResponseBody) FromTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopClicks performs a merge with any union data inside the GetTopClicksAnalytics200JSONResponseBody, using the provided TopClicks
+func (t *GetTopClicksAnalytics200JSONResponseBody) MergeTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetTopClicksAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetTopClicksAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetTopClicksAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetTopClicksAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetTopClicksAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetTopClicksAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetTopClicksAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetTopClicksAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopClicks returns the union data inside the PostTopClicksAnalytics200JSONResponseBody as a TopClicks
+func (t PostTopClicksAnalytics200JSONResponseBody) AsTopClicks() (TopClicks, error) {
+	var body TopClicks
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopClicks overwrites any union data inside the PostTopClicksAnalytics200JSONResponseBody as the provided TopClicks
+func (t *PostTopClicksAnalytics200JSONResponseBody) FromTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopClicks performs a merge with any union data inside the PostTopClicksAnalytics200JSONResponseBody, using the provided TopClicks
+func (t *PostTopClicksAnalytics200JSONResponseBody) MergeTopClicks(v TopClicks) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostTopClicksAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostTopClicksAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostTopClicksAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostTopClicksAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostTopClicksAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostTopClicksAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostTopClicksAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostTopClicksAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAnalyticsCounts returns the union data inside the GetCountAnalytics200JSONResponseBody as a AnalyticsCounts
+func (t GetCountAnalytics200JSONResponseBody) AsAnalyticsCounts() (AnalyticsCounts, error) {
+	var body AnalyticsCounts
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAnalyticsCounts overwrites any union data inside the GetCountAnalytics200JSONResponseBody as the provided AnalyticsCounts
+func (t *GetCountAnalytics200JSONResponseBody) FromAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAnalyticsCounts performs a merge with any union data inside the GetCountAnalytics200JSONResponseBody, using the provided AnalyticsCounts
+func (t *GetCountAnalytics200JSONResponseBody) MergeAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetCountAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetCountAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetCountAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetCountAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetCountAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetCountAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetCountAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetCountAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAnalyticsCounts returns the union data inside the PostCountAnalytics200JSONResponseBody as a AnalyticsCounts
+func (t PostCountAnalytics200JSONResponseBody) AsAnalyticsCounts() (AnalyticsCounts, error) {
+	var body AnalyticsCounts
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAnalyticsCounts overwrites any union data inside the PostCountAnalytics200JSONResponseBody as the provided AnalyticsCounts
+func (t *PostCountAnalytics200JSONResponseBody) FromAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAnalyticsCounts performs a merge with any union data inside the PostCountAnalytics200JSONResponseBody, using the provided AnalyticsCounts
+func (t *PostCountAnalytics200JSONResponseBody) MergeAnalyticsCounts(v AnalyticsCounts) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostCountAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostCountAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostCountAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostCountAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostCountAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostCountAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostCountAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostCountAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopQueries returns the union data inside the GetTopQueriesAnalytics200JSONResponseBody as a TopQueries
+func (t GetTopQueriesAnalytics200JSONResponseBody) AsTopQueries() (TopQueries, error) {
+	var body TopQueries
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopQueries overwrites any union data inside the GetTopQueriesAnalytics200JSONResponseBody as the provided TopQueries
+func (t *GetTopQueriesAnalytics200JSONResponseBody) FromTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopQueries performs a merge with any union data inside the GetTopQueriesAnalytics200JSONResponseBody, using the provided TopQueries
+func (t *GetTopQueriesAnalytics200JSONResponseBody) MergeTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetTopQueriesAnalytics200JSONResponseBody as a ErrorsResponse
+func (t GetTopQueriesAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetTopQueriesAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *GetTopQueriesAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetTopQueriesAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetTopQueriesAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetTopQueriesAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetTopQueriesAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTopQueries returns the union data inside the PostTopQueriesAnalytics200JSONResponseBody as a TopQueries
+func (t PostTopQueriesAnalytics200JSONResponseBody) AsTopQueries() (TopQueries, error) {
+	var body TopQueries
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTopQueries overwrites any union data inside the PostTopQueriesAnalytics200JSONResponseBody as the provided TopQueries
+func (t *PostTopQueriesAnalytics200JSONResponseBody) FromTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTopQueries performs a merge with any union data inside the PostTopQueriesAnalytics200JSONResponseBody, using the provided TopQueries
+func (t *PostTopQueriesAnalytics200JSONResponseBody) MergeTopQueries(v TopQueries) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PostTopQueriesAnalytics200JSONResponseBody as a ErrorsResponse
+func (t PostTopQueriesAnalytics200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PostTopQueriesAnalytics200JSONResponseBody as the provided ErrorsResponse
+func (t *PostTopQueriesAnalytics200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PostTopQueriesAnalytics200JSONResponseBody, using the provided ErrorsResponse
+func (t *PostTopQueriesAnalytics200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostTopQueriesAnalytics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostTopQueriesAnalytics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCurationList returns the union data inside the ListCurations200JSONResponseBody as a CurationList
+func (t ListCurations200JSONResponseBody) AsCurationList() (CurationList, error) {
+	var body CurationList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurationList overwrites any union data inside the ListCurations200JSONResponseBody as the provided CurationList
+func (t *ListCurations200JSONResponseBody) FromCurationList(v CurationList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurationList performs a merge with any union data inside the ListCurations200JSONResponseBody, using the provided CurationList
+func (t *ListCurations200JSONResponseBody) MergeCurationList(v CurationList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ListCurations200JSONResponseBody as a ErrorsResponse
+func (t ListCurations200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ListCurations200JSONResponseBody as the provided ErrorsResponse
+func (t *ListCurations200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ListCurations200JSONResponseBody, using the provided ErrorsResponse
+func (t *ListCurations200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListCurations200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListCurations200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCurationID returns the union data inside the CreateCuration200JSONResponseBody as a CurationID
 func (t CreateCuration200JSONResponseBody) AsCurationID() (CurationID, error) {
 	var body CurationID
@@ -2278,6 +3386,130 @@ func (t CreateCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDeletedResult returns the union data inside the DeleteCuration200JSONResponseBody as a DeletedResult
+func (t DeleteCuration200JSONResponseBody) AsDeletedResult() (DeletedResult, error) {
+	var body DeletedResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResult overwrites any union data inside the DeleteCuration200JSONResponseBody as the provided DeletedResult
+func (t *DeleteCuration200JSONResponseBody) FromDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResult performs a merge with any union data inside the DeleteCuration200JSONResponseBody, using the provided DeletedResult
+func (t *DeleteCuration200JSONResponseBody) MergeDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeleteCuration200JSONResponseBody as a ErrorsResponse
+func (t DeleteCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeleteCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *DeleteCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeleteCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *DeleteCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCuration returns the union data inside the GetCuration200JSONResponseBody as a Curation
+func (t GetCuration200JSONResponseBody) AsCuration() (Curation, error) {
+	var body Curation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCuration overwrites any union data inside the GetCuration200JSONResponseBody as the provided Curation
+func (t *GetCuration200JSONResponseBody) FromCuration(v Curation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCuration performs a merge with any union data inside the GetCuration200JSONResponseBody, using the provided Curation
+func (t *GetCuration200JSONResponseBody) MergeCuration(v Curation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetCuration200JSONResponseBody as a ErrorsResponse
+func (t GetCuration200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetCuration200JSONResponseBody as the provided ErrorsResponse
+func (t *GetCuration200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetCuration200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetCuration200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetCuration200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetCuration200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2370,6 +3602,32 @@ func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchResults(v MultiSearc
 	return err
 }
 
+// AsMultiSearchErrors returns the union data inside the MultiSearchGet200JSONResponseBody as a MultiSearchErrors
+func (t MultiSearchGet200JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet200JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearchGet200JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet200JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearchGet200JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsErrorsResponse returns the union data inside the MultiSearchGet200JSONResponseBody as a ErrorsResponse
 func (t MultiSearchGet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
 	var body ErrorsResponse
@@ -2406,68 +3664,6 @@ func (t *MultiSearchGet200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsMultiSearchErrors returns the union data inside the MultiSearchGet400JSONResponseBody as a MultiSearchErrors
-func (t MultiSearchGet400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
-	var body MultiSearchErrors
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMultiSearchErrors overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided MultiSearchErrors
-func (t *MultiSearchGet400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided MultiSearchErrors
-func (t *MultiSearchGet400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorResponse returns the union data inside the MultiSearchGet400JSONResponseBody as a ErrorResponse
-func (t MultiSearchGet400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
-	var body ErrorResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorResponse overwrites any union data inside the MultiSearchGet400JSONResponseBody as the provided ErrorResponse
-func (t *MultiSearchGet400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorResponse performs a merge with any union data inside the MultiSearchGet400JSONResponseBody, using the provided ErrorResponse
-func (t *MultiSearchGet400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MultiSearchGet400JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *MultiSearchGet400JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsMultiSearchResults returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchResults
 func (t MultiSearch200JSONResponseBody) AsMultiSearchResults() (MultiSearchResults, error) {
 	var body MultiSearchResults
@@ -2484,6 +3680,32 @@ func (t *MultiSearch200JSONResponseBody) FromMultiSearchResults(v MultiSearchRes
 
 // MergeMultiSearchResults performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchResults
 func (t *MultiSearch200JSONResponseBody) MergeMultiSearchResults(v MultiSearchResults) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMultiSearchErrors returns the union data inside the MultiSearch200JSONResponseBody as a MultiSearchErrors
+func (t MultiSearch200JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
+	var body MultiSearchErrors
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMultiSearchErrors overwrites any union data inside the MultiSearch200JSONResponseBody as the provided MultiSearchErrors
+func (t *MultiSearch200JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch200JSONResponseBody, using the provided MultiSearchErrors
+func (t *MultiSearch200JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -2526,68 +3748,6 @@ func (t MultiSearch200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *MultiSearch200JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsMultiSearchErrors returns the union data inside the MultiSearch400JSONResponseBody as a MultiSearchErrors
-func (t MultiSearch400JSONResponseBody) AsMultiSearchErrors() (MultiSearchErrors, error) {
-	var body MultiSearchErrors
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMultiSearchErrors overwrites any union data inside the MultiSearch400JSONResponseBody as the provided MultiSearchErrors
-func (t *MultiSearch400JSONResponseBody) FromMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMultiSearchErrors performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided MultiSearchErrors
-func (t *MultiSearch400JSONResponseBody) MergeMultiSearchErrors(v MultiSearchErrors) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorResponse returns the union data inside the MultiSearch400JSONResponseBody as a ErrorResponse
-func (t MultiSearch400JSONResponseBody) AsErrorResponse() (ErrorResponse, error) {
-	var body ErrorResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorResponse overwrites any union data inside the MultiSearch400JSONResponseBody as the provided ErrorResponse
-func (t *MultiSearch400JSONResponseBody) FromErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorResponse performs a merge with any union data inside the MultiSearch400JSONResponseBody, using the provided ErrorResponse
-func (t *MultiSearch400JSONResponseBody) MergeErrorResponse(v ErrorResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MultiSearch400JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *MultiSearch400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2840,6 +4000,254 @@ func (t *Search200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSearchSettings returns the union data inside the GetSearchSettings200JSONResponseBody as a SearchSettings
+func (t GetSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the GetSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *GetSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the GetSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *GetSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t GetSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *GetSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchSettings returns the union data inside the PutSearchSettings200JSONResponseBody as a SearchSettings
+func (t PutSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the PutSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *PutSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the PutSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *PutSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the PutSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t PutSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the PutSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *PutSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the PutSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *PutSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PutSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PutSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchSettings returns the union data inside the ResetSearchSettings200JSONResponseBody as a SearchSettings
+func (t ResetSearchSettings200JSONResponseBody) AsSearchSettings() (SearchSettings, error) {
+	var body SearchSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchSettings overwrites any union data inside the ResetSearchSettings200JSONResponseBody as the provided SearchSettings
+func (t *ResetSearchSettings200JSONResponseBody) FromSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchSettings performs a merge with any union data inside the ResetSearchSettings200JSONResponseBody, using the provided SearchSettings
+func (t *ResetSearchSettings200JSONResponseBody) MergeSearchSettings(v SearchSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ResetSearchSettings200JSONResponseBody as a ErrorsResponse
+func (t ResetSearchSettings200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ResetSearchSettings200JSONResponseBody as the provided ErrorsResponse
+func (t *ResetSearchSettings200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ResetSearchSettings200JSONResponseBody, using the provided ErrorsResponse
+func (t *ResetSearchSettings200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ResetSearchSettings200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ResetSearchSettings200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSetList returns the union data inside the ListSynonymSets200JSONResponseBody as a SynonymSetList
+func (t ListSynonymSets200JSONResponseBody) AsSynonymSetList() (SynonymSetList, error) {
+	var body SynonymSetList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSetList overwrites any union data inside the ListSynonymSets200JSONResponseBody as the provided SynonymSetList
+func (t *ListSynonymSets200JSONResponseBody) FromSynonymSetList(v SynonymSetList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSetList performs a merge with any union data inside the ListSynonymSets200JSONResponseBody, using the provided SynonymSetList
+func (t *ListSynonymSets200JSONResponseBody) MergeSynonymSetList(v SynonymSetList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the ListSynonymSets200JSONResponseBody as a ErrorsResponse
+func (t ListSynonymSets200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the ListSynonymSets200JSONResponseBody as the provided ErrorsResponse
+func (t *ListSynonymSets200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the ListSynonymSets200JSONResponseBody, using the provided ErrorsResponse
+func (t *ListSynonymSets200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListSynonymSets200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListSynonymSets200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsSynonymSet returns the union data inside the CreateSynonymSet200JSONResponseBody as a SynonymSet
 func (t CreateSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
 	var body SynonymSet
@@ -2898,6 +4306,130 @@ func (t CreateSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDeletedResult returns the union data inside the DeleteSynonymSet200JSONResponseBody as a DeletedResult
+func (t DeleteSynonymSet200JSONResponseBody) AsDeletedResult() (DeletedResult, error) {
+	var body DeletedResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeletedResult overwrites any union data inside the DeleteSynonymSet200JSONResponseBody as the provided DeletedResult
+func (t *DeleteSynonymSet200JSONResponseBody) FromDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeletedResult performs a merge with any union data inside the DeleteSynonymSet200JSONResponseBody, using the provided DeletedResult
+func (t *DeleteSynonymSet200JSONResponseBody) MergeDeletedResult(v DeletedResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the DeleteSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t DeleteSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the DeleteSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *DeleteSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the DeleteSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *DeleteSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSynonymSet returns the union data inside the GetSynonymSet200JSONResponseBody as a SynonymSet
+func (t GetSynonymSet200JSONResponseBody) AsSynonymSet() (SynonymSet, error) {
+	var body SynonymSet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSynonymSet overwrites any union data inside the GetSynonymSet200JSONResponseBody as the provided SynonymSet
+func (t *GetSynonymSet200JSONResponseBody) FromSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSynonymSet performs a merge with any union data inside the GetSynonymSet200JSONResponseBody, using the provided SynonymSet
+func (t *GetSynonymSet200JSONResponseBody) MergeSynonymSet(v SynonymSet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorsResponse returns the union data inside the GetSynonymSet200JSONResponseBody as a ErrorsResponse
+func (t GetSynonymSet200JSONResponseBody) AsErrorsResponse() (ErrorsResponse, error) {
+	var body ErrorsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorsResponse overwrites any union data inside the GetSynonymSet200JSONResponseBody as the provided ErrorsResponse
+func (t *GetSynonymSet200JSONResponseBody) FromErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorsResponse performs a merge with any union data inside the GetSynonymSet200JSONResponseBody, using the provided ErrorsResponse
+func (t *GetSynonymSet200JSONResponseBody) MergeErrorsResponse(v ErrorsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetSynonymSet200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetSynonymSet200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -3047,10 +4579,10 @@ type ServerInterface interface {
 	// ListDocumentsPost Lists the documents one page at a time (POST form).
 	// (POST /engines/{engine_name}/documents/list)
 	ListDocumentsPost(ctx echo.Context, engineName EngineNamePath, params ListDocumentsPostParams) error
-	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearchGet Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	// (GET /engines/{engine_name}/multi_search)
 	MultiSearchGet(ctx echo.Context, engineName EngineNamePath) error
-	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer is a 400 array of `{errors}` (empty for valid queries).
+	// MultiSearch Runs up to 10 searches; when any is invalid none runs and the answer (status 200) is an array of `{errors}` (empty for valid queries).
 	// (POST /engines/{engine_name}/multi_search)
 	MultiSearch(ctx echo.Context, engineName EngineNamePath) error
 	// QuerySuggestionGet Completes a partial query from the indexed text of the engine's text fields.
@@ -3065,10 +4597,10 @@ type ServerInterface interface {
 	// UpdateSchema Adds fields or changes field types (fields cannot be deleted); the engine is reindexed as needed.
 	// (POST /engines/{engine_name}/schema)
 	UpdateSchema(ctx echo.Context, engineName EngineNamePath) error
-	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// SearchGet Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	// (GET /engines/{engine_name}/search)
 	SearchGet(ctx echo.Context, engineName EngineNamePath) error
-	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision). A missing query is answered 200 {errors}.
+	// Search Searches the engine (query, page, filters, facets, boosts, search_fields, result_fields, group, sort, analytics, precision).
 	// (POST /engines/{engine_name}/search)
 	Search(ctx echo.Context, engineName EngineNamePath) error
 	// GetSearchSettings Returns the engine's search settings (the defaults of searches).
@@ -4040,123 +5572,129 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3bcttIsuCvZGA3osldmKLUds8uFRMOte3p8bbb1tienRMhKcQSkCQxAqvQVQXJHDUj5vX8x4n5sPmS",
-	"E3UDCsSFpCxKtlsvtohLISszK2+VlXkTRGyeMYpUimB0E2SEkzlK5PrXi5wTmTD6+uUxkTN1JUYR8SRT",
-	"F4NR8HGGENlnIImhN45y/uTf//zXuD8IwiBRz2TqzTCgZI7BKHBPnydxEAYcf80TjnEwkjzHMBDRDOdE",
-	"fUcuMvW4kDyh02C5DINXdJpQfEvm2A4L6mdAfavl++aJc/1ru+8fkykeK+zUP31MpgmdAhFwwUl0iRJj",
-	"+DVHvoASndAbZ2SKJ1HOOVJ59sf903w4PPhBXxTJP/DsjwfPDNrwU5ayGB1QehZ6uHIa6q3Ah/d/cpwE",
-	"o+B/7JXk3DN3xZ6C/D3+mqOQwTIMhFykaowYMXt38XeM9NUPC8roYv4BZRexhXkKBEpDb7GgnfS2L5wL",
-	"lNuSfKkeFhmjAjUz/khiN4uRYlsqkeo/SZalSaTZau/vQsF6syFmXnHOuHhvv2K+WZ30EcxJOmF8jjEw",
-	"Dgm9ImkSAzeAQG98cxqgHuU0GJ0MBoOzpcJFya9M/onlNL5HkL2FEDMUQJkE/JQIqSYgZwiXuIA5Wegb",
-	"JIpQCEhqUzkNXrA8jfVDk4TGdsjBaVDOUD18txPrJAUFDV4z0kM1u+LGaTA6DQaDwWmwHMOEcSC5nCGV",
-	"FjQgNAZOJEKazBOZ0KmZ0QNRi6NgOY9q9Orgro+MvSF8ivcOqeH7CxYvIBHArtDwlJJgBpntUC/datfL",
-	"+YiSdCGTSLxguVM+nGXIZWLWO0eRp+ZGInHe8ESUJtGl/kutUCKDUZBQ+cPTIHTCJKESp8gVxiaczRvE",
-	"TKhFqx1wg2Eka1YPpVw7MZ/Sj5ajhw7as2JUVghfe4FwTha10Rweml4skKhkfB1BWeNVq4K8eXjzU4Rs",
-	"urMClBvDvlCHbeV5DUnnDDzZTuI4UUxH0mMPcKMvqlOZJKmzVbpeqjLy+CYmEkdwo+gUgmRLJT7GN5JM",
-	"RyDhNziRZCpKmULSdASWj4FNQM6Y0PZFbTIKW/yKpHXlaZgcOGaMS2A0XYwgJgvoxTgheSr76lMzlnNv",
-	"3JJFHR03R4wjYxWKP7NrmBO6AM6uBfT2B4P94TAECwPsD+0yrU3MmB/1WWmWrs5KSQNj/FwrPIFheyAc",
-	"IVJIwLhhik3f1IPfiitiFuVzpNriaFvxi8Y7Vr61vaj4oiKP6k+sruT6tKwFXF+XsySOkW4zfhi0AJpx",
-	"NmcS4+0G8yThFjP0l7k28UqRV4ARusmddWDk9cs6ThrnV/9o17BvEsM/1YHnKNfqRPXmL+o5Y4rWtFHX",
-	"uwWZ16FMAxJ2Snk31q0Ww2246j7Zpzbbl5gqD+q9RkidcLG57Q1+wViKhNYw655sQulLKyK20xxHICTj",
-	"GIOTMIdwRdIcjXgzkxQh6MkJpSrsJSXcaZ6mdaURBp+eTNkTe1GZbIP35PoXFEKJfA/Ql+W0N8ZHuOny",
-	"CTfC1cMspIJSd7CQ3FhtvGWs1ttI4Lqp7FhE+8lTpKj8jRjGMYu0xwzXM6RALgRS2T/U7GEuSf/lGVEO",
-	"AeSCXKQIidad6lH10/HoBuS1E1uPk+3pYnHZgBn3hPiRxQ3GwxE1C0WtEzdfoU0uAiKh09RDgwF3sH65",
-	"GK+7YZU4k0DbIBva+gmN8dN5xJFIPBcolaMozpXPw5N4rUG25UJPCZ3m1s7rdNT0DN+4p5cu1NLAqsar",
-	"PDeeu2iJ6BjP0z6jaEFArSTn7wfhFmvB/N4E/o/qyVVWtVE5PYqHkHCVek1sbIZ9oWl1Kz35+fivIvcN",
-	"u0YeEYGQolROSghxMk2k0MGH2SKbIRWN1j7Hq0RYC7FOsKPj1+Ce0LLCxnomLE21VW+teWOJC+RXyL8T",
-	"QLJMIOHRbFC8bDk6hEQKTCen1L6Z0ClIBimRyPsDQMLTBPkIaD6/QG50XczyixRFCFNkKTMRBwGnQUpk",
-	"CCmjp0EI795DQsFaBYdmvNEp9Yf5/uDJRSJhkjIiBfRSwqfInU4VkixA4ifZb/yM/coU2YyIWQgnKaOh",
-	"+soZMH5KT4Pjd6/ffoReyqi62rcPu2FAMK6mOjilSkDSfK5Y0E5Ws59E7rHa17WsWtbHG4/JW6OGbiVY",
-	"pTRHQgXkNLlCLoi2YRy2YqJNB31F/aNs/gnXcwvC4O/q7iVTGitVzoDU/zy5UA/wXHH+LAiDf8wUktfo",
-	"tAL+BzFBrFK5AwPEo5IyNxwazboLQjcEpkTIJDILtpEHq9HSJt16lGXwQQ9gwqaHMDZWwBh61s3dKwKP",
-	"5o4OQpinxtCrhkzDWrw0DOYJ9aXqfthkTjVy+PaGViNPV2OWd2DOrVC0w2z6E4mw1Y6MiWHIjbhLj/T/",
-	"lchrWvutyl2uMJEWmor9CK2E2lrMQqtkNaSt8zNQ1QOIW9hQNuzaORNmHriyX6vFGluV/uuXTiBU2f9l",
-	"aXsL6PkKh0QRZsoOV0rYgJBMEoz7vkRuIMPPuKjjwWyenJM09ZVB3Qvzbn52ZOcSFy0aByOOEnpjIzW0",
-	"jxHCOOPJFZFoXA61vEk8T8yenTUZMIaLBRw8hWhGOImUqdJvtEtaCciRtPifm2iun3Fh1FYYXPNE4gae",
-	"vfZpqtaiwksTi/yMi4dRGopj7kBj/IyLW5mzO+XNFou3aueGzsjVay2nMXIRMY5tRu86Hqq90sUtTXhc",
-	"VbtWvSrM6TUShIFeHI0Kt2CF1k2WdVvwhpE23Rf5RRniRn+/qquxbXby6uTzxr4Vb3mBviY5pMZFAT0i",
-	"Yc6E3VYINwO+CtVGVkBlNtut0epbDZh6S+aFzbn58nhrjdk7CjKGLnxYxoeSGBJlk19Sdk07YkKbBh8K",
-	"/rybzUKl0yVJzxV3i64HPKG68YajP/TqOK3bkWaKHrc3ZvAUpsKcLOBC8TKVQIQL42o2bkVPfSkoGK3X",
-	"HCpvVvubQCTsF1467PdXo1qJiXU27+AVw+oN92KUg2c6y8EK80NwS+/gmfKIfadaGUGS5zQi0lo9tW8v",
-	"W7AX30pYbCoeizXf9Pm/5MgXH/LpFMWtN0Ja9jANRrlMSGr2LQft2C/2T0UBitlGPajtoppJbL8z7QKh",
-	"I7iZJJjGYgQnEj9JML/OlsuxF+LBK+QmRmLu9xu2pTfAp2g3j1ZzMjr2R5s+5C3w5oBsV35HieX1uxje",
-	"s1tnWJSwrM1jKAWNRlDTp4w6aZamWISna0qkxd7XJpO60yLhjXhpifqbr7lBmoD9UCQHNXNpA0RVlv2T",
-	"YjudcQmSgXq4MTPCaNpmpJAUeZUPGnQqtgT21/rH3WzjOxFN+NlEepm5lSaeEjwYFSHcuu5bk2VwTThV",
-	"6qYTIyvzsDj0Xg5dkqjF3FkrVb4A5b82kHDX1sBW1m/NPjNhtR5JBQMk0QwwRbNPpeO8yiC1D/UH8LbT",
-	"pjh0VhywzOgTwvGUEiquURmB43f2csSoJAkVRQ7qJS5G8B/jAbxJ5olSGCbr5t//+V+wf/B/PG8+1BbD",
-	"QFsMQ53yMwxPqb5m8QgmEwh6+8NwOByCRSBwNTkldPohfH8ANtsqhP3hwVNnUGTI7Q2znRe6X1SJYzo9",
-	"pQqiZ5DiFaZCj3PBmJB6GB2Et6othClneWYsGz2LYQgTEqEsLx08G4aw/wMQlzUGkkx1eF3d/cGPYZi4",
-	"/oqkca9tq5bVV4ocsEYBZ+a07bh65iODEPgNTswoZ8vxyKA3hElOIzNaCBlnnxStF8oh4BghjRYWmY0w",
-	"aeTdFqYbNVwBhqLA81CT6/kSfnN3dbAxNP8pBOmUuuehZM9DJVmfL89CiJBK5M9DyGliXu7C4y0z+izQ",
-	"Glr1BcOcZwpSneUnmYbawBLGiZCERhgqkPwb6nfoXliOQ83EGMN1ImcwJmk63hsTuhjvjSmj2DwDzcW3",
-	"gr9Ac8TSlGSixHjzl7ZPC1zvrtSTAvuDjd0RJ102yCisqMgVZ8zdAplTvUGpYPJ8pgMDUodBb0ShEbHQ",
-	"Ow1OA5gTqcMSxmR2Jl//0G5lPvk1Z4rS2YwTgSKE8f8ehzB+ov45evtS/ff23cdxqINZ43fvx5DY7Vez",
-	"Y1jsyQ6Mho8Yj88r8qYK5d9mKGc2edpAmwiXIAkXC0/CFdNWBO0PSqv63MjN265vTq6fj+BGs9wyBEGT",
-	"LENZXFKyN00vSHT5fLlsYUCj424JR+m1jODmGpPpTD5v/RDjDUxbzIWI6Dd1azk26SOpPu0wAZFHM5s7",
-	"Ig5hfK7t4PFhZRu4RIiVAcB4rP6bsxifa3dLbwUXBG7jaD+Y1GVQr3hU5Lpu3asZG3J0WP5dblcVT+8o",
-	"WpU+gir9S7IvQxgMBiGcK78mhHMtxZ67P84vcfF8OT50qW16a97+nVCRxAhjTq7H9QDJeSEOt47INYXW",
-	"SnCMUXy+SRjf88hWDcnzZjeuGhWZk+zEYPuM0MUqrRuIuk7xbrMz2I6L1uMZGBu7SYRA0mtFI+JyrYy1",
-	"hmncuMw2Qabnyd1iV6Sbvttvj5jxPtjcrDolNjPLurVT3X8pbp8jVSuzZediQzG9JWy3lcKrqDEi14Pc",
-	"CyWs++hq8KUCwerEC+N4PQH/msVEbmnT3AWJNzJAtle9n6cwN4jjlac2N0ydD92JzM/O8i/GOeuE62E2",
-	"Xz283IWQKUa7VeD5lhivgfGRZS+KE2/b47N6VqwFqZ9xwK771E1LyNUcCr7t0bgNaPeRZX8ptyu/PKxt",
-	"efoQ+Xw9cvVTd3H0cC1+tUiLcp7IhY4kW4lMRBId5a0VA9JcKINa5BnyXCCH3thmvI37ymQxSSmMWl/N",
-	"z2SjccYSqjPBNYW0xlWfK9E1kzLTERkkHHkzGNX8uEtcVPNmIMsv0iRygb5LXKxm0tgfOhtX31Z+B61k",
-	"1+g/1c1+FVoN1iq4S51uPmHNGHtlsOPDrFiVyOQiRXj/6sNHDYhO9tXe419ywvnCJF3AeI9kyR4Re1f7",
-	"Y+hNEi4kiEtMUTI6cnuG/cEpPaUvGL1CqgOOI/X7f8ExkTOza8gxJTK5MnH+IrUYLojAyidM4vFPDKI0",
-	"0TlYAkwKvQmjnFKAcZGNbJ4ZvMXrF/qv3qlGyGhvb//gD4PhYDjYH/3fg+GwHP806FsvXHvf0YzBjNA4",
-	"dRleHKeJYi//c+/ttT/bB/+WyNmPROBf37/pYQizEE6D6hcGau4/48Ke7LEx27HiJsaTf2jXcQQ/alrC",
-	"aT4cfh9d4kL/gePOJKywZAyNdIXiokjESoyYwP/78O6tOW1tos2Mwk+vPobqppo+m0ySKCGpxbWAmOkk",
-	"znopCoWHjmoUB7VqFPvDcf/QJ/Qc+RQFXDA5g566rsG6Tqidhsk7GcFqHYF///NfumiA3qF2B8j1Afxq",
-	"9in09Bb2JzLPUoSnw6cwbi5BMO6HmqqVw/76K92H/Z+Y8+nmaxpklyTjYgSQIrlCtYrrun0MORUooYef",
-	"JCcwR5tUaKRVCFlKEgrlQR8heR5J0T9UsHrn5hO7Cc8ypCDUUiLSR7M5TFskd2g+MfHH1YxeG+JOkwht",
-	"+qstunGUkWiGTw4GQy3hE6nrfViZ4I1ydPw6CIMr5MYMDoaDffOKgo1kSTAKvh8MB9/rvSQ507J9L+IY",
-	"K+SSVP+eGtNTYckc4oyDkU6WeuE9F1bqypw0a9zykb2y1sryrNguc6eI7qTcQSWfYVkvNnIwHN7Zt1wK",
-	"YmN5ER09ZRNNZu1gPDVfbhqwgHDPq4WixzT542tfMxU7tNbO53PCF5ZWwtUFEdArpJOSI6WKZjQ1isyc",
-	"gT4JfD44U/4UEw2cYA7klLwQ7IacXpbksmrE2HDaLonbVixD2wUJjdI8TugUEilckq7enXgQaht6KM3i",
-	"Gz2ejvKShMcd9F6GFUmwd3OJC11VaVmeSa1zgznEusINOyJM9RhxO4ngmgiwx18tSZ6ux21RKeZzCWLA",
-	"tATpWl+NgvYnlPeDzW42fwC8vUeZc7oB3lY0TzMPdFQMc4y9Ve2qszDI8gZ6mfjW71YcAplIu+cVzQid",
-	"3loG3jevZSmJ3CL9TomLSUK1hQi9VbGu/J1LzOQa4enl3beaUK/sM1+++RS2VsSruDDar9G27E+vPio/",
-	"VSgPn6Q1P6bY5twNl3qHCTuNMkukwR0aWe5EqF+IzZzVCIFRu5tOJBCQiZFJjoccx6wztl65rL+1ks8r",
-	"l6g9SkKBpBI5rfj5Hv1YGiP3aNRcnNBKy07puAumbDoCvmPT3p0MbZZ4LuzhzvyWsu6eSra9rpUrfEvm",
-	"WkKRlCOJFyDJJVJl/n2oHlg2kRSjNbRP7R1eFmO9V9wf3J01Sr1z0XV+9+Tl3o1XwXMDW7NYDA9rZ9qV",
-	"ditTc6WQ5J0ZnA7nOj5C0lQ7KEUqdJvkaTNDd4/o7rVWWWP3j9XCHO3m5G01+UrR2+VZ61LYKxKG9sr9",
-	"hzZiFTtJxe7GjgzRWnW/HcvjcoustYBlxrjc3Oy0tH4YplIA62M8mqLeiTBlK2QmQJkutHhWpoM9vVLy",
-	"nasf8Pls12ZxHDPxyEy/M2baSAQVNV1bwxbqiW+NY1Zr2n4LfGN3z7WVYGt5Zsh18VJbsrSsAhwTiSYZ",
-	"vMxaTYmQ8Af1vOjfv3B6ZLNHNttcbHnJGB2mkwX1G1R3LlPmm9J3E00cKl0lMhOAkjNMuOE0k3YvvhSR",
-	"9chhjxzWIa30gKutWu6QBd+wqbZ65YyzfDrbEetVinu3s11T8pjC5zURYM7YYAw9nGdyoUOU/UMgME+E",
-	"SOjUHqthHLxkQxP7EgyKA5YHw2Foz3etJK78Yscp4mAFOu1ZS53W8pUw63uNLQHEYpBRIPZQCPTGN3o+",
-	"oY+pEMpjys9Dfc7y+XKsEOwwp5FGKJTo35aVbV3rNYkkxVO/7zSSSj3zzm2LAq9fCW+WuyMF5E2bIaX4",
-	"1KcND57ds3K2uSyusPuOBONKrfc7YCpG8d2kFROrH379MliG2208nLVoc4rXBUW/E6Bkit+kx2sPY9L2",
-	"CsldUMcc5ytajKUkutT3bX167Rro+vZgsfGVcHyZhlPMrVfEY8rp2R04yTJTNNhMVeEqkaKsrOuq/Twb",
-	"lkGd/m1l8d6N16Ntk2wefz085B5Lgcn6Lsuds8MO0n8c+C0yrTWOdg/oL3tZdGP+i8d2mTS0Btufp0HC",
-	"tW+sNFZszRc6zuWjvtlY33wjumYXeUud/N6uFSpVurr1QNHtYUeMamv9Nhq+OkWlaCaRxHr3+m6T3rbq",
-	"ieGatdTPV3WczdfxTt1U0yqvMUxIKlDzqzsNkMQ2N2pXSXM7yjYojZuLhW1j4tjQq77Woed89lqb2JQo",
-	"R3dNN9YkFidnfyTm3Iv5caHcW8ZBII1d4prhKufcbtCaVQ9VSX/avHCoLjpgx3n9Uvzo4NcSsnWa5uQJ",
-	"x8xkG63OdXO4bwX1rlzrLdf7vazvWmHXDRc4UskXdn2XrX44Vnv9VLt/fk2r3NlVK6scenqqq/IrdKVz",
-	"dKEVIOISOwTC5zvzREaztlTsXWutag+k5q62BSO7MqTezryuLqcDbcrjM4Lz/rK5V3tDrddfZc3ihEJC",
-	"s1waKt8zNz/d/379a0UP3c9l/2NDt3QBuWYqAXmmfPf94dCsZWVHlmujV1wzdSDqZ6tWVkBjNOo1jfHT",
-	"F8W+3gxtEslK/67+18q90LNHVAnHyoP9b5qvXZRKn9u1rkTJ2QW5D42UmqLubbVRvzsdzlISzR5kbeH9",
-	"DRyTvdQWGGndP+iwHH9X+weVNo6d+wdeEvDXY4OUmwilHFq7h6ArHZZ9CoaHYCuglmOUNVB3aaM0b8X6",
-	"3HusHnnk4EcO7h2/+/BRGdXz/vZyU9cmPreRnzap6XXU+AnljkyLhiYk9xZ7bGgZchcxSGVN2JIxbhLa",
-	"WrCb65vFI+vZBrc6OLQ1ImyXmY3w0I0Gd+rIZcP0xif1aYdQuXa2PBv3bRGdpHZqqQFr/Yc76pHT0gwq",
-	"2t0cWvuG6kKubgpUrV+e2x5Iammb7AmdhgJPh8PSeh7fmCkuxy6hRfFFBZP3vN/tMcejDHiUAY8y4MuV",
-	"Ae0KX/PdebWTSqPSX2kJszvF39LL594Wfq33zV1tP3pNge5moX/JCSxsnrnMhUr3JJhwNjc9ymiMnzA2",
-	"3YnYxDv9/p3wWhaJ+1VqK9R/5PFHHn8oHm8X2iW527ZDbd+mHTrb9gttfKDvPvhxa6//vYEIepNaQ6qq",
-	"yjTT2qGEMRtLHoHuXrz4tLm/eHo3R1zPWFpQ4V7r/Nwxbx3FsSh2ZridgL2i+UlYJhMQEUqZhAt0+Ya2",
-	"YqZlyUQARyciiACKGFe3Ogtu7JAF3bGaXYdpHsg7u3vHzBwv0uN985rrg+vB6zFjz3qgGZliWLbyco0i",
-	"XE+uSoX6ECrl7m2HLtOUKCxb1IRQFNPvD+Bo5QCOcnO8wzbgfJz7tft2Gsd4XCSPi+QeF8k6ZXEuvH4o",
-	"rRZktXPKLu2G6pfaLEoTNHOgfzXH6lYN0e/E6lRMtWz7Gd2s0AWMdhfQbUkmbyD6rqThSkuXHW8N3orH",
-	"PsNMfWCms8kYCnJXiHyaXCGFXrdocgKsFEW2EnvJxZM8Tb1V+DniR03DdqbZjVJ/r8b/0gRZkWDwlQo0",
-	"IRm3vNU6le24QpcWPPcqnnafJPgFJTGzMkUJdySmFH9tmmLsVcoU95vE1l31zqvK+FX73O9xzq5QgKhW",
-	"odRxNuLPckdl9doEzFEcP3Lj744bdQRohRUl24QRO4Sg1wSsNVWxbDT2e09WXGkg15nsZVGr1NPXV/HA",
-	"B/7LLXrg9dPbkc9Qa7F3f1EUv1fgHe2SlUT99nfJilIG3qyhd6Ak5vcHcK2rzjDuGmuX1QoOnv2guX7b",
-	"jAYnSfdu7F/K39isVsEKGz9ktQIfWV9nwQJvBlvWLLgfMvjrei0NvqLSBevxvuvqBSVmN6hf8Kg6vh3V",
-	"sYvKBOvYWSkC249u4OjUKFiOXE/Jd7Z73WeywOatmavd4tVIg/fk+hcUQveMbSa0gvLo+DXoDnveSTmT",
-	"RFLt0nfrTgu2N2swOjlrjlonogCkAIEI7W/61PhV9w4MDNN6o95UuqyenKlV4HV/PTlTksE0Nmw6q+/N",
-	"UrcRzYicATOHgymL8TsBf/748RhIHHMUXv3Exh6h2pDIeRqMvGaeWjbZaax+3nw6BH0owga5QrshU0l0",
-	"Wol/hY5pRehXLLNla3U7BbfrMygP2FuOrh/lt21+oFe2ZNCpoeYFcpEiRCxNMdJ1SSoHLU0JPpt10fc+",
-	"5lzS+tdelmdLJtV2BfbV8iBJG6j2ey4PwiRF+F+3i6j+frXp7mq3Qe0PuY6D/nh++6T6oKax5RORYZRM",
-	"kqhoEuwj3zLw8mz53wEAAP//",
+	"7H3bchs5suCvZNRuhMneMkXJdp89VEw41Lanx9tuWyPr7NkISyFCVUmyRkWADaAkczSMOK/7HxvzYfMl",
+	"G7hVoVgXXiRKbbdebJGsAvKGRGYikXkbRGw6YxSpFMHgNpgRTqYoketPbzJOZMLo+7fHRE7UNzGKiCcz",
+	"9WUwCE4nCJF9BpIYOsMo48//9V//HHZ7QRgk6pmZejMMKJliMAjc0xdJHIQBx9+yhGMcDCTPMAxENMEp",
+	"UfPI+Uw9LiRP6DhYLMLgHR0nFD+SKTbDgvoZUHM1zG+euNCfNpv/mIzxWFGnOvUxGSd0DETAJSfRFUqM",
+	"4bcM+RwKckJnOCNj/BJlnCOV53/aP8v6/YMf9Zci+Tue/+nglSEbfp2lLEYHlMZCD1egod4KfHj/O8dR",
+	"MAj+217Bzj3zq9hTkJ/gbxkKGSzCQMh5qsaIEWefLv+Gkf7285wyOp9+RtnGbGGeAoHS8FvMaSu/7QsX",
+	"AuWmLF+oh8WMUYFaGH8iscNioMSWSqT6TzKbpUmkxWrvb0LBersmZd5xzrg4sbOYOctIH8GUpCPGpxgD",
+	"45DQa5ImMXADCHSGt2cB6lHOgsGXXq93vlC0KOSVyT+zjMYPCLK3EGKGAiiTgF8TIRUCcoJwhXOYkrn+",
+	"gUQRCgFJBZWz4A3L0lg/NEpobIfsnQUFhurh+0WslRUUNHj1RA8VdvkPZ8HgLOj1emfBYggjxoFkcoJU",
+	"WtCA0Bg4kQhpMk1kQscGo0fiFkfBMh5V+NUiXaeMfSB8jA8OqZH7SxbPIRHArtHIlNJghpjNUC/catfL",
+	"+YiSdC6TSLxhmdt8OJshl4lZ7xxFlpofEonTmieiNImu9F9qhRIZDIKEyh9fBqFTJgmVOEauKDbibFqj",
+	"ZkKtWu2AawwjWf32UOi1L2Yq/WgxeuigPc9HZbnytV8Qzsm8MpqjQ92LORGVjq8SaFb7rd2CPDw8/BQj",
+	"635ZAsqNYV+owrb0vIakFQNPt5M4TpTQkfTYA9zsF2VURknqbJW2l8qCPLyNicQB3Co+hSDZQqmP4a0k",
+	"4wFI+Ad8kWQsCp1C0nQAVo6BjUBOmND2RQUZRS1+TdLq5mmEHDjOGJfAaDofQEzm0IlxRLJUdtVUE5Zx",
+	"b9xCRB0f1yeMY2MZir+wG5gSOgfObgR09nu9/X4/BAsD7PftMq0gZsyPKlZapMtYKW1gjJ8bRScwYg+E",
+	"I0SKCBjXoFg3px58K6mIWZRNkWqLo2nFz2t/sfqt6UUlFyV9VH1ieSVX0bIWcHVdTpI4RrrJ+GHQAOiM",
+	"symTGG82mKcJN8DQX+baxCtUXg5G6JA7b6HI+7dVmtTiV520bdgPiZGf8sBTlCv3RPXmr+o5Y4pWdqO2",
+	"d3M2ryKZBiRs1fJurK0WwzZS9ZDiU8H2LabKg1LE/8SNWVLVPJ+oNpuU1pohhyQOnXXrTBRjgUDnoN+H",
+	"BoskDBjFT6Ng8KWdlxaiE8uiRbiZKXVeIGWGqEpjbH72KHbJWIqEVsTFPXneTLmTDUX1rVWX9vU61rpH",
+	"Nttoj0BIxjEGp5AP4ZqkGZrdwMiECEHPItTOar9SrKRZmlb32DD4+nzMntsvlYXbOyE3v6IQaof0AH1b",
+	"EHRtSofrapuwnQsWhMfROzmn7kHv+Jg0L8UjUOaJYp9js9jpYvTJu9VStAM0rUXM8dx0G676S44iOlgy",
+	"RorK6YxhGLNIh03gZoIUyKVAKruHWujNV9J/eUKUVwiZIJcpQqINKPWo+uhW3hpCaxFr4/S2qsPSskVz",
+	"2JHX1ugO+YcQpTspdifzP7G4xkI+oka9VZcHAZHQceqx2bCjt76SW0FNpJLP7fYIHS1bI8Yho1eU3VBI",
+	"YtHdJXU/WgnNod2KviaMVqPHnY2vnYo1nfeExvj1IuJIJF4IlFLtNhfsGjlP4pUe1oZbUUroOLOOWyvW",
+	"GsMP7umFi53WqB0TJrowoTjREKI1oST7jJI7AkrXuwBeEG6g18zndeA/VU8uqx0bZtejeAQJl7lXp5LM",
+	"sG80r7YyfO9O/zJxP7Ab5BERCClKiVyEECfjRAodTZzMZxOkotZ953idCOvyVRl2dPwe3BN6Ldrg7Yil",
+	"qXbTrXtuXGuB/Br5MwFkNhNIeDTp5S9biQ4hkQLT0Rm1byZ0DJJBSiTybg+Q8DRBPgCaTS+RG2ssZtll",
+	"iiKEMbKUmRCigLMgJTKElNGzIIRPJ5BQsGb+oRlvcEb9YV4cPL9MJIxSRqSATkr4GLmz+oQkc5D4VXZr",
+	"p7GzjJFNiJiE8CVlNFSznAPjZ/QsOP70/uMpdFJG1bdd+7AbBgTjCtXeGVWbHc2mSgQtslr8JHJP1L6t",
+	"ZdWwPj54Qt54DOBWgjUwpkiogIwm18gF0Va2o1ZMtHGrv1H/KCd+xDVuQRj8Tf16xZT1kSrvXup/nl+q",
+	"B3imJH8ShMHfJ4rIK+yTHP5HMZLtpnIPJnKBxToGspWeXe66Hlm3325bcKEWiRwHpPGMJVQ+E2ujE8Ln",
+	"43dvetN4Y7zugNOpXXO5qBvdGISOzZgSIZPIKNVaPVE+oqqjzdFsBp/1AIYIhzA0yA+hY6mzl5/2mF90",
+	"5Nc8NYRO+ZwqrBxShcE0of7Otx/WuS+1Wmhzx6ZW75QpfA/u09Kqa3FT/kwibPTbYmKUxloaQI/0v9W2",
+	"VKefGw0wuSREemNTKoLQ0vlGgxtmDSENaSN+Bqrqqc0Gdq4962rFhJkHru1slQOeRsPs/VuntMvi/7bw",
+	"dYVyNwqjgEQRzpTfqwwlA0IyStAsf8euGjb8gvMqHcyJ9QVJU3/DrsZyvB/vHE6/wnmDVYARRwmdodEa",
+	"2qcPYTjjyTWRaFx8tbxJPE1MooQ16zCGyzkcvIRoQjiJlDnZrbUdGxnIkTREsdaxLn7BuTEtwuCGJxLX",
+	"iDzqGELZold0qRORX3D+OBu7kph72NUt/Ots6Vc43+l+7ki5zcb3C87bULjC+Y4h3xbqrfy9nSqGBpew",
+	"7AiGzgvUii6jMXIRMY5NXuGqBVx5pW2p1gnxss1jbRtFOa2ggjDQmqnW2snXYWNawaqkM7OK180E+FV5",
+	"qsZ4ele1ITaRoir7vLG3ki3vaKtuE1DjooAOkTBlwh6kh+sBX4ZqLROshM1mCrL8Vg2lPpJp7pStvzyW",
+	"Y313PCcK3QlQEQxPYkiEi122BMDXjc5Vo5PrkrCCaw09cum/n+QbZa5Jkl6otSPaHvD2y7UTePyhl8dp",
+	"TO8xKHprqTYjNrcCp2QOl2qlUAlEuHM+vUgayVNdaHrPNUOGICTR4R4gEvbzIBnsd5cD6IlhUX1GTD6s",
+	"TmDLRzl4pUPldqs4BLewD16FUI5pKftW8oxGRFqDtjL3ooF68VaqaF3lm2uUuun/miGff87GYxRbJxY0",
+	"5AQZinKZkNTkAfWaqZ/nI4kcFJOWdFDJSjJIbJ7p5Zb3AG5HCaaxGMAXiV8lmE/ni8XQi7DiNXITojS/",
+	"d2vSvNagp2i2fJdzHFvyjeom8hZ4/XlIW75kQeXVx9zesxtnLBawrMwLLBSNJlDdVGazqtemmJ8OVbao",
+	"BldOG2Tql4b9w6iXhgNUM5sbpA7Yz3mybb2U1kBUFtk/K7HTNxhAMlAP12YamnmarXu1Cm8mLEUwOmGX",
+	"hr7FeRtb35gj9bwlKfKyONdstNhwPLgygtMu/b6bW8fmdZSwwa2wg5X+xCg/CKpu4SuSD28Ip2rXbKXI",
+	"Eh6Wht7Lobs7YilXK8RlyB/PhlkZ6rpvo2YjF6FixJrAb4ekggGSaAKYojnZ16dFymq3D3V78LHVNDrM",
+	"j+nZzGyLhOMZJVTcoLKUh5/s1xGjkiRU5FdTrnA+gP8z7MGHZJqofc8k4/7r//4/2D/4n168KdSGT08b",
+	"Pn2dCdwPz6j+ztIRTIIwdPb7Yb/ft+kZArhCTunObggvDsAmYYew3z946eyiGXL7g0mACN0nqnYVOj6j",
+	"CqJXkOI1pkKPc8mYkHoYfZRnd+gQxpxlM2OgaSz6IYxIhLL46uBVP4T9H4G4ZHKQZKwP6dSvP/pRNnM6",
+	"uKRp3GubWhdqljw1vFZPG5w2HVdjPjAEgX/AFzPK+WI4MOQNYZTRyIwWwoyzr4rXc6XjOUZIo7klZi1M",
+	"mnjbwnSrhsvBUBx4HWp2vV7AP9yvOhwemv8UgXSm/etQsteh0qyvF+chREgl8tchZDQxL7fRcctEfwu0",
+	"hlbNYITzXEGqk/8l01AbWMI4EZLQCEMFkv+D+hy6FxbDUAsxxnCTyAkMSZoO94aEzod7Q8oo1mOgpXgr",
+	"+HMyRyxNyUwUFK+fafPbAqu9rupdgW5vba/KaZc1LhqUtsgln9L9BDKjOs1BweS5fgcGpBa/xKhCo2Kh",
+	"cxacBTAlUsdujOXvLNfuoU2IeP5bxhSnZxNOBIoQhv9jGMLwufrn6ONb9d/HT6fDUEf8hp9OhpDYJA6T",
+	"d5BndvTMDh8xHl+U9E0Zyv+coJzYO1UG2kS4exNwOfc0XI62Ymi3VzgHF0Zvbru+Obl5PYBbLXKLEARN",
+	"ZjOU+VdK96bpJYmuXi8WDQJo9rgt4SicrwHc3mAynsjXjRMxXiO0OS5ERP9QPy2GJuEu1ZcgRyCyaGKz",
+	"7cQhDC+0OT88LCWTFASxOgAYj9V/Uxbja+016oSSnMFNEu1H3Nr8giXHkNxUnRSFsWFHiwPT5j02ZVwO",
+	"oMz/gu2LEHq9XggXyj0L4UJrsdfuj4srnL9eDA9dCrdO8LF/J1QkMcKQk5thNc5zkavDjcOWdfG2Ahxj",
+	"FF+sc9DkOZbLhuRFvTdaDu5MyeyLofY5ofNlXtcwddXGu8nZdTMtGm9tYmzsJhECSW8Uj4jLTjXWGqZx",
+	"7TJbh5ieJ7fFuV07fzc/wDPjfbYZnlVOrGeWte9OVf8l//kCqVqZDcc7a6rpDWHbVgsvk8aoXA9yLyKy",
+	"atLlGFIJgmXEc+N4NQP/YxYTuaFNcx8sXssA2XzrvduGuUY4sijmsOaNutAVarjz5b98nPNWuB4nPcCj",
+	"y30omXy0reLnW1K8AsYpm73JL8JvTs/yFfIGot7h3n37ZdyGyLGpFbLtjfk1eHfKZn8tznR/f1TbsCgB",
+	"8ulq4uqn7qMiwUr6apUWZTyRcx0cthqZiCQ6yhoLCaWZUAa1yGbIM4EcOkObkznsKpPFpE0xan01P9fS",
+	"5qD2XE0cveOq6QpyTaSc6YgMEo68HoxyBucVzsuZXTDLLtMkcoE+nT9TzvWyH3ROv0uvIbSU/6X/VD92",
+	"y9BqsJbBXehLKyNWT7F3hjo+zEpUiUwuU4STd59PNSD6yoD2Hv+aEc7nJjMFhntkluwRsXe9P4TOKOFC",
+	"grjCFCWjA3f02e2d0TP6htFrpDrgOFCff4BjIifm8JNjSmRybY4r8gsKcEkElqYw1xd+ZhClic4SFGAu",
+	"4pgwyhkFGOZ3GswzvY9480b/1TnTBBns7e0f/Fuv3+v39gf/ftDvF+OfBV3rhWvvO5owmBAapy4HkeM4",
+	"UeLlT3div/uLffA/Ezn5iQj8j5MPHQxhEsJZUJ6hp3D/Bef2BquN2Q6VNDGe/F27jgP4SfMSzrJ+/0V0",
+	"hXP9Bw5b0wTDQjA00RWJ89pRSzFiAv/r86ePpgiLiTYzCj+/Ow3Vjwp9NholUUJSS2sBMdNpxtUKVYoO",
+	"LUWqDipFqvb7w+6hz+gp8jEKuGRyAh31vQbrJqEWjXf2oMmmfD8TIHXoeADEq62kX2Lc+8aDStH6Zb+v",
+	"ebZUpCjGiMUJHZvzrBCQiowXp1yJAB0V11WLDtVSdKriuZhhlIySqHwiBh0C00QINSTjakYXV8/hCYGA",
+	"JFdI9Smd9o+7aqIffjjo93/4oQLiv/7rn3r6Qen8bUSSFGMgqZywbDwxFJVEZkJPKuCg39cAu3MAe5cj",
+	"EfCy/xI2KNZ0qKv06EjcJYsTFPBy/8UhELjhLMeyoLvSei/9Q0FdS8lRYamOkmRXSM+ChRJf/aYuj4J2",
+	"6CsFysv+i6WxNEEWw1DNW8pvh5cH/770bPE74NcIMcZY13TSkdcTlHz+/GgkkWtRc2eLLrYDKZJrVNq3",
+	"apMNIaMCJXTwq+QEpmjTlc0uE8IsJQmF4squkDyLpOgeaqiLMkiJzQFhM6QglAok0l8epjZKnrmk17eB",
+	"fvmugD2aSJMIbWK9raF2NCPRBJ8f9Pp6Z06kLt9mdbk3ytHx+yAMNK/1FtHv7ZtXFGxklgSD4EWv33uh",
+	"zwDlRO/JexHHWDGUpPrz2LgMikqmJkccDHQm4BvvubBUJrDhdLh4ZK8onbc4z4853X3Ze6leVUqnWVRr",
+	"xx30+/c213JycG3VOD89WDuILw0EdQPnkO55Je70mOaGysrXTCE2bXVl0ynhc8sz4cq9Cejku4vSsoWJ",
+	"xWhqDBFT2uZL4MvDufKHmaiRCHMts5CJYDds9VKBF2Uj1IZDd8nkNgafGrqGkNAozfQGlEjhrgPoU6ZH",
+	"4brhi7DK2Nkbnq3hXUcYtvB9EZY0w97tFc510cxFUUOjKhWm6MaSVOyIQeWCKs0sghsiwJbrsCx5uZq2",
+	"eSHAuzLEgGkZ0rbOahXvzygfhpo6V7+Rho9AtxOUGadr0G1pJ6qXgZaCsE6wNypNeh4Gs6yGXyZO+YdX",
+	"i0CUSaY3n2hC6HhrXfjQMjdLSeQW6zOlNkYJ1ZYjdJbVuzLEr3AmVyhR77JJo2n1zj7z+zerwsbCxyWX",
+	"VPup2sb9+d0pXM5B4DVyklb80vzYejfSWnM5u9VYs8zq3aPx5eoF+HV3zUWlEBi1WRJEKpcyMTrKyZKT",
+	"nFVG2DuXlLpSE3rVsXWkgFDlfiKnpfiNx0eWxsg9XtXXorbas1Vb7kI46wqE7Nj0X7od36ABXVjLVYYo",
+	"dN8DVep9X6lS/ZFMtcYiKUcSz038QpmFn8tlLYiNnajdRN+A8EpciKGJdfTuz0qlXvWMqtx7+nPv1ivc",
+	"voYNmi+Kx7U/7YrbygRdqh9+b4ZoHkkiNAaSptpxyTP2mzRQk3m6e0K7wg9tFH40quZmarskb7qzL/U6",
+	"0Kny9UthL08I2yvOl5qYlZ8U5qdXOzJQK0Wd70Evr3cXoTgM3fw6QlPJc13cuFN7fyKElvsT69q8VrAe",
+	"R4IVivpqmxYf7w6mMlBmJmqazvVeoOwVe6OrEHJXLuXuMt5k5hwz8SS5T5K7O8ldS7nmTQoaAzXqie9X",
+	"PJfbNTwJ6VpCapNMtLFlK+Hr6qZk7gr+Fz00YiLR3JkokrtTIiT8m3pedB9e7T7J9JNMP4JMr6OQvQSp",
+	"FnPXgvpdWw0uj+1JejczG0YaMypdQVMTsZQTTLgRa3PvRvxelPGTOD+J88OKc7Me1gMu94u8R3n/wMba",
+	"GZITzrLxZEdyXuow1Czjdamqip43RIC50YcxdHA6k3MdOO8eVqosFEll5lIfKwrcXySxzSHTpRLdBe8m",
+	"ufxGxPJE00UAsbRiFIgr798Z3moqhGUaFOUPXof6/vbrxbB7WFBEyzOhUBB6U6G1bXRWJDrlT33/aU7r",
+	"KeVSI6X7UMvFiVvOku9WPxdHgTmudSd/hVbWiZoHrx7YwLAJXa5p1Y707VIfqweX4Pdv782soHiTc/SZ",
+	"2KoBVWguIuvT87yLckqiK7VPuBZc2qXSLbzAEuUbEfwiFS3HrZNH6Ar07KmzZDPTRsGgOmJcn0vlvQZc",
+	"AbZX/SLM191W/+/dem2o18lo85fFzoV16WTxnuQ1Z4J3GPn7Ubo7yLdzCDfo0cYw7oPy2usSeM9s/v5Y",
+	"W6QErmDt3bbIcOUbS13xG7MBjzP5tKFuLLnfx2a6i6TEVrFv3vZKlSHbN7qiGO5u5NW2Dqh1CXTeWd4r",
+	"LYl1KsrDZbbWdR2tgbPSdxQ6Q7ubDmFEUoGVHms7TX7dUZZQYahdzm3DQSdxXnHPlm3Ul6SViYlJLGqu",
+	"JpbvJSax+HL+J2LuI5oPl8Puob7NgjR2CahGgFxwAL/OUhbnFXLqshf1UKX0xfWrXutiMHac92/FTw5+",
+	"rRMb0TQ3yzjOTJbgMq7rw70V1LsKTWy4tHe6lCvtERsWst8gsWi+ybHcfTNmKPTNSvyaCPktrWZnMS2t",
+	"5sZekLZ0mS50BURcYcvCv3scgsho0nSFYtcbUblrZ53Qen07XTVrL79EV/fUAUnlpRoF+YB7VUNP1dX7",
+	"VVFgP6GQ0FkmDbcfWKpf7r9Y/dopYx8IN9U17rQMjg3/0jlkWrgEZDOQDPb7fbOmlYlYrJFO/p2px1O9",
+	"I7m0EmoDau9pjF9/V2LsYWhTopY6z3a/dSmGjnUTCMfSg93vWr5dpE1Xf7XeQiHhOdsPjdYao+5YulZH",
+	"ah2SUxrOXlBvWANr+B57qS341Hju0mIx/qGul9c2XW89RPGS978d26Q4Fyn00spjEV2Btmiy0z8EW5m6",
+	"GKOoTb1L26X+0NqX4mP1yJMkP0lyLsnHnz6fKqN72t1cj+ra8Rc22NOkRb22UD+j3JHJUdNJ68GijjV9",
+	"r1ZFH6tNxe4jXqnsEVsEzKGt7Q3tox+qP58bt97aI2ZPLQo622o6h01Rzm/5wPsko4X5kfdGO7Q0oD7+",
+	"QNU64ZltmKcoYbI9oGNKIcFBv69rKxHPjh3eGtIshi7pRnmyZkB7XvjAh+eekD2tuqdV97Tq1juY0Iy5",
+	"KDelqt3Ylrpr7W5za2iL9mBLrdJG7L4O17z+ahsfrfnd2r+NzBM2nbksgFInOhhxNjXdJGmMXzE2nd5s",
+	"zTojm8+E1/5NPOw+ssT+JyF/EvJHE/JmtV3wu+nwzzaE26Fr6VrONQiC/vXRiwIU9LYQQWdU6e5X3jQN",
+	"WjtUMeZ4xWPQ/esXnzcPF01eaojYIBl+S8SHrVJ1zzJ2FMciP5/gFgH7jZYrYYVNQEQoZRIu0aX92fq9",
+	"RUFZjk5VEAFUF1mtlcoWndAemdh1UOKRPKPNnKL1Lyzp8b7/Leyz65vuSWPH3gyZkTGGRWdB17fGtQgs",
+	"NcwIodR9wzYMND3SwqJjVgh5b48Hjg/sNDTwJPtPsn932V+l2i+E10up0e4rd116QDnM57w3X8LEmRzW",
+	"3+31pKqt+kxUkdeHG2Ya3VXVxZd2p0cb8qlrJGxXGnWp99QDK9adC/Sy8fsdS7hNiVDIuTL/4+QaKXTa",
+	"ValTuIXq1AFT7i2ZUZamOU3vplgVGrZf126skBM1/nekovPMgD+MqhaScSvIDchvKoK6+ueFV6S4/X7A",
+	"ryiJwcrUDd2RAlbCvG42sVfU9oFvDKxXDNYroPpNBxxOcMquUYAoF4zVwUbiY7mjCphNWu0ojp+k8g8r",
+	"lToMtiSSkq0jkC1K0evL2JitWPR+fKoTUe2uuYNKEZYraqf7IxSL8NH9/daL8Pqp7sgVq7RYfQRpvj8f",
+	"rGDqH+CAMq//4KENnQOln18cwI0uD8Q4zCacCL/Ew8GrH7XYbxyosnp779b+pVyr9Qo8LMnxN1riwafz",
+	"H6XKg4fzhoUeHprnu9Un33W9h9VM3nXJh4J5axR9eNoVv6NdcReFHFbJs9rjbM/OnmNUrRo7cv2SP9kO",
+	"n3eUgbbm9eUW3/byu/1SjdQ7ITe/ohC6H3o9pxWUR8fvQXch9W4fmtSkcifTrbvM2L7jweDLef1BRyJy",
+	"QHIQiNAOvM+N33R/1cBIrTfqbamD+JdztQy8zuZfzpVqMM1f6+odeFjqFtkzIifAzMVrymJ8JuAvp6fH",
+	"QOKYo/Cqddb2v9Y2UsbTYOA1qtbKyaKxPL2ZOgR9ocRGD0ObOFbKn1sKLIZOaEXoF7Kz5Z91Kxl31tgr",
+	"ihRYia6WQ7Atz6BD/MbGxM5KLlOEiKUpRrqMS+nyqikDaXN4ut5kzrevzva2uJczKrdqsa8Wl3CaQLXz",
+	"uawak2Ljz24XUfX9ckP55U6s2tdz3Vj98fxWctVBTfPfooe162rtE98K8OJ88f8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -34,20 +34,25 @@ type analyticsLog struct {
 // normalizeQuery is how queries are counted: trimmed, lower case.
 func normalizeQuery(q string) string { return strings.ToLower(strings.TrimSpace(q)) }
 
-// record stores one event durably, then counts it.
+// record stores one event durably, then counts it. The write happens
+// outside the lock so that concurrent searches share the store's group
+// commits.
 func (ss *Searches) record(ctx context.Context, engine string, st *engineSearch, ev analyticsEvent) error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	st.analytics.seq++
-	key := metaSearchPrefix + engine + "/event/" + strconv.FormatInt(ev.At.UnixNano(), 36) + "-" + strconv.FormatInt(st.analytics.seq, 36)
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
+	ss.mu.Lock()
+	st.analytics.seq++
+	seq := st.analytics.seq
+	ss.mu.Unlock()
+	key := metaSearchPrefix + engine + "/event/" + strconv.FormatInt(ev.At.UnixNano(), 36) + "-" + strconv.FormatInt(seq, 36)
 	if err := ss.store.PutMeta(ctx, key, b); err != nil {
 		return err
 	}
+	ss.mu.Lock()
 	st.analytics.events = append(st.analytics.events, ev)
+	ss.mu.Unlock()
 	return nil
 }
 

@@ -253,7 +253,7 @@ func parseCuration(body []byte) (*Curation, error) {
 		c.Hidden = []string{}
 	}
 	if len(c.Promoted)+len(c.Hidden) == 0 {
-		return nil, EndpointErrors("A curation must contain promoted or hidden documents")
+		return nil, RequestErrors("A curation must contain promoted or hidden documents")
 	}
 	if len(c.Promoted)+len(c.Hidden) > MaxCurationDocs {
 		return nil, RequestErrors(sprintf("A curation must contain %d promoted and hidden documents or fewer", MaxCurationDocs))

@@ -94,12 +94,7 @@ func (s *Service) parseForIndex(raw json.RawMessage) (*appDoc, *string, []string
 			errs = append(errs, msg)
 			continue
 		}
-		v, msg := stringifyValue(f.name, f.value)
-		if msg != "" {
-			errs = append(errs, msg)
-			continue
-		}
-		d.set(f.name, v)
+		errs = setField(d, f, errs)
 	}
 	if !hasID && len(errs) == 0 {
 		d.id = NewDocumentID()
@@ -109,6 +104,16 @@ func (s *Service) parseForIndex(raw json.RawMessage) (*appDoc, *string, []string
 		errs = []string{}
 	}
 	return d, idp, errs
+}
+
+// setField stores a field in its stored form, or appends why it cannot.
+func setField(d *appDoc, f field, errs []string) []string {
+	v, msg := stringifyValue(f.name, f.value)
+	if msg != "" {
+		return append(errs, msg)
+	}
+	d.set(f.name, v)
+	return errs
 }
 
 // coreSource renders the core _source of a document for a schema.
@@ -320,12 +325,7 @@ func (s *Service) PatchDocuments(ctx context.Context, engine string, docs []json
 				errs = append(errs, fmt.Sprintf("Field does not exist in the schema (fields cannot be created with PATCH): %s.", f.name))
 				continue
 			}
-			v, msg := stringifyValue(f.name, f.value)
-			if msg != "" {
-				errs = append(errs, msg)
-				continue
-			}
-			cur.set(f.name, v)
+			errs = setField(cur, f, errs)
 		}
 		if len(errs) > 0 {
 			results[i].Errors = errs

@@ -6,11 +6,18 @@ import (
 	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
-// Error types of App Search errors. The HTTP layer renders TypeErrors as
-// {"errors":[...]} and TypeAuth/TypeRateLimit as {"error":"..."}.
+// Error types of App Search errors. The HTTP layer renders TypeErrors and
+// TypeDecoding as {"errors":[...]} and TypeAuth/TypeRateLimit as
+// {"error":"..."}. Following SPEC.md's error table, an endpoint-specific
+// request error (TypeErrors with code eserr.Invalid: a missing or invalid
+// parameter, a taken name, ...) is answered with status 200; a malformed
+// request (TypeDecoding) with 400.
 const (
 	// TypeErrors is a request or resource error: {"errors": [...]}.
 	TypeErrors = "app_search_errors"
+	// TypeDecoding is a malformed body or malformed parameters: 400
+	// {"errors":["decoding error, ensure request is valid"]}.
+	TypeDecoding = "app_search_decoding"
 	// TypeAuth is an authentication or authorisation error: {"error": "..."}.
 	TypeAuth = "app_search_auth"
 	// TypeRateLimit is a rate-limited request: 429 {"error": "..."}.
@@ -28,7 +35,8 @@ const (
 )
 
 // Errors builds an App Search error with one or more messages; code picks
-// the HTTP status (eserr.Invalid 400, eserr.NotFound 404, ...).
+// the HTTP status (eserr.Invalid: 200 with the errors, as an endpoint-specific
+// request error; eserr.NotFound 404, eserr.TooLarge 413, ...).
 func Errors(code eserr.Code, msgs ...string) *eserr.Error {
 	e := &eserr.Error{Code: code, Type: TypeErrors}
 	if len(msgs) > 0 {
@@ -40,6 +48,17 @@ func Errors(code eserr.Code, msgs ...string) *eserr.Error {
 // Errorf is Errors with one formatted message.
 func Errorf(code eserr.Code, format string, args ...any) *eserr.Error {
 	return Errors(code, fmt.Sprintf(format, args...))
+}
+
+// DecodingError is the malformed-request error (400).
+func DecodingError() *eserr.Error {
+	return (&eserr.Error{Code: eserr.Invalid, Type: TypeDecoding, Reason: MsgDecoding}).With("errors", []string{MsgDecoding})
+}
+
+// RequestFailed reports whether an error is an endpoint-specific request
+// error, which App Search answers with status 200 {"errors":[...]}.
+func RequestFailed(e *eserr.Error) bool {
+	return e.Type == TypeErrors && e.Code == eserr.Invalid
 }
 
 // EngineNotFound is 404 {"errors":["Could not find engine."]}.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // SearchRequest is a parsed App Search search request (the body of
@@ -122,11 +120,6 @@ func decodeBody(raw []byte) (*jvalue, error) {
 	return v, nil
 }
 
-// DecodingError is the 400 for a body or parameters that cannot be decoded.
-func DecodingError() error {
-	return RequestErrors(MsgDecoding)
-}
-
 func parseSearchValue(v *jvalue, rev Revision) (*SearchRequest, error) {
 	if v.kind != jObject {
 		return nil, RequestErrors("Search request must be a JSON object")
@@ -193,33 +186,9 @@ func parseSearchValue(v *jvalue, rev Revision) (*SearchRequest, error) {
 }
 
 // MissingParameter is the endpoint-specific error for a missing required
-// parameter; SPEC.md's error table answers it with status 200.
+// parameter (answered 200 {"errors": [...]}, like every request error).
 func MissingParameter(name string) error {
-	return EndpointErrors(sprintf("Missing required parameter: %s", name))
-}
-
-// EndpointErrors builds an endpoint-specific App Search error: the
-// request failed, yet SPEC.md's error table answers it with status 200 and
-// {"errors": [...]}.
-func EndpointErrors(msgs ...string) error {
-	return RequestErrors(msgs...).With("http_status", 200)
-}
-
-// HTTPStatus returns the status an App Search request error is answered
-// with: 200 for endpoint-specific errors, otherwise 0 (the code's status).
-func HTTPStatus(err error) int {
-	if e, ok := eserr.AsError(err); !ok || e.Type != TypeErrors {
-		return 0
-	}
-	e, _ := eserr.AsError(err)
-	for _, m := range e.Meta {
-		if m.Key == "http_status" {
-			if n, ok := m.Value.(int); ok {
-				return n
-			}
-		}
-	}
-	return 0
+	return RequestErrors(sprintf("Missing required parameter: %s", name))
 }
 
 func parsePage(v *jvalue, errs *errList) Page {

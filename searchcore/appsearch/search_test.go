@@ -261,3 +261,51 @@ func marshalNoEscape(t *testing.T, v any) []byte {
 	}
 	return []byte(strings.TrimSpace(b.String()))
 }
+
+// TestSearchConcurrent runs searches while settings, synonyms and
+// curations change (run with -race).
+func TestSearchConcurrent(t *testing.T) {
+	_, ss := openMovies(t, "later")
+	ctx := context.Background()
+	done := make(chan error, 4)
+	for w := 0; w < 3; w++ {
+		go func() {
+			for i := 0; i < 30; i++ {
+				if _, err := ss.Search(ctx, "movies", []byte(`{"query":"heat","facets":{"genre":{"type":"value"}}}`), ""); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for i := 0; i < 10; i++ {
+			if _, err := ss.UpdateSearchSettings(ctx, "movies", []byte(`{"precision":3}`)); err != nil {
+				done <- err
+				return
+			}
+			if _, err := ss.PutSynonym(ctx, "movies", "", []byte(`{"synonyms":["a","b"]}`)); err != nil {
+				done <- err
+				return
+			}
+			if _, err := ss.PutCuration(ctx, "movies", "", []byte(`{"queries":["q`+string(rune('a'+i))+`"],"hidden":["1"]}`)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 4; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ss.TopQueries(ctx, "movies", []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(out); string(b) != `{"meta":{"page":{"current":1,"size":1}},"results":[{"term":"heat","queries":90,"clicks":0}]}` {
+		t.Errorf("top queries = %s", b)
+	}
+}

@@ -33,7 +33,8 @@ const (
 	DefaultPrecision   = 2
 )
 
-// RequestErrors builds a 400 App Search error carrying msgs.
+// RequestErrors builds an endpoint-specific App Search request error
+// carrying msgs (answered 200 {"errors": [...]}, SPEC.md).
 func RequestErrors(msgs ...string) *eserr.Error {
 	return Errors(eserr.Invalid, msgs...)
 }

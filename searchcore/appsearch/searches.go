@@ -256,7 +256,7 @@ func (m MultiSearchEntry) MarshalJSON() ([]byte, error) {
 
 // MultiSearch runs {"queries": [...]} (at most 10). When any query is
 // invalid nothing runs: the entries carry each query's errors (empty for
-// valid ones) and failed is true (the response is a 400 array).
+// valid ones) and failed is true.
 func (ss *Searches) MultiSearch(ctx context.Context, engine string, body []byte) (entries []MultiSearchEntry, failed bool, err error) {
 	e, err := ss.svc.Engine(engine)
 	if err != nil {
@@ -319,11 +319,11 @@ func (ss *Searches) MultiSearch(ctx context.Context, engine string, body []byte)
 	return entries, false, nil
 }
 
-// ErrorMessages returns the messages of an App Search request error, or
-// nil when err is not one.
+// ErrorMessages returns the messages of an App Search request or
+// decoding error, or nil when err is not one.
 func ErrorMessages(err error) []string {
 	e, ok := eserr.AsError(err)
-	if !ok || e.Type != TypeErrors {
+	if !ok || (e.Type != TypeErrors && e.Type != TypeDecoding) {
 		return nil
 	}
 	return Messages(e)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +123,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.dropOrphans(ctx); err != nil {
+		return nil, err
+	}
 	err = s.store.ListMeta(ctx, metaKeyPrefix, func(_ string, v []byte) error {
 		var k Key
 		if err := json.Unmarshal(v, &k); err != nil {
@@ -134,6 +138,29 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// dropOrphans deletes hidden engine indices no engine uses: what a crash
+// left between creating an index and recording it (engine creation, the
+// switch of a reindex).
+func (s *Service) dropOrphans(ctx context.Context) error {
+	used := map[string]bool{}
+	for _, e := range s.engines {
+		used[e.Index] = true
+	}
+	var orphans []string
+	for _, idx := range s.core.Indices() {
+		if n := idx.Name(); strings.HasPrefix(n, IndexPrefix) && !used[n] {
+			orphans = append(orphans, n)
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	if err := s.core.DeleteIndex(ctx, orphans); err != nil {
+		return fmt.Errorf("drop orphaned engine indices: %w", err)
+	}
+	return nil
 }
 
 // Limits returns the limits in force.
@@ -284,9 +311,9 @@ func validLanguage(l string) bool {
 	return false
 }
 
-// CreateEngine creates an engine (and its hidden index). Errors are 400
-// {"errors":[...]}: "Name is already taken", "Source engines are required
-// for meta engines", ...
+// CreateEngine creates an engine (and its hidden index). Request errors
+// ("Name is already taken", "Source engines are required for meta
+// engines", ...) are Errors(eserr.Invalid, ...): 200 {"errors":[...]}.
 func (s *Service) CreateEngine(ctx context.Context, spec EngineSpec) (*Engine, error) {
 	var msgs []string
 	switch {

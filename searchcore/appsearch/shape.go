@@ -248,6 +248,13 @@ func highlight(text string, a *blugeanalysis.Analyzer, terms map[string]bool, si
 		_, w := utf8.DecodeRuneInString(text[end:])
 		end += w
 	}
+	// Do not end inside a word that goes on, unless the first match
+	// would be cut.
+	if end < len(text) && text[end] != ' ' && spans[0].end <= end {
+		if i := strings.LastIndexByte(text[spans[0].end:end], ' '); i >= 0 {
+			end = spans[0].end + i
+		}
+	}
 	var b strings.Builder
 	pos := start
 	for _, s := range spans {

@@ -2,6 +2,7 @@ package appsearch
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
@@ -22,8 +23,8 @@ func TestSnippets(t *testing.T) {
 		{"match", "The quick brown fox", SnippetOptions{Size: 100}, "The <em>quick</em> <em>brown</em> <em>fox</em>"},
 		{"escaped", `<b>Fox</b> & "friends"`, SnippetOptions{Size: 100}, "&lt;b&gt;<em>Fox</em>&lt;/b&gt; &amp; &#34;friends&#34;"},
 		{"window", "Lorem ipsum dolor sit amet, consectetur adipiscing elit, the fox jumps over everything else here", SnippetOptions{Size: 20},
-			"the <em>fox</em> jumps over e"},
-		{"multibyte", "Ça va, le fox? très bien", SnippetOptions{Size: 12}, "<em>fox</em>? très bi"},
+			"the <em>fox</em> jumps over"},
+		{"multibyte", "Ça va, le fox? très bien", SnippetOptions{Size: 12}, "<em>fox</em>? très"},
 		{"multibyte start", "très fox", SnippetOptions{Size: 100}, "très <em>fox</em>"},
 		{"no match", "nothing here", SnippetOptions{Size: 100}, nil},
 		{"fallback", "nothing <here>", SnippetOptions{Size: 10, Fallback: true}, "nothing &lt;h"},
@@ -67,4 +68,26 @@ func TestRawValues(t *testing.T) {
 			t.Errorf("rawValue(%#v, %s, %s) = %s (%v), want %s", tc.v, tc.t, tc.rev, b, err, tc.want)
 		}
 	}
+}
+
+func FuzzSnippet(f *testing.F) {
+	f.Add("The quick brown fox", "fox", 20)
+	f.Add("Ça va, le fox? très bien <b>", "très", 5)
+	f.Fuzz(func(t *testing.T, text, term string, size int) {
+		if size < 1 || size > 2000 {
+			return
+		}
+		sh := &shaper{c: &Context{}, terms: []string{term}}
+		got := sh.snippet(text, &SnippetOptions{Size: size, Fallback: true})
+		s, ok := got.(string)
+		if !ok {
+			if text != "" || got != nil {
+				t.Fatalf("snippet(%q, %q) = %#v", text, term, got)
+			}
+			return
+		}
+		if strings.ContainsAny(strings.NewReplacer("<em>", "", "</em>", "").Replace(s), "<>") {
+			t.Fatalf("snippet(%q, %q) = %q is not escaped", text, term, s)
+		}
+	})
 }
