@@ -134,6 +134,16 @@ func newTestNode(t testing.TB) *testNode {
 // openTestNode starts a node on dir (reopening existing data).
 func openTestNode(t testing.TB, dir string) *testNode {
 	t.Helper()
+	return openTestNodeWith(t, dir, handlers.Options{})
+}
+
+// openTestNodeWith starts a node on dir with server options (the body
+// limit defaults to 8 MiB).
+func openTestNodeWith(t testing.TB, dir string, opts handlers.Options) *testNode {
+	t.Helper()
+	if opts.MaxContentLength == 0 {
+		opts.MaxContentLength = 8 << 20
+	}
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -145,7 +155,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 		db.Close()
 		t.Fatalf("open engine: %v", err)
 	}
-	e, err := handlers.NewServer(eng, handlers.Options{MaxContentLength: 8 << 20})
+	e, err := handlers.NewServer(eng, opts)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}

@@ -27,6 +27,9 @@ type Options struct {
 	// MaxContentLength bounds request bodies (http.max_content_length);
 	// 0 means 100mb.
 	MaxContentLength int64
+	// Pprof serves GET /_quarry/pprof/{profile} (setting ext.pprof.enabled);
+	// when false those requests answer 404.
+	Pprof bool
 }
 
 // Server implements the cluster API over the search core.

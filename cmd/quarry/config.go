@@ -38,6 +38,7 @@ var nodeSettings = map[string]settingSpec{
 	"log.level":                            {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
 	"log.format":                           {def: "text", check: oneOf("text", "json"), doc: "log format"},
 	"ext.security.enabled":                 {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
+	"ext.pprof.enabled":                    {def: "false", check: checkBool, doc: "serve Go runtime profiles under /_quarry/pprof/ (superuser only once security is on)"},
 	"node.processors":                      {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
 	"search.max_open_scroll_context":       {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
 	"indices.query.bool.max_clause_count":  {def: "1024", check: checkOptionalInt, doc: "bool clause limit"},

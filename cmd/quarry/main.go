@@ -140,6 +140,7 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 	e, err := handlers.NewServer(engine, handlers.Options{
 		Logger:           log,
 		MaxContentLength: settings.Bytes("http.max_content_length"),
+		Pprof:            settings.Bool("ext.pprof.enabled"),
 	})
 	if err != nil {
 		_ = engine.Close()
