@@ -23,6 +23,8 @@ type ceilingResult struct {
 	Docs     int     `json:"docs"`
 	Seconds  float64 `json:"seconds"`
 	DocsPerS float64 `json:"docs_per_s"`
+	// DiskBytes is the index size once every batch is persisted.
+	DiskBytes int64 `json:"disk_bytes"`
 }
 
 // buildCeiling indexes ds straight into a bluge index at dir with one
@@ -85,7 +87,12 @@ func buildCeiling(ds *dataset, dir string) (*bluge.Writer, ceilingResult, error)
 		return nil, ceilingResult{}, fmt.Errorf("ceiling index holds %d documents, want %d", count, len(ds.docs))
 	}
 	secs := time.Since(start).Seconds()
-	return w, ceilingResult{Docs: len(ds.docs), Seconds: secs, DocsPerS: float64(len(ds.docs)) / secs}, nil
+	disk, err := diskUsage(dir)
+	if err != nil {
+		_ = w.Close()
+		return nil, ceilingResult{}, err
+	}
+	return w, ceilingResult{Docs: len(ds.docs), Seconds: secs, DocsPerS: float64(len(ds.docs)) / secs, DiskBytes: disk}, nil
 }
 
 // runInProcess executes req on r the way the service answers a search:

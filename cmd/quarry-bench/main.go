@@ -120,7 +120,10 @@ type datasetInfo struct {
 type ceilingReport struct {
 	Cities       []ceilingResult `json:"cities"`
 	CitiesMedian float64         `json:"cities_median_docs_per_s"`
-	Emails       ceilingResult   `json:"emails"`
+	// CitiesDisk is the size of the last ceiling index: what bluge alone
+	// needs for the dataset (a floor for the service's disk usage).
+	CitiesDisk int64         `json:"cities_disk_bytes"`
+	Emails     ceilingResult `json:"emails"`
 }
 
 type ingestReport struct {
@@ -137,8 +140,10 @@ type ingestReport struct {
 type footprint struct {
 	StartupEmptyMs       []float64 `json:"startup_empty_ms"`
 	StartupEmptyMedian   float64   `json:"startup_empty_median_ms"`
+	StartupEmptyCPUMs    float64   `json:"startup_empty_cpu_median_ms"`
 	StartupLoadedMs      []float64 `json:"startup_loaded_ms"`
 	StartupLoadedMedian  float64   `json:"startup_loaded_median_ms"`
+	StartupLoadedCPUMs   float64   `json:"startup_loaded_cpu_median_ms"`
 	IdleRSSFresh         int64     `json:"idle_rss_fresh_bytes"`
 	IdleRSSAfterLoads    int64     `json:"idle_rss_after_loads_bytes"`
 	IdleRSSLoadedRestart int64     `json:"idle_rss_loaded_restart_bytes"`
@@ -192,13 +197,18 @@ func run(args []string, stdout io.Writer) error {
 	}
 
 	// Footprint, empty: start-up time and idle RSS of fresh servers.
-	var idleFresh []float64
+	var idleFresh, cpuEmpty []float64
 	for i := 0; i < o.runs; i++ {
 		s, took, err := startServer(o.quarry, filepath.Join(work, fmt.Sprintf("empty-%d", i)), nil)
 		if err != nil {
 			return err
 		}
 		rep.Footprint.StartupEmptyMs = append(rep.Footprint.StartupEmptyMs, ms(took))
+		cpu, err := s.cpuTime()
+		if err != nil {
+			return err
+		}
+		cpuEmpty = append(cpuEmpty, ms(cpu))
 		time.Sleep(idleWait)
 		rss, _, err := s.memory()
 		if err != nil {
@@ -210,8 +220,9 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	rep.Footprint.StartupEmptyMedian = median(rep.Footprint.StartupEmptyMs)
+	rep.Footprint.StartupEmptyCPUMs = median(cpuEmpty)
 	rep.Footprint.IdleRSSFresh = int64(median(idleFresh))
-	logf("start-up empty %.0f ms, idle RSS fresh %.1f MB", rep.Footprint.StartupEmptyMedian, mb(rep.Footprint.IdleRSSFresh))
+	logf("start-up empty %.0f ms (%.0f ms CPU), idle RSS fresh %.1f MB", rep.Footprint.StartupEmptyMedian, rep.Footprint.StartupEmptyCPUMs, mb(rep.Footprint.IdleRSSFresh))
 
 	// Ceiling and ingest, alternated so each ratio compares one run.
 	var citiesReader *bluge.Reader
@@ -232,6 +243,7 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		rep.Ceiling.Cities = append(rep.Ceiling.Cities, c)
+		rep.Ceiling.CitiesDisk = c.DiskBytes
 		last := i == o.runs-1
 		if last {
 			ceilingWriters = append(ceilingWriters, w)
@@ -255,8 +267,8 @@ func run(args []string, stdout io.Writer) error {
 		ingestRates = append(ingestRates, in.DocsPerS)
 		peaks = append(peaks, float64(in.PeakRSS))
 		disks = append(disks, float64(in.DiskBytes))
-		logf("run %d: ceiling %.0f docs/s, ingest %.0f docs/s (%.2f×), peak RSS %.0f MB, disk %.1f MB",
-			i+1, c.DocsPerS, in.DocsPerS, in.DocsPerS/c.DocsPerS, mb(in.PeakRSS), mb(in.DiskBytes))
+		logf("run %d: ceiling %.0f docs/s (%.1f MB on disk), ingest %.0f docs/s (%.2f×), peak RSS %.0f MB, disk %.1f MB",
+			i+1, c.DocsPerS, mb(c.DiskBytes), in.DocsPerS, in.DocsPerS/c.DocsPerS, mb(in.PeakRSS), mb(in.DiskBytes))
 		if last {
 			live = s
 		} else if err := s.stop(); err != nil {
@@ -335,13 +347,19 @@ func run(args []string, stdout io.Writer) error {
 	if rep.Footprint.DiskBothAfterStop, err = diskUsage(loadedDir); err != nil {
 		return err
 	}
-	var idleLoaded []float64
+	var idleLoaded, cpuLoaded []float64
 	for i := 0; i < o.runs; i++ {
 		s, took, err := startServer(o.quarry, loadedDir, nil)
 		if err != nil {
 			return err
 		}
 		rep.Footprint.StartupLoadedMs = append(rep.Footprint.StartupLoadedMs, ms(took))
+		cpu, err := s.cpuTime()
+		if err != nil {
+			_ = s.stop()
+			return err
+		}
+		cpuLoaded = append(cpuLoaded, ms(cpu))
 		var cnt struct {
 			Count int `json:"count"`
 		}
@@ -365,7 +383,11 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	rep.Footprint.StartupLoadedMedian = median(rep.Footprint.StartupLoadedMs)
+	rep.Footprint.StartupLoadedCPUMs = median(cpuLoaded)
 	rep.Footprint.IdleRSSLoadedRestart = int64(median(idleLoaded))
+	logf("start-up loaded %.0f ms (%.0f ms CPU), idle RSS after loads %.1f MB, after restart %.1f MB, disk after stop %.1f MB",
+		rep.Footprint.StartupLoadedMedian, rep.Footprint.StartupLoadedCPUMs, mb(rep.Footprint.IdleRSSAfterLoads),
+		mb(rep.Footprint.IdleRSSLoadedRestart), mb(rep.Footprint.DiskBothAfterStop))
 
 	rep.Targets = targets(rep)
 	for _, t := range rep.Targets {
@@ -439,9 +461,9 @@ func printTable(w io.Writer, r *report) {
 		fmt.Fprintf(w, "%-48s %10.2f %-2s %s %7.2f %-2s %s\n", t.Name, t.Value, t.Unit, op, t.Limit, t.Unit, verdict)
 	}
 	fmt.Fprintln(w, strings.Repeat("-", 84))
-	fmt.Fprintf(w, "quarry-bench: %d/%d targets met (ingest %.0f docs/s = %.2f× ceiling %.0f docs/s, peak RSS %.0f MB, disk %.2f× raw, start-up %.0f/%.0f ms, idle %.0f MB, 8-client scaling %.2f×; commit %s, %d run(s)%s)\n",
+	fmt.Fprintf(w, "quarry-bench: %d/%d targets met (ingest %.0f docs/s = %.2f× ceiling %.0f docs/s, peak RSS %.0f MB, disk %.2f× raw (bluge alone %.2f×), start-up %.0f/%.0f ms, idle %.0f MB, 8-client scaling %.2f×; commit %s, %d run(s)%s)\n",
 		r.Met, len(r.Targets), r.Ingest.MedianDocsPerS, r.Ingest.MedianRatio, r.Ceiling.CitiesMedian, mb(r.Ingest.MedianPeakRSS),
-		r.Ingest.DiskRatio, r.Footprint.StartupEmptyMedian, r.Footprint.StartupLoadedMedian, mb(r.Footprint.IdleRSSFresh),
+		r.Ingest.DiskRatio, float64(r.Ceiling.CitiesDisk)/float64(max(1, r.Datasets[0].Bytes)), r.Footprint.StartupEmptyMedian, r.Footprint.StartupLoadedMedian, mb(r.Footprint.IdleRSSFresh),
 		r.Throughput.Scaling, orUnknown(r.Commit), r.Runs, map[bool]string{true: ", quick", false: ""}[r.Quick])
 }
 

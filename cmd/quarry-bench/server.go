@@ -145,6 +145,25 @@ func procMemory(pid int) (rss, peak int64, err error) {
 	return rss, peak, sc.Err()
 }
 
+// cpuTime returns the user+system CPU time the server process has used:
+// unlike wall-clock figures it does not grow with the machine's load.
+func (s *server) cpuTime() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields of the line, in clock ticks (USER_HZ = 100).
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc stat line %q", b)
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+}
+
 // diskUsage returns the bytes a folder occupies on disk (allocated blocks,
 // like du), so sparse pre-allocated files count for what they use.
 func diskUsage(dir string) (int64, error) {

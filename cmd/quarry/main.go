@@ -108,6 +108,8 @@ type node struct {
 
 // startNode opens the store and the engine and starts serving HTTP.
 func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node, error) {
+	// Parse the OpenAPI document while the store and the engine open.
+	spec := handlers.LoadSpec()
 	dataPath := settings.Get("path.data")
 	if err := os.MkdirAll(dataPath, 0o755); err != nil {
 		return nil, fmt.Errorf("create path.data: %w", err)
@@ -141,6 +143,7 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger) (*node,
 		Logger:           log,
 		MaxContentLength: settings.Bytes("http.max_content_length"),
 		Pprof:            settings.Bool("ext.pprof.enabled"),
+		Spec:             spec,
 	})
 	if err != nil {
 		_ = engine.Close()
