@@ -38,6 +38,7 @@ var nodeSettings = map[string]settingSpec{
 	"log.level":                            {def: "info", check: oneOf("debug", "info", "warn", "error"), doc: "log level"},
 	"log.format":                           {def: "text", check: oneOf("text", "json"), doc: "log format"},
 	"ext.security.enabled":                 {def: "false", check: checkBool, doc: "security (authentication and authorization)"},
+	"ext.memory.soft_limit":                {def: "128mb", check: checkBytes, doc: "soft limit of the Go heap (runtime/debug.SetMemoryLimit; 0: none; the GOMEMLIMIT environment variable wins)"},
 	"ext.pprof.enabled":                    {def: "false", check: checkBool, doc: "serve Go runtime profiles under /_quarry/pprof/ (superuser only once security is on)"},
 	"node.processors":                      {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},
 	"search.max_open_scroll_context":       {def: "500", check: checkOptionalInt, doc: "open scroll contexts limit"},
