@@ -198,26 +198,9 @@ func run(args []string, stdout io.Writer) error {
 
 	// Footprint, empty: start-up time and idle RSS of fresh servers.
 	var idleFresh, cpuEmpty []float64
-	for i := 0; i < o.runs; i++ {
-		s, took, err := startServer(o.quarry, filepath.Join(work, fmt.Sprintf("empty-%d", i)), nil)
-		if err != nil {
-			return err
-		}
-		rep.Footprint.StartupEmptyMs = append(rep.Footprint.StartupEmptyMs, ms(took))
-		cpu, err := s.cpuTime()
-		if err != nil {
-			return err
-		}
-		cpuEmpty = append(cpuEmpty, ms(cpu))
-		time.Sleep(idleWait)
-		rss, _, err := s.memory()
-		if err != nil {
-			return err
-		}
-		idleFresh = append(idleFresh, float64(rss))
-		if err := s.stop(); err != nil {
-			return err
-		}
+	rep.Footprint.StartupEmptyMs, cpuEmpty, idleFresh, err = startupSeries(o, func(i int) string { return filepath.Join(work, fmt.Sprintf("empty-%d", i)) }, nil)
+	if err != nil {
+		return err
 	}
 	rep.Footprint.StartupEmptyMedian = median(rep.Footprint.StartupEmptyMs)
 	rep.Footprint.StartupEmptyCPUMs = median(cpuEmpty)
@@ -348,39 +331,20 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	var idleLoaded, cpuLoaded []float64
-	for i := 0; i < o.runs; i++ {
-		s, took, err := startServer(o.quarry, loadedDir, nil)
-		if err != nil {
-			return err
-		}
-		rep.Footprint.StartupLoadedMs = append(rep.Footprint.StartupLoadedMs, ms(took))
-		cpu, err := s.cpuTime()
-		if err != nil {
-			_ = s.stop()
-			return err
-		}
-		cpuLoaded = append(cpuLoaded, ms(cpu))
+	rep.Footprint.StartupLoadedMs, cpuLoaded, idleLoaded, err = startupSeries(o, func(int) string { return loadedDir }, func(s *server) error {
 		var cnt struct {
 			Count int `json:"count"`
 		}
 		if err := s.call(ctx, "GET", "/cities,emails/_count", "", nil, &cnt); err != nil {
-			_ = s.stop()
 			return err
 		}
 		if want := len(cities.docs) + len(emails.docs); cnt.Count != want {
-			_ = s.stop()
 			return fmt.Errorf("after restart _count is %d, want %d", cnt.Count, want)
 		}
-		time.Sleep(idleWait)
-		rss, _, err := s.memory()
-		if err != nil {
-			_ = s.stop()
-			return err
-		}
-		idleLoaded = append(idleLoaded, float64(rss))
-		if err := s.stop(); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep.Footprint.StartupLoadedMedian = median(rep.Footprint.StartupLoadedMs)
 	rep.Footprint.StartupLoadedCPUMs = median(cpuLoaded)
@@ -409,6 +373,57 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// startup is one start-up measurement.
+type startup struct {
+	wallMs, cpuMs float64 // to a healthy _cluster/health
+	idleRSS       float64 // bytes, idleWait after healthy
+}
+
+// startupSeries takes o.runs start-up samples on dirFor(run) and returns
+// their wall-clock and CPU milliseconds and idle RSS bytes.
+func startupSeries(o options, dirFor func(int) string, check func(*server) error) (wall, cpu, idle []float64, err error) {
+	for i := 0; i < o.runs; i++ {
+		st, err := startupSample(o.quarry, dirFor(i), check)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		wall, cpu, idle = append(wall, st.wallMs), append(cpu, st.cpuMs), append(idle, st.idleRSS)
+	}
+	return wall, cpu, idle, nil
+}
+
+// startupSample starts the server on dir, times it to healthy (wall clock
+// and process CPU), runs check (nil: none), reads the idle RSS and stops
+// the server cleanly.
+func startupSample(bin, dir string, check func(*server) error) (startup, error) {
+	s, took, err := startServer(bin, dir, nil)
+	if err != nil {
+		return startup{}, err
+	}
+	st := startup{wallMs: ms(took)}
+	fail := func(err error) (startup, error) {
+		_ = s.stop()
+		return startup{}, err
+	}
+	cpu, err := s.cpuTime()
+	if err != nil {
+		return fail(err)
+	}
+	st.cpuMs = ms(cpu)
+	if check != nil {
+		if err := check(s); err != nil {
+			return fail(err)
+		}
+	}
+	time.Sleep(idleWait)
+	rss, _, err := s.memory()
+	if err != nil {
+		return fail(err)
+	}
+	st.idleRSS = float64(rss)
+	return st, s.stop()
 }
 
 // emailsLimit keeps the emails a fraction of the cities in quick mode.
