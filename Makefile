@@ -34,7 +34,12 @@ test:
 conformance: build
 	bash .ci/conformance.sh
 
-bench:
+# The issue #9 benchmark (ceiling, HTTP ingest, queries, footprint; verdict
+# per target, raw figures in bin/bench.json), then the micro-benchmarks.
+# BENCHFLAGS passes options, e.g. BENCHFLAGS=-quick.
+bench: build
+	$(GO) build -o bin/quarry-bench ./cmd/quarry-bench
+	./bin/quarry-bench -quarry $(BIN) $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 vet:

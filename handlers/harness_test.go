@@ -165,8 +165,8 @@ type nodeOptions struct {
 	Clock *fakeClock
 	// ServiceTokensFile, UsersFile, UsersRolesFile are the file stores.
 	ServiceTokensFile, UsersFile, UsersRolesFile string
-	// Production and HTTPTLS are passed to the server options.
-	Production, HTTPTLS bool
+	// Production, HTTPTLS and Pprof are passed to the server options.
+	Production, HTTPTLS, Pprof bool
 	// TokenTimeout is the access token lifetime (default 20m).
 	TokenTimeout time.Duration
 	// FailureBurst and FailureRefill configure the brute-force guard.
@@ -218,7 +218,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 	t.Helper()
 	db, eng := openCore(t, dir)
-	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS}
+	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof}
 	var clock *fakeClock
 	if o.Security {
 		clock = o.Clock

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -48,6 +50,38 @@ type Options struct {
 	// blocks the service account APIs and tokens.
 	HTTPTLS    bool
 	Production bool
+	// Pprof serves GET /_quarry/pprof/{profile} (setting ext.pprof.enabled);
+	// when false those requests answer 404.
+	Pprof bool
+	// Spec is the cluster OpenAPI document being loaded by LoadSpec; nil
+	// loads it in NewServer. Loading it early, while the store and the
+	// engine open, shortens start-up.
+	Spec *Spec
+}
+
+// Spec is the parsed cluster OpenAPI document (the request validator's
+// source), loaded in the background by LoadSpec.
+type Spec struct {
+	done chan struct{}
+	doc  *openapi3.T
+	err  error
+}
+
+// LoadSpec starts parsing the embedded cluster OpenAPI document and returns
+// at once; NewServer waits for it.
+func LoadSpec() *Spec {
+	sp := &Spec{done: make(chan struct{})}
+	go func() {
+		defer close(sp.done)
+		sp.doc, sp.err = cluster.GetSwagger()
+	}()
+	return sp
+}
+
+// wait returns the loaded document.
+func (sp *Spec) wait() (*openapi3.T, error) {
+	<-sp.done
+	return sp.doc, sp.err
 }
 
 // Server implements the cluster API over the search core.
@@ -56,7 +90,8 @@ type Server struct {
 	sec  *security.Service
 	log  *slog.Logger
 	opts Options
-	spec []byte
+	// specJSON is the served document, encoded on first request.
+	specJSON func() ([]byte, error)
 	// stats measures connections, request classes and breakers.
 	stats *requestStats
 }
@@ -72,20 +107,20 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	if opts.MaxContentLength <= 0 {
 		opts.MaxContentLength = 100 << 20
 	}
-	doc, err := cluster.GetSwagger()
+	if opts.Spec == nil {
+		opts.Spec = LoadSpec()
+	}
+	doc, err := opts.Spec.wait()
 	if err != nil {
 		return nil, fmt.Errorf("load cluster spec: %w", err)
 	}
 	doc.Servers = nil
-	specJSON, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("encode cluster spec: %w", err)
-	}
 	privileges, err := loadPrivileges(doc)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: core, sec: opts.Security, log: opts.Logger, opts: opts, spec: specJSON, stats: newRequestStats()}
+	s := &Server{core: core, sec: opts.Security, log: opts.Logger, opts: opts, stats: newRequestStats()}
+	s.specJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(doc) })
 	e := echo.New()
 	// Whoever serves e (the binary, tests) installs this hook to count
 	// HTTP connections for _nodes/stats.
@@ -186,7 +221,11 @@ func (s *Server) infoBody() orderedJSON {
 
 // QuarryOpenapiCluster serves the cluster OpenAPI document.
 func (s *Server) QuarryOpenapiCluster(c echo.Context, _ cluster.QuarryOpenapiClusterParams) error {
-	return writeRaw(c, http.StatusOK, s.spec)
+	b, err := s.specJSON()
+	if err != nil {
+		return searchcore.Internalf(err, "failed to encode the cluster spec")
+	}
+	return writeRaw(c, http.StatusOK, b)
 }
 
 // boolParam reads an Elasticsearch boolean parameter ("" and "true" are true).

@@ -475,6 +475,45 @@ func (e WaitForEvents) Valid() bool {
 	}
 }
 
+// Defines values for QuarryPprofParamsProfile.
+const (
+	QuarryPprofParamsProfileAllocs       QuarryPprofParamsProfile = "allocs"
+	QuarryPprofParamsProfileBlock        QuarryPprofParamsProfile = "block"
+	QuarryPprofParamsProfileCmdline      QuarryPprofParamsProfile = "cmdline"
+	QuarryPprofParamsProfileGoroutine    QuarryPprofParamsProfile = "goroutine"
+	QuarryPprofParamsProfileHeap         QuarryPprofParamsProfile = "heap"
+	QuarryPprofParamsProfileMutex        QuarryPprofParamsProfile = "mutex"
+	QuarryPprofParamsProfileProfile      QuarryPprofParamsProfile = "profile"
+	QuarryPprofParamsProfileThreadcreate QuarryPprofParamsProfile = "threadcreate"
+	QuarryPprofParamsProfileTrace        QuarryPprofParamsProfile = "trace"
+)
+
+// Valid indicates whether the value is a known member of the QuarryPprofParamsProfile enum.
+func (e QuarryPprofParamsProfile) Valid() bool {
+	switch e {
+	case QuarryPprofParamsProfileAllocs:
+		return true
+	case QuarryPprofParamsProfileBlock:
+		return true
+	case QuarryPprofParamsProfileCmdline:
+		return true
+	case QuarryPprofParamsProfileGoroutine:
+		return true
+	case QuarryPprofParamsProfileHeap:
+		return true
+	case QuarryPprofParamsProfileMutex:
+		return true
+	case QuarryPprofParamsProfileProfile:
+		return true
+	case QuarryPprofParamsProfileThreadcreate:
+		return true
+	case QuarryPprofParamsProfileTrace:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcknowledgedResult defines model for AcknowledgedResult.
 type AcknowledgedResult struct {
 	Acknowledged       bool    `json:"acknowledged"`
@@ -4788,6 +4827,21 @@ type QuarryOpenapiClusterParams struct {
 	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
+
+// QuarryPprofParams defines parameters for QuarryPprof.
+type QuarryPprofParams struct {
+	// Seconds Recording time of `profile` and `trace` (default 30).
+	Seconds *int `form:"seconds,omitempty" json:"seconds,omitempty"`
+
+	// Debug 0 (default) returns the binary pprof format; 1 or 2 a text rendering (snapshot profiles only).
+	Debug *int `form:"debug,omitempty" json:"debug,omitempty"`
+
+	// Gc For `heap`, run a garbage collection before taking the snapshot (any value but 0).
+	Gc *int `form:"gc,omitempty" json:"gc,omitempty"`
+}
+
+// QuarryPprofParamsProfile defines parameters for QuarryPprof.
+type QuarryPprofParamsProfile string
 
 // IndicesRefreshAllGetParams defines parameters for IndicesRefreshAllGet.
 type IndicesRefreshAllGetParams struct {
@@ -13203,6 +13257,18 @@ type ClientInterface interface {
 	// Corresponds with GET /_quarry/openapi/cluster.json (the `QuarryOpenapiCluster` operationId).
 	QuarryOpenapiCluster(ctx context.Context, params *QuarryOpenapiClusterParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// QuarryPprof Returns a Go runtime profile of the node (pprof format, or text with `debug`).
+	//
+	// Off by default: enabled by the node setting `ext.pprof.enabled: true`; otherwise every profile
+	// answers 404 `resource_not_found_exception`. Meant for the superuser only: once security is
+	// enabled it requires the `all` cluster privilege. `profile` (CPU) and `trace` record for
+	// `seconds` (default 30) and only one of each runs at a time; the others are snapshots
+	// (`heap`, `allocs`, `goroutine`, `block`, `mutex`, `threadcreate`) or the command line
+	// (`cmdline`). Usable directly by `go tool pprof http://host:9200/_quarry/pprof/heap`.
+	//
+	// Corresponds with GET /_quarry/pprof/{profile} (the `QuarryPprof` operationId).
+	QuarryPprof(ctx context.Context, profile QuarryPprofParamsProfile, params *QuarryPprofParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// IndicesRefreshAllGet Refreshes all indices (GET form).
 	//
 	// Corresponds with GET /_refresh (the `IndicesRefreshAllGet` operationId).
@@ -15821,6 +15887,28 @@ func (c *Client) ClosePointInTime(ctx context.Context, params *ClosePointInTimeP
 // Corresponds with GET /_quarry/openapi/cluster.json (the `QuarryOpenapiCluster` operationId).
 func (c *Client) QuarryOpenapiCluster(ctx context.Context, params *QuarryOpenapiClusterParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewQuarryOpenapiClusterRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuarryPprof Returns a Go runtime profile of the node (pprof format, or text with `debug`).
+//
+// Off by default: enabled by the node setting `ext.pprof.enabled: true`; otherwise every profile
+// answers 404 `resource_not_found_exception`. Meant for the superuser only: once security is
+// enabled it requires the `all` cluster privilege. `profile` (CPU) and `trace` record for
+// `seconds` (default 30) and only one of each runs at a time; the others are snapshots
+// (`heap`, `allocs`, `goroutine`, `block`, `mutex`, `threadcreate`) or the command line
+// (`cmdline`). Usable directly by `go tool pprof http://host:9200/_quarry/pprof/heap`.
+//
+// Corresponds with GET /_quarry/pprof/{profile} (the `QuarryPprof` operationId).
+func (c *Client) QuarryPprof(ctx context.Context, profile QuarryPprofParamsProfile, params *QuarryPprofParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuarryPprofRequest(c.Server, profile, params)
 	if err != nil {
 		return nil, err
 	}
@@ -31028,6 +31116,91 @@ func NewQuarryOpenapiClusterRequest(server string, params *QuarryOpenapiClusterP
 		if params.Format != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewQuarryPprofRequest constructs an http.Request for the QuarryPprof method
+func NewQuarryPprofRequest(server string, profile QuarryPprofParamsProfile, params *QuarryPprofParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "profile", profile, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_quarry/pprof/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Seconds != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "seconds", *params.Seconds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Gc != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "gc", *params.Gc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -54111,6 +54284,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /_quarry/openapi/cluster.json (the `QuarryOpenapiCluster` operationId).
 	QuarryOpenapiClusterWithResponse(ctx context.Context, params *QuarryOpenapiClusterParams, reqEditors ...RequestEditorFn) (*QuarryOpenapiClusterResponse, error)
 
+	// QuarryPprofWithResponse Returns a Go runtime profile of the node (pprof format, or text with `debug`).
+	//
+	// Off by default: enabled by the node setting `ext.pprof.enabled: true`; otherwise every profile
+	// answers 404 `resource_not_found_exception`. Meant for the superuser only: once security is
+	// enabled it requires the `all` cluster privilege. `profile` (CPU) and `trace` record for
+	// `seconds` (default 30) and only one of each runs at a time; the others are snapshots
+	// (`heap`, `allocs`, `goroutine`, `block`, `mutex`, `threadcreate`) or the command line
+	// (`cmdline`). Usable directly by `go tool pprof http://host:9200/_quarry/pprof/heap`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_quarry/pprof/{profile} (the `QuarryPprof` operationId).
+	QuarryPprofWithResponse(ctx context.Context, profile QuarryPprofParamsProfile, params *QuarryPprofParams, reqEditors ...RequestEditorFn) (*QuarryPprofResponse, error)
+
 	// IndicesRefreshAllGetWithResponse Refreshes all indices (GET form).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -58875,6 +59062,47 @@ func (r QuarryOpenapiClusterResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r QuarryOpenapiClusterResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type QuarryPprofResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r QuarryPprofResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r QuarryPprofResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QuarryPprofResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QuarryPprofResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QuarryPprofResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -66494,6 +66722,26 @@ func (c *ClientWithResponses) QuarryOpenapiClusterWithResponse(ctx context.Conte
 	return ParseQuarryOpenapiClusterResponse(rsp)
 }
 
+// QuarryPprofWithResponse Returns a Go runtime profile of the node (pprof format, or text with `debug`).
+//
+// Off by default: enabled by the node setting `ext.pprof.enabled: true`; otherwise every profile
+// answers 404 `resource_not_found_exception`. Meant for the superuser only: once security is
+// enabled it requires the `all` cluster privilege. `profile` (CPU) and `trace` record for
+// `seconds` (default 30) and only one of each runs at a time; the others are snapshots
+// (`heap`, `allocs`, `goroutine`, `block`, `mutex`, `threadcreate`) or the command line
+// (`cmdline`). Usable directly by `go tool pprof http://host:9200/_quarry/pprof/heap`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_quarry/pprof/{profile} (the `QuarryPprof` operationId).
+func (c *ClientWithResponses) QuarryPprofWithResponse(ctx context.Context, profile QuarryPprofParamsProfile, params *QuarryPprofParams, reqEditors ...RequestEditorFn) (*QuarryPprofResponse, error) {
+	rsp, err := c.QuarryPprof(ctx, profile, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuarryPprofResponse(rsp)
+}
+
 // IndicesRefreshAllGetWithResponse Refreshes all indices (GET form).
 //
 // Returns a wrapper object for the known response body format(s).
@@ -71441,6 +71689,32 @@ func ParseQuarryOpenapiClusterResponse(rsp *http.Response) (*QuarryOpenapiCluste
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseQuarryPprofResponse parses an HTTP response from a QuarryPprofWithResponse call
+func ParseQuarryPprofResponse(rsp *http.Response) (*QuarryPprofResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QuarryPprofResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
