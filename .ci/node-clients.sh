@@ -33,7 +33,7 @@ if [ $up -ne 1 ]; then
 fi
 
 status=0
-QUARRY_URL="http://elastic:$password@127.0.0.1:$port" QUARRY_PLAIN_URL="http://127.0.0.1:$port" QUARRY_CLUSTER_NAME="$cluster" node --test "$tests/" || status=$?
+QUARRY_URL="http://elastic:$password@127.0.0.1:$port" QUARRY_PLAIN_URL="http://127.0.0.1:$port" QUARRY_ELASTIC_PASSWORD="$password" QUARRY_CLUSTER_NAME="$cluster" node --test "$tests/" || status=$?
 if [ $status -ne 0 ]; then
   echo "--- server log (tail) ---"
   tail -n 40 "$data/quarry.log"

@@ -1,6 +1,6 @@
 'use strict'
 // The official App Search Node client (@elastic/app-search-node 8.3.2)
-// against a quarry node at QUARRY_URL (security disabled: the superuser's
+// against a quarry node at QUARRY_PLAIN_URL (the superuser's
 // Basic credentials create the keys, as the README's quick start does).
 //
 //   QUARRY_URL=http://127.0.0.1:9200 node --test .ci/clients/node/appsearch.test.js
@@ -9,9 +9,9 @@ const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const AppSearchClient = require('@elastic/app-search-node')
 
-const url = process.env.QUARRY_URL || 'http://127.0.0.1:9200'
+const url = process.env.QUARRY_PLAIN_URL || process.env.QUARRY_URL || 'http://127.0.0.1:9200'
 const base = `${url}/api/as/v1/`
-const superuser = 'Basic ' + Buffer.from('elastic:changeme').toString('base64')
+const superuser = 'Basic ' + Buffer.from('elastic:' + (process.env.QUARRY_ELASTIC_PASSWORD || 'changeme')).toString('base64')
 
 // createKey makes a key with the superuser and returns its secret.
 async function createKey (body) {

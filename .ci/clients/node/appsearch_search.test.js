@@ -10,9 +10,9 @@ const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const AppSearchClient = require('@elastic/app-search-node')
 
-const url = process.env.QUARRY_URL || 'http://127.0.0.1:9200'
+const url = process.env.QUARRY_PLAIN_URL || process.env.QUARRY_URL || 'http://127.0.0.1:9200'
 const base = `${url}/api/as/v1/`
-const superuser = 'Basic ' + Buffer.from('elastic:changeme').toString('base64')
+const superuser = 'Basic ' + Buffer.from('elastic:' + (process.env.QUARRY_ELASTIC_PASSWORD || 'changeme')).toString('base64')
 
 async function createKey (body) {
   const res = await fetch(`${base}credentials`, {
