@@ -22,8 +22,10 @@ build:
 	$(GO) build -o $(BIN) ./cmd/quarry
 
 # One node on 127.0.0.1:9200 with data under ./data (the binary's defaults).
+# On a fresh ./data the elastic superuser's password is ELASTIC_PASSWORD,
+# "changeme" unless set (a development default; the binary alone generates one).
 run: build
-	./$(BIN)
+	ELASTIC_PASSWORD="$${ELASTIC_PASSWORD:-changeme}" ./$(BIN)
 
 test:
 	$(GO) test ./...
