@@ -18,12 +18,12 @@ import (
 
 // SearchGet answers GET /_search.
 func (s *Server) SearchGet(c echo.Context, p cluster.SearchGetParams) error {
-	return s.search(c, "", cluster.SearchParams(p))
+	return s.search(c, allIndices(c, ""), cluster.SearchParams(p))
 }
 
 // Search answers POST /_search.
 func (s *Server) Search(c echo.Context, p cluster.SearchParams) error {
-	return s.search(c, "", p)
+	return s.search(c, allIndices(c, ""), p)
 }
 
 // SearchIndexGet answers GET /{index}/_search.
@@ -350,12 +350,12 @@ func writeString(b *bytes.Buffer, s string) {
 
 // CountGet answers GET /_count.
 func (s *Server) CountGet(c echo.Context, p cluster.CountGetParams) error {
-	return s.count(c, "_all", cluster.CountParams(p))
+	return s.count(c, allIndices(c, "_all"), cluster.CountParams(p))
 }
 
 // Count answers POST /_count.
 func (s *Server) Count(c echo.Context, p cluster.CountParams) error {
-	return s.count(c, "_all", p)
+	return s.count(c, allIndices(c, "_all"), p)
 }
 
 // CountIndexGet answers GET /{index}/_count.

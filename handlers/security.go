@@ -228,9 +228,19 @@ func (z *authorizer) authorize(c echo.Context, a *security.Authentication, p *op
 		if rewritten != expr {
 			setPathIndex(c, rewritten)
 		}
+	} else if !a.Unrestricted() && p.Indices == "search" {
+		// No index in the path means every index: like _all, a search
+		// runs over the indices the principal may read (none: no hits).
+		if _, rewritten := z.expand(a, p.Action, "_all"); rewritten != noIndices {
+			c.Set(authorizedIndicesKey, rewritten)
+			return nil
+		}
+		// Nothing authorized: every visible index is checked, which
+		// fails with the ES unauthorized error unless there is none.
+		names = z.visible()
 	} else if !a.Unrestricted() {
-		// No index in the path means every index: the handler cannot be
-		// narrowed, so every visible index must be authorized.
+		// Other operations on every index cannot be narrowed, so every
+		// visible index must be authorized.
 		names = z.visible()
 	}
 	if len(names) == 0 {
@@ -280,6 +290,19 @@ func setPathIndex(c echo.Context, v string) {
 		}
 	}
 	c.SetParamValues(vals...)
+}
+
+// authorizedIndicesKey is the echo context key of the index expression a
+// search without an index in its path is narrowed to (see allIndices).
+const authorizedIndicesKey = "security.authorized_indices"
+
+// allIndices is the index expression of a search naming no index: every
+// index (def), or the authorized ones when security narrowed it.
+func allIndices(c echo.Context, def string) string {
+	if v, ok := c.Get(authorizedIndicesKey).(string); ok {
+		return v
+	}
+	return def
 }
 
 // noIndices is an index expression that resolves to nothing: what a

@@ -137,6 +137,8 @@ func (z *authorizer) applyReadLimits(c echo.Context, a *security.Authentication,
 		if pit, ok, err := bodyPIT(c); err == nil && ok {
 			names, _ := z.core.PointInTimeIndices(pit)
 			expr = strings.Join(names, ",")
+		} else {
+			expr = allIndices(c, expr)
 		}
 	}
 	switch {

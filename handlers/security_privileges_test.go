@@ -45,7 +45,7 @@ func TestPrivilegeTable(t *testing.T) {
 		{"GET", "/logs/_mapping", "", []string{"viewer", "superuser"}},
 		{"POST", "/_msearch", "{\"index\":\"logs\"}\n{}\n", []string{"reader", "viewer", "superuser"}},
 		{"POST", "/_msearch", "{\"index\":\"logs\"}\n{}\n{\"index\":\"other\"}\n{}\n", []string{"viewer", "superuser"}},
-		{"GET", "/_search", "", []string{"viewer", "superuser"}},
+		{"GET", "/_search", "", []string{"reader", "viewer", "superuser"}},
 		{"GET", "/_security/_authenticate", "", []string{"reader", "writer", "creator", "monitor", "secadmin", "viewer", "superuser"}},
 		{"DELETE", "/other", "", []string{"superuser"}},
 	}

@@ -191,12 +191,12 @@ func (s *Server) renderTemplate(c echo.Context, id string) error {
 
 // SearchTemplateGet answers GET /_search/template.
 func (s *Server) SearchTemplateGet(c echo.Context, p cluster.SearchTemplateGetParams) error {
-	return s.searchTemplate(c, "", cluster.SearchTemplateParams(p))
+	return s.searchTemplate(c, allIndices(c, ""), cluster.SearchTemplateParams(p))
 }
 
 // SearchTemplate answers POST /_search/template.
 func (s *Server) SearchTemplate(c echo.Context, p cluster.SearchTemplateParams) error {
-	return s.searchTemplate(c, "", p)
+	return s.searchTemplate(c, allIndices(c, ""), p)
 }
 
 // SearchTemplateIndexGet answers GET /{index}/_search/template.
