@@ -645,6 +645,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		qctx := idx.queryContext(now)
+		qctx.TermsLookup = e.termsLookup(ctx)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return nil, nil, err
@@ -952,6 +953,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 	shards := 0
 	for _, idx := range indices {
 		qctx := idx.queryContext(now)
+		qctx.TermsLookup = e.termsLookup(ctx)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return 0, 0, false, err
