@@ -317,7 +317,7 @@ func (c *gridColl) collect(d *search.DocumentMatch) {
 		// below the indexed ones); snapping the middle of that interval
 		// back to 7 decimals keeps points that lie exactly on a cell border
 		// in the cell ES (whose encoding is exact on those borders) puts them.
-		lon, lat = snap7(lon+180/(1<<32-1)), snap7(lat+90/(1<<32-1))
+		lon, lat = snap7(lon+180.0/(1<<32-1)), snap7(lat+90.0/(1<<32-1))
 		var key string
 		if c.m.typ == "geohash_grid" {
 			key = geohash(lon, lat, c.m.precision)
