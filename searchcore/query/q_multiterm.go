@@ -34,6 +34,7 @@ type RegexpQuery struct {
 	field, value    string
 	flags           int
 	caseInsensitive bool
+	maxStates       int // max_determinized_states
 }
 
 // FuzzyQuery is {"fuzzy": {"<field>": {"value": v, "fuzziness": ...}}}.
@@ -240,7 +241,7 @@ func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
 
 // parseRegexp follows RegexpQueryBuilder.fromXContent.
 func parseRegexp(_ *Parser, body *jval) (Node, error) {
-	q := &RegexpQuery{base: newBase(), flags: reAll}
+	q := &RegexpQuery{base: newBase(), flags: reAll, maxStates: defaultMaxDeterminizedStates}
 	var err error
 	q.field, q.value, err = parseStringFieldValue(&q.base, body, stringValueSpec{
 		name: "regexp", valueKeys: []string{"value"}, nullable: true, caseInsensitive: &q.caseInsensitive,
@@ -255,7 +256,7 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 			case "flags_value":
 				q.flags, err = v.intValue()
 			case "max_determinized_states":
-				_, err = v.intValue()
+				q.maxStates, err = v.intValue()
 			default:
 				return false, nil
 			}
@@ -298,6 +299,9 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	}
 	if q.caseInsensitive {
 		re = "(?i)" + re
+	}
+	if err := checkDeterminize(re, q.maxStates); err != nil {
+		return nil, ctx.failedToCreate(err)
 	}
 	return ctx.regexpQuery(ft, re, q.boost)
 }
