@@ -300,7 +300,11 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if q.caseInsensitive {
 		re = "(?i)" + re
 	}
-	if err := checkDeterminize(re, q.maxStates); err != nil {
+	maxStates := q.maxStates
+	if maxStates <= 0 { // built by query_string, which has no own limit yet
+		maxStates = defaultMaxDeterminizedStates
+	}
+	if err := checkDeterminize(re, maxStates); err != nil {
 		return nil, ctx.failedToCreate(err)
 	}
 	return ctx.regexpQuery(ft, re, q.boost)
