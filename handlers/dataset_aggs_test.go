@@ -24,6 +24,11 @@ func countKeys(keys []string) []kc {
 	for _, k := range keys {
 		m[k]++
 	}
+	return byCount(m)
+}
+
+// byCount lists counted keys by count desc, key asc (terms order).
+func byCount(m map[string]int64) []kc {
 	var out []kc
 	for k, c := range m {
 		out = append(out, kc{k, c})
@@ -598,16 +603,7 @@ func (f *dsFixture) cityTermsShards(t *testing.T) {
 					errBound += top[len(top)-1].count
 				}
 			}
-			var all []kc
-			for k, c := range merged {
-				all = append(all, kc{k, c})
-			}
-			slices.SortFunc(all, func(a, b kc) int {
-				if a.count != b.count {
-					return cmp.Compare(b.count, a.count)
-				}
-				return strings.Compare(a.key, b.key)
-			})
+			all := byCount(merged)
 			for _, x := range all[tc.size:] {
 				other += x.count
 			}

@@ -149,18 +149,7 @@ func (f *dsFixture) citySorts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			order := make([]int, len(cs))
-			for i := range order {
-				order[i] = i
-			}
-			slices.SortStableFunc(order, func(a, b int) int {
-				for _, k := range tc.keys {
-					if c := k(a, b); c != 0 {
-						return c
-					}
-				}
-				return 0
-			})
+			order := orderBy(len(cs), tc.keys)
 			const size = 40
 			var want []string
 			for _, i := range order[tc.from:min(tc.from+size, len(order))] {
@@ -218,18 +207,7 @@ func (f *dsFixture) emailSorts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			order := make([]int, len(ms))
-			for i := range order {
-				order[i] = i
-			}
-			slices.SortStableFunc(order, func(a, b int) int {
-				for _, k := range tc.keys {
-					if c := k(a, b); c != 0 {
-						return c
-					}
-				}
-				return 0
-			})
+			order := orderBy(len(ms), tc.keys)
 			var want []string
 			for _, i := range order[tc.from:min(tc.from+40, len(order))] {
 				want = append(want, ms[i].ID)
@@ -240,6 +218,23 @@ func (f *dsFixture) emailSorts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// orderBy sorts the document numbers 0..n-1 by the comparison keys.
+func orderBy(n int, keys []func(i, j int) int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		for _, k := range keys {
+			if c := k(a, b); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return order
 }
 
 func b2i(b bool) int {
