@@ -271,6 +271,17 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
+	// RegexpQueryBuilder#doToQuery checks the length first, even for an
+	// unmapped field.
+	maxLen := ctx.MaxRegexLength
+	if maxLen <= 0 {
+		maxLen = 1000
+	}
+	if n := len(utf16.Encode([]rune(q.value))); n > maxLen {
+		return nil, ctx.failedToCreate(searchcore.IllegalArgument(
+			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
+				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
+	}
 	ft, _ := ctx.lookupField(q.field)
 	if ft == nil {
 		return matchNone(), nil
@@ -280,15 +291,6 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	}
 	if err := ctx.failIfNotIndexed(ft); err != nil {
 		return nil, err
-	}
-	maxLen := ctx.MaxRegexLength
-	if maxLen <= 0 {
-		maxLen = 1000
-	}
-	if n := len(utf16.Encode([]rune(q.value))); n > maxLen {
-		return nil, ctx.failedToCreate(searchcore.IllegalArgument(
-			"The length of regex [%d] used in the Regexp Query request has exceeded the allowed maximum of [%d]. "+
-				"This maximum can be set by changing the [index.max_regex_length] index level setting.", n, maxLen))
 	}
 	re, none, err := luceneToRE2(q.value, q.flags)
 	if err != nil {
