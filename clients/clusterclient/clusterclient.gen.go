@@ -1048,8 +1048,8 @@ type Hit struct {
 	InnerHits      *json.RawMessage `json:"inner_hits,omitempty"`
 	MatchedQueries *[]string        `json:"matched_queries,omitempty"`
 
-	// Sort The sort values of the hit (numbers keep their precision).
-	Sort *[]json.RawMessage `json:"sort,omitempty"`
+	// Sort The sort values of the hit (numbers keep their precision; null for a missing keyword value).
+	Sort *[]*json.RawMessage `json:"sort,omitempty"`
 }
 
 // HitsMetadata defines model for HitsMetadata.

@@ -312,10 +312,12 @@ func (c *gridColl) collect(d *search.DocumentMatch) {
 	var seen [4]string
 	k := 0
 	c.m.src.points(d, func(lon, lat float64) {
-		// bluge's morton encoding is lossy (< 1e-7 degrees); snapping back
-		// to 7 decimals keeps points that lie exactly on a cell border in
-		// the cell ES (whose encoding is exact on those borders) puts them.
-		lon, lat = snap7(lon), snap7(lat)
+		// bluge's morton encoding truncates (decoded values lie up to one
+		// step, 360/2^32 degrees of longitude and 180/2^32 of latitude,
+		// below the indexed ones); snapping the middle of that interval
+		// back to 7 decimals keeps points that lie exactly on a cell border
+		// in the cell ES (whose encoding is exact on those borders) puts them.
+		lon, lat = snap7(lon+180.0/(1<<32-1)), snap7(lat+90.0/(1<<32-1))
 		var key string
 		if c.m.typ == "geohash_grid" {
 			key = geohash(lon, lat, c.m.precision)

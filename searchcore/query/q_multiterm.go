@@ -34,6 +34,7 @@ type RegexpQuery struct {
 	field, value    string
 	flags           int
 	caseInsensitive bool
+	maxStates       int // max_determinized_states
 }
 
 // FuzzyQuery is {"fuzzy": {"<field>": {"value": v, "fuzziness": ...}}}.
@@ -246,7 +247,7 @@ func (q *WildcardQuery) Compile(ctx *Context) (bluge.Query, error) {
 
 // parseRegexp follows RegexpQueryBuilder.fromXContent.
 func parseRegexp(_ *Parser, body *jval) (Node, error) {
-	q := &RegexpQuery{base: newBase(), flags: reAll}
+	q := &RegexpQuery{base: newBase(), flags: reAll, maxStates: defaultMaxDeterminizedStates}
 	var err error
 	q.field, q.value, err = parseStringFieldValue(&q.base, body, stringValueSpec{
 		name: "regexp", valueKeys: []string{"value"}, nullable: true, caseInsensitive: &q.caseInsensitive,
@@ -261,7 +262,7 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 			case "flags_value":
 				q.flags, err = v.intValue()
 			case "max_determinized_states":
-				_, err = v.intValue()
+				q.maxStates, err = v.intValue()
 			default:
 				return false, nil
 			}
@@ -276,6 +277,11 @@ func parseRegexp(_ *Parser, body *jval) (Node, error) {
 
 // Compile implements Node.
 func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
+	// RegexpQueryBuilder#doToQuery checks the length first, even for an
+	// unmapped field.
+	if err := ctx.checkRegexLength(q.value); err != nil {
+		return nil, err
+	}
 	if q.field == indexField {
 		return nil, ctx.shardErr("Can only use regexp queries on keyword and text fields - not on [%s] which is of type [%s]", indexField, indexField)
 	}
@@ -289,9 +295,6 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if err := ctx.failIfNotIndexed(ft); err != nil {
 		return nil, err
 	}
-	if err := ctx.checkRegexLength(q.value); err != nil {
-		return nil, err
-	}
 	re, none, err := luceneToRE2(q.value, q.flags)
 	if err != nil {
 		return nil, ctx.failedToCreate(err)
@@ -301,6 +304,13 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	}
 	if q.caseInsensitive {
 		re = "(?i)" + re
+	}
+	maxStates := q.maxStates
+	if maxStates <= 0 { // built by query_string, which has no own limit yet
+		maxStates = defaultMaxDeterminizedStates
+	}
+	if err := checkDeterminize(re, maxStates); err != nil {
+		return nil, ctx.failedToCreate(err)
 	}
 	return ctx.regexpQuery(ft, re, q.boost)
 }
