@@ -8,11 +8,7 @@ import (
 func TestClusterSettings(t *testing.T) {
 	n := newTestNode(t)
 	const js = "application/json"
-	steps := []struct {
-		name, method, path, body string
-		status                   int
-		want                     string // the whole body, decoded and re-encoded
-	}{
+	steps := []httpStep{
 		{"empty", "GET", "/_cluster/settings", "", 200, `{"persistent":{},"transient":{}}`},
 		{"put flat transient", "PUT", "/_cluster/settings?flat_settings=true", `{"transient":{"cluster.routing.allocation.enable":"none"}}`, 200,
 			`{"acknowledged":true,"persistent":{},"transient":{"cluster.routing.allocation.enable":"none"}}`},
@@ -51,19 +47,7 @@ func TestClusterSettings(t *testing.T) {
 		{"failed request changed nothing", "GET", "/_cluster/settings?flat_settings", "", 200,
 			`{"persistent":{"cluster.remote.leader.seeds":["10.0.0.1:9300","h2:9301"],"cluster.remote.leader.skip_unavailable":"true","search.max_buckets":"20000"},"transient":{}}`},
 	}
-	for _, st := range steps {
-		ct := ""
-		if st.body != "" {
-			ct = js
-		}
-		code, body := n.do(st.method, st.path, ct, st.body)
-		if code != st.status {
-			t.Fatalf("%s: %s %s status = %d, want %d: %s", st.name, st.method, st.path, code, st.status, str(body))
-		}
-		if got := str(body); got != st.want {
-			t.Errorf("%s: %s %s\n got %s\nwant %s", st.name, st.method, st.path, got, st.want)
-		}
-	}
+	n.runSteps(steps)
 }
 
 func TestClusterSettingsDefaults(t *testing.T) {

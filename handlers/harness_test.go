@@ -399,3 +399,32 @@ func str(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// httpStep is one request of a scripted table test and its expected
+// answer: the status, and the whole JSON body unless want is "".
+type httpStep struct {
+	name, method, path, body string
+	status                   int
+	want                     string
+}
+
+// runSteps sends each step in order (JSON bodies) and checks its answer;
+// a wrong status stops the test.
+func (n *testNode) runSteps(steps []httpStep) {
+	n.t.Helper()
+	for _, st := range steps {
+		ct := ""
+		if st.body != "" {
+			ct = "application/json"
+		}
+		code, body := n.do(st.method, st.path, ct, st.body)
+		if code != st.status {
+			n.t.Fatalf("%s: %s %s status = %d, want %d: %s", st.name, st.method, st.path, code, st.status, str(body))
+		}
+		if st.want != "" {
+			if got := str(body); got != st.want {
+				n.t.Errorf("%s: %s %s\n got %s\nwant %s", st.name, st.method, st.path, got, st.want)
+			}
+		}
+	}
+}

@@ -9,29 +9,6 @@ func TestComponentTemplates(t *testing.T) {
 	dir := t.TempDir()
 	n := openTestNode(t, dir)
 	const js = "application/json"
-	type step struct {
-		name, method, path, body string
-		status                   int
-		want                     string // whole body ("" = not checked)
-	}
-	run := func(n *testNode, steps []step) {
-		t.Helper()
-		for _, st := range steps {
-			ct := ""
-			if st.body != "" {
-				ct = js
-			}
-			code, body := n.do(st.method, st.path, ct, st.body)
-			if code != st.status {
-				t.Fatalf("%s: %s %s status = %d, want %d: %s", st.name, st.method, st.path, code, st.status, str(body))
-			}
-			if st.want != "" {
-				if got := str(body); got != st.want {
-					t.Errorf("%s: %s %s\n got %s\nwant %s", st.name, st.method, st.path, got, st.want)
-				}
-			}
-		}
-	}
 	notFound := func(reason string) string {
 		return `{"error":{"reason":"` + reason + `","root_cause":[{"reason":"` + reason + `","type":"resource_not_found_exception"}],"type":"resource_not_found_exception"},"status":404}`
 	}
@@ -41,7 +18,7 @@ func TestComponentTemplates(t *testing.T) {
 	parsing := func(reason string) string {
 		return `{"error":{"reason":"` + reason + `","root_cause":[{"reason":"` + reason + `","type":"parsing_exception"}],"type":"parsing_exception"},"status":400}`
 	}
-	run(n, []step{
+	n.runSteps([]httpStep{
 		{"put settings component", "PUT", "/_component_template/ct-settings", `{"template":{"settings":{"number_of_shards":2,"index.number_of_replicas":0}},"version":2,"_meta":{"team":"a"}}`, 200, `{"acknowledged":true}`},
 		{"put mappings component", "POST", "/_component_template/ct-mappings", `{"template":{"mappings":{"properties":{"msg":{"type":"text"},"level":{"type":"keyword"}}},"aliases":{"from-component":{}}}}`, 200, `{"acknowledged":true}`},
 		{"put overriding component", "PUT", "/_component_template/ct-override", `{"template":{"settings":{"number_of_shards":3},"mappings":{"properties":{"level":{"type":"integer"}}}}}`, 200, `{"acknowledged":true}`},
@@ -107,7 +84,7 @@ func TestComponentTemplates(t *testing.T) {
 	// Component templates survive a restart; once unused they can go.
 	n.close()
 	n = openTestNode(t, dir)
-	run(n, []step{
+	n.runSteps([]httpStep{
 		{"still there", "GET", "/_component_template", "", 200, ""},
 		{"drop users", "DELETE", "/_index_template/logs,metrics", "", 200, `{"acknowledged":true}`},
 		{"delete wildcard", "DELETE", "/_component_template/ct-*", "", 200, `{"acknowledged":true}`},

@@ -8,11 +8,7 @@ func TestIndexTemplates(t *testing.T) {
 	dir := t.TempDir()
 	n := openTestNode(t, dir)
 	const js = "application/json"
-	steps := []struct {
-		name, method, path, body string
-		status                   int
-		want                     string // whole body ("" = not checked)
-	}{
+	steps := []httpStep{
 		{"put composable", "PUT", "/_index_template/logs", `{"index_patterns":["logs-*"],"priority":10,"version":3,"template":{"settings":{"number_of_shards":2,"index.number_of_replicas":0},"mappings":{"properties":{"msg":{"type":"text"},"level":{"type":"keyword"}}},"aliases":{"all-logs":{},"{index}-alias":{}}},"_meta":{"owner":"ops"}}`, 200, `{"acknowledged":true}`},
 		{"create conflicts", "PUT", "/_index_template/logs?create=true", `{"index_patterns":["x"]}`, 400,
 			`{"error":{"reason":"index template [logs] already exists","root_cause":[{"reason":"index template [logs] already exists","type":"illegal_argument_exception"}],"type":"illegal_argument_exception"},"status":400}`},
@@ -39,29 +35,7 @@ func TestIndexTemplates(t *testing.T) {
 		{"legacy get missing", "GET", "/_template/nope", "", 404, `{}`},
 		{"legacy unknown key", "PUT", "/_template/bad", `{"index_patterns":["a"],"priority":1}`, 400, ""},
 	}
-	run := func(st struct {
-		name, method, path, body string
-		status                   int
-		want                     string
-	}) {
-		t.Helper()
-		ct := ""
-		if st.body != "" {
-			ct = js
-		}
-		code, body := n.do(st.method, st.path, ct, st.body)
-		if code != st.status {
-			t.Fatalf("%s: %s %s status = %d, want %d: %s", st.name, st.method, st.path, code, st.status, str(body))
-		}
-		if st.want != "" {
-			if got := str(body); got != st.want {
-				t.Errorf("%s: %s %s\n got %s\nwant %s", st.name, st.method, st.path, got, st.want)
-			}
-		}
-	}
-	for _, st := range steps {
-		run(st)
-	}
+	n.runSteps(steps)
 
 	// Index creation applies the best composable template, request wins.
 	if code, b := n.do("PUT", "/logs-app", js, `{"settings":{"number_of_replicas":1},"mappings":{"properties":{"extra":{"type":"integer"}}},"aliases":{"own":{}}}`); code != 200 {
@@ -112,18 +86,12 @@ func TestIndexTemplates(t *testing.T) {
 	// Templates survive a restart; deletion.
 	n.Close()
 	n = openTestNode(t, dir)
-	for _, st := range []struct {
-		name, method, path, body string
-		status                   int
-		want                     string
-	}{
+	n.runSteps([]httpStep{
 		{"after restart", "GET", "/_template/t2", "", 200, `{"t2":{"aliases":{},"index_patterns":["other-*"],"mappings":{"properties":{"b":{"type":"long"}}},"order":5,"settings":{"index":{"number_of_replicas":"2"}},"version":7}}`},
 		{"delete legacy", "DELETE", "/_template/t*", "", 200, `{"acknowledged":true}`},
 		{"delete legacy again", "DELETE", "/_template/t1", "", 404,
 			`{"error":{"reason":"index_template [t1] missing","root_cause":[{"reason":"index_template [t1] missing","type":"index_template_missing_exception"}],"type":"index_template_missing_exception"},"status":404}`},
 		{"delete composable", "DELETE", "/_index_template/logs", "", 200, `{"acknowledged":true}`},
 		{"list empty", "GET", "/_index_template", "", 200, `{"index_templates":[]}`},
-	} {
-		run(st)
-	}
+	})
 }
