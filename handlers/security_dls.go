@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -142,7 +143,16 @@ func (z *authorizer) applyReadLimits(c echo.Context, a *security.Authentication,
 		}
 	}
 	switch {
-	case p.Action == "indices:data/read/search/template" || strings.HasPrefix(c.Path(), "/_cat/"):
+	case p.Action == "indices:data/read/search/template" && p.Indices != "msearch":
+		limits := z.limitsFor(a, expr)
+		if limits == nil {
+			return next(c)
+		}
+		if err := z.restrictTemplate(c, limits); err != nil {
+			return err
+		}
+		return filterResponse(c, next, limits, "")
+	case strings.HasPrefix(c.Path(), "/_cat/"):
 		// These APIs take no query this layer can restrict.
 		if z.limitsFor(a, expr) != nil {
 			return searchcore.IllegalArgument("document and field level security apply to the indices of this request: use the _search or _count API")
@@ -182,6 +192,58 @@ func (z *authorizer) applyReadLimits(c echo.Context, a *security.Authentication,
 		return filterResponse(c, next, limits, single)
 	}
 	return next(c)
+}
+
+// restrictTemplate applies a document filter to a search template (see
+// restrictedTemplate).
+func (z *authorizer) restrictTemplate(c echo.Context, limits map[string]*readLimits) error {
+	filter, ok := dlsFilter(limits)
+	if !ok {
+		return nil
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	nb, err := z.restrictedTemplate(c.Request().Context(), body, filter)
+	if err != nil {
+		return err
+	}
+	setBody(c.Request(), nb)
+	return nil
+}
+
+// restrictedTemplate renders a search template request here and returns
+// it as a literal template of the restricted search (params already
+// applied). A rendered search that would read as mustache again ("{{") is
+// refused rather than changed.
+func (z *authorizer) restrictedTemplate(ctx context.Context, body []byte, filter json.RawMessage) ([]byte, error) {
+	treq, err := searchcore.ParseTemplateRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := treq.Validate(); err != nil {
+		return nil, err
+	}
+	rendered, err := z.core.RenderTemplate(ctx, treq)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := restrictQuery([]byte(rendered), filter)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(nb, []byte("{{")) {
+		return nil, searchcore.IllegalArgument("document level security cannot be applied to this search template: its rendered search contains mustache delimiters; use the _search API")
+	}
+	out := map[string]any{"source": json.RawMessage(nb)}
+	if treq.Explain {
+		out["explain"] = true
+	}
+	if treq.Profile {
+		out["profile"] = true
+	}
+	return json.Marshal(out)
 }
 
 // documentVisible runs the document filter on the requested document.
@@ -226,14 +288,17 @@ func (z *authorizer) msearchLimits(c echo.Context, a *security.Authentication, n
 			continue
 		}
 		limits := z.limitsFor(a, expr)
-		if template && limits != nil {
-			return searchcore.IllegalArgument("document and field level security apply to the indices of this request: use the _msearch API")
-		}
 		for k, v := range limits {
 			all[k] = v
 		}
 		if filter, ok := dlsFilter(limits); ok {
-			nb, err := restrictQuery(lines[i+1], filter)
+			restrict := restrictQuery
+			if template {
+				restrict = func(b []byte, f json.RawMessage) ([]byte, error) {
+					return z.restrictedTemplate(c.Request().Context(), b, f)
+				}
+			}
+			nb, err := restrict(lines[i+1], filter)
 			if err != nil {
 				return err
 			}

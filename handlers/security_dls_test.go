@@ -69,9 +69,10 @@ func TestDocumentAndFieldLevelSecurity(t *testing.T) {
 	if jsonPath(out, "_source.owner.ssn") != "2" {
 		t.Errorf("superuser source = %v", out["_source"])
 	}
-	// Template APIs cannot be restricted and say so.
-	out = n.mustDo("POST", "/staff/_search/template", red, `{"source":{"query":{"match_all":{}}}}`, 400)
-	if jsonPath(out, "error.reason") != "document and field level security apply to the indices of this request: use the _search or _count API" {
-		t.Errorf("template = %v", out)
+	// Search templates are restricted like _search once rendered.
+	out = n.mustDo("POST", "/staff/_search/template", red, `{"source":{"query":{"match_all":{}},"sort":[{"title.keyword":"{{order}}"}]},"params":{"order":"asc"}}`, 200)
+	srcs = []any{jsonPath(out, "hits.total.value"), jsonPath(out, "hits.hits.0._source"), jsonPath(out, "hits.hits.1._source")}
+	if got := str(srcs); got != `[2,{"owner":{"name":"ann"},"team":"red","title":"alpha"},{"owner":{"name":"cid"},"team":"red","title":"gamma"}]` {
+		t.Errorf("template = %s", got)
 	}
 }

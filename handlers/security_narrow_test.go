@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -34,10 +36,33 @@ func TestSearchWithoutIndexNarrowsToAuthorized(t *testing.T) {
 	if got := str(out["count"]); got != "2" {
 		t.Errorf("/_count as reader = %s, want 2", got)
 	}
-	// Templates cannot apply document-level security: the plain reader.
-	out = n.mustDo("POST", "/_search/template", basic("plain", "plain-pass"), `{"source":{"query":{"match":{"msg":"{{w}}"}}},"params":{"w":"hidden three"}}`, 200)
-	if got := str([]any{jsonPath(out, "hits.total.value"), jsonPath(out, "hits.hits.0._index")}); got != `[1,"logs-b"]` {
-		t.Errorf("/_search/template as reader = %s", got)
+	// Search templates: rendered, then restricted like _search (the
+	// reader's role only shows info logs; the plain reader sees all logs).
+	tmpl := `{"source":{"query":{"match":{"msg":"{{w}}"}}},"params":{"w":"hidden two three"}}`
+	for _, c := range []struct{ user, want string }{
+		{reader, `[1,["logs-b"]]`},
+		{basic("plain", "plain-pass"), `[2,["logs-a","logs-b"]]`},
+	} {
+		out = n.mustDo("POST", "/_search/template", c.user, tmpl, 200)
+		var idx []string
+		for _, h := range jsonPath(out, "hits.hits").([]any) {
+			idx = append(idx, h.(map[string]any)["_index"].(string))
+		}
+		sort.Strings(idx)
+		if got := str([]any{jsonPath(out, "hits.total.value"), idx}); got != c.want {
+			t.Errorf("/_search/template = %s, want %s", got, c.want)
+		}
+	}
+	// The same per search in _msearch/template.
+	code, raw, _ := n.rawAuth("POST", "/_msearch/template", reader, "application/x-ndjson",
+		"{\"index\":\"logs-*\"}\n"+tmpl+"\n{\"index\":\"logs-a\"}\n{\"source\":{\"query\":{\"match_all\":{}}}}\n")
+	if got := rawMember(raw, "responses"); code != 200 || !strings.Contains(got, `"total":{"value":1,"relation":"eq"}`) || strings.Count(got, `"_index":"logs-a"`) != 1 || strings.Contains(got, `"debug"`) {
+		t.Errorf("_msearch/template as reader = %d %s", code, got)
+	}
+	// A rendered search holding mustache delimiters is refused, not changed.
+	out = n.mustDo("POST", "/_search/template", reader, `{"source":"{\"query\":{\"match\":{\"msg\":\"{{{w}}}\"}}}","params":{"w":"{{x}}"}}`, 400)
+	if got := str(jsonPath(out, "error.type")); got != `"illegal_argument_exception"` {
+		t.Errorf("template rendering mustache = %s", str(out))
 	}
 	// The superuser still searches everything.
 	out = n.mustDo("GET", "/_count", elasticAuth, "", 200)
