@@ -333,6 +333,15 @@ func filterResponse(c echo.Context, next echo.HandlerFunc, limits map[string]*re
 	if !restricted {
 		return next(c)
 	}
+	// Hidden fields are unmapped for queries, sorts and aggregations too.
+	ff := searchcore.FieldFilter(func(index string) func(string) bool {
+		l := limits[index]
+		if l == nil || !l.hasFLS {
+			return nil
+		}
+		return func(path string) bool { return security.FieldAllowed(l.fls, path) }
+	})
+	c.SetRequest(c.Request().WithContext(searchcore.WithFieldFilter(c.Request().Context(), ff)))
 	buf, orig, err := captureResponse(c, next)
 	if err != nil {
 		return err

@@ -69,6 +69,28 @@ func TestDocumentAndFieldLevelSecurity(t *testing.T) {
 	if jsonPath(out, "_source.owner.ssn") != "2" {
 		t.Errorf("superuser source = %v", out["_source"])
 	}
+	// Hidden fields are unmapped for queries, sorts and aggregations:
+	// salary and owner.ssn cannot be probed.
+	for _, q := range []struct{ body, want string }{
+		{`{"query":{"range":{"salary":{"gte":0}}}}`, `0`},
+		{`{"query":{"term":{"owner.ssn":"1"}}}`, `0`},
+		{`{"query":{"exists":{"field":"salary"}}}`, `0`},
+		{`{"query":{"query_string":{"query":"salary:100"}}}`, `0`},
+		{`{"query":{"term":{"owner.name":"ann"}}}`, `1`},
+	} {
+		out = n.mustDo("POST", "/staff/_search", red, q.body, 200)
+		if got := str(jsonPath(out, "hits.total.value")); got != q.want {
+			t.Errorf("%s as red: total %s, want %s", q.body, got, q.want)
+		}
+	}
+	out = n.mustDo("POST", "/staff/_search", red, `{"size":0,"aggs":{"s":{"sum":{"field":"salary"}},"t":{"terms":{"field":"team.keyword"}}}}`, 200)
+	if got := str(jsonPath(out, "aggregations")); got != `{"s":{"value":0.0},"t":{"buckets":[{"doc_count":2,"key":"red"}],"doc_count_error_upper_bound":0,"sum_other_doc_count":0}}` {
+		t.Errorf("aggregations as red = %s", got)
+	}
+	out = n.mustDo("POST", "/staff/_search", elasticAuth, `{"query":{"range":{"salary":{"gte":0}}}}`, 200)
+	if got := str(jsonPath(out, "hits.total.value")); got != "3" {
+		t.Errorf("superuser range on salary = %s, want 3", got)
+	}
 	// Search templates are restricted like _search once rendered.
 	out = n.mustDo("POST", "/staff/_search/template", red, `{"source":{"query":{"match_all":{}},"sort":[{"title.keyword":"{{order}}"}]},"params":{"order":"asc"}}`, 200)
 	srcs = []any{jsonPath(out, "hits.total.value"), jsonPath(out, "hits.hits.0._source"), jsonPath(out, "hits.hits.1._source")}

@@ -35,6 +35,7 @@ func (e *Engine) Explain(ctx context.Context, indexName, id, routing string, raw
 		return nil, err
 	}
 	qctx := idx.queryContext(e.now(), e.termsLookup(ctx))
+	restrictFields(ctx, qctx)
 	q, err := node.Compile(qctx)
 	if err != nil {
 		return nil, err

@@ -740,6 +740,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		qctx := idx.queryContext(now, lookup)
+		restrictFields(ctx, qctx)
 		var named []namedQuery
 		qctx.Wrap = func(n query.Node, q bluge.Query) bluge.Query {
 			if n.Name() != "" {
@@ -1231,6 +1232,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 	shards := 0
 	for _, idx := range indices {
 		qctx := idx.queryContext(now, lookup)
+		restrictFields(ctx, qctx)
 		q, err := node.Compile(qctx)
 		if err != nil {
 			return 0, 0, false, err
