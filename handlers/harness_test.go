@@ -167,6 +167,8 @@ type nodeOptions struct {
 	ServiceTokensFile, UsersFile, UsersRolesFile string
 	// Production, HTTPTLS and Pprof are passed to the server options.
 	Production, HTTPTLS, Pprof bool
+	// BreakerMemory sizes the circuit breakers (0: the machine's memory).
+	BreakerMemory int64
 	// TokenTimeout is the access token lifetime (default 20m).
 	TokenTimeout time.Duration
 	// FailureBurst and FailureRefill configure the brute-force guard.
@@ -218,7 +220,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 	t.Helper()
 	db, eng := openCore(t, dir)
-	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof}
+	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof, BreakerMemory: o.BreakerMemory}
 	var clock *fakeClock
 	if o.Security {
 		clock = o.Clock

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"runtime/metrics"
 	"sort"
 	"strings"
@@ -38,20 +37,23 @@ type breaker struct {
 	name      string
 	estimated atomic.Int64
 	tripped   atomic.Int64
-	// limitFraction of the memory limit (GOMEMLIMIT, else physical memory).
-	limitFraction float64
+	// limitBytes is the breaker's limit (a fraction of memoryBase).
+	limitBytes int64
 }
 
 // threadPoolNames are the request classes, as Elasticsearch names its pools.
 var threadPoolNames = []string{"get", "management", "search", "write"}
 
-func newRequestStats() *requestStats {
+// newRequestStats sizes the breakers like Elasticsearch's defaults:
+// in_flight_requests 100% and parent 95% of memory (see memoryBase).
+func newRequestStats(memory int64) *requestStats {
 	st := &requestStats{pools: map[string]*poolStats{}}
 	for _, n := range threadPoolNames {
 		st.pools[n] = &poolStats{}
 	}
-	st.inFlight = breaker{name: "in_flight_requests", limitFraction: 1.0}
-	st.parent = breaker{name: "parent", limitFraction: 0.95}
+	base := memoryBase(memory)
+	st.inFlight = breaker{name: "in_flight_requests", limitBytes: base}
+	st.parent = breaker{name: "parent", limitBytes: int64(float64(base) * 0.95)}
 	return st
 }
 
@@ -66,11 +68,14 @@ func (st *requestStats) connState(_ net.Conn, cs http.ConnState) {
 	}
 }
 
-// memoryLimit is what the breakers' limits are fractions of: the Go
-// memory limit when one is set, else the machine's memory.
-func memoryLimit() int64 {
-	if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
-		return l
+// memoryBase is what the breakers' limits are fractions of: the given
+// size, else the machine's memory. Go's memory limit (GOMEMLIMIT,
+// ext.memory.soft_limit) is a soft garbage-collection target the heap may
+// exceed, so it is not used: a breaker must not reject requests a node
+// can serve.
+func memoryBase(configured int64) int64 {
+	if configured > 0 {
+		return configured
 	}
 	if m := readMemInfo(); m.total > 0 {
 		return m.total
@@ -78,7 +83,7 @@ func memoryLimit() int64 {
 	return math.MaxInt64
 }
 
-func (b *breaker) limit() int64 { return int64(float64(memoryLimit()) * b.limitFraction) }
+func (b *breaker) limit() int64 { return b.limitBytes }
 
 // error counts a trip and renders Elasticsearch's circuit_breaking_exception;
 // extra ends the reason (the parent breaker's real usage).

@@ -50,6 +50,9 @@ type Options struct {
 	// blocks the service account APIs and tokens.
 	HTTPTLS    bool
 	Production bool
+	// BreakerMemory is the memory the circuit breakers' limits are
+	// fractions of (0: the machine's memory).
+	BreakerMemory int64
 	// Pprof serves GET /_quarry/pprof/{profile} (setting ext.pprof.enabled);
 	// when false those requests answer 404.
 	Pprof bool
@@ -119,7 +122,7 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: core, sec: opts.Security, log: opts.Logger, opts: opts, stats: newRequestStats()}
+	s := &Server{core: core, sec: opts.Security, log: opts.Logger, opts: opts, stats: newRequestStats(opts.BreakerMemory)}
 	s.specJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(doc) })
 	e := echo.New()
 	// Whoever serves e (the binary, tests) installs this hook to count
