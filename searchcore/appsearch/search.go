@@ -66,12 +66,6 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 	}
 	q = boostQuery(q, eff.boosts, c)
 	sorts := coreSort(r.Sort, c.Schema)
-	for _, sc := range r.Sort {
-		if sc.Geo != nil {
-			q = geoSortQuery(q, sc.Field, sc.Geo)
-			break
-		}
-	}
 	scored := len(r.Sort) == 0
 	for _, sc := range r.Sort {
 		if sc.Field == "_score" {

@@ -114,6 +114,9 @@ func TestSearchFiltersAndQuerySyntax(t *testing.T) {
 		{"sort by year", `{"query":"","sort":{"year":"asc"}}`, []string{"2", "3", "1", "5", "4"}, true},
 		{"sort list", `{"query":"","sort":[{"studio":"asc"},{"year":"desc"}]}`, []string{"5", "4", "3", "2", "1"}, true},
 		{"geo sort", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"asc"}},{"year":"asc"}],"page":{"size":1}}`, []string{"4"}, true},
+		{"geo sort then year", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"asc"}},{"year":"asc"}]}`, []string{"4", "1", "5", "2", "3"}, true},
+		{"geo sort desc then year desc", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"desc"}},{"year":"desc"}]}`, []string{"3", "2", "5", "1", "4"}, true},
+		{"studio then geo sort", `{"query":"","sort":[{"studio":"desc"},{"loc":{"center":"34.05,-118.24","order":"desc","mode":"median"}},{"year":"asc"}]}`, []string{"1", "2", "3", "4", "5"}, true},
 		{"page 2", `{"query":"","sort":{"year":"asc"},"page":{"size":2,"current":2}}`, []string{"1", "5"}, true},
 		{"page beyond", `{"query":"","page":{"size":2,"current":4}}`, []string{}, true},
 	}
@@ -307,5 +310,49 @@ func TestSearchConcurrent(t *testing.T) {
 	}
 	if b, _ := json.Marshal(out); string(b) != `{"meta":{"page":{"current":1,"size":1}},"results":[{"term":"heat","queries":90,"clicks":0}]}` {
 		t.Errorf("top queries = %s", b)
+	}
+}
+
+// TestSearchGeoSortModes sorts multi-valued locations by each mode; a
+// document without a location sorts last ascending.
+func TestSearchGeoSortModes(t *testing.T) {
+	ctx := context.Background()
+	svc := openService(t, t.TempDir(), appsearch.Config{})
+	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{"loc": "geolocation", "n": "number"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.IndexDocuments(ctx, "movies", raws(
+		`{"id":"a","n":1,"loc":["0,0","0,1","0,10"]}`,
+		`{"id":"b","n":2,"loc":"0,3"}`,
+		`{"id":"c","n":3}`,
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if len(r.Errors) > 0 {
+			t.Fatalf("index: %v", r.Errors)
+		}
+	}
+	ss := appsearch.NewSearches(svc, time.Now)
+	cases := []struct {
+		mode string
+		want []string
+	}{
+		{"min", []string{"a", "b", "c"}},
+		{"max", []string{"b", "a", "c"}},
+		{"avg", []string{"b", "a", "c"}},
+		{"median", []string{"a", "b", "c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			body := `{"query":"","sort":[{"loc":{"center":"0,0","order":"asc","mode":"` + tc.mode + `"}},{"n":"desc"}]}`
+			if got := resultIDs(searchJSON(t, ss, body)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("ids = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -77,8 +77,14 @@ func TestTranslate(t *testing.T) {
 		},
 		{
 			name: "sorts", req: `{"query":"","sort":[{"loc":{"center":"POINT (2 1)","order":"asc"}},{"title":"desc"},{"_score":"asc"}]}`,
-			want: []string{`{"query":{"function_score":{"query":{"match_all":{}},"functions":[{"filter":{"exists":{"field":"loc"}},"linear":{"loc":{"origin":"1,2","scale":"20100km"},"multi_value_mode":"min"}},{"weight":0}],"score_mode":"max","boost_mode":"replace"}},` +
-				`"track_total_hits":true,"sort":[{"_score":{"order":"desc"}},{"title.enum":{"order":"desc","unmapped_type":"keyword"}},{"_score":{"order":"asc"}}],"from":0,"size":10}`},
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[` +
+				`{"_geo_distance":{"loc":"1,2","order":"asc","mode":"min","ignore_unmapped":true}},` +
+				`{"title.enum":{"order":"desc","unmapped_type":"keyword"}},{"_score":{"order":"asc"}}],"from":0,"size":10}`},
+		},
+		{
+			name: "geo sort median desc", req: `{"query":"","sort":[{"loc":{"center":"1,2","order":"desc","mode":"median"}}]}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[` +
+				`{"_geo_distance":{"loc":"1,2","order":"desc","mode":"median","ignore_unmapped":true}}],"from":0,"size":10}`},
 		},
 		{
 			name: "curation", req: `{"query":" Heat ","page":{"size":1}}`, settings: &Settings{SearchFields: []SearchField{{Field: "title", Weight: 2}}},
