@@ -3,6 +3,7 @@ package appsearch_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -354,5 +355,87 @@ func TestSearchGeoSortModes(t *testing.T) {
 				t.Errorf("ids = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// groupSummary renders grouped results as "head[members]key".
+func groupSummary(m map[string]any) []string {
+	out := []string{}
+	for _, r := range m["results"].([]any) {
+		res := r.(map[string]any)
+		s := res["_meta"].(map[string]any)["id"].(string)
+		if g, ok := res["_group"].([]any); ok {
+			var ids []string
+			for _, e := range g {
+				ids = append(ids, e.(map[string]any)["_meta"].(map[string]any)["id"].(string))
+			}
+			s += "[" + strings.Join(ids, ",") + "]"
+		}
+		out = append(out, s+fmt.Sprint(res["_group_key"]))
+	}
+	return out
+}
+
+func TestSearchGroupCases(t *testing.T) {
+	_, ss := openMovies(t, "later")
+	cases := []struct {
+		name  string
+		body  string
+		want  []string
+		total float64
+	}{
+		{"group sort orders the members", `{"query":"","sort":{"year":"asc"},"group":{"field":"studio","size":2,"sort":{"year":"desc"}},"page":{"size":1}}`,
+			[]string{"4[3]Fox"}, 3},
+		{"page of groups", `{"query":"","sort":{"year":"asc"},"group":{"field":"studio"},"page":{"size":1,"current":2}}`,
+			[]string{"1[]Warner"}, 3},
+		{"group members default to the request's order", `{"query":"","sort":{"year":"desc"},"group":{"field":"studio","size":3}}`,
+			[]string{"4[3,2]Fox", "5[]FilmDistrict", "1[]Warner"}, 3},
+		{"filtered groups", `{"query":"","filters":{"year":{"from":1980}},"sort":{"year":"asc"},"group":{"field":"studio"}}`,
+			[]string{"3[4]Fox", "1[]Warner", "5[]FilmDistrict"}, 3},
+		{"number group key", `{"query":"","filters":{"studio":"Fox"},"sort":{"rating":"desc"},"group":{"field":"year","collapse":true}}`,
+			[]string{"21979.0", "31986.0", "42013.0"}, 3},
+		{"multi-valued field groups by its first value", `{"query":"","sort":{"year":"asc"},"group":{"field":"genre"}}`,
+			[]string{"2[]horror", "3[]action", "1[5]crime", "4[]comedy"}, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := searchJSON(t, ss, tc.body)
+			if got := groupSummary(m); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("groups = %v, want %v", got, tc.want)
+			}
+			if total := m["meta"].(map[string]any)["page"].(map[string]any)["total_results"]; total != tc.total {
+				t.Errorf("total_results = %v, want %v", total, tc.total)
+			}
+		})
+	}
+}
+
+// TestSearchGroupMissingAndFacets leaves documents without the group field
+// out of the groups while facets still count every matching document.
+func TestSearchGroupMissingAndFacets(t *testing.T) {
+	ctx := context.Background()
+	svc := openService(t, t.TempDir(), appsearch.Config{})
+	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{"k": "text", "n": "number"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.IndexDocuments(ctx, "movies", raws(
+		`{"id":"a","k":"x","n":1}`, `{"id":"b","k":"x","n":2}`, `{"id":"c","n":3}`, `{"id":"d","k":"y","n":4}`,
+	)); err != nil {
+		t.Fatal(err)
+	}
+	ss := appsearch.NewSearches(svc, time.Now)
+	m := searchJSON(t, ss, `{"query":"","sort":{"n":"asc"},"group":{"field":"k"},"facets":{"n":{"type":"range","ranges":[{"from":0,"to":10}]}}}`)
+	if got, want := groupSummary(m), []string{"a[b]x", "d[]y"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("groups = %v, want %v", got, want)
+	}
+	b, _ := json.Marshal(m["facets"])
+	if want := `{"n":[{"data":[{"count":4,"from":0,"to":10}],"type":"range"}]}`; string(b) != want {
+		t.Errorf("facets = %s, want %s", b, want)
+	}
+	if total := m["meta"].(map[string]any)["page"].(map[string]any)["total_results"]; total != 2.0 {
+		t.Errorf("total_results = %v, want 2", total)
 	}
 }

@@ -96,7 +96,22 @@ func TestTranslate(t *testing.T) {
 		},
 		{
 			name: "group and window", req: `{"query":"","group":{"field":"year"},"page":{"size":1000,"current":100}}`,
-			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"from":0,"size":10000}`},
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"post_filter":{"exists":{"field":"year"}},` +
+				`"collapse":{"field":"year","inner_hits":{"name":"group","size":10}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"year","precision_threshold":40000}}},"from":10000,"size":0}`},
+		},
+		{
+			name: "group sort then the request's sort", req: `{"query":"","sort":{"year":"desc"},"group":{"field":"title","size":3,"sort":{"year":"asc"}},"page":{"size":2,"current":2}}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[{"year":{"order":"desc","unmapped_type":"double"}}],` +
+				`"post_filter":{"exists":{"field":"title.enum"}},"collapse":{"field":"title.enum","inner_hits":{"name":"group","size":3,` +
+				`"sort":[{"year":{"order":"asc","unmapped_type":"double"}},{"year":{"order":"desc","unmapped_type":"double"}}]}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"title.enum","precision_threshold":40000}}},"from":2,"size":2}`},
+		},
+		{
+			name: "collapsed group sort on a scored search", req: `{"query":"","group":{"field":"year","collapse":true,"sort":{"year":"asc"}}}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"post_filter":{"exists":{"field":"year"}},` +
+				`"collapse":{"field":"year","inner_hits":{"name":"group","size":1,"sort":[{"year":{"order":"asc","unmapped_type":"double"}},{"_score":{"order":"desc"}}]}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"year","precision_threshold":40000}}},"from":0,"size":10}`},
 		},
 		{
 			name: "beyond the 10,000 results", req: `{"query":"","page":{"size":1000,"current":11}}`,
