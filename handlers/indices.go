@@ -90,8 +90,16 @@ func (s *Server) IndicesDelete(c echo.Context, index string, p cluster.IndicesDe
 }
 
 // IndicesGet returns aliases, mappings and settings of indices.
+//
+// Closed indices are listed as Elasticsearch lists them: when named, or
+// when expand_wildcards includes closed.
 func (s *Server) IndicesGet(c echo.Context, index string, p cluster.IndicesGetParams) error {
-	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
+	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+	if err != nil {
+		return err
+	}
+	o.AllowClosed = true
+	indices, err := s.core.Resolve(index, o)
 	if err != nil {
 		return err
 	}
