@@ -26,18 +26,25 @@ var movies = []string{
 // loaded, and its search side.
 func openMovies(t *testing.T, rev string) (*appsearch.Service, *appsearch.Searches) {
 	t.Helper()
+	return openEngine(t, rev, map[string]string{
+		"title": "text", "genre": "text", "studio": "text", "plot": "text",
+		"year": "number", "rating": "number", "released": "date", "loc": "geolocation",
+	}, movies...)
+}
+
+// openEngine creates the "movies" engine of the given revision with the
+// schema, indexes docs, and returns it with its search side.
+func openEngine(t *testing.T, rev string, schema map[string]string, docs ...string) (*appsearch.Service, *appsearch.Searches) {
+	t.Helper()
 	ctx := context.Background()
 	svc := openService(t, t.TempDir(), appsearch.Config{})
 	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies", Revision: rev}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{
-		"title": "text", "genre": "text", "studio": "text", "plot": "text",
-		"year": "number", "rating": "number", "released": "date", "loc": "geolocation",
-	}); err != nil {
+	if _, err := svc.UpdateSchema(ctx, "movies", schema); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.IndexDocuments(ctx, "movies", raws(movies...))
+	res, err := svc.IndexDocuments(ctx, "movies", raws(docs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,28 +324,11 @@ func TestSearchConcurrent(t *testing.T) {
 // TestSearchGeoSortModes sorts multi-valued locations by each mode; a
 // document without a location sorts last ascending.
 func TestSearchGeoSortModes(t *testing.T) {
-	ctx := context.Background()
-	svc := openService(t, t.TempDir(), appsearch.Config{})
-	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{"loc": "geolocation", "n": "number"}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := svc.IndexDocuments(ctx, "movies", raws(
+	_, ss := openEngine(t, "later", map[string]string{"loc": "geolocation", "n": "number"},
 		`{"id":"a","n":1,"loc":["0,0","0,1","0,10"]}`,
 		`{"id":"b","n":2,"loc":"0,3"}`,
 		`{"id":"c","n":3}`,
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if len(r.Errors) > 0 {
-			t.Fatalf("index: %v", r.Errors)
-		}
-	}
-	ss := appsearch.NewSearches(svc, time.Now)
+	)
 	cases := []struct {
 		mode string
 		want []string
@@ -413,20 +403,8 @@ func TestSearchGroupCases(t *testing.T) {
 // TestSearchGroupMissingAndFacets leaves documents without the group field
 // out of the groups while facets still count every matching document.
 func TestSearchGroupMissingAndFacets(t *testing.T) {
-	ctx := context.Background()
-	svc := openService(t, t.TempDir(), appsearch.Config{})
-	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{"k": "text", "n": "number"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.IndexDocuments(ctx, "movies", raws(
-		`{"id":"a","k":"x","n":1}`, `{"id":"b","k":"x","n":2}`, `{"id":"c","n":3}`, `{"id":"d","k":"y","n":4}`,
-	)); err != nil {
-		t.Fatal(err)
-	}
-	ss := appsearch.NewSearches(svc, time.Now)
+	_, ss := openEngine(t, "later", map[string]string{"k": "text", "n": "number"},
+		`{"id":"a","k":"x","n":1}`, `{"id":"b","k":"x","n":2}`, `{"id":"c","n":3}`, `{"id":"d","k":"y","n":4}`)
 	m := searchJSON(t, ss, `{"query":"","sort":{"n":"asc"},"group":{"field":"k"},"facets":{"n":{"type":"range","ranges":[{"from":0,"to":10}]}}}`)
 	if got, want := groupSummary(m), []string{"a[b]x", "d[]y"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("groups = %v, want %v", got, want)
