@@ -92,15 +92,19 @@ func groupCount(aggs json.RawMessage) (int64, error) {
 	return out[groupCountAgg].Value, nil
 }
 
-// multiValuedCollapse reports whether err is the core refusing to collapse
-// on a field holding several values.
-func multiValuedCollapse(err error) bool {
+// collapseRefused reports whether err is the core refusing to collapse on
+// the group field: a document holds several values, or an index (a meta
+// engine's source engine) has no collapsible mapping for it.
+func collapseRefused(err error) bool {
 	var e *eserr.Error
 	if !errors.As(err, &e) {
 		return false
 	}
 	for ; e != nil; e = e.CausedBy {
-		if e.Type == "illegal_state_exception" && strings.Contains(e.Reason, "must be single valued") {
+		switch {
+		case e.Type == "illegal_state_exception" && strings.Contains(e.Reason, "must be single valued"),
+			e.Type == "illegal_argument_exception" && strings.Contains(e.Reason, "in order to collapse on"),
+			e.Type == "illegal_argument_exception" && strings.Contains(e.Reason, "for collapse field"):
 			return true
 		}
 	}

@@ -113,8 +113,9 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 	var err error
 	grouped := false
 	if r.Group != nil && P == 0 {
-		// Grouping is the core's collapse; a multi-valued group field
-		// (which collapse refuses) is grouped by its first value in memory.
+		// Grouping is the core's collapse; a group field collapse refuses
+		// (multi-valued, or unmapped in a meta engine's source) is grouped
+		// by its first value in memory.
 		res, err = runBody(ctx, run, collapseBody(base, aggs, r, c.Schema, sorts, from))
 		switch {
 		case err == nil:
@@ -125,7 +126,7 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 			for _, h := range res.Hits {
 				results = append(results, sh.collapsedGroup(h, r.Group))
 			}
-		case !multiValuedCollapse(err):
+		case !collapseRefused(err):
 			return nil, err
 		}
 	}
