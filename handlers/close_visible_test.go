@@ -77,6 +77,14 @@ func TestClosedIndexVisible(t *testing.T) {
 		}
 	})
 
+	t.Run("exists", func(t *testing.T) {
+		for path, want := range map[string]int{"/logs_a": 200, "/logs_a*?allow_no_indices=false": 404, "/logs_a*?expand_wildcards=closed&allow_no_indices=false": 200} {
+			if code, _ := n.raw("HEAD", path, "", ""); code != want {
+				t.Errorf("HEAD %s = %d, want %d", path, code, want)
+			}
+		}
+	})
+
 	t.Run("cluster state", func(t *testing.T) {
 		_, body := n.do("GET", "/_cluster/state/master_node,blocks,metadata,routing_table", "", "")
 		node := str(body["master_node"])

@@ -121,6 +121,7 @@ func (s *Server) IndicesExists(c echo.Context, index string, p cluster.IndicesEx
 	if err != nil {
 		return c.NoContent(http.StatusNotFound)
 	}
+	o.AllowClosed = true // a closed index exists, as GET /{index} shows it
 	indices, err := s.core.Resolve(index, o)
 	if err != nil || (len(indices) == 0 && !strings.Contains(index, "*")) {
 		return c.NoContent(http.StatusNotFound)
