@@ -113,6 +113,17 @@ func TestClosedIndexVisible(t *testing.T) {
 		}
 	})
 
+	// The setting is private.
+	for _, r := range []struct{ method, path, body string }{
+		{"PUT", "/logs_c", `{"settings":{"index.verified_before_close":true}}`},
+		{"PUT", "/logs_b/_settings", `{"index":{"verified_before_close":"true"}}`},
+	} {
+		code, body := n.do(r.method, r.path, "application/json", r.body)
+		if want := `{"reason":"private index setting [index.verified_before_close] can not be set explicitly","type":"illegal_argument_exception"}`; code != 400 || str(jsonPath(body, "error.root_cause.0")) != want {
+			t.Errorf("%s %s = %d %s", r.method, r.path, code, str(body))
+		}
+	}
+
 	// Opening removes the setting and the block.
 	n.do("POST", "/logs_a/_open", "", "")
 	_, body := n.do("GET", "/logs_a", "", "")

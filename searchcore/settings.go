@@ -168,6 +168,9 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		NestedObjectsLimit:         mapping.NestedObjectsLimit,
 	}
 	for k, v := range flat {
+		if k == verifiedBeforeClose {
+			return nil, IllegalArgument("private index setting [%s] can not be set explicitly", k)
+		}
 		if !isKnownSetting(k) {
 			return nil, IllegalArgument("unknown setting [%s] please check that any required plugins are installed, or check the breaking changes documentation for removed settings", k)
 		}
