@@ -7,15 +7,20 @@ import (
 )
 
 // TestClosedIndexVisible checks that a closed index shows in _cat/indices,
-// GET /{index} and the cluster state as Elasticsearch 7.17 shows it.
+// GET /{index}, HEAD /{index} and the cluster state as Elasticsearch 7.17
+// shows it, across a restart.
 func TestClosedIndexVisible(t *testing.T) {
-	n := newTestNode(t)
+	dir := t.TempDir()
+	n := openTestNode(t, dir)
 	n.do("PUT", "/logs_a", "application/json", `{"settings":{"number_of_replicas":1}}`)
 	n.do("PUT", "/logs_b", "application/json", `{"settings":{"number_of_replicas":0}}`)
 	n.do("PUT", "/logs_a/_doc/1?refresh=true", "application/json", `{"msg":"hello"}`)
 	if code, body := n.do("POST", "/logs_a/_close", "", ""); code != 200 {
 		t.Fatalf("close = %d %s", code, str(body))
 	}
+	// Everything below holds after a restart.
+	n.Close()
+	n = openTestNode(t, dir)
 	_, ids := n.raw("GET", "/_cat/indices/logs_a?h=uuid,creation.date", "", "")
 	var uuid, created string
 	fmt.Sscan(string(ids), &uuid, &created)
