@@ -373,6 +373,29 @@ func TestAppSearchMetaEngineAndEngineDeletion(t *testing.T) {
 		t.Errorf("meta engine search: %d\n%s\nwant\n%s", code, b, canon(t, want))
 	}
 
+	// Grouping over source engines: on a field both map (the core's
+	// collapse) and on one only movies has (grouped in memory).
+	for _, tc := range []struct{ group, want string }{
+		{"year", `[["shows|1","2020.0"],["movies|4","2013.0"],["movies|1","1995.0"]]`},
+		{"studio", `[["movies|4","Fox"],["movies|1","Warner"]]`},
+	} {
+		code, body := n.su("POST", "/engines/all/search", `{"query":"heat","sort":{"year":"desc"},"group":{"field":"`+tc.group+`"},"result_fields":{"title":{"raw":{}}}}`)
+		var res struct {
+			Results []struct {
+				ID       struct{ Raw string } `json:"id"`
+				GroupKey any                  `json:"_group_key"`
+			} `json:"results"`
+		}
+		_ = json.Unmarshal([]byte(body), &res)
+		got := [][]any{}
+		for _, r := range res.Results {
+			got = append(got, []any{r.ID.Raw, r.GroupKey})
+		}
+		if b, _ := json.Marshal(got); code != 200 || string(b) != tc.want {
+			t.Errorf("meta engine group by %s: %d %s\n%s", tc.group, code, b, body)
+		}
+	}
+
 	// Deleting an engine drops its synonyms; a new engine of the same name
 	// starts without them.
 	if code, body := n.su("POST", "/engines/shows/synonyms", `{"synonyms":["a","b"]}`); code != 200 {

@@ -597,10 +597,16 @@ func (s *Server) CatIndicesIndex(c echo.Context, index cluster.IndexListPath, p 
 }
 
 func (s *Server) catIndices(c echo.Context, expr string, p cluster.CatIndicesParams) error {
+	// Wildcards expand to open and closed indices unless expand_wildcards
+	// says otherwise; closed indices are listed, never an error.
 	o, err := resolveOptions(nil, nil, p.ExpandWildcards, true)
 	if err != nil {
 		return err
 	}
+	if p.ExpandWildcards == nil || len(*p.ExpandWildcards) == 0 {
+		o.ExpandClosed = true
+	}
+	o.AllowClosed = true
 	if expr == "" {
 		expr = "_all"
 	}
@@ -634,6 +640,14 @@ func (s *Server) catIndices(c echo.Context, expr string, p cluster.CatIndicesPar
 		if ms, err := strconv.ParseInt(fmt.Sprint(created), 10, 64); err == nil {
 			createdMs = ms
 			createdStr = time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+		if ix.IsClosed() {
+			// A closed index has no statistics.
+			t.rows = append(t.rows, []any{
+				health, "close", ix.Name(), ix.UUID(), int64(set.NumberOfShards), int64(set.NumberOfReplicas),
+				nil, nil, createdMs, createdStr, nil, nil, nil, nil, nil,
+			})
+			continue
 		}
 		// A single node holds primaries only: both sizes are the primaries'.
 		t.rows = append(t.rows, []any{

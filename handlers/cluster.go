@@ -119,12 +119,13 @@ func (s *Server) clusterState(c echo.Context, metric, index string, p cluster.Cl
 	if err != nil {
 		return err
 	}
-	indices := s.core.Indices()
+	indices := s.core.IndicesWithClosed()
 	if index != "" {
 		o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
 		if err != nil {
 			return err
 		}
+		o.AllowClosed = true
 		if indices, err = s.core.Resolve(index, o); err != nil {
 			return err
 		}
@@ -144,7 +145,19 @@ func (s *Server) clusterState(c echo.Context, metric, index string, p cluster.Cl
 		}
 	}
 	if want["blocks"] {
-		out = append(out, kvPair{"blocks", orderedJSON{}})
+		blocks := orderedJSON{}
+		for _, ix := range indices {
+			if ix.IsClosed() {
+				blocks = append(blocks, kvPair{ix.Name(), orderedJSON{{"4", orderedJSON{
+					{"description", "index closed"}, {"retryable", false}, {"levels", []string{"read", "write"}},
+				}}}})
+			}
+		}
+		if len(blocks) > 0 {
+			out = append(out, kvPair{"blocks", orderedJSON{{"indices", blocks}}})
+		} else {
+			out = append(out, kvPair{"blocks", orderedJSON{}})
+		}
 	}
 	if want["nodes"] {
 		nodes := orderedJSON{}
@@ -180,8 +193,12 @@ func (s *Server) clusterState(c echo.Context, metric, index string, p cluster.Cl
 				aliases = append(aliases, name)
 			}
 			sort.Strings(aliases)
+			state := "open"
+			if ix.IsClosed() {
+				state = "close"
+			}
 			metaIndices = append(metaIndices, kvPair{ix.Name(), orderedJSON{
-				{"state", "open"},
+				{"state", state},
 				{"settings", searchcore.RenderSettings(ix.SettingsFlat(), flat)},
 				{"mappings", orderedJSON{{"_doc", ix.MappingJSON()}}},
 				{"aliases", aliases},

@@ -90,8 +90,16 @@ func (s *Server) IndicesDelete(c echo.Context, index string, p cluster.IndicesDe
 }
 
 // IndicesGet returns aliases, mappings and settings of indices.
+//
+// Closed indices are listed as Elasticsearch lists them: when named, or
+// when expand_wildcards includes closed.
 func (s *Server) IndicesGet(c echo.Context, index string, p cluster.IndicesGetParams) error {
-	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
+	o, err := resolveOptions(p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards, true)
+	if err != nil {
+		return err
+	}
+	o.AllowClosed = true
+	indices, err := s.core.Resolve(index, o)
 	if err != nil {
 		return err
 	}
@@ -113,6 +121,7 @@ func (s *Server) IndicesExists(c echo.Context, index string, p cluster.IndicesEx
 	if err != nil {
 		return c.NoContent(http.StatusNotFound)
 	}
+	o.AllowClosed = true // a closed index exists, as GET /{index} shows it
 	indices, err := s.core.Resolve(index, o)
 	if err != nil || (len(indices) == 0 && !strings.Contains(index, "*")) {
 		return c.NoContent(http.StatusNotFound)

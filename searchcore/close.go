@@ -9,6 +9,25 @@ import (
 // stateClosed is indexMeta.State of a closed index.
 const stateClosed = "close"
 
+// verifiedBeforeClose is the private setting a closed index carries.
+const verifiedBeforeClose = "index.verified_before_close"
+
+// IndicesWithClosed returns every index, open and closed, sorted by name
+// (what the cluster state's metadata and routing table list).
+func (e *Engine) IndicesWithClosed() []*Index {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]*Index, 0, len(e.indices)+len(e.closed))
+	for _, idx := range e.indices {
+		out = append(out, idx)
+	}
+	for _, idx := range e.closed {
+		out = append(out, idx)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
 // closedMatchesLocked returns the closed indices a wildcard pattern expands
 // to under o: none unless expand_wildcards includes closed; then they are
 // returned (AllowClosed), skipped (ignore_unavailable) or an

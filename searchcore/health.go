@@ -97,7 +97,13 @@ func (e *Engine) health(req HealthRequest) Health {
 	for _, idx := range indices {
 		st := idx.Settings()
 		ih := IndexHealth{Status: "green", NumberOfShards: st.NumberOfShards, NumberOfReplicas: st.NumberOfReplicas}
-		for i := range idx.shards {
+		// A closed index keeps its shards assigned (replicated closed
+		// indices, ES 7.2+): its health is that of its shard count.
+		n := len(idx.shards)
+		if idx.IsClosed() {
+			n = st.NumberOfShards
+		}
+		for i := 0; i < n; i++ {
 			sh := ShardHealth{Status: "green", PrimaryActive: true, ActiveShards: 1, UnassignedShards: st.NumberOfReplicas}
 			if st.NumberOfReplicas > 0 {
 				sh.Status = "yellow"

@@ -168,6 +168,9 @@ func parseIndexSettings(flat map[string]any) (*IndexSettings, error) {
 		NestedObjectsLimit:         mapping.NestedObjectsLimit,
 	}
 	for k, v := range flat {
+		if k == verifiedBeforeClose {
+			return nil, IllegalArgument("private index setting [%s] can not be set explicitly", k)
+		}
 		if !isKnownSetting(k) {
 			return nil, IllegalArgument("unknown setting [%s] please check that any required plugins are installed, or check the breaking changes documentation for removed settings", k)
 		}
@@ -345,12 +348,17 @@ func RenderSettings(flat map[string]any, flatForm bool) map[string]any {
 	return root
 }
 
-// SettingsFlat returns a copy of the index's flat settings.
+// SettingsFlat returns a copy of the index's flat settings; a closed
+// index also has index.verified_before_close, as Elasticsearch adds it on
+// closing (and removes it on opening).
 func (ix *Index) SettingsFlat() map[string]any {
 	m := ix.metaSnapshot()
-	out := make(map[string]any, len(m.Settings))
+	out := make(map[string]any, len(m.Settings)+1)
 	for k, v := range m.Settings {
 		out[k] = v
+	}
+	if m.State == stateClosed {
+		out[verifiedBeforeClose] = "true"
 	}
 	return out
 }

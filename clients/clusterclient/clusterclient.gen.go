@@ -12852,6 +12852,8 @@ type ClientInterface interface {
 
 	// CatIndices Returns information about the indices.
 	//
+	// Wildcards expand to open and closed indices unless `expand_wildcards` says otherwise. A closed index has status `close`, the health of its shards, and empty (null) document, store and statistics columns.
+	//
 	// Corresponds with GET /_cat/indices (the `CatIndices` operationId).
 	CatIndices(ctx context.Context, params *CatIndicesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -12925,6 +12927,8 @@ type ClientInterface interface {
 	ClusterPutSettings(ctx context.Context, params *ClusterPutSettingsParams, body ClusterPutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ClusterState Returns the cluster state (metadata, nodes, routing table, voting configuration exclusions).
+	//
+	// Closed indices are part of the state: their metadata has `"state": "close"` and the setting `index.verified_before_close`, their shards stay in the routing table and `blocks.indices` carries their `index closed` block (id 4). A named closed index is selected; wildcards follow `expand_wildcards`.
 	//
 	// Corresponds with GET /_cluster/state (the `ClusterState` operationId).
 	ClusterState(ctx context.Context, params *ClusterStateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -13981,6 +13985,8 @@ type ClientInterface interface {
 
 	// IndicesGet Returns the aliases, mappings and settings of one or more indices.
 	//
+	// A closed index is returned when named, or when `expand_wildcards` includes `closed`; its settings include `index.verified_before_close: "true"`.
+	//
 	// Corresponds with GET /{index} (the `IndicesGet` operationId).
 	IndicesGet(ctx context.Context, index IndexListPath, params *IndicesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -14803,6 +14809,8 @@ func (c *Client) CatHealth(ctx context.Context, params *CatHealthParams, reqEdit
 
 // CatIndices Returns information about the indices.
 //
+// Wildcards expand to open and closed indices unless `expand_wildcards` says otherwise. A closed index has status `close`, the health of its shards, and empty (null) document, store and statistics columns.
+//
 // Corresponds with GET /_cat/indices (the `CatIndices` operationId).
 func (c *Client) CatIndices(ctx context.Context, params *CatIndicesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCatIndicesRequest(c.Server, params)
@@ -15016,6 +15024,8 @@ func (c *Client) ClusterPutSettings(ctx context.Context, params *ClusterPutSetti
 }
 
 // ClusterState Returns the cluster state (metadata, nodes, routing table, voting configuration exclusions).
+//
+// Closed indices are part of the state: their metadata has `"state": "close"` and the setting `index.verified_before_close`, their shards stay in the routing table and `blocks.indices` carries their `index closed` block (id 4). A named closed index is selected; wildcards follow `expand_wildcards`.
 //
 // Corresponds with GET /_cluster/state (the `ClusterState` operationId).
 func (c *Client) ClusterState(ctx context.Context, params *ClusterStateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -17740,6 +17750,8 @@ func (c *Client) IndicesDelete(ctx context.Context, index IndexListPath, params 
 }
 
 // IndicesGet Returns the aliases, mappings and settings of one or more indices.
+//
+// A closed index is returned when named, or when `expand_wildcards` includes `closed`; its settings include `index.verified_before_close: "true"`.
 //
 // Corresponds with GET /{index} (the `IndicesGet` operationId).
 func (c *Client) IndicesGet(ctx context.Context, index IndexListPath, params *IndicesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -53797,6 +53809,8 @@ type ClientWithResponsesInterface interface {
 
 	// CatIndicesWithResponse Returns information about the indices.
 	//
+	// Wildcards expand to open and closed indices unless `expand_wildcards` says otherwise. A closed index has status `close`, the health of its shards, and empty (null) document, store and statistics columns.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /_cat/indices (the `CatIndices` operationId).
@@ -53894,6 +53908,8 @@ type ClientWithResponsesInterface interface {
 	ClusterPutSettingsWithResponse(ctx context.Context, params *ClusterPutSettingsParams, body ClusterPutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*ClusterPutSettingsResponse, error)
 
 	// ClusterStateWithResponse Returns the cluster state (metadata, nodes, routing table, voting configuration exclusions).
+	//
+	// Closed indices are part of the state: their metadata has `"state": "close"` and the setting `index.verified_before_close`, their shards stay in the routing table and `blocks.indices` carries their `index closed` block (id 4). A named closed index is selected; wildcards follow `expand_wildcards`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -55079,6 +55095,8 @@ type ClientWithResponsesInterface interface {
 	IndicesDeleteWithResponse(ctx context.Context, index IndexListPath, params *IndicesDeleteParams, reqEditors ...RequestEditorFn) (*IndicesDeleteResponse, error)
 
 	// IndicesGetWithResponse Returns the aliases, mappings and settings of one or more indices.
+	//
+	// A closed index is returned when named, or when `expand_wildcards` includes `closed`; its settings include `index.verified_before_close: "true"`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -65821,6 +65839,8 @@ func (c *ClientWithResponses) CatHealthWithResponse(ctx context.Context, params 
 
 // CatIndicesWithResponse Returns information about the indices.
 //
+// Wildcards expand to open and closed indices unless `expand_wildcards` says otherwise. A closed index has status `close`, the health of its shards, and empty (null) document, store and statistics columns.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /_cat/indices (the `CatIndices` operationId).
@@ -66002,6 +66022,8 @@ func (c *ClientWithResponses) ClusterPutSettingsWithResponse(ctx context.Context
 }
 
 // ClusterStateWithResponse Returns the cluster state (metadata, nodes, routing table, voting configuration exclusions).
+//
+// Closed indices are part of the state: their metadata has `"state": "close"` and the setting `index.verified_before_close`, their shards stay in the routing table and `blocks.indices` carries their `index closed` block (id 4). A named closed index is selected; wildcards follow `expand_wildcards`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -68189,6 +68211,8 @@ func (c *ClientWithResponses) IndicesDeleteWithResponse(ctx context.Context, ind
 }
 
 // IndicesGetWithResponse Returns the aliases, mappings and settings of one or more indices.
+//
+// A closed index is returned when named, or when `expand_wildcards` includes `closed`; its settings include `index.verified_before_close: "true"`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -66,12 +66,6 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 	}
 	q = boostQuery(q, eff.boosts, c)
 	sorts := coreSort(r.Sort, c.Schema)
-	for _, sc := range r.Sort {
-		if sc.Geo != nil {
-			q = geoSortQuery(q, sc.Field, sc.Geo)
-			break
-		}
-	}
 	scored := len(r.Sort) == 0
 	for _, sc := range r.Sort {
 		if sc.Field == "_score" {
@@ -106,53 +100,60 @@ func RunSearch(ctx context.Context, run CoreSearch, r *SearchRequest, c *Context
 
 	page := r.Page
 	from := (page.Current - 1) * page.Size
-	body := obj{{"query", q}, {"track_total_hits", true}}
+	base := obj{{"query", q}, {"track_total_hits", true}}
 	if len(sorts) > 0 {
-		body = append(body, kv{"sort", sorts})
+		base = append(base, kv{"sort", sorts})
 	}
-	if aggs := facetAggs(r.Facets, c); len(aggs) > 0 {
-		body = append(body, kv{"aggs", aggs})
-	}
+	aggs := facetAggs(r.Facets, c)
 	P := len(promoted)
-	switch {
-	case r.Group != nil:
-		body = append(body, kv{"from", 0}, kv{"size", groupWindow})
-	default:
-		mainFrom, mainSize := from-P, page.Size
-		if mainFrom < 0 {
-			mainSize += mainFrom
-			mainFrom = 0
-		}
-		if mainFrom >= MaxResultWindow {
-			mainSize = 0
-		} else if mainFrom+mainSize > MaxResultWindow {
-			mainSize = MaxResultWindow - mainFrom
-		}
-		if mainSize < 0 {
-			mainSize = 0
-		}
-		body = append(body, kv{"from", mainFrom}, kv{"size", mainSize})
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	res, err := run(ctx, raw)
-	if err != nil {
-		return nil, err
-	}
-
 	sh := shaper{c: c, eff: eff, terms: positiveTerms(groups), scored: scored, indexEngines: indexEngines}
 	var results []any
-	total := res.Total + int64(P)
-	if r.Group != nil {
+	var total int64
+	var res *searchcore.SearchResult
+	var err error
+	grouped := false
+	if r.Group != nil && P == 0 {
+		// Grouping is the core's collapse; a group field collapse refuses
+		// (multi-valued, or unmapped in a meta engine's source) is grouped
+		// by its first value in memory.
+		res, err = runBody(ctx, run, collapseBody(base, aggs, r, c.Schema, sorts, from))
+		switch {
+		case err == nil:
+			grouped = true
+			if total, err = groupCount(res.Aggregations); err != nil {
+				return nil, err
+			}
+			for _, h := range res.Hits {
+				results = append(results, sh.collapsedGroup(h, r.Group))
+			}
+		case !collapseRefused(err):
+			return nil, err
+		}
+	}
+	switch {
+	case grouped:
+	case r.Group != nil:
+		if len(aggs) > 0 {
+			base = append(base, kv{"aggs", aggs})
+		}
+		if res, err = runBody(ctx, run, append(base, kv{"from", 0}, kv{"size", groupWindow})); err != nil {
+			return nil, err
+		}
 		all := append(append([]searchcore.Hit{}, promoted...), res.Hits...)
 		grouped := sh.group(all, r.Group)
 		total = int64(len(grouped))
 		for i := from; i < from+page.Size && i < len(grouped); i++ {
 			results = append(results, grouped[i])
 		}
-	} else {
+	default:
+		if len(aggs) > 0 {
+			base = append(base, kv{"aggs", aggs})
+		}
+		mainFrom, mainSize := windowed(from-P, page.Size)
+		if res, err = runBody(ctx, run, append(base, kv{"from", mainFrom}, kv{"size", mainSize})); err != nil {
+			return nil, err
+		}
+		total = res.Total + int64(P)
 		var hits []searchcore.Hit
 		if from < P {
 			end := from + page.Size
@@ -205,8 +206,8 @@ func (c *Context) curationFor(q string) *Curation {
 }
 
 // group folds hits (best first) into groups keyed by the group field's
-// value: the first hit of a group carries the others in _group (up to
-// size - 1 of them; none when collapsed) and _group_key.
+// first value (the in-memory grouping of multi-valued group fields and of
+// searches with promoted documents).
 func (sh *shaper) group(hits []searchcore.Hit, g *Group) []any {
 	type bucket struct {
 		key     string
@@ -239,19 +240,7 @@ func (sh *shaper) group(hits []searchcore.Hit, g *Group) []any {
 		if len(g.Sort) > 0 {
 			sortHits(members, g.Sort, sh.c.Schema)
 		}
-		head := sh.result(members[0])
-		if !g.Collapse {
-			extra := []any{}
-			for _, m := range members[1:] {
-				if len(extra) >= g.Size-1 {
-					break
-				}
-				extra = append(extra, sh.result(m))
-			}
-			head = append(head, kv{"_group", extra})
-		}
-		head = append(head, kv{"_group_key", b.keyJSON})
-		out = append(out, head)
+		out = append(out, sh.groupResult(members, b.keyJSON, g))
 	}
 	return out
 }

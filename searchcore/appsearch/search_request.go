@@ -450,13 +450,8 @@ func parseSort(v *jvalue, rev Revision, what string, errs *errList) []SortClause
 					}
 				case "mode":
 					switch o.val.str {
-					case "min", "max", "avg":
+					case "min", "max", "median", "avg":
 						c.Geo.Mode = o.val.str
-					case "median":
-						// The core's distance functions know min, max and
-						// avg; the median of a multi-valued geolocation is
-						// ranked by the average distance.
-						c.Geo.Mode = "avg"
 					default:
 						errs.add("%s mode for %s must be one of min, max, median, avg", what, m.key)
 					}

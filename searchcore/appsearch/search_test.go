@@ -3,6 +3,7 @@ package appsearch_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -25,18 +26,25 @@ var movies = []string{
 // loaded, and its search side.
 func openMovies(t *testing.T, rev string) (*appsearch.Service, *appsearch.Searches) {
 	t.Helper()
+	return openEngine(t, rev, map[string]string{
+		"title": "text", "genre": "text", "studio": "text", "plot": "text",
+		"year": "number", "rating": "number", "released": "date", "loc": "geolocation",
+	}, movies...)
+}
+
+// openEngine creates the "movies" engine of the given revision with the
+// schema, indexes docs, and returns it with its search side.
+func openEngine(t *testing.T, rev string, schema map[string]string, docs ...string) (*appsearch.Service, *appsearch.Searches) {
+	t.Helper()
 	ctx := context.Background()
 	svc := openService(t, t.TempDir(), appsearch.Config{})
 	if _, err := svc.CreateEngine(ctx, appsearch.EngineSpec{Name: "movies", Revision: rev}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.UpdateSchema(ctx, "movies", map[string]string{
-		"title": "text", "genre": "text", "studio": "text", "plot": "text",
-		"year": "number", "rating": "number", "released": "date", "loc": "geolocation",
-	}); err != nil {
+	if _, err := svc.UpdateSchema(ctx, "movies", schema); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.IndexDocuments(ctx, "movies", raws(movies...))
+	res, err := svc.IndexDocuments(ctx, "movies", raws(docs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +122,9 @@ func TestSearchFiltersAndQuerySyntax(t *testing.T) {
 		{"sort by year", `{"query":"","sort":{"year":"asc"}}`, []string{"2", "3", "1", "5", "4"}, true},
 		{"sort list", `{"query":"","sort":[{"studio":"asc"},{"year":"desc"}]}`, []string{"5", "4", "3", "2", "1"}, true},
 		{"geo sort", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"asc"}},{"year":"asc"}],"page":{"size":1}}`, []string{"4"}, true},
+		{"geo sort then year", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"asc"}},{"year":"asc"}]}`, []string{"4", "1", "5", "2", "3"}, true},
+		{"geo sort desc then year desc", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"desc"}},{"year":"desc"}]}`, []string{"3", "2", "5", "1", "4"}, true},
+		{"studio then geo sort", `{"query":"","sort":[{"studio":"desc"},{"loc":{"center":"34.05,-118.24","order":"desc","mode":"median"}},{"year":"asc"}]}`, []string{"1", "2", "3", "4", "5"}, true},
 		{"page 2", `{"query":"","sort":{"year":"asc"},"page":{"size":2,"current":2}}`, []string{"1", "5"}, true},
 		{"page beyond", `{"query":"","page":{"size":2,"current":4}}`, []string{}, true},
 	}
@@ -307,5 +318,102 @@ func TestSearchConcurrent(t *testing.T) {
 	}
 	if b, _ := json.Marshal(out); string(b) != `{"meta":{"page":{"current":1,"size":1}},"results":[{"term":"heat","queries":90,"clicks":0}]}` {
 		t.Errorf("top queries = %s", b)
+	}
+}
+
+// TestSearchGeoSortModes sorts multi-valued locations by each mode; a
+// document without a location sorts last ascending.
+func TestSearchGeoSortModes(t *testing.T) {
+	_, ss := openEngine(t, "later", map[string]string{"loc": "geolocation", "n": "number"},
+		`{"id":"a","n":1,"loc":["0,0","0,1","0,10"]}`,
+		`{"id":"b","n":2,"loc":"0,3"}`,
+		`{"id":"c","n":3}`,
+	)
+	cases := []struct {
+		mode string
+		want []string
+	}{
+		{"min", []string{"a", "b", "c"}},
+		{"max", []string{"b", "a", "c"}},
+		{"avg", []string{"b", "a", "c"}},
+		{"median", []string{"a", "b", "c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			body := `{"query":"","sort":[{"loc":{"center":"0,0","order":"asc","mode":"` + tc.mode + `"}},{"n":"desc"}]}`
+			if got := resultIDs(searchJSON(t, ss, body)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("ids = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// groupSummary renders grouped results as "head[members]key".
+func groupSummary(m map[string]any) []string {
+	out := []string{}
+	for _, r := range m["results"].([]any) {
+		res := r.(map[string]any)
+		s := res["_meta"].(map[string]any)["id"].(string)
+		if g, ok := res["_group"].([]any); ok {
+			var ids []string
+			for _, e := range g {
+				ids = append(ids, e.(map[string]any)["_meta"].(map[string]any)["id"].(string))
+			}
+			s += "[" + strings.Join(ids, ",") + "]"
+		}
+		out = append(out, s+fmt.Sprint(res["_group_key"]))
+	}
+	return out
+}
+
+func TestSearchGroupCases(t *testing.T) {
+	_, ss := openMovies(t, "later")
+	cases := []struct {
+		name  string
+		body  string
+		want  []string
+		total float64
+	}{
+		{"group sort orders the members", `{"query":"","sort":{"year":"asc"},"group":{"field":"studio","size":2,"sort":{"year":"desc"}},"page":{"size":1}}`,
+			[]string{"4[3]Fox"}, 3},
+		{"page of groups", `{"query":"","sort":{"year":"asc"},"group":{"field":"studio"},"page":{"size":1,"current":2}}`,
+			[]string{"1[]Warner"}, 3},
+		{"group members default to the request's order", `{"query":"","sort":{"year":"desc"},"group":{"field":"studio","size":3}}`,
+			[]string{"4[3,2]Fox", "5[]FilmDistrict", "1[]Warner"}, 3},
+		{"filtered groups", `{"query":"","filters":{"year":{"from":1980}},"sort":{"year":"asc"},"group":{"field":"studio"}}`,
+			[]string{"3[4]Fox", "1[]Warner", "5[]FilmDistrict"}, 3},
+		{"number group key", `{"query":"","filters":{"studio":"Fox"},"sort":{"rating":"desc"},"group":{"field":"year","collapse":true}}`,
+			[]string{"21979.0", "31986.0", "42013.0"}, 3},
+		{"multi-valued field groups by its first value", `{"query":"","sort":{"year":"asc"},"group":{"field":"genre"}}`,
+			[]string{"2[]horror", "3[]action", "1[5]crime", "4[]comedy"}, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := searchJSON(t, ss, tc.body)
+			if got := groupSummary(m); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("groups = %v, want %v", got, tc.want)
+			}
+			if total := m["meta"].(map[string]any)["page"].(map[string]any)["total_results"]; total != tc.total {
+				t.Errorf("total_results = %v, want %v", total, tc.total)
+			}
+		})
+	}
+}
+
+// TestSearchGroupMissingAndFacets leaves documents without the group field
+// out of the groups while facets still count every matching document.
+func TestSearchGroupMissingAndFacets(t *testing.T) {
+	_, ss := openEngine(t, "later", map[string]string{"k": "text", "n": "number"},
+		`{"id":"a","k":"x","n":1}`, `{"id":"b","k":"x","n":2}`, `{"id":"c","n":3}`, `{"id":"d","k":"y","n":4}`)
+	m := searchJSON(t, ss, `{"query":"","sort":{"n":"asc"},"group":{"field":"k"},"facets":{"n":{"type":"range","ranges":[{"from":0,"to":10}]}}}`)
+	if got, want := groupSummary(m), []string{"a[b]x", "d[]y"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("groups = %v, want %v", got, want)
+	}
+	b, _ := json.Marshal(m["facets"])
+	if want := `{"n":[{"data":[{"count":4,"from":0,"to":10}],"type":"range"}]}`; string(b) != want {
+		t.Errorf("facets = %s, want %s", b, want)
+	}
+	if total := m["meta"].(map[string]any)["page"].(map[string]any)["total_results"]; total != 2.0 {
+		t.Errorf("total_results = %v, want 2", total)
 	}
 }

@@ -12,9 +12,6 @@ const (
 	numberProximityScale = 10.0
 	geoProximityScale    = "10km"
 	recencyScale         = "365d"
-	// geoSortScale exceeds every distance on Earth, so that the linear
-	// decay used for geolocation sorting is strictly monotonic.
-	geoSortScale = "20100km"
 	// expOrigin is the origin of the exp decay that computes e^value for
 	// exponential functional boosts: exact for values up to expOrigin,
 	// whose e^value (5.5e34) already dwarfs every text score.
@@ -152,16 +149,8 @@ func (c *Context) now() time.Time {
 	return c.Now
 }
 
-// geoSortQuery replaces the score by a strictly decreasing function of the
-// distance to the sort's center (the core sorts fields, not distances).
-func geoSortQuery(q any, field string, g *GeoSort) any {
-	d := obj{{field, obj{{"origin", g.Center.String()}, {"scale", geoSortScale}}}, {"multi_value_mode", g.Mode}}
-	fn := obj{{"filter", obj{{"exists", obj{{"field", field}}}}}, {"linear", d}}
-	return obj{{"function_score", obj{{"query", q}, {"functions", []any{fn, obj{{"weight", 0}}}}, {"score_mode", "max"}, {"boost_mode", "replace"}}}}
-}
-
-// coreSort translates the sort clauses; a geolocation clause sorts by the
-// score geoSortQuery computes.
+// coreSort translates the sort clauses; a geolocation clause is a core
+// _geo_distance sort (documents without a location sort as infinitely far).
 func coreSort(list []SortClause, s Schema) []any {
 	out := make([]any, 0, len(list))
 	for _, c := range list {
@@ -173,14 +162,9 @@ func coreSort(list []SortClause, s Schema) []any {
 		case c.Field == "_score":
 			out = append(out, obj{{"_score", obj{{"order", dir}}}})
 		case c.Geo != nil:
-			// Nearer is a higher score: ascending distance is a descending
-			// score.
-			if dir == "asc" {
-				dir = "desc"
-			} else {
-				dir = "asc"
-			}
-			out = append(out, obj{{"_score", obj{{"order", dir}}}})
+			out = append(out, obj{{"_geo_distance", obj{
+				{c.Field, c.Geo.Center.String()}, {"order", dir}, {"mode", c.Geo.Mode}, {"ignore_unmapped", true},
+			}}})
 		default:
 			unmapped := "keyword"
 			t, _ := fieldType(s, c.Field)

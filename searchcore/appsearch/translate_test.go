@@ -77,8 +77,14 @@ func TestTranslate(t *testing.T) {
 		},
 		{
 			name: "sorts", req: `{"query":"","sort":[{"loc":{"center":"POINT (2 1)","order":"asc"}},{"title":"desc"},{"_score":"asc"}]}`,
-			want: []string{`{"query":{"function_score":{"query":{"match_all":{}},"functions":[{"filter":{"exists":{"field":"loc"}},"linear":{"loc":{"origin":"1,2","scale":"20100km"},"multi_value_mode":"min"}},{"weight":0}],"score_mode":"max","boost_mode":"replace"}},` +
-				`"track_total_hits":true,"sort":[{"_score":{"order":"desc"}},{"title.enum":{"order":"desc","unmapped_type":"keyword"}},{"_score":{"order":"asc"}}],"from":0,"size":10}`},
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[` +
+				`{"_geo_distance":{"loc":"1,2","order":"asc","mode":"min","ignore_unmapped":true}},` +
+				`{"title.enum":{"order":"desc","unmapped_type":"keyword"}},{"_score":{"order":"asc"}}],"from":0,"size":10}`},
+		},
+		{
+			name: "geo sort median desc", req: `{"query":"","sort":[{"loc":{"center":"1,2","order":"desc","mode":"median"}}]}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[` +
+				`{"_geo_distance":{"loc":"1,2","order":"desc","mode":"median","ignore_unmapped":true}}],"from":0,"size":10}`},
 		},
 		{
 			name: "curation", req: `{"query":" Heat ","page":{"size":1}}`, settings: &Settings{SearchFields: []SearchField{{Field: "title", Weight: 2}}},
@@ -90,7 +96,22 @@ func TestTranslate(t *testing.T) {
 		},
 		{
 			name: "group and window", req: `{"query":"","group":{"field":"year"},"page":{"size":1000,"current":100}}`,
-			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"from":0,"size":10000}`},
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"post_filter":{"exists":{"field":"year"}},` +
+				`"collapse":{"field":"year","inner_hits":{"name":"group","size":10}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"year","precision_threshold":40000}}},"from":10000,"size":0}`},
+		},
+		{
+			name: "group sort then the request's sort", req: `{"query":"","sort":{"year":"desc"},"group":{"field":"title","size":3,"sort":{"year":"asc"}},"page":{"size":2,"current":2}}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"sort":[{"year":{"order":"desc","unmapped_type":"double"}}],` +
+				`"post_filter":{"exists":{"field":"title.enum"}},"collapse":{"field":"title.enum","inner_hits":{"name":"group","size":3,` +
+				`"sort":[{"year":{"order":"asc","unmapped_type":"double"}},{"year":{"order":"desc","unmapped_type":"double"}}]}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"title.enum","precision_threshold":40000}}},"from":2,"size":2}`},
+		},
+		{
+			name: "collapsed group sort on a scored search", req: `{"query":"","group":{"field":"year","collapse":true,"sort":{"year":"asc"}}}`,
+			want: []string{`{"query":{"match_all":{}},"track_total_hits":true,"post_filter":{"exists":{"field":"year"}},` +
+				`"collapse":{"field":"year","inner_hits":{"name":"group","size":1,"sort":[{"year":{"order":"asc","unmapped_type":"double"}},{"_score":{"order":"desc"}}]}},` +
+				`"aggs":{"group_count":{"cardinality":{"field":"year","precision_threshold":40000}}},"from":0,"size":10}`},
 		},
 		{
 			name: "beyond the 10,000 results", req: `{"query":"","page":{"size":1000,"current":11}}`,
