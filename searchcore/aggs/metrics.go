@@ -74,11 +74,16 @@ func (c *statsColl) add(v float64) {
 }
 
 func (c *statsColl) collect(d *search.DocumentMatch) {
+	c.collectValues(d.DocValues(c.m.src.field))
+}
+
+// collectValues adds one document whose doc values of the field are vals.
+func (c *statsColl) collectValues(vals [][]byte) {
 	if c.m.src.kind == kindKeyword {
-		c.count += int64(len(c.m.src.terms(d)))
+		c.count += int64(len(c.m.src.termsOf(vals)))
 		return
 	}
-	c.buf = c.m.src.numbers(d, c.buf)
+	c.buf = c.m.src.numbersOf(vals, c.buf)
 	for _, v := range c.buf {
 		c.add(v)
 	}

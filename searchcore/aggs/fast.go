@@ -1,0 +1,213 @@
+package aggs
+
+import (
+	"math"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge/search"
+
+	"github.com/quarry-search/quarry/searchcore/eserr"
+)
+
+// Fast returns a root for the column-wise path, and whether the request
+// qualifies: every top-level aggregation is a terms aggregation on a keyword
+// field without "missing", whose sub-aggregations are only min, max, sum,
+// avg, value_count, stats or extended_stats. The fast root loads no doc
+// values during the bluge search (Fields() is empty): its calculator only
+// records the matching document numbers in a bitmap, and Complete then
+// builds the very same per-shard collectors from the field's term
+// dictionary and postings intersected with the matches, feeding each
+// bucket's metrics in ascending document order like the per-document path,
+// so Reduce renders byte-identical responses. Callers must call Complete
+// with the shard's search.Reader after draining the search.
+func (a *Root) Fast() (*Root, bool) {
+	if a.env != nil || a.Profile || len(a.nodes) == 0 {
+		return nil, false
+	}
+	for _, n := range a.nodes {
+		t, ok := n.impl.(*termsImpl)
+		if !ok || t.src.kind != kindKeyword || t.src.hasMissing || t.minDocCount < 1 {
+			return nil, false
+		}
+		for _, s := range n.subs {
+			if _, ok := s.impl.(*statsImpl); !ok || len(s.subs) > 0 {
+				return nil, false
+			}
+		}
+	}
+	return &Root{nodes: a.nodes, excludeNested: a.excludeNested, fast: true}, true
+}
+
+// Complete computes a fast partial's aggregations from the recorded matches
+// (see Root.Fast); it does nothing for a partial of the per-document path.
+func (p *Partial) Complete(r search.Reader) error {
+	docs := p.docs
+	if docs == nil {
+		return nil
+	}
+	p.docs = nil
+	if p.overflow {
+		return eserr.Errorf(eserr.Internal, "aggregation_execution_exception", "document number beyond the column-wise aggregation range")
+	}
+	if docs.IsEmpty() {
+		return nil
+	}
+	for _, c := range p.colls {
+		if err := c.(*termsColl).fill(r, docs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumeFast records a matching document of a fast partial.
+func (p *Partial) consumeFast(d *search.DocumentMatch) {
+	if d.Number > math.MaxUint32 {
+		p.overflow = true
+		return
+	}
+	p.docs.Add(uint32(d.Number))
+}
+
+// fill walks the keyword field's terms and their postings, counting the
+// matching documents of each accepted term. With metric sub-aggregations it
+// then reads the doc values of their fields in one ascending pass over the
+// matches (doc values are stored in compressed chunks: reading them term by
+// term would decompress every chunk once per term) and feeds each document
+// to the metrics of its buckets; a bucket still sees its documents in
+// ascending order, as in the per-document path.
+func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap) error {
+	field := c.m.src.field
+	subs := len(c.n.subs) > 0
+	// links chain the buckets of each document: head[doc] is the first
+	// index into links, -1 for none.
+	type link struct {
+		b    *tbucket
+		next int32
+	}
+	var head []int32
+	var links []link
+	if subs {
+		head = make([]int32, int(docs.Maximum())+1)
+		for i := range head {
+			head[i] = -1
+		}
+	}
+	dict, err := r.DictionaryIterator(field, nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer dict.Close()
+	for {
+		de, err := dict.Next()
+		if err != nil {
+			return err
+		}
+		if de == nil {
+			break
+		}
+		term := de.Term()
+		if !c.m.acceptTerm([]byte(term)) {
+			continue
+		}
+		pi, err := r.PostingsIterator([]byte(term), field, false, false, false)
+		if err != nil {
+			return err
+		}
+		var b *tbucket
+		for {
+			pst, err := pi.Next()
+			if err != nil {
+				pi.Close()
+				return err
+			}
+			if pst == nil {
+				break
+			}
+			n := pst.Number()
+			if n > math.MaxUint32 || !docs.Contains(uint32(n)) {
+				continue
+			}
+			if b == nil {
+				b = c.strBucket([]byte(term))
+			}
+			b.count++
+			if subs {
+				links = append(links, link{b: b, next: head[n]})
+				head[n] = int32(len(links) - 1)
+			}
+		}
+		if err := pi.Close(); err != nil {
+			return err
+		}
+	}
+	if !subs {
+		return nil
+	}
+	return c.fillSubs(r, docs, func(doc uint32, feed func(*tbucket)) {
+		for i := head[doc]; i >= 0; i = links[i].next {
+			feed(links[i].b)
+		}
+	})
+}
+
+// fillSubs feeds the metric sub-aggregations of every matching document's
+// buckets (listed by each) in ascending document order.
+func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, each func(doc uint32, feed func(*tbucket))) error {
+	var subFields []string
+	seen := map[string]bool{}
+	for _, s := range c.n.subs {
+		if f := s.impl.(*statsImpl).src.fields(); len(f) > 0 && !seen[f[0]] {
+			seen[f[0]] = true
+			subFields = append(subFields, f[0])
+		}
+	}
+	// vals[i] are the current document's values of subFields[i]; slot[j]
+	// is the index in vals of sub-aggregation j's field (-1: unmapped).
+	vals := make([][][]byte, len(subFields))
+	slot := make([]int, len(c.n.subs))
+	for j, s := range c.n.subs {
+		slot[j] = -1
+		f := s.impl.(*statsImpl).src.fields()
+		for i, sf := range subFields {
+			if len(f) > 0 && f[0] == sf {
+				slot[j] = i
+			}
+		}
+	}
+	visit := func(f string, term []byte) {
+		for i, sf := range subFields {
+			if sf == f {
+				vals[i] = append(vals[i], term)
+				return
+			}
+		}
+	}
+	dv, err := r.DocumentValueReader(subFields)
+	if err != nil {
+		return err
+	}
+	feed := func(b *tbucket) {
+		for j, s := range b.subs {
+			var v [][]byte
+			if slot[j] >= 0 {
+				v = vals[slot[j]]
+			}
+			s.(*statsColl).collectValues(v)
+		}
+	}
+	it := docs.Iterator()
+	for it.HasNext() {
+		doc := it.Next()
+		for i := range vals {
+			vals[i] = vals[i][:0]
+		}
+		if len(subFields) > 0 {
+			if err := dv.VisitDocumentValues(uint64(doc), visit); err != nil {
+				return err
+			}
+		}
+		each(doc, feed)
+	}
+	return nil
+}
