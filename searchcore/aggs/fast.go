@@ -41,10 +41,10 @@ func (a *Root) Fast() (*Root, bool) {
 // Complete computes a fast partial's aggregations from the recorded matches
 // (see Root.Fast); it does nothing for a partial of the per-document path.
 func (p *Partial) Complete(r search.Reader) error {
-	docs := p.docs
-	if docs == nil {
+	if p == nil || p.docs == nil {
 		return nil
 	}
+	docs := p.docs
 	p.docs = nil
 	if p.overflow {
 		return eserr.Errorf(eserr.Internal, "aggregation_execution_exception", "document number beyond the column-wise aggregation range")
