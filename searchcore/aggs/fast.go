@@ -39,8 +39,10 @@ func (a *Root) Fast() (*Root, bool) {
 }
 
 // Complete computes a fast partial's aggregations from the recorded matches
-// (see Root.Fast); it does nothing for a partial of the per-document path.
-func (p *Partial) Complete(r search.Reader) error {
+// (see Root.Fast) on r, the shard's reader the search ran on; cols, when
+// not nil, is the decoded-column cache of that reader's snapshot. It does
+// nothing for a partial of the per-document path.
+func (p *Partial) Complete(r search.Reader, cols *Columns) error {
 	if p == nil || p.docs == nil {
 		return nil
 	}
@@ -53,7 +55,7 @@ func (p *Partial) Complete(r search.Reader) error {
 		return nil
 	}
 	for _, c := range p.colls {
-		if err := c.(*termsColl).fill(r, docs); err != nil {
+		if err := c.(*termsColl).fill(r, docs, cols); err != nil {
 			return err
 		}
 	}
@@ -76,7 +78,7 @@ func (p *Partial) consumeFast(d *search.DocumentMatch) {
 // term would decompress every chunk once per term) and feeds each document
 // to the metrics of its buckets; a bucket still sees its documents in
 // ascending order, as in the per-document path.
-func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap) error {
+func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) error {
 	field := c.m.src.field
 	subs := len(c.n.subs) > 0
 	// links chain the buckets of each document: head[doc] is the first
@@ -144,7 +146,7 @@ func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap) error {
 	if !subs {
 		return nil
 	}
-	return c.fillSubs(r, docs, func(doc uint32, feed func(*tbucket)) {
+	return c.fillSubs(r, docs, cols, func(doc uint32, feed func(*tbucket)) {
 		for i := head[doc]; i >= 0; i = links[i].next {
 			feed(links[i].b)
 		}
@@ -152,29 +154,47 @@ func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap) error {
 }
 
 // fillSubs feeds the metric sub-aggregations of every matching document's
-// buckets (listed by each) in ascending document order.
-func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, each func(doc uint32, feed func(*tbucket))) error {
+// buckets (listed by each) in ascending document order. Numeric fields are
+// read from cols when given, other fields from the doc values.
+func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, cols *Columns, each func(doc uint32, feed func(*tbucket))) error {
+	// Sub-aggregation j reads column colOf[j] (>= 0), or the doc values
+	// vals[slot[j]] of subFields[slot[j]] (slot -1: unmapped, no values).
 	var subFields []string
-	seen := map[string]bool{}
-	for _, s := range c.n.subs {
-		if f := s.impl.(*statsImpl).src.fields(); len(f) > 0 && !seen[f[0]] {
-			seen[f[0]] = true
-			subFields = append(subFields, f[0])
-		}
-	}
-	// vals[i] are the current document's values of subFields[i]; slot[j]
-	// is the index in vals of sub-aggregation j's field (-1: unmapped).
-	vals := make([][][]byte, len(subFields))
+	var columns []numColumn
+	colOf := make([]int, len(c.n.subs))
 	slot := make([]int, len(c.n.subs))
+	colIdx := map[string]int{}
 	for j, s := range c.n.subs {
-		slot[j] = -1
-		f := s.impl.(*statsImpl).src.fields()
-		for i, sf := range subFields {
-			if len(f) > 0 && f[0] == sf {
-				slot[j] = i
+		colOf[j], slot[j] = -1, -1
+		src := s.impl.(*statsImpl).src
+		f := src.fields()
+		switch {
+		case len(f) == 0:
+		case cols != nil && src.kind == kindNumeric:
+			i, ok := colIdx[f[0]]
+			if !ok {
+				col, err := cols.numeric(r, f[0], docs.Maximum())
+				if err != nil {
+					return err
+				}
+				i = len(columns)
+				colIdx[f[0]] = i
+				columns = append(columns, col)
+			}
+			colOf[j] = i
+		default:
+			slot[j] = len(subFields)
+			for i, sf := range subFields {
+				if sf == f[0] {
+					slot[j] = i
+				}
+			}
+			if slot[j] == len(subFields) {
+				subFields = append(subFields, f[0])
 			}
 		}
 	}
+	vals := make([][][]byte, len(subFields))
 	visit := func(f string, term []byte) {
 		for i, sf := range subFields {
 			if sf == f {
@@ -187,22 +207,27 @@ func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, each func(do
 	if err != nil {
 		return err
 	}
+	var doc uint32
 	feed := func(b *tbucket) {
 		for j, s := range b.subs {
-			var v [][]byte
-			if slot[j] >= 0 {
-				v = vals[slot[j]]
+			sc := s.(*statsColl)
+			switch {
+			case colOf[j] >= 0:
+				sc.collectNumbers(columns[colOf[j]].numbers(doc))
+			case slot[j] >= 0:
+				sc.collectValues(vals[slot[j]])
+			default:
+				sc.collectValues(nil)
 			}
-			s.(*statsColl).collectValues(v)
 		}
 	}
 	it := docs.Iterator()
 	for it.HasNext() {
-		doc := it.Next()
-		for i := range vals {
-			vals[i] = vals[i][:0]
-		}
+		doc = it.Next()
 		if len(subFields) > 0 {
+			for i := range vals {
+				vals[i] = vals[i][:0]
+			}
 			if err := dv.VisitDocumentValues(uint64(doc), visit); err != nil {
 				return err
 			}

@@ -19,6 +19,8 @@ func TestFastPathEquivalence(t *testing.T) {
 		name, body string
 		o          opts
 	}{
+		{"term query", `{"t":{"terms":{"field":"country","size":6},"aggs":{"a":{"max":{"field":"population"}}}}}`, opts{q: bluge.NewTermQuery("PPLC").SetField("feature_code")}},
+		{"range query", `{"t":{"terms":{"field":"country","size":6},"aggs":{"a":{"avg":{"field":"population"}}}}}`, opts{q: bigCities}},
 		{"terms", `{"t":{"terms":{"field":"country"}}}`, opts{}},
 		{"terms size 3", `{"t":{"terms":{"field":"country","size":3}}}`, opts{}},
 		{"terms shard_size", `{"t":{"terms":{"field":"country","size":5,"shard_size":6}}}`, opts{}},
@@ -43,9 +45,13 @@ func TestFastPathEquivalence(t *testing.T) {
 		{"terms order by stats", `{"t":{"terms":{"field":"country","size":5,"order":[{"s.max":"asc"},{"_key":"asc"}]},"aggs":{"s":{"stats":{"field":"population"}}}}}`, opts{}},
 		{"two terms same field", `{"a":{"terms":{"field":"country","size":3}},"b":{"terms":{"field":"country","size":4},"aggs":{"s":{"sum":{"field":"population"}}}}}`, opts{}},
 		{"sort on sub field", `{"t":{"terms":{"field":"country","size":6},"aggs":{"s":{"sum":{"field":"population"}},"c":{"value_count":{"field":"population"}}}}}`, opts{sort: []string{"-population"}}},
-		{"range query", `{"t":{"terms":{"field":"country","size":6},"aggs":{"a":{"avg":{"field":"population"}}}}}`, opts{q: bigCities}},
-		{"term query", `{"t":{"terms":{"field":"country","size":6},"aggs":{"a":{"max":{"field":"population"}}}}}`, opts{q: bluge.NewTermQuery("PPLC").SetField("feature_code")}},
 		{"no matches", `{"t":{"terms":{"field":"country"},"aggs":{"a":{"avg":{"field":"population"}}}}}`, opts{q: bluge.NewTermQuery("none").SetField("country")}},
+	}
+	// one cache per shard for all cases, as a shard reader keeps it: the
+	// first cases (few matches) build short columns that later ones extend
+	var shared []*aggs.Columns
+	for range f.shards {
+		shared = append(shared, aggs.NewColumns())
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,14 +59,20 @@ func TestFastPathEquivalence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// column-wise reading doc values, then with column caches
+			// (cold, then warm)
 			fo := tc.o
 			fo.fast = true
-			fast, err := f.run(t, tc.body, fo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(slow) != string(fast) {
-				t.Errorf("fast path differs:\nper-document %s\ncolumn-wise  %s", slow, fast)
+			cached := fo
+			cached.cols = shared
+			for i, o := range []opts{fo, cached, cached} {
+				fast, err := f.run(t, tc.body, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(slow) != string(fast) {
+					t.Errorf("fast path %d differs:\nper-document %s\ncolumn-wise  %s", i, slow, fast)
+				}
 			}
 			if len(slow) < 60 && tc.name != "no matches" {
 				t.Errorf("suspiciously small response %s", slow)

@@ -139,6 +139,8 @@ type opts struct {
 	q         bluge.Query
 	// fast runs the column-wise path (Root.Fast); the request must qualify.
 	fast bool
+	// cols are the shards' column caches for the fast path (nil: none).
+	cols []*aggs.Columns
 }
 
 // readerCapture is a search that remembers the shard's search.Reader, which
@@ -175,7 +177,7 @@ func (f *fixture) run(tb testing.TB, body string, o opts) (json.RawMessage, erro
 func (f *fixture) runPrepared(tb testing.TB, req *aggs.Request, root *aggs.Root, o opts) (json.RawMessage, error) {
 	tb.Helper()
 	var parts []*search.Bucket
-	for _, r := range f.shards {
+	for i, r := range f.shards {
 		q := o.q
 		if q == nil {
 			q = bluge.NewMatchAllQuery()
@@ -209,7 +211,11 @@ func (f *fixture) runPrepared(tb testing.TB, req *aggs.Request, root *aggs.Root,
 				tb.Fatal(err)
 			}
 		}
-		if err := aggs.PartialOf(it.Aggregations()).Complete(rc.got); err != nil {
+		var cols *aggs.Columns
+		if o.cols != nil {
+			cols = o.cols[i]
+		}
+		if err := aggs.PartialOf(it.Aggregations()).Complete(rc.got, cols); err != nil {
 			return nil, err
 		}
 		parts = append(parts, it.Aggregations())

@@ -77,6 +77,18 @@ func (c *statsColl) collect(d *search.DocumentMatch) {
 	c.collectValues(d.DocValues(c.m.src.field))
 }
 
+// collectNumbers adds one document whose decoded numeric values are vs (a
+// numeric field's column; see Columns).
+func (c *statsColl) collectNumbers(vs []float64) {
+	if len(vs) == 0 && c.m.src.hasMissing {
+		c.add(c.m.src.missingNum)
+		return
+	}
+	for _, v := range vs {
+		c.add(v)
+	}
+}
+
 // collectValues adds one document whose doc values of the field are vals.
 func (c *statsColl) collectValues(vals [][]byte) {
 	if c.m.src.kind == kindKeyword {

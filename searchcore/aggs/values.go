@@ -159,20 +159,27 @@ func (s *source) numbers(d *search.DocumentMatch, buf []float64) []float64 {
 func (s *source) numbersOf(vals [][]byte, buf []float64) []float64 {
 	buf = buf[:0]
 	if s.kind == kindNumeric {
-		for _, t := range vals {
-			pc := numeric.PrefixCoded(t)
-			if shift, err := pc.Shift(); err != nil || shift != 0 {
-				continue
-			}
-			i64, err := pc.Int64()
-			if err != nil {
-				continue
-			}
-			buf = append(buf, numeric.Int64ToFloat64(i64))
-		}
+		buf = decodeNumbers(vals, buf)
 	}
 	if len(buf) == 0 && s.hasMissing {
 		buf = append(buf, s.missingNum)
+	}
+	return buf
+}
+
+// decodeNumbers appends the values of the full-precision prefix-coded terms
+// among vals (the lower-precision terms are skipped) to buf.
+func decodeNumbers(vals [][]byte, buf []float64) []float64 {
+	for _, t := range vals {
+		pc := numeric.PrefixCoded(t)
+		if shift, err := pc.Shift(); err != nil || shift != 0 {
+			continue
+		}
+		i64, err := pc.Int64()
+		if err != nil {
+			continue
+		}
+		buf = append(buf, numeric.Int64ToFloat64(i64))
 	}
 	return buf
 }
