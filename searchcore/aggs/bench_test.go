@@ -143,8 +143,12 @@ func BenchmarkFullTermsAvg(b *testing.B) {
 }
 
 // BenchmarkMatchAllNoAggs is the collection baseline without aggregations.
-func BenchmarkMatchAllNoAggs(b *testing.B) {
-	f := cities(b)
+func BenchmarkMatchAllNoAggs(b *testing.B) { benchMatchAll(b, cities(b)) }
+
+// BenchmarkFullMatchAllNoAggs is the collection floor on all cities.
+func BenchmarkFullMatchAllNoAggs(b *testing.B) { benchMatchAll(b, fullCities(b)) }
+
+func benchMatchAll(b *testing.B, f *fixture) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		for _, r := range f.shards {

@@ -84,12 +84,14 @@ func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) e
 	// links chain the buckets of each document: head[doc] is the first
 	// index into links, -1 for none.
 	type link struct {
-		b    *tbucket
+		b    int32 // index in buckets
 		next int32
 	}
 	var head []int32
 	var links []link
+	var buckets []*tbucket
 	if subs {
+		links = make([]link, 0, docs.GetCardinality())
 		head = make([]int32, int(docs.Maximum())+1)
 		for i := range head {
 			head[i] = -1
@@ -132,10 +134,11 @@ func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) e
 			}
 			if b == nil {
 				b = c.strBucket([]byte(term))
+				buckets = append(buckets, b)
 			}
 			b.count++
 			if subs {
-				links = append(links, link{b: b, next: head[n]})
+				links = append(links, link{b: int32(len(buckets) - 1), next: head[n]})
 				head[n] = int32(len(links) - 1)
 			}
 		}
@@ -148,7 +151,7 @@ func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) e
 	}
 	return c.fillSubs(r, docs, cols, func(doc uint32, feed func(*tbucket)) {
 		for i := head[doc]; i >= 0; i = links[i].next {
-			feed(links[i].b)
+			feed(buckets[links[i].b])
 		}
 	})
 }
