@@ -1,6 +1,12 @@
 package aggs_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/blugelabs/bluge"
@@ -119,4 +125,69 @@ func TestFastPathEligibility(t *testing.T) {
 			t.Errorf("Fast(%s) = %v, want %v", tc.body, got, tc.want)
 		}
 	}
+}
+
+// TestFastPathMissingValues: documents without the metric's field (with and
+// without "missing") and multi-valued keywords give identical responses.
+func TestFastPathMissingValues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sparse.ndjson.gz")
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	for i := 0; i < 300; i++ {
+		d := map[string]any{"id": fmt.Sprint(i), "country": []string{"C" + fmt.Sprint(i%7), "C" + fmt.Sprint(i%3)}}
+		if i%4 != 0 {
+			d["population"] = i*37%101 - 20
+		}
+		line, _ := json.Marshal(d)
+		gz.Write(append(line, '\n'))
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := load(t, "sparse", path, citiesMapping, 0)
+	var cols []*aggs.Columns
+	for range f.shards {
+		cols = append(cols, aggs.NewColumns())
+	}
+	for _, body := range []string{
+		`{"t":{"terms":{"field":"country","size":4},"aggs":{"s":{"sum":{"field":"population","missing":1000}},"a":{"avg":{"field":"population"}},"c":{"value_count":{"field":"population"}},"x":{"extended_stats":{"field":"population"}}}}}`,
+		`{"t":{"terms":{"field":"country","size":3,"order":{"m":"asc"}},"aggs":{"m":{"min":{"field":"population","missing":-500}}}}}`,
+	} {
+		slow, err := f.run(t, body, opts{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range []opts{{fast: true}, {fast: true, cols: cols}, {fast: true, cols: cols}} {
+			fast, err := f.run(t, body, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(slow) != string(fast) {
+				t.Errorf("fast path %d differs:\nper-document %s\ncolumn-wise  %s", i, slow, fast)
+			}
+		}
+	}
+	// the fixture exercises "missing": sum = sum of values + 1000 per
+	// document without one
+	res := decode(t, mustRaw(t, f, `{"t":{"terms":{"field":"country","size":4},"aggs":{"s":{"sum":{"field":"population","missing":1000}},"x":{"stats":{"field":"population"}}}}}`, opts{fast: true, cols: cols}))
+	for i := 0; i < 4; i++ {
+		p := fmt.Sprintf("t.buckets.%d.", i)
+		dc, cnt := num(t, get(t, res, p+"doc_count")), num(t, get(t, res, p+"x.count"))
+		if cnt >= dc {
+			t.Fatalf("bucket %d: every document has a value", i)
+		}
+		eqNum(t, p+"s.value", get(t, res, p+"s.value"), num(t, get(t, res, p+"x.sum"))+1000*(dc-cnt))
+	}
+}
+
+func mustRaw(t *testing.T, f *fixture, body string, o opts) json.RawMessage {
+	t.Helper()
+	raw, err := f.run(t, body, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
