@@ -896,11 +896,14 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 					return nil, nil, searchError(ctx, err)
 				}
 			}
+			if fr, ok := root.Fast(); ok {
+				root = fr
+			}
 			if ci.aggQuery == nil {
 				sreq.AddAggregation(aggs.RootName, root)
 			} else {
 				// post_filter: the aggregations see the unfiltered query.
-				part, err := collectAggs(ctx, sh.rr.r, ci.aggQuery, root)
+				part, err := collectAggs(ctx, sh.rr, ci.aggQuery, root)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -963,6 +966,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if ci.aggRoot != nil && ci.aggQuery == nil {
 			aggParts = append(aggParts, shardAggs)
 			if p := aggs.PartialOf(shardAggs); p != nil {
+				if err := p.Complete(ss.got, sh.rr.cols); err != nil {
+					return nil, nil, searchError(ctx, err)
+				}
 				shardAggTimings = p.Timings()
 			}
 		}
@@ -1292,12 +1298,15 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 
 // collectAggs runs the aggregations alone over q on one shard (used when a
 // post_filter narrows the hits but not the aggregations).
-func collectAggs(ctx context.Context, r *bluge.Reader, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
-	sreq := bluge.NewTopNSearch(0, q)
+func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
+	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q)}
 	sreq.AddAggregation(aggs.RootName, root)
-	_, it, err := runShard(ctx, r, sreq)
+	_, it, err := runShard(ctx, rr.r, sreq)
 	if err != nil {
 		return nil, err
+	}
+	if err := aggs.PartialOf(it.Aggregations()).Complete(sreq.got, rr.cols); err != nil {
+		return nil, searchError(ctx, err)
 	}
 	return it.Aggregations(), nil
 }

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/blugelabs/bluge"
+
 	"github.com/blugelabs/bluge/index"
+	"github.com/quarry-search/quarry/searchcore/aggs"
 )
 
 // shardOp is one change waiting to be applied to a shard's bluge index.
@@ -39,6 +41,8 @@ type readerRef struct {
 	r       *bluge.Reader
 	refs    atomic.Int32
 	visible int64
+	// cols caches decoded numeric columns of r for aggregations.
+	cols *aggs.Columns
 }
 
 func (rr *readerRef) release() {
@@ -139,7 +143,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 	if err != nil {
 		return fail(fmt.Errorf("open shard %d reader: %w", num, err))
 	}
-	s.current = &readerRef{r: r, visible: maxSeq}
+	s.current = &readerRef{r: r, visible: maxSeq, cols: aggs.NewColumns()}
 	s.current.refs.Store(1)
 	go s.run()
 	return s, nil
@@ -371,7 +375,7 @@ func (s *shard) refresh() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("refresh shard %d: %w", s.num, err)
 	}
-	next := &readerRef{r: r, visible: applied}
+	next := &readerRef{r: r, visible: applied, cols: aggs.NewColumns()}
 	next.refs.Store(1)
 	s.mu.Lock()
 	old := s.current

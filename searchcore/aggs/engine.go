@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/eserr"
@@ -122,6 +123,8 @@ type Root struct {
 	excludeNested bool
 	// Profile times each top-level aggregation's collection (profile: true).
 	Profile bool
+	// fast marks a root of the column-wise path (see Fast).
+	fast bool
 }
 
 // Fields implements search.Aggregation: the de-duplicated doc-value fields
@@ -137,7 +140,11 @@ func (a *Root) Calculator() search.Calculator {
 	if a.Profile {
 		return newProfiledPartial(a.nodes, e)
 	}
-	return &Partial{colls: newColls(a.nodes, e), env: e}
+	p := &Partial{colls: newColls(a.nodes, e), env: e}
+	if a.fast {
+		p.docs = roaring.New()
+	}
+	return p
 }
 
 // Partial is one shard's collected state (the search.Calculator of Root).
@@ -146,6 +153,9 @@ type Partial struct {
 	env   *env
 	// prof holds the per-aggregation timings when profiling.
 	prof []AggTiming
+	// docs are the matches of a fast partial until Complete.
+	docs     *roaring.Bitmap
+	overflow bool
 }
 
 func newColls(nodes []*node, e *env) []coll {
@@ -178,6 +188,10 @@ func (p *Partial) Consume(d *search.DocumentMatch) {
 		p.consumeProfiled(d)
 		return
 	}
+	if p.docs != nil {
+		p.consumeFast(d)
+		return
+	}
 	collectAll(p.colls, d)
 }
 
@@ -187,6 +201,11 @@ func (p *Partial) Finish() {}
 // Merge implements search.Calculator (used by bluge's multi-searcher).
 func (p *Partial) Merge(o search.Calculator) {
 	if op, ok := o.(*Partial); ok {
+		if p.docs != nil && op.docs != nil {
+			p.docs.Or(op.docs)
+			p.overflow = p.overflow || op.overflow
+			return
+		}
 		mergeAll(p.colls, op.colls)
 	}
 }

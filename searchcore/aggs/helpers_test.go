@@ -55,6 +55,11 @@ func cities(tb testing.TB) *fixture {
 	return load(tb, "cities", "/work/shared/datasets/cities.ndjson.gz", citiesMapping, 20000)
 }
 
+// citiesFull is the whole cities dataset (about 135k documents).
+func citiesFull(tb testing.TB) *fixture {
+	return load(tb, "cities-full", "/work/shared/datasets/cities.ndjson.gz", citiesMapping, 0)
+}
+
 func emails(tb testing.TB) *fixture {
 	return load(tb, "emails", "/work/shared/datasets/emails.ndjson.gz", emailsMapping, 0)
 }
@@ -132,6 +137,22 @@ type opts struct {
 	sort      []string // bluge sort keys ("population", "-population")
 	typedKeys bool
 	q         bluge.Query
+	// fast runs the column-wise path (Root.Fast); the request must qualify.
+	fast bool
+	// cols are the shards' column caches for the fast path (nil: none).
+	cols []*aggs.Columns
+}
+
+// readerCapture is a search that remembers the shard's search.Reader, which
+// a fast partial's Complete needs.
+type readerCapture struct {
+	*bluge.TopNSearch
+	got search.Reader
+}
+
+func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
+	c.got = i
+	return c.TopNSearch.Searcher(i, config)
 }
 
 // run executes the aggregations on every shard and reduces them.
@@ -156,7 +177,7 @@ func (f *fixture) run(tb testing.TB, body string, o opts) (json.RawMessage, erro
 func (f *fixture) runPrepared(tb testing.TB, req *aggs.Request, root *aggs.Root, o opts) (json.RawMessage, error) {
 	tb.Helper()
 	var parts []*search.Bucket
-	for _, r := range f.shards {
+	for i, r := range f.shards {
 		q := o.q
 		if q == nil {
 			q = bluge.NewMatchAllQuery()
@@ -172,8 +193,16 @@ func (f *fixture) runPrepared(tb testing.TB, req *aggs.Request, root *aggs.Root,
 				return nil, err
 			}
 		}
+		if o.fast {
+			fr, ok := shardRoot.Fast()
+			if !ok {
+				tb.Fatal("request does not qualify for the fast path")
+			}
+			shardRoot = fr
+		}
 		sr.AddAggregation(aggs.RootName, shardRoot)
-		it, err := r.Search(context.Background(), sr)
+		rc := &readerCapture{TopNSearch: sr}
+		it, err := r.Search(context.Background(), rc)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -181,6 +210,13 @@ func (f *fixture) runPrepared(tb testing.TB, req *aggs.Request, root *aggs.Root,
 			if err != nil {
 				tb.Fatal(err)
 			}
+		}
+		var cols *aggs.Columns
+		if o.cols != nil {
+			cols = o.cols[i]
+		}
+		if err := aggs.PartialOf(it.Aggregations()).Complete(rc.got, cols); err != nil {
+			return nil, err
 		}
 		parts = append(parts, it.Aggregations())
 	}

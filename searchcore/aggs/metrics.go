@@ -74,11 +74,28 @@ func (c *statsColl) add(v float64) {
 }
 
 func (c *statsColl) collect(d *search.DocumentMatch) {
-	if c.m.src.kind == kindKeyword {
-		c.count += int64(len(c.m.src.terms(d)))
+	c.collectValues(d.DocValues(c.m.src.field))
+}
+
+// collectNumbers adds one document whose decoded numeric values are vs (a
+// numeric field's column; see Columns).
+func (c *statsColl) collectNumbers(vs []float64) {
+	if len(vs) == 0 && c.m.src.hasMissing {
+		c.add(c.m.src.missingNum)
 		return
 	}
-	c.buf = c.m.src.numbers(d, c.buf)
+	for _, v := range vs {
+		c.add(v)
+	}
+}
+
+// collectValues adds one document whose doc values of the field are vals.
+func (c *statsColl) collectValues(vals [][]byte) {
+	if c.m.src.kind == kindKeyword {
+		c.count += int64(len(c.m.src.termsOf(vals)))
+		return
+	}
+	c.buf = c.m.src.numbersOf(vals, c.buf)
 	for _, v := range c.buf {
 		c.add(v)
 	}

@@ -151,19 +151,15 @@ func (s *source) fields() []string {
 
 // numbers appends the document's numeric values to buf.
 func (s *source) numbers(d *search.DocumentMatch, buf []float64) []float64 {
+	return s.numbersOf(d.DocValues(s.field), buf)
+}
+
+// numbersOf decodes the field's doc values vals (full-precision prefix-coded
+// terms) into buf, or the missing value when there is none.
+func (s *source) numbersOf(vals [][]byte, buf []float64) []float64 {
 	buf = buf[:0]
 	if s.kind == kindNumeric {
-		for _, t := range d.DocValues(s.field) {
-			pc := numeric.PrefixCoded(t)
-			if shift, err := pc.Shift(); err != nil || shift != 0 {
-				continue
-			}
-			i64, err := pc.Int64()
-			if err != nil {
-				continue
-			}
-			buf = append(buf, numeric.Int64ToFloat64(i64))
-		}
+		buf = decodeNumbers(vals, buf)
 	}
 	if len(buf) == 0 && s.hasMissing {
 		buf = append(buf, s.missingNum)
@@ -171,11 +167,33 @@ func (s *source) numbers(d *search.DocumentMatch, buf []float64) []float64 {
 	return buf
 }
 
+// decodeNumbers appends the values of the full-precision prefix-coded terms
+// among vals (the lower-precision terms are skipped) to buf.
+func decodeNumbers(vals [][]byte, buf []float64) []float64 {
+	for _, t := range vals {
+		pc := numeric.PrefixCoded(t)
+		if shift, err := pc.Shift(); err != nil || shift != 0 {
+			continue
+		}
+		i64, err := pc.Int64()
+		if err != nil {
+			continue
+		}
+		buf = append(buf, numeric.Int64ToFloat64(i64))
+	}
+	return buf
+}
+
 // terms returns the document's keyword values.
 func (s *source) terms(d *search.DocumentMatch) [][]byte {
-	var vals [][]byte
-	if s.kind == kindKeyword {
-		vals = d.DocValues(s.field)
+	return s.termsOf(d.DocValues(s.field))
+}
+
+// termsOf returns the keyword values among the field's doc values vals, or
+// the missing value when there is none.
+func (s *source) termsOf(vals [][]byte) [][]byte {
+	if s.kind != kindKeyword {
+		vals = nil
 	}
 	if len(vals) == 0 && s.hasMissing {
 		return [][]byte{s.missingStr}

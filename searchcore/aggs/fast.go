@@ -1,0 +1,241 @@
+package aggs
+
+import (
+	"math"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge/search"
+
+	"github.com/quarry-search/quarry/searchcore/eserr"
+)
+
+// Fast returns a root for the column-wise path, and whether the request
+// qualifies: every top-level aggregation is a terms aggregation on a keyword
+// field without "missing", whose sub-aggregations are only min, max, sum,
+// avg, value_count, stats or extended_stats. The fast root loads no doc
+// values during the bluge search (Fields() is empty): its calculator only
+// records the matching document numbers in a bitmap, and Complete then
+// builds the very same per-shard collectors from the field's term
+// dictionary and postings intersected with the matches, feeding each
+// bucket's metrics in ascending document order like the per-document path,
+// so Reduce renders byte-identical responses. Callers must call Complete
+// with the shard's search.Reader after draining the search.
+func (a *Root) Fast() (*Root, bool) {
+	if a.env != nil || a.Profile || len(a.nodes) == 0 {
+		return nil, false
+	}
+	for _, n := range a.nodes {
+		t, ok := n.impl.(*termsImpl)
+		if !ok || t.src.kind != kindKeyword || t.src.hasMissing || t.minDocCount < 1 {
+			return nil, false
+		}
+		for _, s := range n.subs {
+			if _, ok := s.impl.(*statsImpl); !ok || len(s.subs) > 0 {
+				return nil, false
+			}
+		}
+	}
+	return &Root{nodes: a.nodes, excludeNested: a.excludeNested, fast: true}, true
+}
+
+// Complete computes a fast partial's aggregations from the recorded matches
+// (see Root.Fast) on r, the shard's reader the search ran on; cols, when
+// not nil, is the decoded-column cache of that reader's snapshot. It does
+// nothing for a partial of the per-document path.
+func (p *Partial) Complete(r search.Reader, cols *Columns) error {
+	if p == nil || p.docs == nil {
+		return nil
+	}
+	docs := p.docs
+	p.docs = nil
+	if p.overflow {
+		return eserr.Errorf(eserr.Internal, "aggregation_execution_exception", "document number beyond the column-wise aggregation range")
+	}
+	if docs.IsEmpty() {
+		return nil
+	}
+	for _, c := range p.colls {
+		if err := c.(*termsColl).fill(r, docs, cols); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumeFast records a matching document of a fast partial.
+func (p *Partial) consumeFast(d *search.DocumentMatch) {
+	if d.Number > math.MaxUint32 {
+		p.overflow = true
+		return
+	}
+	p.docs.Add(uint32(d.Number))
+}
+
+// fill walks the keyword field's terms and their postings, counting the
+// matching documents of each accepted term. With metric sub-aggregations it
+// then reads the doc values of their fields in one ascending pass over the
+// matches (doc values are stored in compressed chunks: reading them term by
+// term would decompress every chunk once per term) and feeds each document
+// to the metrics of its buckets; a bucket still sees its documents in
+// ascending order, as in the per-document path.
+func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) error {
+	field := c.m.src.field
+	subs := len(c.n.subs) > 0
+	// links chain the buckets of each document: head[doc] is the first
+	// index into links, -1 for none.
+	type link struct {
+		b    int32 // index in buckets
+		next int32
+	}
+	var head []int32
+	var links []link
+	var buckets []*tbucket
+	if subs {
+		links = make([]link, 0, docs.GetCardinality())
+		head = make([]int32, int(docs.Maximum())+1)
+		for i := range head {
+			head[i] = -1
+		}
+	}
+	dict, err := r.DictionaryIterator(field, nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer dict.Close()
+	for {
+		de, err := dict.Next()
+		if err != nil {
+			return err
+		}
+		if de == nil {
+			break
+		}
+		term := de.Term()
+		if !c.m.acceptTerm([]byte(term)) {
+			continue
+		}
+		pi, err := r.PostingsIterator([]byte(term), field, false, false, false)
+		if err != nil {
+			return err
+		}
+		var b *tbucket
+		for {
+			pst, err := pi.Next()
+			if err != nil {
+				pi.Close()
+				return err
+			}
+			if pst == nil {
+				break
+			}
+			n := pst.Number()
+			if n > math.MaxUint32 || !docs.Contains(uint32(n)) {
+				continue
+			}
+			if b == nil {
+				b = c.strBucket([]byte(term))
+				buckets = append(buckets, b)
+			}
+			b.count++
+			if subs {
+				links = append(links, link{b: int32(len(buckets) - 1), next: head[n]})
+				head[n] = int32(len(links) - 1)
+			}
+		}
+		if err := pi.Close(); err != nil {
+			return err
+		}
+	}
+	if !subs {
+		return nil
+	}
+	return c.fillSubs(r, docs, cols, func(doc uint32, feed func(*tbucket)) {
+		for i := head[doc]; i >= 0; i = links[i].next {
+			feed(buckets[links[i].b])
+		}
+	})
+}
+
+// fillSubs feeds the metric sub-aggregations of every matching document's
+// buckets (listed by each) in ascending document order. Numeric fields are
+// read from cols when given, other fields from the doc values.
+func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, cols *Columns, each func(doc uint32, feed func(*tbucket))) error {
+	// Sub-aggregation j reads column colOf[j] (>= 0), or the doc values
+	// vals[slot[j]] of subFields[slot[j]] (slot -1: unmapped, no values).
+	var subFields []string
+	var columns []numColumn
+	colOf := make([]int, len(c.n.subs))
+	slot := make([]int, len(c.n.subs))
+	colIdx := map[string]int{}
+	for j, s := range c.n.subs {
+		colOf[j], slot[j] = -1, -1
+		src := s.impl.(*statsImpl).src
+		f := src.fields()
+		switch {
+		case len(f) == 0:
+		case cols != nil && src.kind == kindNumeric:
+			i, ok := colIdx[f[0]]
+			if !ok {
+				col, err := cols.numeric(r, f[0], docs.Maximum())
+				if err != nil {
+					return err
+				}
+				i = len(columns)
+				colIdx[f[0]] = i
+				columns = append(columns, col)
+			}
+			colOf[j] = i
+		default:
+			slot[j] = len(subFields)
+			for i, sf := range subFields {
+				if sf == f[0] {
+					slot[j] = i
+				}
+			}
+			if slot[j] == len(subFields) {
+				subFields = append(subFields, f[0])
+			}
+		}
+	}
+	vals := make([][][]byte, len(subFields))
+	visit := func(f string, term []byte) {
+		for i, sf := range subFields {
+			if sf == f {
+				vals[i] = append(vals[i], term)
+				return
+			}
+		}
+	}
+	dv, err := r.DocumentValueReader(subFields)
+	if err != nil {
+		return err
+	}
+	var doc uint32
+	feed := func(b *tbucket) {
+		for j, s := range b.subs {
+			sc := s.(*statsColl)
+			switch {
+			case colOf[j] >= 0:
+				sc.collectNumbers(columns[colOf[j]].numbers(doc))
+			case slot[j] >= 0:
+				sc.collectValues(vals[slot[j]])
+			default:
+				sc.collectValues(nil)
+			}
+		}
+	}
+	it := docs.Iterator()
+	for it.HasNext() {
+		doc = it.Next()
+		if len(subFields) > 0 {
+			for i := range vals {
+				vals[i] = vals[i][:0]
+			}
+			if err := dv.VisitDocumentValues(uint64(doc), visit); err != nil {
+				return err
+			}
+		}
+		each(doc, feed)
+	}
+	return nil
+}
