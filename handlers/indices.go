@@ -16,6 +16,9 @@ import (
 
 // IndicesCreate creates an index (PUT /{index}).
 func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCreateParams) error {
+	if p.IncludeTypeName != nil {
+		s.deprecationWarning(c, createIndexTypeNameWarning)
+	}
 	body, err := readBody(c)
 	if err != nil {
 		return err
@@ -31,7 +34,9 @@ func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCr
 			case "settings":
 				req.Settings = v
 			case "mappings":
-				req.Mappings = v
+				if req.Mappings, req.MappingType, err = typedMappings(v, index, boolParam(p.IncludeTypeName, false)); err != nil {
+					return err
+				}
 			case "aliases":
 				req.Aliases = v
 			default:
@@ -103,12 +108,16 @@ func (s *Server) IndicesGet(c echo.Context, index string, p cluster.IndicesGetPa
 	if err != nil {
 		return err
 	}
+	if p.IncludeTypeName != nil {
+		s.deprecationWarning(c, getIndexTypeNameWarning)
+	}
+	typed := boolParam(p.IncludeTypeName, false)
 	flat := boolParam(p.FlatSettings, false)
 	out := orderedJSON{}
 	for _, idx := range indices {
 		out = append(out, kvPair{idx.Name(), orderedJSON{
 			{"aliases", aliasesJSON(idx.Aliases(), "")},
-			{"mappings", idx.MappingJSON()},
+			{"mappings", mappingsJSON(idx, typed)},
 			{"settings", searchcore.RenderSettings(idx.SettingsFlat(), flat)},
 		}})
 	}
@@ -144,15 +153,26 @@ func (s *Server) getMapping(c echo.Context, index string, p cluster.IndicesGetMa
 	if err != nil {
 		return err
 	}
+	if p.IncludeTypeName != nil {
+		s.deprecationWarning(c, getMappingTypeNameWarning)
+	}
+	typed := boolParam(p.IncludeTypeName, false)
 	out := orderedJSON{}
 	for _, idx := range indices {
-		out = append(out, kvPair{idx.Name(), orderedJSON{{"mappings", idx.MappingJSON()}}})
+		out = append(out, kvPair{idx.Name(), orderedJSON{{"mappings", mappingsJSON(idx, typed)}}})
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
 
 // IndicesPutMapping updates mappings (PUT /{index}/_mapping).
 func (s *Server) IndicesPutMapping(c echo.Context, index string, p cluster.IndicesPutMappingParams) error {
+	if p.IncludeTypeName != nil {
+		s.deprecationWarning(c, putMappingTypeNameWarning)
+	}
+	if boolParam(p.IncludeTypeName, false) {
+		// The typed form needs the type in the path.
+		return searchcore.ValidationError("mapping type is missing")
+	}
 	body, err := readBody(c)
 	if err != nil {
 		return err

@@ -16,7 +16,10 @@ import (
 
 // Deprecation messages of the 7.x typed and field-mapping APIs.
 const (
-	putMappingTypeNameWarning = "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."
+	putMappingTypeNameWarning  = "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."
+	getMappingTypeNameWarning  = "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."
+	createIndexTypeNameWarning = "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."
+	getIndexTypeNameWarning    = "[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version."
 	fieldMappingLocalWarning  = "Use [local] in get field mapping requests is deprecated. The parameter will be removed in the next major version"
 	fieldMappingTypeWarning   = "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."
 )
@@ -40,13 +43,6 @@ func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPa
 	if len(bytes.TrimSpace(body)) == 0 {
 		return searchcore.ValidationError("mapping source is empty")
 	}
-	// The body is {"properties":...} or wrapped in the type: {"<type>":{...}}.
-	var members map[string]json.RawMessage
-	if json.Unmarshal(body, &members) == nil && len(members) == 1 {
-		if inner, ok := members[string(typ)]; ok {
-			body = inner
-		}
-	}
 	indices, err := s.resolve(string(index), p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
@@ -54,7 +50,8 @@ func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPa
 	if len(indices) == 0 {
 		return searchcore.IndexNotFound(string(index))
 	}
-	if err := s.core.PutMapping(c.Request().Context(), indices, body); err != nil {
+	// The body is {"properties":...} or wrapped in the type: {"<type>":{...}}.
+	if err := s.core.PutTypedMapping(c.Request().Context(), indices, string(typ), body); err != nil {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}})
@@ -107,7 +104,15 @@ func (s *Server) getFieldMapping(c echo.Context, index, fields string, p cluster
 			leaf := name[strings.LastIndex(name, ".")+1:]
 			mappings = append(mappings, kvPair{name, orderedJSON{{"full_name", name}, {"mapping", orderedJSON{{leaf, all[name]}}}}})
 		}
-		out = append(out, kvPair{ix.Name(), orderedJSON{{"mappings", mappings}}})
+		var wrapped any = mappings
+		if boolParam(p.IncludeTypeName, false) {
+			if typ := ix.MappingType(); typ == "" {
+				wrapped = orderedJSON{}
+			} else {
+				wrapped = orderedJSON{{typ, mappings}}
+			}
+		}
+		out = append(out, kvPair{ix.Name(), orderedJSON{{"mappings", wrapped}}})
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
@@ -130,4 +135,40 @@ func collectFields(raw json.RawMessage, prefix string, out map[string]json.RawMe
 	for name, def := range m.Fields {
 		out[prefix+name] = def
 	}
+}
+
+// mappingsJSON is an index's mapping for the get index and get mapping
+// APIs: bare, or with include_type_name=true under its type name ({} while
+// the index has no mapping).
+func mappingsJSON(idx *searchcore.Index, typed bool) any {
+	if !typed {
+		return idx.MappingJSON()
+	}
+	typ := idx.MappingType()
+	if typ == "" {
+		return orderedJSON{}
+	}
+	return orderedJSON{{typ, idx.MappingJSON()}}
+}
+
+// typedMappings reads the mappings of a create index request: as given, or
+// with include_type_name=true as {"<type>": {...}}, returning the type's own
+// mapping and the type name.
+func typedMappings(raw json.RawMessage, index string, typed bool) (json.RawMessage, string, error) {
+	if !typed {
+		return raw, "", nil
+	}
+	members, err := decodeMembers(raw)
+	if err != nil || len(members) == 0 {
+		return raw, "", err
+	}
+	var types []string
+	for k := range members {
+		types = append(types, k)
+	}
+	if len(types) > 1 {
+		sort.Strings(types)
+		return nil, "", searchcore.IllegalArgument("Rejecting mapping update to [%s] as the final mapping would have more than 1 type: [%s]", index, strings.Join(types, ", "))
+	}
+	return members[types[0]], types[0], nil
 }

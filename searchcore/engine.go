@@ -235,6 +235,10 @@ type indexMeta struct {
 	Version      int64                 `json:"version"`
 	// State is "close" for a closed index, empty when open.
 	State string `json:"state,omitempty"`
+	// MappingType is the mapping type name set by a typed (7.x
+	// include_type_name=true) create or put mapping, or by the first
+	// typeless one (_doc); empty when no mapping request named one.
+	MappingType string `json:"mapping_type,omitempty"`
 }
 
 // AliasMeta is one alias of an index.
@@ -427,6 +431,10 @@ type CreateIndexRequest struct {
 	Settings json.RawMessage
 	Mappings json.RawMessage
 	Aliases  json.RawMessage
+	// MappingType names the type of Mappings in the deprecated typed form
+	// (include_type_name=true): Mappings is then the type's own mapping.
+	// Empty for the typeless form.
+	MappingType string
 }
 
 // CreateIndex creates an index. Returns resource_already_exists_exception if
@@ -457,8 +465,10 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	}
 	mp := mapping.New()
 	if raw := trimJSON(req.Mappings); len(raw) > 0 && string(raw) != "null" {
-		if err := rejectTypedMapping(raw, "The mapping definition cannot be nested under a type [%s] unless include_type_name is set to true."); err != nil {
-			return nil, err
+		if req.MappingType == "" {
+			if err := rejectTypedMapping(raw, "The mapping definition cannot be nested under a type [%s] unless include_type_name is set to true."); err != nil {
+				return nil, err
+			}
 		}
 		mp, err = mapping.Parse(raw, reg)
 		if err != nil {
@@ -504,7 +514,7 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	if _, ok := flat["index.routing.allocation.include._tier_preference"]; !ok {
 		flat["index.routing.allocation.include._tier_preference"] = "data_content"
 	}
-	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1}
+	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1, MappingType: req.MappingType}
 	if err := e.persistMeta(ctx, m); err != nil {
 		return nil, err
 	}
@@ -521,34 +531,27 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 // versionCreated is the index.version.created value reported (7.17.0).
 const versionCreated = "7170099"
 
-// rejectTypedMapping fails mappings wrapped in a type name like {"_doc": {...}}
-// (the 7.x behaviour without include_type_name); msg may use %s for the type.
+// rejectTypedMapping fails mappings wrapped in the type name _doc, {"_doc":
+// {...}} (the 7.x behaviour without include_type_name, as
+// MapperService.isMappingSourceTyped: any other single key is left to the
+// mapping parser, which names it an unsupported root parameter); msg may use
+// %s for the type.
 func rejectTypedMapping(raw json.RawMessage, msg string) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return MapperParsing("Failed to parse mapping [_doc]: %s", err.Error())
 	}
-	if len(top) == 1 {
-		for k := range top {
-			if k == "_doc" || (!strings.HasPrefix(k, "_") && !isRootMappingKey(k)) {
-				if strings.Contains(msg, "%s") {
-					return IllegalArgument(msg, k)
-				}
-				return IllegalArgument("%s", msg)
-			}
+	if _, ok := top[DefaultMappingType]; ok && len(top) == 1 {
+		if strings.Contains(msg, "%s") {
+			return IllegalArgument(msg, DefaultMappingType)
 		}
+		return IllegalArgument("%s", msg)
 	}
 	return nil
 }
 
-func isRootMappingKey(k string) bool {
-	switch k {
-	case "properties", "dynamic", "date_detection", "numeric_detection", "dynamic_date_formats",
-		"dynamic_templates", "enabled", "runtime":
-		return true
-	}
-	return false
-}
+// DefaultMappingType is the single mapping type of typeless 7.x requests.
+const DefaultMappingType = "_doc"
 
 // DeleteIndex deletes the named indices (already resolved names).
 func (e *Engine) DeleteIndex(ctx context.Context, names []string) error {
@@ -602,18 +605,46 @@ func (e *Engine) Indices() []*Index {
 	return out
 }
 
-// PutMapping merges a mapping update into each index.
+// PutMapping merges a typeless mapping update into each index.
 func (e *Engine) PutMapping(ctx context.Context, indices []*Index, body json.RawMessage) error {
 	if err := rejectTypedMapping(body, "Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true."); err != nil {
 		return err
 	}
+	return e.putMapping(ctx, indices, DefaultMappingType, false, body)
+}
+
+// PutTypedMapping merges a mapping update given with a type name (the
+// deprecated include_type_name=true form). The body is wrapped in the type,
+// {"<typ>":{...}}, or bare. An index holds a single type: an update under
+// another type fails, except the bare form under _doc, which updates
+// whatever type the index has (MapperService.getTypeForUpdate).
+func (e *Engine) PutTypedMapping(ctx context.Context, indices []*Index, typ string, body json.RawMessage) error {
+	typed := false
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) == nil && len(members) == 1 {
+		if inner, ok := members[typ]; ok {
+			body, typed = inner, true
+		}
+	}
+	return e.putMapping(ctx, indices, typ, typed, body)
+}
+
+func (e *Engine) putMapping(ctx context.Context, indices []*Index, typ string, typed bool, body json.RawMessage) error {
 	// Validate against every index first so a conflict changes nothing.
 	type change struct {
 		idx *Index
 		mp  *mapping.Mapping
+		typ string
 	}
 	var changes []change
 	for _, idx := range indices {
+		existing, forUpdate := idx.MappingType(), typ
+		if !typed && typ == DefaultMappingType && existing != "" {
+			forUpdate = existing
+		}
+		if existing != "" && existing != forUpdate {
+			return IllegalArgument("Rejecting mapping update to [%s] as the final mapping would have more than 1 type: [%s, %s]", idx.Name(), existing, forUpdate)
+		}
 		upd, err := mapping.Parse(body, idx.Analyzers())
 		if err != nil {
 			return err
@@ -622,18 +653,18 @@ func (e *Engine) PutMapping(ctx context.Context, indices []*Index, body json.Raw
 		if err != nil {
 			return err
 		}
-		changes = append(changes, change{idx, merged})
+		changes = append(changes, change{idx, merged, forUpdate})
 	}
 	for _, c := range changes {
-		if err := c.idx.setMapping(ctx, c.mp); err != nil {
+		if err := c.idx.setMapping(ctx, c.mp, c.typ); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// setMapping persists and publishes a new mapping.
-func (ix *Index) setMapping(ctx context.Context, mp *mapping.Mapping) error {
+// setMapping persists and publishes a new mapping of the given type.
+func (ix *Index) setMapping(ctx context.Context, mp *mapping.Mapping, typ string) error {
 	raw, err := json.Marshal(mp)
 	if err != nil {
 		return err
@@ -642,6 +673,7 @@ func (ix *Index) setMapping(ctx context.Context, mp *mapping.Mapping) error {
 	defer ix.metaMu.Unlock()
 	m := *ix.meta
 	m.Mapping = raw
+	m.MappingType = typ
 	m.Version++
 	if err := ix.engine.persistMeta(ctx, &m); err != nil {
 		return err

@@ -378,5 +378,19 @@ func (ix *Index) MappingJSON() json.RawMessage {
 	return ix.metaSnapshot().Mapping
 }
 
+// MappingType is the index's mapping type as the 7.x typed APIs see it: the
+// type a typed or typeless mapping request set, else _doc once the index has
+// any mapping (dynamic or from a template), else empty (no mapping yet).
+func (ix *Index) MappingType() string {
+	m := ix.metaSnapshot()
+	if m.MappingType != "" {
+		return m.MappingType
+	}
+	if raw := bytes.TrimSpace(m.Mapping); len(raw) > 0 && string(raw) != "{}" && string(raw) != "null" {
+		return DefaultMappingType
+	}
+	return ""
+}
+
 // String implements fmt.Stringer for logs.
 func (ix *Index) String() string { return fmt.Sprintf("[%s/%s]", ix.Name(), ix.UUID()) }
