@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -53,25 +54,95 @@ func TestRelease78Mapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tc.method, n.URL+tc.path, strings.NewReader(tc.body))
-			if tc.body != "" {
-				req.Header.Set("Content-Type", js)
-			}
-			res, err := n.HTTP.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			raw, _ := io.ReadAll(res.Body)
-			if res.StatusCode != tc.status {
-				t.Fatalf("%s %s status = %d, want %d: %s", tc.method, tc.path, res.StatusCode, tc.status, raw)
-			}
-			if got := res.Header.Get("Warning"); got != tc.warning {
-				t.Errorf("Warning = %q, want %q", got, tc.warning)
-			}
-			if tc.want != "" && !jsonEqual(raw, tc.want) {
-				t.Errorf("%s %s =\n%s\nwant\n%s", tc.method, tc.path, raw, tc.want)
-			}
+			wantWarnedResponse(t, n, tc.method, tc.path, tc.body, tc.status, tc.warning, tc.want)
 		})
 	}
+}
+
+// wantWarnedResponse sends one JSON request and checks the status, the
+// Warning header (exactly, "" for none) and, when want is not empty, the
+// body (as JSON).
+func wantWarnedResponse(t *testing.T, n *testNode, method, path, body string, status int, warning, want string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, n.URL+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := n.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != status {
+		t.Fatalf("%s %s status = %d, want %d: %s", method, path, res.StatusCode, status, raw)
+	}
+	if got := res.Header.Get("Warning"); got != warning {
+		t.Errorf("Warning = %q, want %q", got, warning)
+	}
+	if want != "" && !jsonEqual(raw, want) {
+		t.Errorf("%s %s =\n%s\nwant\n%s", method, path, raw, want)
+	}
+}
+
+// TestTypedMappings covers include_type_name=true across the mapping APIs
+// as in 7.x: an index holds one mapping type, named by a typed create or
+// put mapping (else _doc); the typed get APIs nest the mapping under it;
+// every use of the parameter answers its deprecation warning.
+func TestTypedMappings(t *testing.T) {
+	dir := t.TempDir()
+	n := openTestNode(t, dir)
+	const (
+		createWarn = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."`
+		putWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."`
+		getWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."`
+		indexWarn  = "299 Elasticsearch-7.17.0-quarry \"[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version.\""
+		fieldWarn  = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."`
+		moreTypes  = `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"}],"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"},"status":400}`
+	)
+	typedMapping := `{"typed":{"mappings":{"not_doc":{"properties":{"bar":{"type":"long"},"baz":{"type":"long"},"foo":{"type":"keyword"}}}}}}`
+	cases := []struct {
+		name, method, path, body string
+		status                   int
+		warning, want            string
+	}{
+		{"typed create", "PUT", "/typed?include_type_name=true", `{"mappings":{"not_doc":{"properties":{"foo":{"type":"keyword"}}}}}`, 200, createWarn,
+			`{"acknowledged":true,"shards_acknowledged":true,"index":"typed"}`},
+		{"typeless put on a typed index", "PUT", "/typed/_mapping?include_type_name=false", `{"properties":{"bar":{"type":"long"}}}`, 200, putWarn, `{"acknowledged":true}`},
+		{"typeless get", "GET", "/typed/_mapping?include_type_name=false", "", 200, getWarn,
+			`{"typed":{"mappings":{"properties":{"bar":{"type":"long"},"foo":{"type":"keyword"}}}}}`},
+		{"second type", "PUT", "/typed/_mapping/other?include_type_name=true", `{"other":{"properties":{"bar":{"type":"long"}}}}`, 400, putWarn,
+			fmt.Sprintf(moreTypes, "other", "other")},
+		{"wrapped _doc is a second type", "PUT", "/typed/_mapping/_doc?include_type_name=true", `{"_doc":{"properties":{"bar":{"type":"long"}}}}`, 400, putWarn,
+			fmt.Sprintf(moreTypes, "_doc", "_doc")},
+		{"bare _doc updates the index's type", "PUT", "/typed/_mapping/_doc?include_type_name=true", `{"properties":{"baz":{"type":"long"}}}`, 200, putWarn, `{"acknowledged":true}`},
+		{"own type, wrapped", "POST", "/typed/_mapping/not_doc?include_type_name=true", `{"not_doc":{"properties":{"baz":{"type":"long"}}}}`, 200, putWarn, `{"acknowledged":true}`},
+		{"typed get mapping", "GET", "/typed/_mapping?include_type_name=true", "", 200, getWarn, typedMapping},
+		{"typed get index", "GET", "/typed?include_type_name=true&filter_path=*.mappings", "", 200, indexWarn, typedMapping},
+		{"typed field mapping", "GET", "/typed/_mapping/field/foo?include_type_name=true", "", 200, fieldWarn,
+			`{"typed":{"mappings":{"not_doc":{"foo":{"full_name":"foo","mapping":{"foo":{"type":"keyword"}}}}}}}`},
+		{"untyped put with include_type_name", "PUT", "/typed/_mapping?include_type_name=true", `{"not_doc":{}}`, 400, putWarn,
+			`{"error":{"root_cause":[{"type":"action_request_validation_exception","reason":"Validation Failed: 1: mapping type is missing;"}],"type":"action_request_validation_exception","reason":"Validation Failed: 1: mapping type is missing;"},"status":400}`},
+		{"no mapping yet: no type", "PUT", "/empty", "", 200, "", ""},
+		{"typed get of an index without mapping", "GET", "/empty/_mapping?include_type_name=true", "", 200, getWarn, `{"empty":{"mappings":{}}}`},
+		{"first typed put names the type", "PUT", "/empty/_mapping/mine?include_type_name=true", `{"mine":{"properties":{"a":{"type":"long"}}}}`, 200, putWarn, `{"acknowledged":true}`},
+		{"typed get after it", "GET", "/empty/_mapping?include_type_name=true", "", 200, getWarn, `{"empty":{"mappings":{"mine":{"properties":{"a":{"type":"long"}}}}}}`},
+		{"typeless index is _doc", "PUT", "/plain", `{"mappings":{"properties":{"a":{"type":"long"}}}}`, 200, "", ""},
+		{"typeless index typed get", "GET", "/plain/_mapping?include_type_name=true", "", 200, getWarn, `{"plain":{"mappings":{"_doc":{"properties":{"a":{"type":"long"}}}}}}`},
+		{"typed put wrapped in another name", "PUT", "/plain/_mapping/_doc?include_type_name=true", `{"wrong":{"properties":{"z":{"type":"long"}}}}`, 400, putWarn,
+			`{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [wrong : {properties={z={type=long}}}]"}],"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [wrong : {properties={z={type=long}}}]"},"status":400}`},
+		{"typeless create with a custom type name", "PUT", "/bad", `{"mappings":{"mytype":{"properties":{"z":{"type":"long"}}}}}`, 400, "",
+			`{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]"}],"type":"mapper_parsing_exception","reason":"Failed to parse mapping [_doc]: Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]","caused_by":{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]"}},"status":400}`},
+		{"typed create with two types", "PUT", "/bad?include_type_name=true", `{"mappings":{"t2":{},"t1":{}}}`, 400, createWarn,
+			`{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Rejecting mapping update to [bad] as the final mapping would have more than 1 type: [t1, t2]"}],"type":"illegal_argument_exception","reason":"Rejecting mapping update to [bad] as the final mapping would have more than 1 type: [t1, t2]"},"status":400}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wantWarnedResponse(t, n, tc.method, tc.path, tc.body, tc.status, tc.warning, tc.want)
+		})
+	}
+	// The type survives a restart.
+	n.Close()
+	n = openTestNode(t, dir)
+	wantWarnedResponse(t, n, "GET", "/typed/_mapping?include_type_name=true", "", 200, getWarn, typedMapping)
 }

@@ -915,6 +915,12 @@ type ExtInfoResult struct {
 	Tagline *string `json:"tagline,omitempty"`
 }
 
+// FieldMappingEntry One field's mapping, keyed by the last part of its name.
+type FieldMappingEntry struct {
+	FullName string          `json:"full_name"`
+	Mapping  json.RawMessage `json:"mapping"`
+}
+
 // FoundResult defines model for FoundResult.
 type FoundResult struct {
 	Found bool `json:"found"`
@@ -1072,12 +1078,17 @@ type IndexAliasesRecord struct {
 	Aliases map[string]AliasDefinition `json:"aliases"`
 }
 
-// IndexFieldMappings defines model for IndexFieldMappings.
+// IndexFieldMappings `mappings` is keyed by full field name; with `include_type_name=true` it is keyed by the index's mapping type first (`{<type>: {<field>: {full_name, mapping}}}`, `{}` while the index has no mapping).
 type IndexFieldMappings struct {
-	Mappings map[string]struct {
-		FullName string          `json:"full_name"`
-		Mapping  json.RawMessage `json:"mapping"`
-	} `json:"mappings"`
+	Mappings map[string]IndexFieldMappings_Mappings_AdditionalProperties `json:"mappings"`
+}
+
+// IndexFieldMappingsMappings1 defines model for IndexFieldMappings.Mappings.1.
+type IndexFieldMappingsMappings1 map[string]FieldMappingEntry
+
+// IndexFieldMappings_Mappings_AdditionalProperties defines model for IndexFieldMappings.mappings.AdditionalProperties.
+type IndexFieldMappings_Mappings_AdditionalProperties struct {
+	union json.RawMessage
 }
 
 // IndexHealth defines model for IndexHealth.
@@ -12675,6 +12686,68 @@ func (t HitsTotal) MarshalJSON() ([]byte, error) {
 }
 
 func (t *HitsTotal) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFieldMappingEntry returns the union data inside the IndexFieldMappings_Mappings_AdditionalProperties as a FieldMappingEntry
+func (t IndexFieldMappings_Mappings_AdditionalProperties) AsFieldMappingEntry() (FieldMappingEntry, error) {
+	var body FieldMappingEntry
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFieldMappingEntry overwrites any union data inside the IndexFieldMappings_Mappings_AdditionalProperties as the provided FieldMappingEntry
+func (t *IndexFieldMappings_Mappings_AdditionalProperties) FromFieldMappingEntry(v FieldMappingEntry) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFieldMappingEntry performs a merge with any union data inside the IndexFieldMappings_Mappings_AdditionalProperties, using the provided FieldMappingEntry
+func (t *IndexFieldMappings_Mappings_AdditionalProperties) MergeFieldMappingEntry(v FieldMappingEntry) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIndexFieldMappingsMappings1 returns the union data inside the IndexFieldMappings_Mappings_AdditionalProperties as a IndexFieldMappingsMappings1
+func (t IndexFieldMappings_Mappings_AdditionalProperties) AsIndexFieldMappingsMappings1() (IndexFieldMappingsMappings1, error) {
+	var body IndexFieldMappingsMappings1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIndexFieldMappingsMappings1 overwrites any union data inside the IndexFieldMappings_Mappings_AdditionalProperties as the provided IndexFieldMappingsMappings1
+func (t *IndexFieldMappings_Mappings_AdditionalProperties) FromIndexFieldMappingsMappings1(v IndexFieldMappingsMappings1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIndexFieldMappingsMappings1 performs a merge with any union data inside the IndexFieldMappings_Mappings_AdditionalProperties, using the provided IndexFieldMappingsMappings1
+func (t *IndexFieldMappings_Mappings_AdditionalProperties) MergeIndexFieldMappingsMappings1(v IndexFieldMappingsMappings1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t IndexFieldMappings_Mappings_AdditionalProperties) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *IndexFieldMappings_Mappings_AdditionalProperties) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
