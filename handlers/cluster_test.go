@@ -30,6 +30,8 @@ func TestClusterSettings(t *testing.T) {
 			`{"leader":{"connected":false,"initial_connect_timeout":"30s","max_connections_per_cluster":3,"mode":"sniff","num_nodes_connected":0,"seeds":["10.0.0.1:9300","h2:9301"],"skip_unavailable":true}}`},
 		{"unknown setting", "PUT", "/_cluster/settings", `{"persistent":{"foo.bar":1}}`, 400,
 			`{"error":{"reason":"persistent setting [foo.bar], not recognized","root_cause":[{"reason":"persistent setting [foo.bar], not recognized","type":"illegal_argument_exception"}],"type":"illegal_argument_exception"},"status":400}`},
+		{"node attribute is not dynamic", "PUT", "/_cluster/settings", `{"persistent":{"node.attr.rack":"r1"}}`, 400,
+			`{"error":{"reason":"persistent setting [node.attr.rack], not dynamically updateable","root_cause":[{"reason":"persistent setting [node.attr.rack], not dynamically updateable","type":"illegal_argument_exception"}],"type":"illegal_argument_exception"},"status":400}`},
 		{"unknown transient reset", "PUT", "/_cluster/settings", `{"transient":{"foo.bar":null}}`, 400,
 			`{"error":{"reason":"transient setting [foo.bar], not recognized","root_cause":[{"reason":"transient setting [foo.bar], not recognized","type":"illegal_argument_exception"}],"type":"illegal_argument_exception"},"status":400}`},
 		{"bad enum value", "PUT", "/_cluster/settings", `{"transient":{"cluster.routing.allocation.enable":"bogus"}}`, 400,

@@ -20,8 +20,8 @@ const (
 	getMappingTypeNameWarning  = "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."
 	createIndexTypeNameWarning = "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."
 	getIndexTypeNameWarning    = "[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version."
-	fieldMappingLocalWarning  = "Use [local] in get field mapping requests is deprecated. The parameter will be removed in the next major version"
-	fieldMappingTypeWarning   = "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."
+	fieldMappingLocalWarning   = "Use [local] in get field mapping requests is deprecated. The parameter will be removed in the next major version"
+	fieldMappingTypeWarning    = "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."
 )
 
 // IndicesPutMappingType answers the typed PUT /{index}/_mapping/{type}: as

@@ -86,13 +86,20 @@ func (e *Engine) ClusterSettingDefaults() map[string]any {
 	return out
 }
 
+// isNodeSetting reports whether key is a node setting (set at startup, so
+// not dynamically updateable through the cluster settings API).
+func (e *Engine) isNodeSetting(key string) bool {
+	_, set := e.cl.node.Settings[key]
+	return set || e.cl.node.StaticSettings[key] || strings.HasPrefix(key, "node.attr.")
+}
+
 // UpdateClusterSettings applies a settings request and persists the
 // persistent part. It returns the settings the request set per scope.
 func (e *Engine) UpdateClusterSettings(ctx context.Context, persistent, transient json.RawMessage) (map[cluster.Scope]map[string]any, error) {
 	var applied map[cluster.Scope]map[string]any
 	err := e.changeClusterState(ctx, func(st *cluster.State) error {
 		var err error
-		applied, err = st.Update(persistent, transient)
+		applied, err = st.Update(persistent, transient, e.isNodeSetting)
 		return err
 	})
 	return applied, err

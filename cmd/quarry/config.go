@@ -384,11 +384,16 @@ func nodeConfig(s Settings) cluster.NodeConfig {
 			flat[k] = v
 		}
 	}
+	static := make([]string, 0, len(nodeSettings))
+	for k := range nodeSettings {
+		static = append(static, k)
+	}
 	return cluster.NodeConfig{
-		Roles:       s.Roles(),
-		Attributes:  s.Attributes(),
-		Settings:    flat,
-		Processors:  s.Int("node.processors"),
-		HTTPAddress: net.JoinHostPort(host, s.Get("http.port")),
+		Roles:          s.Roles(),
+		Attributes:     s.Attributes(),
+		Settings:       flat,
+		Processors:     s.Int("node.processors"),
+		HTTPAddress:    net.JoinHostPort(host, s.Get("http.port")),
+		StaticSettings: static,
 	}
 }

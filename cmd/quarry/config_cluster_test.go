@@ -56,6 +56,15 @@ func TestNodeSettings78(t *testing.T) {
 	if got, want := nc.Roles, []string{"master", "data"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("roles = %v, want %v", got, want)
 	}
+	static := map[string]bool{}
+	for _, k := range nc.StaticSettings {
+		static[k] = true
+	}
+	for _, k := range []string{"node.local_storage", "ext.sql.enabled", "ext.watcher.use_ilm_index_management", "path.data", "cluster.name"} {
+		if !static[k] {
+			t.Errorf("StaticSettings lacks %s (set or not, it is a known node setting)", k)
+		}
+	}
 	if nc.Processors != 1 || nc.HTTPAddress != "127.0.0.1:9201" || nc.Settings["node.attr.rack"] != "r1" {
 		t.Errorf("node config = %+v", nc)
 	}

@@ -50,12 +50,15 @@ func TestUpdate(t *testing.T) {
 		{"int minimum", ``, `{"cluster.max_shards_per_node":0}`, ``, `illegal value can't update [cluster.max_shards_per_node] from [1000] to [0]`, `{}`},
 		{"object in list", `{"cluster.remote.a.seeds":[{"h":1}]}`, ``, ``, `failed to parse setting [cluster.remote.a.seeds]: lists may hold only values`, `{}`},
 		{"unknown", `{"no.such":1}`, ``, ``, `persistent setting [no.such], not recognized`, `{}`},
+		{"node setting", `{"node.local_storage":false}`, ``, ``, `persistent setting [node.local_storage], not dynamically updateable`, `{}`},
+		{"node setting, transient", ``, `{"ext":{"sql":{"enabled":false}}}`, ``, `transient setting [ext.sql.enabled], not dynamically updateable`, `{}`},
 		{"not an object", `[1]`, ``, ``, `settings must be an object`, `{}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			st := NewState()
-			applied, err := st.Update(json.RawMessage(tc.persistent), json.RawMessage(tc.transient))
+			static := func(k string) bool { return k == "node.local_storage" || k == "ext.sql.enabled" }
+			applied, err := st.Update(json.RawMessage(tc.persistent), json.RawMessage(tc.transient), static)
 			if tc.wantErr != "" {
 				if got := reason(err); got != tc.wantErr {
 					t.Fatalf("Update error = %v, want %q", err, tc.wantErr)
@@ -74,7 +77,7 @@ func TestUpdate(t *testing.T) {
 
 func TestMarshalRoundTrip(t *testing.T) {
 	st := NewState()
-	if _, err := st.Update(json.RawMessage(`{"cluster.remote.a.seeds":["h:1"],"cluster.remote.a.skip_unavailable":true}`), json.RawMessage(`{"search.max_buckets":5}`)); err != nil {
+	if _, err := st.Update(json.RawMessage(`{"cluster.remote.a.seeds":["h:1"],"cluster.remote.a.skip_unavailable":true}`), json.RawMessage(`{"search.max_buckets":5}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.AddVotingExclusions([]VotingExclusion{{NodeID: "abc", NodeName: "n1"}}); err != nil {
@@ -101,7 +104,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 
 func TestVotingExclusionsLimit(t *testing.T) {
 	st := NewState()
-	if _, err := st.Update(json.RawMessage(`{"cluster.max_voting_config_exclusions":1}`), nil); err != nil {
+	if _, err := st.Update(json.RawMessage(`{"cluster.max_voting_config_exclusions":1}`), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.AddVotingExclusions([]VotingExclusion{{"a", "n1"}, {"a", "n1"}}); err != nil {

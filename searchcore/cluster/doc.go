@@ -6,7 +6,7 @@
 // marshals (State.Marshal) in the metadata store.
 //
 //	st := cluster.NewState()
-//	res, err := st.Update(persistentJSON, transientJSON)
+//	res, err := st.Update(persistentJSON, transientJSON, nil)
 //	if err != nil { ... }          // *eserr.Error, e.g. an unknown setting
 //	b, _ := st.Marshal()            // persist b; cluster.Unmarshal(b) restores it
 package cluster

@@ -22,6 +22,10 @@ type NodeConfig struct {
 	Processors int
 	// HTTPAddress is the bound HTTP address (host:port).
 	HTTPAddress string
+	// StaticSettings names every setting the node accepts at startup only
+	// (set or not): the cluster settings API answers "not dynamically
+	// updateable" for them instead of "not recognized".
+	StaticSettings []string
 }
 
 // DefaultRoles are the roles a node has when node.roles is not set.
@@ -38,8 +42,10 @@ type Node struct {
 	Roles            []string
 	Attributes       map[string]string
 	Settings         map[string]string
-	Processors       int
-	Master           bool
+	// StaticSettings is NodeConfig.StaticSettings as a set.
+	StaticSettings map[string]bool
+	Processors     int
+	Master         bool
 }
 
 // NewNode builds the description of the local node.
@@ -52,6 +58,10 @@ func NewNode(id, name string, cfg NodeConfig) Node {
 	attrs := map[string]string{}
 	for k, v := range cfg.Attributes {
 		attrs[k] = v
+	}
+	static := map[string]bool{}
+	for _, k := range cfg.StaticSettings {
+		static[k] = true
 	}
 	addr := cfg.HTTPAddress
 	if addr == "" {
@@ -70,6 +80,7 @@ func NewNode(id, name string, cfg NodeConfig) Node {
 		Roles:            roles,
 		Attributes:       attrs,
 		Settings:         cfg.Settings,
+		StaticSettings:   static,
 		Processors:       AllocatedProcessors(cfg.Processors),
 		Master:           hasRole(roles, "master"),
 	}

@@ -125,8 +125,10 @@ func (s *State) Effective(key string) any {
 // Update applies a settings request. Each body is a settings object with
 // nested or flat keys; null resets a setting (a key with * resets every
 // matching one). It returns the settings this request set, per scope, and
-// changes nothing when any key or value is invalid.
-func (s *State) Update(persistent, transient json.RawMessage) (applied map[Scope]map[string]any, err error) {
+// changes nothing when any key or value is invalid. static, when not nil,
+// tells node settings (known, but only settable at startup) from unknown
+// keys: setting one fails with "not dynamically updateable".
+func (s *State) Update(persistent, transient json.RawMessage, static func(key string) bool) (applied map[Scope]map[string]any, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := map[Scope]map[string]any{Persistent: copyMap(s.persistent), Transient: copyMap(s.transient)}
@@ -159,6 +161,9 @@ func (s *State) Update(persistent, transient json.RawMessage) (applied map[Scope
 			}
 			def := lookup(key)
 			if def == nil {
+				if static != nil && static(key) {
+					return nil, eserr.IllegalArgument("%s setting [%s], not dynamically updateable", part.scope, key)
+				}
 				return nil, eserr.IllegalArgument("%s setting [%s], not recognized", part.scope, key)
 			}
 			norm, verr := def.check(val)
