@@ -30,9 +30,6 @@ func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPa
 	if p.IncludeTypeName != nil {
 		s.deprecationWarning(c, putMappingTypeNameWarning)
 	}
-	if string(typ) == "_default_" {
-		return searchcore.IllegalArgument("The [default] mapping cannot be updated on index [%s]: [_default_] mappings are not allowed on new indices and should no longer be used. See [https://www.elastic.co/guide/en/elasticsearch/reference/current/breaking-changes-7.0.html#default-mapping-not-allowed] for more information.", index)
-	}
 	if !boolParam(p.IncludeTypeName, false) {
 		return searchcore.IllegalArgument("Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true.")
 	}
@@ -49,6 +46,9 @@ func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPa
 	}
 	if len(indices) == 0 {
 		return searchcore.IndexNotFound(string(index))
+	}
+	if string(typ) == "_default_" {
+		return searchcore.IllegalArgument("The [default] mapping cannot be updated on index [%s]: [_default_] mappings are not allowed on new indices and should no longer be used. See [https://www.elastic.co/guide/en/elasticsearch/reference/current/breaking-changes-7.0.html#default-mapping-not-allowed] for more information.", indices[0].Name())
 	}
 	// The body is {"properties":...} or wrapped in the type: {"<type>":{...}}.
 	if err := s.core.PutTypedMapping(c.Request().Context(), indices, string(typ), body); err != nil {
