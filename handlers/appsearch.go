@@ -24,8 +24,10 @@ import (
 const AppSearchBase = "/api/as/v1"
 
 // SuperuserAuthFunc reports whether an Authorization header (Basic) names
-// the cluster superuser; an error is an internal failure.
-type SuperuserAuthFunc func(ctx context.Context, authorizationHeader string) (bool, error)
+// the cluster superuser. Failures count against the client address source
+// in the brute-force guard; an error is the guard's 429 (too many failures
+// from source) or an internal failure.
+type SuperuserAuthFunc func(ctx context.Context, authorizationHeader, source string) (bool, error)
 
 // appSearchServer implements the App Search API over appsearch.Service.
 type appSearchServer struct {
@@ -211,7 +213,12 @@ func (h *appSearchServer) principal(c echo.Context) (*appsearch.Principal, error
 	case strings.EqualFold(scheme, "Bearer"):
 		return h.svc.Authenticate(strings.TrimSpace(cred))
 	case strings.EqualFold(scheme, "Basic") && h.superuser != nil:
-		ok, err := h.superuser(c.Request().Context(), auth)
+		ok, err := h.superuser(c.Request().Context(), auth, sourceAddress(c.Request()))
+		if e, limited := eserr.AsError(err); limited && e.Code == eserr.TooManyRequests {
+			// The brute-force guard: App Search's 429, with Retry-After.
+			setErrorHeaders(c, e)
+			return nil, &eserr.Error{Code: eserr.TooManyRequests, Type: appsearch.TypeRateLimit, Reason: e.Reason}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/handlers"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
 	"github.com/quarry-search/quarry/searchcore/security"
 	"github.com/quarry-search/quarry/store"
 )
@@ -174,6 +175,9 @@ type nodeOptions struct {
 	// FailureBurst and FailureRefill configure the brute-force guard.
 	FailureBurst  int
 	FailureRefill time.Duration
+	// AppSearch also serves the App Search API (without rate limits), its
+	// Basic auth checked by the security service.
+	AppSearch bool
 }
 
 // elasticPassword is the elastic user's password on secured test nodes.
@@ -238,6 +242,14 @@ func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 			t.Fatalf("open security: %v", err)
 		}
 		hopts.Security = sec
+		if o.AppSearch {
+			svc, err := appsearch.New(context.Background(), appsearch.Config{Core: eng, Store: db, Now: clock.Now,
+				RateLimits: appsearch.RateLimits{Default: -1, Endpoints: map[string]int{}}})
+			if err != nil {
+				t.Fatalf("app search: %v", err)
+			}
+			hopts.AppSearch, hopts.SuperuserAuth = svc, sec.AuthenticateSuperuser
+		}
 	}
 	e, err := handlers.NewServer(eng, hopts)
 	if err != nil {

@@ -178,7 +178,7 @@ func TestAuthenticateSuperuserForAppSearch(t *testing.T) {
 		{"", false},
 	}
 	for _, tc := range cases {
-		got, err := sec.AuthenticateSuperuser(context.Background(), tc.header)
+		got, err := sec.AuthenticateSuperuser(context.Background(), tc.header, "")
 		if err != nil || got != tc.want {
 			t.Errorf("AuthenticateSuperuser(%q) = %v, %v; want %v", tc.header, got, err, tc.want)
 		}
@@ -240,4 +240,38 @@ func TestPointInTimeSearchAuthorizedOnItsIndices(t *testing.T) {
 		t.Errorf("pit search = %v", got)
 	}
 	n.mustDo("POST", "/_search", elasticAuth, `{"pit":{"id":"`+pit+`","keep_alive":"1m"}}`, 200)
+}
+
+// TestBruteForceGuardOnAppSearchBasicAuth: Basic auth on the App Search API
+// goes through the same per-source guard as the cluster API (failures on
+// either count), answering App Search's 429 with Retry-After, without
+// locking out a client whose credentials are good.
+func TestBruteForceGuardOnAppSearchBasicAuth(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{FailureBurst: 2, FailureRefill: time.Minute, AppSearch: true})
+	const engines = "/api/as/v1/engines"
+	code, b, _ := n.rawAuth("GET", engines, elasticAuth, "", "")
+	if code != 200 || !strings.HasPrefix(string(b), `{"meta":`) {
+		t.Fatalf("superuser = %d %s", code, b)
+	}
+	bad := basic("elastic", "guess-guess")
+	n.mustDo("GET", "/_cluster/health", bad, "", 401) // the cluster API's failure counts too
+	code, b, _ = n.rawAuth("GET", engines, bad, "", "")
+	if code != 400 || strings.TrimSpace(string(b)) != `{"error":"invalid authentication token"}` {
+		t.Errorf("wrong password = %d %s", code, b)
+	}
+	code, b, h := n.rawAuth("GET", engines, bad, "", "")
+	if code != 429 || strings.TrimSpace(string(b)) != `{"error":"too many failed authentication attempts from [127.0.0.1]; retry in [60s]"}` || h.Get("Retry-After") != "60" {
+		t.Errorf("over budget = %d %s Retry-After=%q", code, b, h.Get("Retry-After"))
+	}
+	code, _, _ = n.doAuth("GET", "/_cluster/health", bad, "")
+	if code != 429 {
+		t.Errorf("cluster API over budget = %d, want 429", code)
+	}
+	if code, b, _ = n.rawAuth("GET", engines, elasticAuth, "", ""); code != 200 {
+		t.Errorf("good client locked out: %d %s", code, b)
+	}
+	n.Clock.Advance(2 * time.Minute)
+	if code, _, _ = n.rawAuth("GET", engines, bad, "", ""); code != 400 {
+		t.Errorf("after refill = %d, want 400", code)
+	}
 }
