@@ -275,3 +275,63 @@ func TestBruteForceGuardOnAppSearchBasicAuth(t *testing.T) {
 		t.Errorf("after refill = %d, want 400", code)
 	}
 }
+
+// TestExpiredAndRevokedCredentialBodies pins the exact 401 answers (status,
+// body, WWW-Authenticate) for credentials that were good once: an expired
+// and an invalidated access token, an expired and an invalidated API key,
+// and a deleted service account token. A single header value renders as a
+// string and several as an array, like Elasticsearch.
+func TestExpiredAndRevokedCredentialBodies(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	expiring := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"client_credentials"}`, 200)
+	revoked := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"client_credentials"}`, 200)
+	n.mustDo("DELETE", "/_security/oauth2/token", elasticAuth, `{"token":"`+revoked["access_token"].(string)+`"}`, 200)
+	shortKey := n.mustDo("POST", "/_security/api_key", elasticAuth, `{"name":"short","expiration":"10m"}`, 200)
+	goneKey := n.mustDo("POST", "/_security/api_key", elasticAuth, `{"name":"gone"}`, 200)
+	n.mustDo("DELETE", "/_security/api_key", elasticAuth, `{"name":"gone"}`, 200)
+	svc := n.mustDo("POST", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	n.mustDo("DELETE", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	n.Clock.Advance(20 * time.Minute)
+
+	const all = `["Basic realm=\"security\" charset=\"UTF-8\"","Bearer realm=\"security\"","ApiKey"]`
+	const expiredBearer = `"Bearer realm=\"security\", error=\"invalid_token\", error_description=\"The access token expired\""`
+	body := func(reason, extra, header string) string {
+		cause := `{"type":"security_exception","reason":"` + reason + `",` + extra + `"header":{"WWW-Authenticate":` + header + `}}`
+		return `{"error":{"root_cause":[` + cause + `],` + strings.TrimPrefix(cause, "{") + `,"status":401}`
+	}
+	unsuccessful := func(detail string) string {
+		return body("unable to authenticate with provided credentials and anonymous access is not allowed for this request",
+			`"additional_unsuccessful_credentials":"`+detail+`",`, all)
+	}
+	cases := []struct {
+		name, auth, want string
+		challenges       []string
+	}{
+		{"expired access token", "Bearer " + expiring["access_token"].(string), body("token expired", "", expiredBearer),
+			[]string{`Bearer realm="security", error="invalid_token", error_description="The access token expired"`}},
+		{"invalidated access token", "Bearer " + revoked["access_token"].(string), body("token expired", "", expiredBearer),
+			[]string{`Bearer realm="security", error="invalid_token", error_description="The access token expired"`}},
+		{"expired api key", "ApiKey " + shortKey["encoded"].(string), unsuccessful("API key: api key is expired"), nil},
+		{"invalidated api key", "ApiKey " + goneKey["encoded"].(string), unsuccessful("API key: api key has been invalidated"), nil},
+		{"deleted service token", "Bearer " + jsonPath(svc, "token.value").(string),
+			body("failed to authenticate service account [elastic/fleet-server] with token name [t1]", "", all), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b, h := n.rawAuth("GET", "/_cluster/health", tc.auth, "", "")
+			if code != 401 {
+				t.Errorf("status = %d, want 401", code)
+			}
+			if got := strings.TrimSpace(string(b)); got != tc.want {
+				t.Errorf("body = %s\nwant   %s", got, tc.want)
+			}
+			want := tc.challenges
+			if want == nil {
+				want = []string{`Basic realm="security" charset="UTF-8"`, `Bearer realm="security"`, `ApiKey`}
+			}
+			if got := h.Values("WWW-Authenticate"); str(got) != str(want) {
+				t.Errorf("WWW-Authenticate = %v, want %v", got, want)
+			}
+		})
+	}
+}
