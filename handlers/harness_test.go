@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -175,6 +176,8 @@ type nodeOptions struct {
 	// FailureBurst and FailureRefill configure the brute-force guard.
 	FailureBurst  int
 	FailureRefill time.Duration
+	// Logger receives the server's log (nil discards it).
+	Logger *slog.Logger
 	// AppSearch also serves the App Search API (without rate limits), its
 	// Basic auth checked by the security service.
 	AppSearch bool
@@ -224,7 +227,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 	t.Helper()
 	db, eng := openCore(t, dir)
-	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof, BreakerMemory: o.BreakerMemory}
+	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof, BreakerMemory: o.BreakerMemory, Logger: o.Logger}
 	var clock *fakeClock
 	if o.Security {
 		clock = o.Clock

@@ -1,9 +1,12 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -334,4 +337,92 @@ func TestExpiredAndRevokedCredentialBodies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSecretsNeverReturnedNorLogged: after creation no answer carries a
+// password, token, API key or service token (nor a hash of one), and the
+// server's debug log never does, including for failed requests.
+func TestSecretsNeverReturnedNorLogged(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	n := newSecureTestNode(t, nodeOptions{Logger: logger, AppSearch: true})
+	n.mustDo("PUT", "/_security/user/dora", elasticAuth, `{"password":"dora-secret-pw","roles":["superuser"]}`, 200)
+	dora := basic("dora", "dora-secret-pw")
+	tok := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"password","username":"dora","password":"dora-secret-pw"}`, 200)
+	key := n.mustDo("POST", "/_security/api_key", dora, `{"name":"dora-key"}`, 200)
+	svc := n.mustDo("POST", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	secrets := []string{elasticPassword, "dora-secret-pw", tok["access_token"].(string), tok["refresh_token"].(string),
+		key["api_key"].(string), key["encoded"].(string), jsonPath(svc, "token.value").(string)}
+
+	var answers []string
+	record := func(method, path, auth, body string) {
+		ct := ""
+		if body != "" {
+			ct = "application/json"
+		}
+		code, b, _ := n.rawAuth(method, path, auth, ct, body)
+		answers = append(answers, fmt.Sprintf("%s %s = %d %s", method, path, code, b))
+	}
+	for _, auth := range []string{elasticAuth, dora, "Bearer " + tok["access_token"].(string), "ApiKey " + key["encoded"].(string), "Bearer " + jsonPath(svc, "token.value").(string)} {
+		record("GET", "/_security/_authenticate", auth, "")
+	}
+	record("GET", "/_security/user", elasticAuth, "")
+	record("GET", "/_security/user/dora", elasticAuth, "")
+	record("GET", "/_security/api_key?name=*", elasticAuth, "")
+	record("GET", "/_security/service/elastic/fleet-server/credential", elasticAuth, "")
+	record("GET", "/_security/service/elastic/fleet-server", elasticAuth, "")
+	// Failures that carry secrets in their request.
+	record("GET", "/_cluster/health", basic("dora", "dora-secret-pw-wrong"), "")
+	record("PUT", "/_security/user/dora/_password", elasticAuth, `{"password":"dora-secret-pw","bogus":1}`)
+	record("PUT", "/_security/user/dora/_password", elasticAuth, `{"password":["dora-secret-pw"]}`)
+	record("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"password","username":"dora","password":"dora-secret-pw","scope":{}}`)
+	record("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"refresh_token","refresh_token":"`+tok["refresh_token"].(string)+`x"}`)
+	record("DELETE", "/_security/oauth2/token", elasticAuth, `{"token":"`+tok["access_token"].(string)+`","bogus":[`)
+	record("GET", "/api/as/v1/engines", basic("dora", "dora-secret-pw-wrong"), "")
+	record("GET", "/api/as/v1/engines", "Bearer "+tok["access_token"].(string), "")
+	if len(answers) != 18 {
+		t.Fatalf("%d answers", len(answers))
+	}
+	for _, a := range answers {
+		for _, s := range secrets {
+			if strings.Contains(a, s) {
+				t.Errorf("answer carries a secret: %s", a)
+			}
+		}
+		if strings.Contains(a, `"hash"`) || strings.Contains(a, `"salt"`) || strings.Contains(a, "password_hash") {
+			t.Errorf("answer carries a hash: %s", a)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs.String(), s) {
+			t.Errorf("the log carries a secret:\n%s", logs.String())
+		}
+	}
+}
+
+// TestChangePasswordBodyErrors: the change password body is strict, with
+// Elasticsearch's messages, and a failed change keeps the old password.
+func TestChangePasswordBodyErrors(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/_security/user/pat", elasticAuth, `{"password":"pat-password","roles":["viewer"]}`, 200)
+	cases := []struct {
+		body, typ, reason string
+	}{
+		{`{"password":"pat-password-2","bogus":1}`, "parse_exception", "failed to parse change password request. unexpected field [bogus]"},
+		{`{"password":12345678}`, "parse_exception", "expected field [password] to be of type string, but found [VALUE_NUMBER] instead"},
+		{`{"password":{"x":1}}`, "parse_exception", "expected field [password] to be of type string, but found [START_OBJECT] instead"},
+		{`[1]`, "parse_exception", "failed to parse change password request: expected an object, found [START_ARRAY]"},
+		{`{}`, "action_request_validation_exception", "Validation Failed: 1: password is missing;"},
+		{`{"password":"short"}`, "action_request_validation_exception", "Validation Failed: 1: passwords must be at least [6] characters long;"},
+	}
+	for _, tc := range cases {
+		out := n.mustDo("PUT", "/_security/user/pat/_password", elasticAuth, tc.body, 400)
+		if jsonPath(out, "error.type") != tc.typ || jsonPath(out, "error.reason") != tc.reason {
+			t.Errorf("%s = %v %v, want %s %q", tc.body, jsonPath(out, "error.type"), jsonPath(out, "error.reason"), tc.typ, tc.reason)
+		}
+	}
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password"), "", 200)
+	n.mustDo("POST", "/_security/user/pat/_password", basic("pat", "pat-password"), `{"password":"pat-password-2"}`, 200)
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password"), "", 401)
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password-2"), "", 200)
 }
