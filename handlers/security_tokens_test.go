@@ -118,6 +118,9 @@ func TestTokenServiceLifecycle(t *testing.T) {
 		{`{"grant_type":"password"}`, "action_request_validation_exception", "Validation Failed: 1: username is missing;2: password is missing;"},
 		{`{"grant_type":"password","username":"bob","password":"nope-nope"}`, "security_exception", "failed to authenticate user [bob]"},
 		{`{"grant_type":"password","bogus":1}`, "parsing_exception", "[token_request] unknown field [bogus]"},
+		{`{"grant_type":"password","scope":{}}`, "x_content_parse_exception", "[token_request] scope doesn't support values of type: START_OBJECT"},
+		{`{"grant_type":["password"]}`, "x_content_parse_exception", "[token_request] grant_type doesn't support values of type: START_ARRAY"},
+		{`{"grant_type":"password","username":7}`, "x_content_parse_exception", "[token_request] username doesn't support values of type: VALUE_NUMBER"},
 	}
 	for _, tc := range cases {
 		code, out, _ := n.doAuth("POST", "/_security/oauth2/token", elasticAuth, tc.body)
