@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -23,8 +24,10 @@ import (
 const AppSearchBase = "/api/as/v1"
 
 // SuperuserAuthFunc reports whether an Authorization header (Basic) names
-// the cluster superuser; an error is an internal failure.
-type SuperuserAuthFunc func(ctx context.Context, authorizationHeader string) (bool, error)
+// the cluster superuser. Failures count against the client address source
+// in the brute-force guard; an error is the guard's 429 (too many failures
+// from source) or an internal failure.
+type SuperuserAuthFunc func(ctx context.Context, authorizationHeader, source string) (bool, error)
 
 // appSearchServer implements the App Search API over appsearch.Service.
 type appSearchServer struct {
@@ -33,6 +36,9 @@ type appSearchServer struct {
 	superuser SuperuserAuthFunc
 	log       *slog.Logger
 	spec      []byte
+	// privileges are the operations' x-quarry-privileges by method and
+	// route.
+	privileges map[string]*asPrivileges
 }
 
 var _ asgen.ServerInterface = (*appSearchServer)(nil)
@@ -54,13 +60,17 @@ func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("load app search spec: %w", err)
 	}
+	privileges, err := loadAppSearchPrivileges(doc)
+	if err != nil {
+		return err
+	}
 	specJSON, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("encode app search spec: %w", err)
 	}
 	h := &appSearchServer{
 		svc: opts.AppSearch, search: appsearch.NewSearches(opts.AppSearch, nil),
-		superuser: opts.SuperuserAuth, log: log, spec: specJSON,
+		superuser: opts.SuperuserAuth, log: log, spec: specJSON, privileges: privileges,
 	}
 	e.Pre(appSearchPre)
 	g := e.Group(AppSearchBase, middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 0}), h.renderErrors, h.authenticate)
@@ -106,34 +116,51 @@ func appSearchPre(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// endpointAccess classifies a route: what it needs and its rate-limit
-// class. Search endpoints (search, multi_search, query_suggestion, click)
-// accept search keys; credentials need an admin key; other reads need a
-// private key with read, other changes one with write.
+// asPrivileges is one App Search operation's x-quarry-privileges: the key
+// access it needs (none, search, read, write, admin) and the rate-limit
+// class its requests count against. Search endpoints accept search keys;
+// credentials need an admin key; other reads need a private key with read,
+// other changes one with write.
 //
-// Operations added to openapi/appsearch.yaml are classified here by their
-// path, so new handlers on appSearchServer are authenticated, scoped to
-// their engine and rate limited without further code; they read the caller
-// with asPrincipal(c), merged parameters with readASRequest and return
-// appsearch errors (appsearch.Errors, appsearch.EngineNotFound, ...).
-func endpointAccess(method, route string) (appsearch.Access, string) {
-	rel := strings.TrimPrefix(route, AppSearchBase)
-	segs := strings.Split(strings.Trim(rel, "/"), "/")
-	class := segs[0]
-	if class == "credentials" {
-		return appsearch.AccessAdmin, class
+// Every operation of openapi/appsearch.yaml declares it (the server does not
+// start otherwise), so new handlers on appSearchServer are authenticated,
+// scoped to their engine and rate limited without further code; they read
+// the caller with asPrincipal(c), merged parameters with readASRequest and
+// return appsearch errors (appsearch.Errors, appsearch.EngineNotFound, ...).
+type asPrivileges struct {
+	Access string `json:"access"`
+	Class  string `json:"class"`
+	// public marks operations open without a key (access none).
+	public bool
+	level  appsearch.Access
+}
+
+// check validates one declaration and resolves its access level.
+func (p *asPrivileges) check() string {
+	switch p.Access {
+	case "none":
+		p.public = true
+	case "search":
+		p.level = appsearch.AccessSearch
+	case "read":
+		p.level = appsearch.AccessRead
+	case "write":
+		p.level = appsearch.AccessWrite
+	case "admin":
+		p.level = appsearch.AccessAdmin
+	default:
+		return fmt.Sprintf("unknown access [%s]: one of none, search, read, write, admin", p.Access)
 	}
-	if class == "engines" && len(segs) >= 3 {
-		class = segs[2]
+	if p.Class == "" {
+		return "no rate-limit class"
 	}
-	switch class {
-	case "search", "multi_search", "query_suggestion", "click":
-		return appsearch.AccessSearch, class
-	}
-	if method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(rel, "/documents/list") || class == "analytics" {
-		return appsearch.AccessRead, class
-	}
-	return appsearch.AccessWrite, class
+	return ""
+}
+
+// loadAppSearchPrivileges reads every App Search operation's declaration,
+// keyed by method and echo route (under AppSearchBase).
+func loadAppSearchPrivileges(doc *openapi3.T) (map[string]*asPrivileges, error) {
+	return loadDeclarations(doc, "app search", AppSearchBase, (*asPrivileges).check)
 }
 
 // authenticate resolves the caller (Bearer key, or the superuser with
@@ -141,19 +168,27 @@ func endpointAccess(method, route string) (appsearch.Access, string) {
 // the request against the caller's hourly budget.
 func (h *appSearchServer) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		route := c.Path()
-		if route == AppSearchBase+"/openapi.json" {
+		method := c.Request().Method
+		op, ok := h.privileges[method+" "+c.Path()]
+		if !ok && method == http.MethodHead {
+			op, ok = h.privileges[http.MethodGet+" "+c.Path()]
+		}
+		if ok && op.public {
 			return next(c)
 		}
 		p, err := h.principal(c)
 		if err != nil {
 			return err
 		}
-		access, class := endpointAccess(c.Request().Method, route)
-		if err := p.Authorize(access, c.Param("engine_name")); err != nil {
+		if !ok {
+			// Every route of the spec declares its privileges: this is an
+			// unknown path or method, whose routing error follows.
+			return next(c)
+		}
+		if err := p.Authorize(op.level, c.Param("engine_name")); err != nil {
 			return err
 		}
-		d := h.svc.RateLimiter().Allow(p.ID(), class)
+		d := h.svc.RateLimiter().Allow(p.ID(), op.Class)
 		if d.Limited {
 			hdr := c.Response().Header()
 			hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -178,7 +213,12 @@ func (h *appSearchServer) principal(c echo.Context) (*appsearch.Principal, error
 	case strings.EqualFold(scheme, "Bearer"):
 		return h.svc.Authenticate(strings.TrimSpace(cred))
 	case strings.EqualFold(scheme, "Basic") && h.superuser != nil:
-		ok, err := h.superuser(c.Request().Context(), auth)
+		ok, err := h.superuser(c.Request().Context(), auth, sourceAddress(c.Request()))
+		if e, limited := eserr.AsError(err); limited && e.Code == eserr.TooManyRequests {
+			// The brute-force guard: App Search's 429, with Retry-After.
+			setErrorHeaders(c, e)
+			return nil, &eserr.Error{Code: eserr.TooManyRequests, Type: appsearch.TypeRateLimit, Reason: e.Reason}
+		}
 		if err != nil {
 			return nil, err
 		}

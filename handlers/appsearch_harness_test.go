@@ -108,7 +108,7 @@ func openASNode(t testing.TB, dir string, o asOptions) *asNode {
 	if err != nil {
 		t.Fatalf("app search: %v", err)
 	}
-	hook := func(_ context.Context, h string) (bool, error) {
+	hook := func(_ context.Context, h, _ string) (bool, error) {
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
 		return err == nil && string(raw) == "elastic:changeme", nil
 	}

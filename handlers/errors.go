@@ -30,12 +30,32 @@ var javaExceptionTypes = map[string]bool{
 func esErrorObject(e *searchcore.Error) orderedJSON {
 	o := orderedJSON{{"type", e.Type}, {"reason", e.Reason}}
 	for _, kv := range e.Meta {
-		o = append(o, kvPair{kv.Key, kv.Value})
+		o = append(o, kvPair{kv.Key, metaValue(kv)})
 	}
 	if e.CausedBy != nil {
 		o = append(o, kvPair{"caused_by", esErrorObject(e.CausedBy)})
 	}
 	return o
+}
+
+// metaValue renders an error's metadata member. In the "header" member a
+// header with one value is a string and one with several an array, as
+// Elasticsearch renders them ("WWW-Authenticate": "Bearer ..." for an
+// expired token, an array for the three challenges).
+func metaValue(kv searchcore.KV) any {
+	h, ok := kv.Value.(map[string][]string)
+	if !ok || kv.Key != "header" {
+		return kv.Value
+	}
+	out := make(map[string]any, len(h))
+	for name, vals := range h {
+		if len(vals) == 1 {
+			out[name] = vals[0]
+		} else {
+			out[name] = vals
+		}
+	}
+	return out
 }
 
 // rootCause returns the deepest cause that Elasticsearch would report.
@@ -51,7 +71,7 @@ func esErrorBody(e *searchcore.Error, status int) orderedJSON {
 	rc := rootCause(e)
 	rcObj := orderedJSON{{"type", rc.Type}, {"reason", rc.Reason}}
 	for _, kv := range rc.Meta {
-		rcObj = append(rcObj, kvPair{kv.Key, kv.Value})
+		rcObj = append(rcObj, kvPair{kv.Key, metaValue(kv)})
 	}
 	return orderedJSON{
 		{"error", append(orderedJSON{{"root_cause", []any{rcObj}}}, esErrorObject(e)...)},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/handlers"
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
 	"github.com/quarry-search/quarry/searchcore/security"
 	"github.com/quarry-search/quarry/store"
 )
@@ -174,6 +176,11 @@ type nodeOptions struct {
 	// FailureBurst and FailureRefill configure the brute-force guard.
 	FailureBurst  int
 	FailureRefill time.Duration
+	// Logger receives the server's log (nil discards it).
+	Logger *slog.Logger
+	// AppSearch also serves the App Search API (without rate limits), its
+	// Basic auth checked by the security service.
+	AppSearch bool
 }
 
 // elasticPassword is the elastic user's password on secured test nodes.
@@ -220,7 +227,7 @@ func openTestNode(t testing.TB, dir string) *testNode {
 func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 	t.Helper()
 	db, eng := openCore(t, dir)
-	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof, BreakerMemory: o.BreakerMemory}
+	hopts := handlers.Options{MaxContentLength: 8 << 20, Production: o.Production, HTTPTLS: o.HTTPTLS, Pprof: o.Pprof, BreakerMemory: o.BreakerMemory, Logger: o.Logger}
 	var clock *fakeClock
 	if o.Security {
 		clock = o.Clock
@@ -238,6 +245,14 @@ func openTestNodeWith(t testing.TB, dir string, o nodeOptions) *testNode {
 			t.Fatalf("open security: %v", err)
 		}
 		hopts.Security = sec
+		if o.AppSearch {
+			svc, err := appsearch.New(context.Background(), appsearch.Config{Core: eng, Store: db, Now: clock.Now,
+				RateLimits: appsearch.RateLimits{Default: -1, Endpoints: map[string]int{}}})
+			if err != nil {
+				t.Fatalf("app search: %v", err)
+			}
+			hopts.AppSearch, hopts.SuperuserAuth = svc, sec.AuthenticateSuperuser
+		}
 	}
 	e, err := handlers.NewServer(eng, hopts)
 	if err != nil {

@@ -67,36 +67,45 @@ type authorizer struct {
 // that each declared privilege grants the declared action. A missing or
 // inconsistent declaration is an error (the server does not start).
 func loadPrivileges(doc *openapi3.T) (map[string]*opPrivileges, error) {
-	ops := map[string]*opPrivileges{}
+	return loadDeclarations(doc, "cluster", "", (*opPrivileges).check)
+}
+
+// loadDeclarations decodes the x-quarry-privileges of every operation of a
+// spec (unknown members are errors), checks each with check (a non-empty
+// message is a problem) and returns them by "METHOD echo-path", the path
+// prefixed with base. Every problem is reported in one error.
+func loadDeclarations[T any](doc *openapi3.T, spec, base string, check func(*T) string) (map[string]*T, error) {
+	ops := map[string]*T{}
 	var problems []string
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
+			where := fmt.Sprintf("%s %s (%s)", method, path, op.OperationID)
 			raw, ok := op.Extensions[privilegesExtension]
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s %s (%s): no %s", method, path, op.OperationID, privilegesExtension))
+				problems = append(problems, fmt.Sprintf("%s: no %s", where, privilegesExtension))
 				continue
 			}
 			b, err := json.Marshal(raw)
 			if err != nil {
 				return nil, err
 			}
-			var p opPrivileges
+			p := new(T)
 			dec := json.NewDecoder(bytes.NewReader(b))
 			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
-				problems = append(problems, fmt.Sprintf("%s %s (%s): %v", method, path, op.OperationID, err))
+			if err := dec.Decode(p); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 				continue
 			}
-			if msg := p.check(); msg != "" {
-				problems = append(problems, fmt.Sprintf("%s %s (%s): %s", method, path, op.OperationID, msg))
+			if msg := check(p); msg != "" {
+				problems = append(problems, fmt.Sprintf("%s: %s", where, msg))
 				continue
 			}
-			ops[method+" "+echoPath(path)] = &p
+			ops[method+" "+base+echoPath(path)] = p
 		}
 	}
 	if len(problems) > 0 {
 		sort.Strings(problems)
-		return nil, fmt.Errorf("cluster spec privileges: %s", strings.Join(problems, "; "))
+		return nil, fmt.Errorf("%s spec privileges: %s", spec, strings.Join(problems, "; "))
 	}
 	return ops, nil
 }

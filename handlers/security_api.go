@@ -171,19 +171,42 @@ func (s *Server) changePassword(c echo.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Password *string `json:"password"`
+	password, err := parseChangePassword(body)
+	if err != nil {
+		return err
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return searchcore.ParsingError("failed to parse change password request: %v", err)
-	}
-	if req.Password == nil {
-		return searchcore.ValidationError("password is missing")
-	}
-	if err := s.sec.ChangePassword(c.Request().Context(), name, *req.Password); err != nil {
+	if err := s.sec.ChangePassword(c.Request().Context(), name, *password); err != nil {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, map[string]any{})
+}
+
+// parseChangePassword reads a change password body ({"password": string})
+// with Elasticsearch's errors: an unexpected member or a non-string password
+// is a parse_exception (the first such member in name order), a missing
+// password a validation error.
+func parseChangePassword(body []byte) (*string, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, searchcore.Errorf(searchcore.Invalid, "parse_exception", "request body is required")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		return nil, searchcore.Errorf(searchcore.Invalid, "parse_exception", "failed to parse change password request: expected an object, found [%s]", searchcore.TokenName(body))
+	}
+	for _, k := range sortedKeys(members) {
+		if k != "password" {
+			return nil, searchcore.Errorf(searchcore.Invalid, "parse_exception", "failed to parse change password request. unexpected field [%s]", k)
+		}
+	}
+	raw, ok := members["password"]
+	if !ok {
+		return nil, searchcore.ValidationError("password is missing")
+	}
+	var password string
+	if tok := searchcore.TokenName(raw); tok != "VALUE_STRING" || json.Unmarshal(raw, &password) != nil {
+		return nil, searchcore.Errorf(searchcore.Invalid, "parse_exception", "expected field [password] to be of type string, but found [%s] instead", tok)
+	}
+	return &password, nil
 }
 
 // SecurityChangePassword answers PUT /_security/user/{username}/_password.

@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	asgen "github.com/quarry-search/quarry/gen/appsearch"
 	"github.com/quarry-search/quarry/gen/cluster"
+	"github.com/quarry-search/quarry/searchcore/appsearch"
 )
 
 // TestLoadPrivilegesRejectsGaps: a missing or inconsistent declaration
@@ -54,5 +58,75 @@ func TestLoadPrivilegesRejectsGaps(t *testing.T) {
 	}
 	if p := ops["GET /:index/_search"]; p == nil || p.Action != "indices:data/read/search" || p.Indices != "search" {
 		t.Errorf("search privileges = %+v", p)
+	}
+}
+
+// TestLoadAppSearchPrivileges: every App Search operation resolves to its
+// key access and rate-limit class; a gap or an unknown access stops the
+// server from starting.
+func TestLoadAppSearchPrivileges(t *testing.T) {
+	doc, err := asgen.GetSwagger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := loadAppSearchPrivileges(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 46 {
+		t.Errorf("%d operations, want 46", len(ops))
+	}
+	cases := []struct {
+		key    string
+		public bool
+		level  appsearch.Access
+		class  string
+	}{
+		{"GET /api/as/v1/engines", false, appsearch.AccessRead, "engines"},
+		{"POST /api/as/v1/engines", false, appsearch.AccessWrite, "engines"},
+		{"POST /api/as/v1/engines/:engine_name/search", false, appsearch.AccessSearch, "search"},
+		{"GET /api/as/v1/engines/:engine_name/multi_search", false, appsearch.AccessSearch, "multi_search"},
+		{"POST /api/as/v1/engines/:engine_name/click", false, appsearch.AccessSearch, "click"},
+		{"POST /api/as/v1/engines/:engine_name/documents/list", false, appsearch.AccessRead, "documents"},
+		{"PATCH /api/as/v1/engines/:engine_name/documents", false, appsearch.AccessWrite, "documents"},
+		{"POST /api/as/v1/engines/:engine_name/analytics/counts", false, appsearch.AccessRead, "analytics"},
+		{"DELETE /api/as/v1/credentials/:key_name", false, appsearch.AccessAdmin, "credentials"},
+		{"GET /api/as/v1/openapi.json", true, 0, "openapi"},
+	}
+	for _, tc := range cases {
+		p := ops[tc.key]
+		if p == nil || p.public != tc.public || (!tc.public && p.level != tc.level) || p.Class != tc.class {
+			t.Errorf("%s = %+v, want public=%v level=%v class=%s", tc.key, p, tc.public, tc.level, tc.class)
+		}
+	}
+	gaps := []struct {
+		name string
+		set  func(op *openapi3.Operation)
+		want string
+	}{
+		{"missing", func(op *openapi3.Operation) { delete(op.Extensions, "x-quarry-privileges") }, "no x-quarry-privileges"},
+		{"unknown access", func(op *openapi3.Operation) {
+			op.Extensions["x-quarry-privileges"] = map[string]any{"access": "everyone", "class": "search"}
+		}, "unknown access [everyone]: one of none, search, read, write, admin"},
+		{"no class", func(op *openapi3.Operation) {
+			op.Extensions["x-quarry-privileges"] = map[string]any{"access": "search"}
+		}, "no rate-limit class"},
+		{"unknown member", func(op *openapi3.Operation) {
+			op.Extensions["x-quarry-privileges"] = map[string]any{"access": "search", "class": "search", "public": true}
+		}, `json: unknown field "public"`},
+	}
+	for _, tc := range gaps {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := asgen.GetSwagger()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.set(doc.Paths.Find("/engines/{engine_name}/search").Post)
+			_, err = loadAppSearchPrivileges(doc)
+			want := "app search spec privileges: POST /engines/{engine_name}/search (Search): " + tc.want
+			if err == nil || err.Error() != want {
+				t.Errorf("loadAppSearchPrivileges = %v\nwant %s", err, want)
+			}
+		})
 	}
 }

@@ -294,7 +294,7 @@ func TestClusterAllIsNotIndexAll(t *testing.T) {
 	n.mustDo("GET", "/_search", ops, "", 403)
 	n.mustDo("GET", "/secret/_doc/1", ops, "", 403)
 	n.mustDo("GET", "/_cluster/health", ops, "", 200)
-	if ok, err := n.Security.AuthenticateSuperuser(context.Background(), ops); !ok || err != nil {
+	if ok, err := n.Security.AuthenticateSuperuser(context.Background(), ops, ""); !ok || err != nil {
 		t.Errorf("cluster all is a superuser for App Search: %v %v", ok, err)
 	}
 }

@@ -1,9 +1,12 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -178,7 +181,7 @@ func TestAuthenticateSuperuserForAppSearch(t *testing.T) {
 		{"", false},
 	}
 	for _, tc := range cases {
-		got, err := sec.AuthenticateSuperuser(context.Background(), tc.header)
+		got, err := sec.AuthenticateSuperuser(context.Background(), tc.header, "")
 		if err != nil || got != tc.want {
 			t.Errorf("AuthenticateSuperuser(%q) = %v, %v; want %v", tc.header, got, err, tc.want)
 		}
@@ -240,4 +243,186 @@ func TestPointInTimeSearchAuthorizedOnItsIndices(t *testing.T) {
 		t.Errorf("pit search = %v", got)
 	}
 	n.mustDo("POST", "/_search", elasticAuth, `{"pit":{"id":"`+pit+`","keep_alive":"1m"}}`, 200)
+}
+
+// TestBruteForceGuardOnAppSearchBasicAuth: Basic auth on the App Search API
+// goes through the same per-source guard as the cluster API (failures on
+// either count), answering App Search's 429 with Retry-After, without
+// locking out a client whose credentials are good.
+func TestBruteForceGuardOnAppSearchBasicAuth(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{FailureBurst: 2, FailureRefill: time.Minute, AppSearch: true})
+	const engines = "/api/as/v1/engines"
+	code, b, _ := n.rawAuth("GET", engines, elasticAuth, "", "")
+	if code != 200 || !strings.HasPrefix(string(b), `{"meta":`) {
+		t.Fatalf("superuser = %d %s", code, b)
+	}
+	bad := basic("elastic", "guess-guess")
+	n.mustDo("GET", "/_cluster/health", bad, "", 401) // the cluster API's failure counts too
+	code, b, _ = n.rawAuth("GET", engines, bad, "", "")
+	if code != 400 || strings.TrimSpace(string(b)) != `{"error":"invalid authentication token"}` {
+		t.Errorf("wrong password = %d %s", code, b)
+	}
+	code, b, h := n.rawAuth("GET", engines, bad, "", "")
+	if code != 429 || strings.TrimSpace(string(b)) != `{"error":"too many failed authentication attempts from [127.0.0.1]; retry in [60s]"}` || h.Get("Retry-After") != "60" {
+		t.Errorf("over budget = %d %s Retry-After=%q", code, b, h.Get("Retry-After"))
+	}
+	code, _, _ = n.doAuth("GET", "/_cluster/health", bad, "")
+	if code != 429 {
+		t.Errorf("cluster API over budget = %d, want 429", code)
+	}
+	if code, b, _ = n.rawAuth("GET", engines, elasticAuth, "", ""); code != 200 {
+		t.Errorf("good client locked out: %d %s", code, b)
+	}
+	n.Clock.Advance(2 * time.Minute)
+	if code, _, _ = n.rawAuth("GET", engines, bad, "", ""); code != 400 {
+		t.Errorf("after refill = %d, want 400", code)
+	}
+}
+
+// TestExpiredAndRevokedCredentialBodies pins the exact 401 answers (status,
+// body, WWW-Authenticate) for credentials that were good once: an expired
+// and an invalidated access token, an expired and an invalidated API key,
+// and a deleted service account token. A single header value renders as a
+// string and several as an array, like Elasticsearch.
+func TestExpiredAndRevokedCredentialBodies(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	expiring := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"client_credentials"}`, 200)
+	revoked := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"client_credentials"}`, 200)
+	n.mustDo("DELETE", "/_security/oauth2/token", elasticAuth, `{"token":"`+revoked["access_token"].(string)+`"}`, 200)
+	shortKey := n.mustDo("POST", "/_security/api_key", elasticAuth, `{"name":"short","expiration":"10m"}`, 200)
+	goneKey := n.mustDo("POST", "/_security/api_key", elasticAuth, `{"name":"gone"}`, 200)
+	n.mustDo("DELETE", "/_security/api_key", elasticAuth, `{"name":"gone"}`, 200)
+	svc := n.mustDo("POST", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	n.mustDo("DELETE", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	n.Clock.Advance(20 * time.Minute)
+
+	const all = `["Basic realm=\"security\" charset=\"UTF-8\"","Bearer realm=\"security\"","ApiKey"]`
+	const expiredBearer = `"Bearer realm=\"security\", error=\"invalid_token\", error_description=\"The access token expired\""`
+	body := func(reason, extra, header string) string {
+		cause := `{"type":"security_exception","reason":"` + reason + `",` + extra + `"header":{"WWW-Authenticate":` + header + `}}`
+		return `{"error":{"root_cause":[` + cause + `],` + strings.TrimPrefix(cause, "{") + `,"status":401}`
+	}
+	unsuccessful := func(detail string) string {
+		return body("unable to authenticate with provided credentials and anonymous access is not allowed for this request",
+			`"additional_unsuccessful_credentials":"`+detail+`",`, all)
+	}
+	cases := []struct {
+		name, auth, want string
+		challenges       []string
+	}{
+		{"expired access token", "Bearer " + expiring["access_token"].(string), body("token expired", "", expiredBearer),
+			[]string{`Bearer realm="security", error="invalid_token", error_description="The access token expired"`}},
+		{"invalidated access token", "Bearer " + revoked["access_token"].(string), body("token expired", "", expiredBearer),
+			[]string{`Bearer realm="security", error="invalid_token", error_description="The access token expired"`}},
+		{"expired api key", "ApiKey " + shortKey["encoded"].(string), unsuccessful("API key: api key is expired"), nil},
+		{"invalidated api key", "ApiKey " + goneKey["encoded"].(string), unsuccessful("API key: api key has been invalidated"), nil},
+		{"deleted service token", "Bearer " + jsonPath(svc, "token.value").(string),
+			body("failed to authenticate service account [elastic/fleet-server] with token name [t1]", "", all), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b, h := n.rawAuth("GET", "/_cluster/health", tc.auth, "", "")
+			if code != 401 {
+				t.Errorf("status = %d, want 401", code)
+			}
+			if got := strings.TrimSpace(string(b)); got != tc.want {
+				t.Errorf("body = %s\nwant   %s", got, tc.want)
+			}
+			want := tc.challenges
+			if want == nil {
+				want = []string{`Basic realm="security" charset="UTF-8"`, `Bearer realm="security"`, `ApiKey`}
+			}
+			if got := h.Values("WWW-Authenticate"); str(got) != str(want) {
+				t.Errorf("WWW-Authenticate = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestSecretsNeverReturnedNorLogged: after creation no answer carries a
+// password, token, API key or service token (nor a hash of one), and the
+// server's debug log never does, including for failed requests.
+func TestSecretsNeverReturnedNorLogged(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	n := newSecureTestNode(t, nodeOptions{Logger: logger, AppSearch: true})
+	n.mustDo("PUT", "/_security/user/dora", elasticAuth, `{"password":"dora-secret-pw","roles":["superuser"]}`, 200)
+	dora := basic("dora", "dora-secret-pw")
+	tok := n.mustDo("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"password","username":"dora","password":"dora-secret-pw"}`, 200)
+	key := n.mustDo("POST", "/_security/api_key", dora, `{"name":"dora-key"}`, 200)
+	svc := n.mustDo("POST", "/_security/service/elastic/fleet-server/credential/token/t1", elasticAuth, "", 200)
+	secrets := []string{elasticPassword, "dora-secret-pw", tok["access_token"].(string), tok["refresh_token"].(string),
+		key["api_key"].(string), key["encoded"].(string), jsonPath(svc, "token.value").(string)}
+
+	var answers []string
+	record := func(method, path, auth, body string) {
+		ct := ""
+		if body != "" {
+			ct = "application/json"
+		}
+		code, b, _ := n.rawAuth(method, path, auth, ct, body)
+		answers = append(answers, fmt.Sprintf("%s %s = %d %s", method, path, code, b))
+	}
+	for _, auth := range []string{elasticAuth, dora, "Bearer " + tok["access_token"].(string), "ApiKey " + key["encoded"].(string), "Bearer " + jsonPath(svc, "token.value").(string)} {
+		record("GET", "/_security/_authenticate", auth, "")
+	}
+	record("GET", "/_security/user", elasticAuth, "")
+	record("GET", "/_security/user/dora", elasticAuth, "")
+	record("GET", "/_security/api_key?name=*", elasticAuth, "")
+	record("GET", "/_security/service/elastic/fleet-server/credential", elasticAuth, "")
+	record("GET", "/_security/service/elastic/fleet-server", elasticAuth, "")
+	// Failures that carry secrets in their request.
+	record("GET", "/_cluster/health", basic("dora", "dora-secret-pw-wrong"), "")
+	record("PUT", "/_security/user/dora/_password", elasticAuth, `{"password":"dora-secret-pw","bogus":1}`)
+	record("PUT", "/_security/user/dora/_password", elasticAuth, `{"password":["dora-secret-pw"]}`)
+	record("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"password","username":"dora","password":"dora-secret-pw","scope":{}}`)
+	record("POST", "/_security/oauth2/token", elasticAuth, `{"grant_type":"refresh_token","refresh_token":"`+tok["refresh_token"].(string)+`x"}`)
+	record("DELETE", "/_security/oauth2/token", elasticAuth, `{"token":"`+tok["access_token"].(string)+`","bogus":[`)
+	record("GET", "/api/as/v1/engines", basic("dora", "dora-secret-pw-wrong"), "")
+	record("GET", "/api/as/v1/engines", "Bearer "+tok["access_token"].(string), "")
+	if len(answers) != 18 {
+		t.Fatalf("%d answers", len(answers))
+	}
+	for _, a := range answers {
+		for _, s := range secrets {
+			if strings.Contains(a, s) {
+				t.Errorf("answer carries a secret: %s", a)
+			}
+		}
+		if strings.Contains(a, `"hash"`) || strings.Contains(a, `"salt"`) || strings.Contains(a, "password_hash") {
+			t.Errorf("answer carries a hash: %s", a)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs.String(), s) {
+			t.Errorf("the log carries a secret:\n%s", logs.String())
+		}
+	}
+}
+
+// TestChangePasswordBodyErrors: the change password body is strict, with
+// Elasticsearch's messages, and a failed change keeps the old password.
+func TestChangePasswordBodyErrors(t *testing.T) {
+	n := newSecureTestNode(t, nodeOptions{})
+	n.mustDo("PUT", "/_security/user/pat", elasticAuth, `{"password":"pat-password","roles":["viewer"]}`, 200)
+	cases := []struct {
+		body, typ, reason string
+	}{
+		{`{"password":"pat-password-2","bogus":1}`, "parse_exception", "failed to parse change password request. unexpected field [bogus]"},
+		{`{"password":12345678}`, "parse_exception", "expected field [password] to be of type string, but found [VALUE_NUMBER] instead"},
+		{`{"password":{"x":1}}`, "parse_exception", "expected field [password] to be of type string, but found [START_OBJECT] instead"},
+		{`[1]`, "parse_exception", "failed to parse change password request: expected an object, found [START_ARRAY]"},
+		{`{}`, "action_request_validation_exception", "Validation Failed: 1: password is missing;"},
+		{`{"password":"short"}`, "action_request_validation_exception", "Validation Failed: 1: passwords must be at least [6] characters long;"},
+	}
+	for _, tc := range cases {
+		out := n.mustDo("PUT", "/_security/user/pat/_password", elasticAuth, tc.body, 400)
+		if jsonPath(out, "error.type") != tc.typ || jsonPath(out, "error.reason") != tc.reason {
+			t.Errorf("%s = %v %v, want %s %q", tc.body, jsonPath(out, "error.type"), jsonPath(out, "error.reason"), tc.typ, tc.reason)
+		}
+	}
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password"), "", 200)
+	n.mustDo("POST", "/_security/user/pat/_password", basic("pat", "pat-password"), `{"password":"pat-password-2"}`, 200)
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password"), "", 401)
+	n.mustDo("GET", "/_security/_authenticate", basic("pat", "pat-password-2"), "", 200)
 }

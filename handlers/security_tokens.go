@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -30,9 +31,32 @@ func decodeStrict(c echo.Context, what string, v any) error {
 		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 			return searchcore.ParsingError("[%s] unknown field [%s]", what, strings.Trim(f, `"`))
 		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return searchcore.Errorf(searchcore.Invalid, "x_content_parse_exception", "[%s] %s doesn't support values of type: %s", what, te.Field, jsonValueToken(te.Value))
+		}
 		return searchcore.ParsingError("[%s] failed to parse: %s", what, msg)
 	}
 	return nil
+}
+
+// jsonValueToken names a JSON value kind (as encoding/json reports it in
+// an UnmarshalTypeError) the way Elasticsearch's parser names its tokens.
+func jsonValueToken(kind string) string {
+	switch kind {
+	case "object":
+		return "START_OBJECT"
+	case "array":
+		return "START_ARRAY"
+	case "string":
+		return "VALUE_STRING"
+	case "bool":
+		return "VALUE_BOOLEAN"
+	}
+	if strings.HasPrefix(kind, "number") {
+		return "VALUE_NUMBER"
+	}
+	return strings.ToUpper(kind)
 }
 
 // SecurityGetToken answers POST /_security/oauth2/token.

@@ -6,32 +6,50 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	asgen "github.com/quarry-search/quarry/gen/appsearch"
 	"github.com/quarry-search/quarry/gen/cluster"
 )
 
-// TestEveryOperationDeclaresPrivileges fails when an operation of the
-// cluster spec lacks x-quarry-privileges.
+// TestEveryOperationDeclaresPrivileges fails when an operation of either
+// spec (cluster, App Search) lacks x-quarry-privileges.
 func TestEveryOperationDeclaresPrivileges(t *testing.T) {
-	doc, err := cluster.GetSwagger()
+	clusterDoc, err := cluster.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := 0
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			count++
-			ext, ok := op.Extensions["x-quarry-privileges"].(map[string]any)
-			if !ok {
-				t.Errorf("%s %s (%s) has no x-quarry-privileges", method, path, op.OperationID)
-				continue
-			}
-			if a, _ := ext["action"].(string); a == "" {
-				t.Errorf("%s %s (%s): no action", method, path, op.OperationID)
+	asDoc, err := asgen.GetSwagger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []struct {
+		name     string
+		doc      *openapi3.T
+		required string // the member every declaration sets
+		min      int
+	}{
+		{"cluster", clusterDoc, "action", 180},
+		{"appsearch", asDoc, "access", 46},
+	}
+	for _, sp := range specs {
+		count := 0
+		for path, item := range sp.doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				count++
+				ext, ok := op.Extensions["x-quarry-privileges"].(map[string]any)
+				if !ok {
+					t.Errorf("%s: %s %s (%s) has no x-quarry-privileges", sp.name, method, path, op.OperationID)
+					continue
+				}
+				if a, _ := ext[sp.required].(string); a == "" {
+					t.Errorf("%s: %s %s (%s): no %s", sp.name, method, path, op.OperationID, sp.required)
+				}
 			}
 		}
-	}
-	if count < 180 {
-		t.Errorf("only %d operations: the spec did not load fully", count)
+		if count < sp.min {
+			t.Errorf("%s: only %d operations: the spec did not load fully", sp.name, count)
+		}
 	}
 }
 
@@ -100,6 +118,9 @@ func TestTokenServiceLifecycle(t *testing.T) {
 		{`{"grant_type":"password"}`, "action_request_validation_exception", "Validation Failed: 1: username is missing;2: password is missing;"},
 		{`{"grant_type":"password","username":"bob","password":"nope-nope"}`, "security_exception", "failed to authenticate user [bob]"},
 		{`{"grant_type":"password","bogus":1}`, "parsing_exception", "[token_request] unknown field [bogus]"},
+		{`{"grant_type":"password","scope":{}}`, "x_content_parse_exception", "[token_request] scope doesn't support values of type: START_OBJECT"},
+		{`{"grant_type":["password"]}`, "x_content_parse_exception", "[token_request] grant_type doesn't support values of type: START_ARRAY"},
+		{`{"grant_type":"password","username":7}`, "x_content_parse_exception", "[token_request] username doesn't support values of type: VALUE_NUMBER"},
 	}
 	for _, tc := range cases {
 		code, out, _ := n.doAuth("POST", "/_security/oauth2/token", elasticAuth, tc.body)

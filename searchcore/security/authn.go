@@ -130,12 +130,14 @@ func tooManyFailures(source string, retry time.Duration) *eserr.Error {
 // AuthenticateSuperuser reports whether an Authorization header value
 // authenticates (by any method) a principal holding the superuser role or
 // the cluster privilege all. Authentication failures are (false, nil);
-// only internal failures are errors. App Search uses it for its admin
+// failures count against source in the brute-force guard, and a source over
+// its budget gets the guard's 429 error (unless its credentials are good).
+// Other errors are internal failures. App Search uses it for its admin
 // checks.
-func (s *Service) AuthenticateSuperuser(ctx context.Context, authorizationHeader string) (bool, error) {
-	a, err := s.Authenticate(ctx, Credentials{Header: authorizationHeader, URI: "/api/as/v1/"})
+func (s *Service) AuthenticateSuperuser(ctx context.Context, authorizationHeader, source string) (bool, error) {
+	a, err := s.Authenticate(ctx, Credentials{Header: authorizationHeader, Source: source, URI: "/api/as/v1/"})
 	if err != nil {
-		if e, ok := eserr.AsError(err); ok && e.Code != eserr.Internal {
+		if e, ok := eserr.AsError(err); ok && e.Code != eserr.Internal && e.Code != eserr.TooManyRequests {
 			return false, nil
 		}
 		return false, err

@@ -208,3 +208,73 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsStoredOnlyAsHashes: passwords, access and refresh tokens, API
+// keys and service account tokens appear nowhere in the store (keys or
+// values), in any encoding a client sees; each is stored as a salted hash.
+func TestSecretsStoredOnlyAsHashes(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newTestService(t)
+	if _, err := s.PutUser(ctx, "alice", &PutUserRequest{Password: ptr("alice-secret-pw"), Roles: []string{"superuser"}}); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := s.Authenticate(ctx, Credentials{Header: basicHeader("alice", "alice-secret-pw")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.CreateToken(ctx, alice, TokenRequest{GrantType: "password", Username: "alice", Password: "alice-secret-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := s.CreateAPIKey(ctx, alice, &CreateAPIKeyRequest{Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, value, err := s.CreateServiceToken(ctx, "elastic", "fleet-server", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The value is ES's: version bytes 0,1,0,1, then
+	// "<namespace>/<service>/<name>:<secret>", URL-safe base64 unpadded.
+	raw, err := base64.RawURLEncoding.DecodeString(value)
+	if err != nil {
+		t.Fatalf("service token value %q: %v", value, err)
+	}
+	_, svcSecret, ok := strings.Cut(string(raw), ":")
+	if !ok || !strings.HasPrefix(string(raw), "\x00\x01\x00\x01elastic/fleet-server/t1:") {
+		t.Fatalf("service token value decodes to %q", raw)
+	}
+	secrets := map[string]string{
+		"elastic password": "elastic-pw", "alice password": "alice-secret-pw",
+		"access token": tok.AccessToken, "refresh token": tok.RefreshToken,
+		"api key": key.APIKey, "encoded api key": key.Encoded,
+		"service token": value, "service token secret": svcSecret,
+	}
+	for name, secret := range secrets {
+		if len(secret) < 8 {
+			t.Fatalf("%s %q is too short to search for", name, secret)
+		}
+	}
+	records := 0
+	err = s.store.ListMeta(ctx, "", func(k string, v []byte) error {
+		records++
+		for name, secret := range secrets {
+			if strings.Contains(k, secret) || strings.Contains(string(v), secret) {
+				t.Errorf("the %s is stored in plain text under %s", name, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records < 5 {
+		t.Errorf("only %d records: the secrets were not stored", records)
+	}
+	// And each still authenticates (the hashes are what is compared).
+	for _, h := range []string{"Bearer " + tok.AccessToken, "ApiKey " + key.Encoded, "Bearer " + value} {
+		if _, err := s.Authenticate(ctx, Credentials{Header: h}); err != nil {
+			t.Errorf("%s: %v", h[:6], err)
+		}
+	}
+}
