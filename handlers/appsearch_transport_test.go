@@ -131,14 +131,16 @@ func TestAppSearchDurable(t *testing.T) {
 	key := n.key(`{"name":"k","type":"private","read":true,"write":true}`)
 	n.su("POST", "/engines", `{"name":"e"}`)
 	n.su("POST", "/engines", `{"name":"m","type":"meta","source_engines":["e"]}`)
-	n.su("POST", "/engines/e/documents", `[{"id":"1","n":"5"}]`)
+	longID := strings.Repeat("l", 800) // past the core's 512 bytes (APPSEARCH.md §9)
+	n.su("POST", "/engines/e/documents", `[{"id":"1","n":"5"},{"id":"`+longID+`","n":"6"}]`)
 	n.su("POST", "/engines/e/schema", `{"n":"number"}`)
 	n.close()
 	n = openASNode(t, dir, asOptions{})
 	for _, tc := range []struct{ path, want string }{
 		{"/engines/e/documents?ids[]=1", `[{"n":"5","id":"1"}]`},
 		{"/engines/e/schema", `{"n":"number"}`},
-		{"/engines/m", `{"name":"m","type":"meta","language":null,"document_count":1,"index_create_settings_override":{},"source_engines":["e"]}`},
+		{"/engines/e/documents?ids[]=" + longID, `[{"n":"6","id":"` + longID + `"}]`},
+		{"/engines/m", `{"name":"m","type":"meta","language":null,"document_count":2,"index_create_settings_override":{},"source_engines":["e"]}`},
 	} {
 		if code, _, body := n.req("GET", tc.path, key, "", ""); code != 200 || body != tc.want {
 			t.Errorf("after restart GET %s = %d %s, want %s", tc.path, code, body, tc.want)
