@@ -218,6 +218,19 @@ func TestSearchBoosts(t *testing.T) {
 		{"proximity on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"gaussian","center":2012,"factor":5}},"page":{"size":2}}`, []string{"4", "5"}},
 		{"proximity on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"linear","center":"42.36,-71.06","factor":5}},"page":{"size":1}}`, []string{"4"}},
 		{"recency", `{"query":"","boosts":{"released":{"type":"recency","function":"exponential","use_current_time":true,"factor":5}},"page":{"size":1}}`, []string{"4"}},
+		// Every decay function ranks by closeness to the center: the nearer, the higher.
+		{"proximity linear on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"linear","center":1979,"factor":5}},"page":{"size":3}}`, []string{"2", "3", "1"}},
+		{"proximity exponential on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"exponential","center":2014,"factor":5}}}`, []string{"4", "5", "1", "3", "2"}},
+		{"proximity gaussian on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"gaussian","center":1990,"factor":5}}}`, []string{"3", "1", "2", "5", "4"}},
+		{"proximity exponential on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"exponential","center":"42.36,-71.06","factor":5}},"page":{"size":1}}`, []string{"4"}},
+		// Without the boost the year breaks the tie: 2, 3, 1, 5, 4.
+		{"proximity gaussian on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"gaussian","center":"34.1,-118.2","factor":5}},"sort":[{"_score":"desc"},{"year":"asc"}],"page":{"size":2}}`, []string{"1", "5"}},
+		{"recency gaussian around a date", `{"query":"","boosts":{"released":{"type":"recency","function":"gaussian","center":"1990-01-01T00:00:00Z","factor":5}},"page":{"size":3}}`, []string{"3", "1", "2"}},
+		{"recency linear around a date", `{"query":"","boosts":{"released":{"type":"recency","function":"linear","center":"2012-06-01T00:00:00Z","factor":5}},"page":{"size":2}}`, []string{"5", "4"}},
+		{"value boost multiply", `{"query":"heat","boosts":{"genre":{"type":"value","value":"comedy","operation":"multiply","factor":10}}}`, []string{"4", "1"}},
+		{"value boost on a number", `{"query":"","boosts":{"year":{"type":"value","value":1986,"factor":10}},"page":{"size":1}}`, []string{"3"}},
+		{"value boost on a date", `{"query":"","boosts":{"released":{"type":"value","value":"2011-09-16T00:00:00Z","factor":10}},"page":{"size":1}}`, []string{"5"}},
+		{"value boost on a geolocation", `{"query":"","boosts":{"loc":{"type":"value","value":"42.36,-71.06","factor":10}},"page":{"size":1}}`, []string{"4"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
