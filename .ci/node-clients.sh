@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs the official @elastic/elasticsearch 7.17 and @elastic/app-search-node 8.3.2 Node client tests
+# Runs the official @elastic/elasticsearch 7.17, @elastic/app-search-node 8.3.2
+# and @elastic/enterprise-search 8.18.0 (client.app) Node client tests
 # (.ci/clients/node) against a freshly built quarry on a free port with a
 # scratch data folder.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tests="$root/.ci/clients/node"
-if [ ! -d "$tests/node_modules/@elastic/elasticsearch" ] || [ ! -d "$tests/node_modules/@elastic/app-search-node" ]; then
+if [ ! -d "$tests/node_modules/@elastic/elasticsearch" ] || [ ! -d "$tests/node_modules/@elastic/app-search-node" ] || [ ! -d "$tests/node_modules/@elastic/enterprise-search" ]; then
   (cd "$tests" && npm ci --no-audit --no-fund --silent)
 fi
 

@@ -148,14 +148,14 @@ func TestAppSearchDocuments(t *testing.T) {
 }
 
 func TestAppSearchDocumentLimits(t *testing.T) {
-	n := newASNode(t, asOptions{Limits: appsearch.Limits{PayloadBytes: 200, DocumentBytes: 60, SchemaFields: 3}})
+	n := newASNode(t, asOptions{Limits: appsearch.Limits{PayloadBytes: 400, DocumentBytes: 60, SchemaFields: 3}})
 	n.su("POST", "/engines", `{"name":"e"}`)
-	big := `[{"title":"` + strings.Repeat("x", 300) + `"}]`
-	if code, body := n.su("POST", "/engines/e/documents", big); code != 413 || body != `{"errors":["Request body is too large (maximum is 200 bytes)"]}` {
+	big := `[{"title":"` + strings.Repeat("x", 500) + `"}]`
+	if code, body := n.su("POST", "/engines/e/documents", big); code != 413 || body != `{"errors":["Request body is too large (maximum is 400 bytes)"]}` {
 		t.Errorf("payload = %d %s", code, body)
 	}
-	code, body := n.su("POST", "/engines/e/documents", `[{"id":"1","title":"`+strings.Repeat("y", 60)+`"},{"id":"2","a":"1","b":"2","c":"3","d":"4"},{"id":"3","a":"1","b":"2","c":"3"}]`)
-	if code != 200 || canon(t, body) != `[{"errors":["Document exceeds maximum size of 60 bytes"],"id":null},{"errors":["Adding fields would exceed the limit of 3 fields per engine"],"id":"2"},{"errors":[],"id":"3"}]` {
+	code, body := n.su("POST", "/engines/e/documents", `[{"id":"1","title":"`+strings.Repeat("y", 60)+`"},{"title":"`+strings.Repeat("w", 60)+`"},{"id":"2","a":"1","b":"2","c":"3","d":"4"},{"id":"3","a":"1","b":"2","c":"3"}]`)
+	if code != 200 || canon(t, body) != `[{"errors":["Document exceeds maximum size of 60 bytes"],"id":"1"},{"errors":["Document exceeds maximum size of 60 bytes"],"id":null},{"errors":["Adding fields would exceed the limit of 3 fields per engine"],"id":"2"},{"errors":[],"id":"3"}]` {
 		t.Errorf("limits = %d %s", code, body)
 	}
 	if code, body := n.su("POST", "/engines/e/schema", `{"z":"text"}`); code != 200 || body != `{"errors":["Adding fields would exceed the limit of 3 fields per engine"]}` {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -131,14 +132,16 @@ func TestAppSearchDurable(t *testing.T) {
 	key := n.key(`{"name":"k","type":"private","read":true,"write":true}`)
 	n.su("POST", "/engines", `{"name":"e"}`)
 	n.su("POST", "/engines", `{"name":"m","type":"meta","source_engines":["e"]}`)
-	n.su("POST", "/engines/e/documents", `[{"id":"1","n":"5"}]`)
+	longID := strings.Repeat("l", 800) // past the core's 512 bytes (APPSEARCH.md §9)
+	n.su("POST", "/engines/e/documents", `[{"id":"1","n":"5"},{"id":"`+longID+`","n":"6"}]`)
 	n.su("POST", "/engines/e/schema", `{"n":"number"}`)
 	n.close()
 	n = openASNode(t, dir, asOptions{})
 	for _, tc := range []struct{ path, want string }{
 		{"/engines/e/documents?ids[]=1", `[{"n":"5","id":"1"}]`},
 		{"/engines/e/schema", `{"n":"number"}`},
-		{"/engines/m", `{"name":"m","type":"meta","language":null,"document_count":1,"index_create_settings_override":{},"source_engines":["e"]}`},
+		{"/engines/e/documents?ids[]=" + longID, `[{"n":"6","id":"` + longID + `"}]`},
+		{"/engines/m", `{"name":"m","type":"meta","language":null,"document_count":2,"index_create_settings_override":{},"source_engines":["e"]}`},
 	} {
 		if code, _, body := n.req("GET", tc.path, key, "", ""); code != 200 || body != tc.want {
 			t.Errorf("after restart GET %s = %d %s, want %s", tc.path, code, body, tc.want)
@@ -146,5 +149,59 @@ func TestAppSearchDurable(t *testing.T) {
 	}
 	if e, _ := n.Svc.Engine("e"); e.Revision != "earlier" {
 		t.Errorf("revision = %s", e.Revision)
+	}
+}
+
+// TestAppSearchSearchEncodings sends one search (filters, facets, sort,
+// boosts, result fields, page) as a JSON body, as bracketed parameters, as
+// both merged, as GET with a body, with the .json suffix and a trailing
+// slash, and with numbers as strings: the answers are identical but for
+// the request id.
+func TestAppSearchSearchEncodings(t *testing.T) {
+	n := newASNode(t, asOptions{})
+	n.su("POST", "/engines", `{"name":"e"}`)
+	n.su("POST", "/engines/e/documents", `[{"id":"a","title":"hello world","n":5,"tags":["x","y"]},{"id":"b","title":"hello there","n":7,"tags":"x"},{"id":"c","title":"hello moon","n":10,"tags":"z"},{"id":"d","title":"bye","n":1,"tags":"x"}]`)
+	n.su("POST", "/engines/e/schema", `{"n":"number"}`)
+	requestID := regexp.MustCompile(`"request_id":"[0-9a-f-]{36}"`)
+	strip := func(s string) string { return requestID.ReplaceAllString(s, `"request_id":""`) }
+
+	const jsonBody = `{"query":"hello","filters":{"all":[{"tags":["x","z"]},{"n":{"from":2}}]},"facets":{"tags":{"type":"value","size":5}},` +
+		`"sort":[{"n":"desc"}],"boosts":{"n":{"type":"functional","function":"linear","factor":2}},"result_fields":{"title":{"raw":{"size":20}},"n":{"raw":{}}},"search_fields":{"title":{}},"page":{"size":2,"current":1}}`
+	// (Rack's rules start a new array element at a repeated key, so the
+	// form spells the same filter as a top-level AND.)
+	const form = `query=hello&filters[tags][]=x&filters[tags][]=z&filters[n][from]=2&facets[tags][type]=value&facets[tags][size]=5` +
+		`&sort[][n]=desc&boosts[n][type]=functional&boosts[n][function]=linear&boosts[n][factor]=2&result_fields[title][raw][size]=20&result_fields[n][raw]=&search_fields[title]=&page[size]=2&page[current]=1`
+	const want = `{"meta":{"alerts":[],"warnings":[],"precision":2,"page":{"current":1,"total_pages":2,"total_results":3,"size":2},"engine":{"name":"e","type":"default"},"request_id":""},` +
+		`"results":[{"id":{"raw":"c"},"n":{"raw":10.0},"title":{"raw":"hello moon"},"_meta":{"id":"c","engine":"e","score":null}},{"id":{"raw":"b"},"n":{"raw":7.0},"title":{"raw":"hello there"},"_meta":{"id":"b","engine":"e","score":null}}],` +
+		`"facets":{"tags":[{"type":"value","data":[{"value":"x","count":2},{"value":"y","count":1},{"value":"z","count":1}]}]}}`
+	for _, tc := range []struct{ name, method, path, ct, body string }{
+		{"JSON body", "POST", "/engines/e/search", "application/json", jsonBody},
+		{"bracketed parameters", "POST", "/engines/e/search?" + form, "", ""},
+		{"bracketed GET", "GET", "/engines/e/search?" + form, "", ""},
+		{"merged", "POST", "/engines/e/search?query=hello&page[size]=2&sort[][n]=desc&search_fields[title]=", "application/json",
+			`{"filters":{"all":[{"tags":["x","z"]},{"n":{"from":2}}]},"facets":{"tags":{"type":"value","size":5}},"boosts":{"n":{"type":"functional","function":"linear","factor":2}},"result_fields":{"title":{"raw":{"size":20}},"n":{"raw":{}}}}`},
+		{"GET with a body", "GET", "/engines/e/search", "application/json", jsonBody},
+		{".json suffix", "POST", "/engines/e/search.json", "application/json", jsonBody},
+		{"trailing slash", "POST", "/engines/e/search/", "application/json", jsonBody},
+		{"numbers as strings", "POST", "/engines/e/search", "application/json", strings.NewReplacer(`"size":5`, `"size":"5"`, `"factor":2`, `"factor":"2"`, `"size":20`, `"size":"20"`, `"size":2,"current":1`, `"size":"2","current":"1"`, `"from":2`, `"from":"2"`).Replace(jsonBody)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, body := n.req(tc.method, tc.path, superuserBasic, tc.ct, tc.body)
+			if code != 200 || strip(body) != want {
+				t.Errorf("%s %s = %d\n%s\nwant\n%s", tc.method, tc.path, code, body, want)
+			}
+		})
+	}
+
+	// Multi search and query suggestion take the same encodings.
+	code, _, viaForm := n.req("GET", "/engines/e/multi_search.json?queries[][query]=moon&queries[][query]=bye&queries[][page][size]=1", superuserBasic, "", "")
+	_, _, viaJSON := n.req("POST", "/engines/e/multi_search/", superuserBasic, "application/json", `{"queries":[{"query":"moon"},{"query":"bye","page":{"size":"1"}}]}`)
+	if code != 200 || strip(viaForm) != strip(viaJSON) || !strings.Contains(viaForm, `"results":[{"id":{"raw":"d"}`) {
+		t.Errorf("multi search form = %d %s\njson %s", code, viaForm, viaJSON)
+	}
+	code, _, viaForm = n.req("GET", "/engines/e/query_suggestion?query=hel&types[documents][fields][]=title&size=2", superuserBasic, "", "")
+	_, _, viaJSON = n.req("POST", "/engines/e/query_suggestion", superuserBasic, "application/json", `{"query":"hel","types":{"documents":{"fields":["title"]}},"size":"2"}`)
+	if code != 200 || strip(viaForm) != strip(viaJSON) || !strings.HasPrefix(viaForm, `{"results":{"documents":[{"suggestion":"hello`) {
+		t.Errorf("suggestion form = %d %s\njson %s", code, viaForm, viaJSON)
 	}
 }

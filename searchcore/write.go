@@ -87,6 +87,9 @@ type DocRequest struct {
 	FetchSource json.RawMessage
 	// Update holds the body of an update operation.
 	Update *UpdateBody
+	// LongID lifts the 512-byte id limit for callers with their own (App
+	// Search ids go up to 800 characters).
+	LongID bool
 }
 
 // UpdateBody is the body of an update request.
@@ -377,7 +380,7 @@ func validateDocRequest(r *DocRequest) error {
 			msgs = append(msgs, "id is missing")
 		}
 	}
-	if len(r.ID) > 512 {
+	if len(r.ID) > 512 && !r.LongID {
 		msgs = append(msgs, "id ["+r.ID+"] is too long, must be no longer than 512 bytes but was: "+itoa(int64(len(r.ID))))
 	}
 	if len(msgs) > 0 {

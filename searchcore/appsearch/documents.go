@@ -66,9 +66,6 @@ func (s *Service) parseForIndex(raw json.RawMessage) (*appDoc, *string, []string
 	if !ok {
 		return nil, nil, []string{"Document must be a JSON object"}
 	}
-	if len(raw) > s.limits.DocumentBytes {
-		return nil, nil, []string{fmt.Sprintf("Document exceeds maximum size of %d bytes", s.limits.DocumentBytes)}
-	}
 	d := &appDoc{}
 	var idp *string
 	var errs []string
@@ -95,6 +92,10 @@ func (s *Service) parseForIndex(raw json.RawMessage) (*appDoc, *string, []string
 			continue
 		}
 		errs = setField(d, f, errs)
+	}
+	if len(raw) > s.limits.DocumentBytes {
+		// An oversize document is refused whole; its given id is echoed.
+		return nil, idp, []string{fmt.Sprintf("Document exceeds maximum size of %d bytes", s.limits.DocumentBytes)}
 	}
 	if !hasID && len(errs) == 0 {
 		d.id = NewDocumentID()
@@ -213,7 +214,7 @@ func (s *Service) write(ctx context.Context, e *Engine, docs []*appDoc, results 
 		if d == nil {
 			continue
 		}
-		reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpIndex, Index: e.Index, ID: d.id, Source: coreSource(d, e.Schema, e.Revision)})
+		reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpIndex, Index: e.Index, ID: d.id, Source: coreSource(d, e.Schema, e.Revision), LongID: true})
 		pos = append(pos, i)
 	}
 	if len(reqs) == 0 {
@@ -383,7 +384,7 @@ func (s *Service) DeleteDocuments(ctx context.Context, engine string, ids []stri
 		if id == "" {
 			continue
 		}
-		reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpDelete, Index: e.Index, ID: id})
+		reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpDelete, Index: e.Index, ID: id, LongID: true})
 		pos = append(pos, i)
 	}
 	if len(reqs) == 0 {
@@ -578,7 +579,7 @@ func (s *Service) reindex(ctx context.Context, cur, next *Engine) error {
 			if err != nil {
 				return fail(err)
 			}
-			reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpIndex, Index: next.Index, ID: h.ID, Source: coreSource(d, next.Schema, next.Revision)})
+			reqs = append(reqs, &searchcore.DocRequest{Op: searchcore.OpIndex, Index: next.Index, ID: h.ID, Source: coreSource(d, next.Schema, next.Revision), LongID: true})
 		}
 		for _, r := range s.core.ExecDocs(ctx, reqs, searchcore.RefreshFalse) {
 			if r.Err != nil {

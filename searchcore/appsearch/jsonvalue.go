@@ -223,6 +223,13 @@ func (v *jvalue) scalarString() (string, bool) {
 }
 
 // isScalar reports whether v is a string, number or boolean.
+// isOptions reports whether v is an options object; the empty string
+// stands for {} since bracketed parameters cannot spell an empty object
+// (result_fields[title][raw]=).
+func (v *jvalue) isOptions() bool {
+	return v.kind == jObject || v.kind == jString && v.str == ""
+}
+
 func (v *jvalue) isScalar() bool {
 	return v.kind == jString || v.kind == jNumber || v.kind == jBool
 }

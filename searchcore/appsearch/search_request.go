@@ -262,7 +262,7 @@ func parseSearchFields(v *jvalue, errs *errList) []SearchField {
 	out := []SearchField{}
 	for _, m := range v.obj {
 		sf := SearchField{Field: m.key, Weight: 1}
-		if m.val.kind != jObject {
+		if !m.val.isOptions() {
 			errs.add("Search field %s must be an object", m.key)
 			continue
 		}
@@ -299,7 +299,7 @@ func parseResultFields(v *jvalue, errs *errList) []ResultField {
 			switch o.key {
 			case "raw":
 				rf.Raw = &RawOptions{}
-				if o.val.kind != jObject {
+				if !o.val.isOptions() {
 					errs.add("Result field %s raw must be an object", m.key)
 					continue
 				}
@@ -316,7 +316,7 @@ func parseResultFields(v *jvalue, errs *errList) []ResultField {
 				}
 			case "snippet":
 				rf.Snippet = &SnippetOptions{Size: DefaultSnippetSize}
-				if o.val.kind != jObject {
+				if !o.val.isOptions() {
 					errs.add("Result field %s snippet must be an object", m.key)
 					continue
 				}

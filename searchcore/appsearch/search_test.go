@@ -119,6 +119,17 @@ func TestSearchFiltersAndQuerySyntax(t *testing.T) {
 		{"geo ring", `{"query":"","filters":{"loc":{"center":"34.05,-118.24","unit":"km","from":100,"to":6000}}}`, []string{"4"}, false},
 		{"id filter", `{"query":"","filters":{"id":["2","5"]}}`, []string{"2", "5"}, false},
 		{"empty filters", `{"query":"","filters":{}}`, []string{"1", "2", "3", "4", "5"}, false},
+		{"empty all", `{"query":"","filters":{"all":[]}}`, []string{"1", "2", "3", "4", "5"}, false},
+		{"array of ranges is any", `{"query":"","filters":{"year":[{"to":1980},{"from":2012}]}}`, []string{"2", "4"}, false},
+		{"date value filter", `{"query":"","filters":{"released":"2011-09-16T00:00:00Z"}}`, []string{"5"}, false},
+		{"number array filter", `{"query":"","filters":{"rating":[8.3,7.8]}}`, []string{"1", "5"}, false},
+		{"none of any", `{"query":"","filters":{"none":[{"any":[{"studio":"Fox"},{"year":{"to":1990}}]}]}}`, []string{"1", "5"}, false},
+		{"any of all", `{"query":"","filters":{"any":[{"all":[{"studio":"Fox"},{"genre":"horror"}]},{"all":[{"genre":"drama"},{"year":{"from":2000}}]}]}}`, []string{"2", "5"}, false},
+		{"all, any and none together", `{"query":"","filters":{"all":[{"genre":"crime"}],"any":[{"studio":"Fox"},{"studio":"Warner"}],"none":[{"year":1995}]}}`, []string{"4"}, false},
+		{"geo radius in miles", `{"query":"","filters":{"loc":{"center":"42.36,-71.06","distance":1,"unit":"mi"}}}`, []string{"4"}, false},
+		{"geo radius with a [lon, lat] center", `{"query":"","filters":{"loc":{"center":[-0.12,51.5],"distance":100,"unit":"m"}}}`, []string{"2", "3"}, false},
+		{"geo radius with a POINT center", `{"query":"","filters":{"loc":{"center":"POINT (-71.06 42.36)","distance":5,"unit":"km"}}}`, []string{"4"}, false},
+		{"query with a filter", `{"query":"heat","filters":{"year":{"from":2000}}}`, []string{"4"}, false},
 		{"sort by year", `{"query":"","sort":{"year":"asc"}}`, []string{"2", "3", "1", "5", "4"}, true},
 		{"sort list", `{"query":"","sort":[{"studio":"asc"},{"year":"desc"}]}`, []string{"5", "4", "3", "2", "1"}, true},
 		{"geo sort", `{"query":"","sort":[{"loc":{"center":"42.36,-71.06","order":"asc"}},{"year":"asc"}],"page":{"size":1}}`, []string{"4"}, true},
@@ -218,6 +229,19 @@ func TestSearchBoosts(t *testing.T) {
 		{"proximity on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"gaussian","center":2012,"factor":5}},"page":{"size":2}}`, []string{"4", "5"}},
 		{"proximity on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"linear","center":"42.36,-71.06","factor":5}},"page":{"size":1}}`, []string{"4"}},
 		{"recency", `{"query":"","boosts":{"released":{"type":"recency","function":"exponential","use_current_time":true,"factor":5}},"page":{"size":1}}`, []string{"4"}},
+		// Every decay function ranks by closeness to the center: the nearer, the higher.
+		{"proximity linear on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"linear","center":1979,"factor":5}},"page":{"size":3}}`, []string{"2", "3", "1"}},
+		{"proximity exponential on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"exponential","center":2014,"factor":5}}}`, []string{"4", "5", "1", "3", "2"}},
+		{"proximity gaussian on year", `{"query":"","boosts":{"year":{"type":"proximity","function":"gaussian","center":1990,"factor":5}}}`, []string{"3", "1", "2", "5", "4"}},
+		{"proximity exponential on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"exponential","center":"42.36,-71.06","factor":5}},"page":{"size":1}}`, []string{"4"}},
+		// Without the boost the year breaks the tie: 2, 3, 1, 5, 4.
+		{"proximity gaussian on location", `{"query":"","boosts":{"loc":{"type":"proximity","function":"gaussian","center":"34.1,-118.2","factor":5}},"sort":[{"_score":"desc"},{"year":"asc"}],"page":{"size":2}}`, []string{"1", "5"}},
+		{"recency gaussian around a date", `{"query":"","boosts":{"released":{"type":"recency","function":"gaussian","center":"1990-01-01T00:00:00Z","factor":5}},"page":{"size":3}}`, []string{"3", "1", "2"}},
+		{"recency linear around a date", `{"query":"","boosts":{"released":{"type":"recency","function":"linear","center":"2012-06-01T00:00:00Z","factor":5}},"page":{"size":2}}`, []string{"5", "4"}},
+		{"value boost multiply", `{"query":"heat","boosts":{"genre":{"type":"value","value":"comedy","operation":"multiply","factor":10}}}`, []string{"4", "1"}},
+		{"value boost on a number", `{"query":"","boosts":{"year":{"type":"value","value":1986,"factor":10}},"page":{"size":1}}`, []string{"3"}},
+		{"value boost on a date", `{"query":"","boosts":{"released":{"type":"value","value":"2011-09-16T00:00:00Z","factor":10}},"page":{"size":1}}`, []string{"5"}},
+		{"value boost on a geolocation", `{"query":"","boosts":{"loc":{"type":"value","value":"42.36,-71.06","factor":10}},"page":{"size":1}}`, []string{"4"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
