@@ -24,7 +24,7 @@ type settingSpec struct {
 
 // nodeSettings lists every setting the node accepts. Anything else fails
 // start-up with a clear message (like Elasticsearch).
-var nodeSettings = map[string]settingSpec{
+var nodeSettings = withDeprecated(map[string]settingSpec{
 	"cluster.name":                      {def: "quarry", doc: "cluster name reported by the APIs"},
 	"node.name":                         {def: "", doc: "node name (default: host name)"},
 	"path.data":                         {def: "./data", doc: "data folder (badger + bluge)"},
@@ -61,7 +61,7 @@ var nodeSettings = map[string]settingSpec{
 	"appsearch.rate_limit":                          {def: "10000", check: checkRateLimit, doc: "App Search requests per key, endpoint and hour (-1: unlimited)"},
 	"appsearch.rate_limit.search":                   {def: "12000", check: checkRateLimit, doc: "App Search searches per key and hour (-1: unlimited)"},
 	"appsearch.rate_limit.query_suggestion":         {def: "2400", check: checkRateLimit, doc: "App Search query suggestions per key and hour (-1: unlimited)"},
-}
+})
 
 // checkOptionalPort accepts "" or a port number.
 func checkOptionalPort(v string) error {
@@ -86,12 +86,15 @@ var deprecatedSettings = []string{
 	"ext.slm.enabled", "ext.sql.enabled", "ext.transform.enabled", "ext.vectors.enabled",
 }
 
-func init() {
+// withDeprecated adds the deprecated settings that specs does not list
+// itself (accepted with no effect) and returns specs.
+func withDeprecated(specs map[string]settingSpec) map[string]settingSpec {
 	for _, k := range deprecatedSettings {
-		if _, ok := nodeSettings[k]; !ok {
-			nodeSettings[k] = settingSpec{def: "", check: checkOptionalBool, doc: "deprecated, no effect"}
+		if _, ok := specs[k]; !ok {
+			specs[k] = settingSpec{def: "", check: checkOptionalBool, doc: "deprecated, no effect"}
 		}
 	}
+	return specs
 }
 
 // Deprecations returns the deprecation warning of every deprecated setting

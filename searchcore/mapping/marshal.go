@@ -10,7 +10,7 @@ import (
 )
 
 // paramOrder is, per type, the order Elasticsearch 7.17 renders parameters.
-var paramOrder = map[string][]string{
+var paramOrder = withNumericParamOrder(map[string][]string{
 	TypeText: {"index", "eager_global_ordinals", "index_phrases", "index_prefixes", "store", "index_options", "norms",
 		"term_vector", "analyzer", "search_analyzer", "search_quote_analyzer", "similarity", "position_increment_gap",
 		"fielddata", "fielddata_frequency_filter", "meta", "boost"},
@@ -21,13 +21,16 @@ var paramOrder = map[string][]string{
 	TypeDateNanos:   {"index", "doc_values", "store", "format", "locale", "null_value", "ignore_malformed", "meta", "boost"},
 	TypeBoolean:     {"doc_values", "index", "null_value", "store", "meta", "boost"},
 	TypeGeoPoint:    {"ignore_malformed", "ignore_z_value", "index", "doc_values", "store", "null_value", "meta"},
-}
+})
 
-func init() {
+// withNumericParamOrder adds the parameter order shared by the numeric
+// types to order and returns it.
+func withNumericParamOrder(order map[string][]string) map[string][]string {
 	num := []string{"index", "doc_values", "store", "ignore_malformed", "coerce", "null_value", "meta", "boost"}
 	for _, t := range []string{TypeLong, TypeInteger, TypeShort, TypeByte, TypeDouble, TypeFloat, TypeHalfFloat, TypeUnsignedLong} {
-		paramOrder[t] = num
+		order[t] = num
 	}
+	return order
 }
 
 // extraDefault returns the default of a verbatim-kept parameter.
