@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -168,11 +169,19 @@ func (s *server) cpuTime() (time.Duration, error) {
 // like du), so sparse pre-allocated files count for what they use.
 func diskUsage(dir string) (int64, error) {
 	var total int64
+	// A live index removes files (merged segments, old snapshots) while
+	// the walk runs: a file gone between listing and stat counts nothing.
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
