@@ -62,7 +62,7 @@ func TestTooManyBuckets(t *testing.T) {
 	// dates span the years 0102..2028: one bucket per hour is far too many
 	_, err := f.run(t, `{"h":{"date_histogram":{"field":"date","fixed_interval":"1h"}}}`, opts{})
 	checkErr(t, err, "too_many_buckets_exception", "")
-	if !strings.HasPrefix(err.Error(), "too_many_buckets_exception: Trying to create too many buckets. Must be less than or equal to: [65536] but was [65537].") {
+	if !strings.HasPrefix(err.Error(), "too_many_buckets_exception: Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536].") {
 		t.Errorf("err = %v", err)
 	}
 	// the limit counts buckets of all levels

@@ -128,13 +128,19 @@ func newPipeline(p *params, parent *def) (impl, error) {
 	return m, nil
 }
 
-// pipeValue is a resolved buckets_path value (ok false = gap).
+// value resolves buckets_path in bucket b under the gap policy, as ES's
+// BucketHelpers.resolveBucketValue does (ok false = gap). A bucket without
+// documents is a gap for skip and insert_zeros whatever its metric says
+// (an empty bucket's sum is 0), except for the _count path; keep_values
+// keeps a finite metric of an empty bucket.
 func (m *pipelineImpl) value(nodes []*node, b *bucket) (float64, bool) {
 	v, ok := resolveBucketPath(nodes, b, m.path)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-		if m.gap == "insert_zeros" {
-			return 0, true
-		}
+	missing := !ok || math.IsNaN(v) || math.IsInf(v, 0)
+	empty := b.docCount == 0 && m.path != "_count"
+	switch {
+	case m.gap == "insert_zeros" && (missing || empty):
+		return 0, true
+	case missing, empty && m.gap != "keep_values":
 		return 0, false
 	}
 	return v, true
@@ -283,7 +289,7 @@ type simpleValue struct {
 
 func (s *simpleValue) metric(name string) (float64, bool) {
 	if name == "normalized_value" {
-		return s.norm, s.hasNorm
+		return s.norm, s.hasNorm && s.ok
 	}
 	return s.v, s.ok && (name == "" || name == "value")
 }
@@ -295,7 +301,11 @@ func (s *simpleValue) write(w *jw, _ *node, _ *reducer) {
 		w.kv("value", nil)
 	}
 	if s.hasNorm {
-		w.kv("normalized_value", s.norm)
+		if s.ok {
+			w.kv("normalized_value", s.norm)
+		} else {
+			w.kv("normalized_value", nil)
+		}
 	}
 }
 
@@ -318,24 +328,25 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 				b.subs[i] = &simpleValue{v: sum, ok: true}
 			}
 		case "derivative":
-			prev, havePrev := 0.0, false
-			var prevKey float64
-			for _, b := range bs {
+			// As ES's DerivativePipelineAggregator: every bucket after the
+			// first gets this value minus the previous one; a gap on
+			// either side gives NaN, rendered "value": null.
+			var prev, prevKey float64
+			for j, b := range bs {
 				v, ok := pm.value(n.subs, b)
 				if !ok {
-					b.subs[i] = nil
-					continue
+					v = math.NaN()
 				}
-				if havePrev {
-					sv := &simpleValue{v: v - prev, ok: true}
+				b.subs[i] = nil
+				if j > 0 {
+					d := v - prev
+					sv := &simpleValue{v: d, ok: !math.IsNaN(d)}
 					if pm.unit > 0 {
-						sv.norm, sv.hasNorm = (v-prev)/((b.keyNum-prevKey)/pm.unit), true
+						sv.norm, sv.hasNorm = d/((b.keyNum-prevKey)/pm.unit), true
 					}
 					b.subs[i] = sv
-				} else {
-					b.subs[i] = nil
 				}
-				prev, prevKey, havePrev = v, b.keyNum, true
+				prev, prevKey = v, b.keyNum
 			}
 		case "bucket_sort":
 			if len(pm.sortBy) > 0 {
