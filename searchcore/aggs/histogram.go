@@ -454,6 +454,9 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			b.keyString, b.hasKeyStr, b.strFirst = m.formatKey(k), true, true
 		} else {
 			b.key = k
+			if m.src.decimal != nil {
+				b.keyString, b.hasKeyStr, b.strFirst = m.src.decimal(k), true, true
+			}
 		}
 		out = append(out, b)
 	}

@@ -17,6 +17,8 @@ type pipelineImpl struct {
 	parent bool
 	gap    string // skip | insert_zeros
 	unit   float64
+	// decimal is the DecimalFormat "format" (nil: no value_as_string)
+	decimal func(float64) string
 	// bucket_sort
 	sortBy []orderKey
 	from   int
@@ -53,7 +55,7 @@ func newPipeline(p *params, parent *def) (impl, error) {
 	if m.gap != "skip" && m.gap != "insert_zeros" && m.gap != "keep_values" {
 		return nil, eserr.IllegalArgument("Invalid gap policy: [%s], accepted values: [insert_zeros, skip, keep_values]", m.gap)
 	}
-	if _, err := p.str("format", ""); err != nil {
+	if m.decimal, err = decimalParam(p); err != nil {
 		return nil, err
 	}
 	switch p.typ {
@@ -177,6 +179,7 @@ func (r *reducer) siblingPipelines(nodes []*node, res []result) error {
 			keys = append(keys, bucketKeyString(b))
 		}
 		res[i] = newBucketMetric(pm.typ, vals, keys)
+		res[i].(*bucketMetric).decimal = pm.decimal
 	}
 	return nil
 }
@@ -202,6 +205,7 @@ type bucketMetric struct {
 	count         int64
 	sum, min, max float64
 	keys          []string
+	decimal       func(float64) string // "format", or nil
 }
 
 func newBucketMetric(typ string, vals []float64, keys []string) *bucketMetric {
@@ -266,10 +270,19 @@ func (bm *bucketMetric) write(w *jw, _ *node, _ *reducer) {
 			opt(k, v, ok)
 		}
 		w.kv("sum", bm.sum)
+		if bm.decimal != nil && bm.count > 0 {
+			for _, k := range []string{"min", "max", "avg", "sum"} {
+				v, _ := bm.metric(k)
+				w.kv(k+"_as_string", bm.decimal(v))
+			}
+		}
 		return
 	}
 	v, ok := bm.metric("")
 	opt("value", v, ok)
+	if ok && bm.decimal != nil {
+		w.kv("value_as_string", bm.decimal(v))
+	}
 	if bm.typ == "max_bucket" || bm.typ == "min_bucket" {
 		w.key("keys")
 		w.begin('[')
@@ -285,6 +298,7 @@ type simpleValue struct {
 	v, norm float64
 	ok      bool
 	hasNorm bool
+	decimal func(float64) string // "format", or nil
 }
 
 func (s *simpleValue) metric(name string) (float64, bool) {
@@ -297,12 +311,18 @@ func (s *simpleValue) metric(name string) (float64, bool) {
 func (s *simpleValue) write(w *jw, _ *node, _ *reducer) {
 	if s.ok {
 		w.kv("value", s.v)
+		if s.decimal != nil {
+			w.kv("value_as_string", s.decimal(s.v))
+		}
 	} else {
 		w.kv("value", nil)
 	}
 	if s.hasNorm {
 		if s.ok {
 			w.kv("normalized_value", s.norm)
+			if s.decimal != nil {
+				w.kv("normalized_value_as_string", s.decimal(s.norm))
+			}
 		} else {
 			w.kv("normalized_value", nil)
 		}
@@ -325,7 +345,7 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 				if v, ok := pm.value(n.subs, b); ok {
 					sum += v
 				}
-				b.subs[i] = &simpleValue{v: sum, ok: true}
+				b.subs[i] = &simpleValue{v: sum, ok: true, decimal: pm.decimal}
 			}
 		case "derivative":
 			// As ES's DerivativePipelineAggregator: every bucket after the
@@ -340,7 +360,7 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 				b.subs[i] = nil
 				if j > 0 {
 					d := v - prev
-					sv := &simpleValue{v: d, ok: !math.IsNaN(d)}
+					sv := &simpleValue{v: d, ok: !math.IsNaN(d), decimal: pm.decimal}
 					if pm.unit > 0 {
 						sv.norm, sv.hasNorm = d/((b.keyNum-prevKey)/pm.unit), true
 					}

@@ -561,6 +561,9 @@ func (c *termsColl) decorate(b *bucket) {
 	default:
 		b.key = v
 	}
+	if src.decimal != nil {
+		b.keyString, b.hasKeyStr = src.decimal(v), true
+	}
 }
 
 type termsResult struct {
