@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -1009,5 +1010,88 @@ func (f *dsFixture) cityMaxBuckets(t *testing.T) {
 	body := f.search(t, "cities", q)
 	if hb, _ := jsonPath(body, "aggregations.h.buckets").([]any); int64(len(hb)) != maxBin+1 {
 		t.Errorf("after reset: %d buckets, want %d", len(hb), maxBin+1)
+	}
+}
+
+// cityNumericFormat checks the DecimalFormat "format" of numeric
+// aggregations: ES renders *_as_string members (and formatted histogram,
+// terms and range keys) next to the raw values.
+func (f *dsFixture) cityNumericFormat(t *testing.T) {
+	var pops []float64
+	bins, terms := map[int64]int64{}, map[int64]int64{}
+	var below int64
+	for _, c := range f.cities {
+		if c.Country != "AT" {
+			continue
+		}
+		pops = append(pops, float64(c.Pop))
+		bins[c.Pop/100000]++
+		terms[c.Pop]++
+		if c.Pop < 1000 {
+			below++
+		}
+	}
+	s := statsOf(pops)
+	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{
+		"s":{"sum":{"field":"population","format":"0.00"}},
+		"a":{"avg":{"field":"population","format":"0.0"}},
+		"st":{"stats":{"field":"population","format":"0"}},
+		"h":{"histogram":{"field":"population","interval":100000,"min_doc_count":1,"format":"0"},"aggs":{
+			"c":{"cumulative_sum":{"buckets_path":"_count","format":"000"}}}},
+		"t":{"terms":{"field":"population","size":3,"shard_size":10000,"format":"00000000"}},
+		"r":{"range":{"field":"population","format":"0.0","ranges":[{"to":1000}]}},
+		"p":{"percentiles":{"field":"population","percents":[50],"keyed":false,"format":"0.0"}},
+		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}}}}`)
+	ff := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	want := map[string]string{
+		"s.value_as_string":          ff(s.sum, 2),
+		"a.value_as_string":          ff(s.sum/float64(s.count), 1),
+		"st.min_as_string":           ff(s.min, 0),
+		"st.max_as_string":           ff(s.max, 0),
+		"st.sum_as_string":           ff(s.sum, 0),
+		"r.buckets.0.key":            "*-1000.0",
+		"r.buckets.0.to_as_string":   "1000.0",
+		"sb.value_as_string":         ff(float64(s.count), 1),
+		"p.values.0.value_as_string": ff(num(jsonPath(body, "aggregations.p.values.0.value")), 1),
+	}
+	for path, w := range want {
+		if got := jsonPath(body, "aggregations."+path); got != w {
+			t.Errorf("%s = %v, want %q", path, got, w)
+		}
+	}
+	checkNum(t, "range doc_count", jsonPath(body, "aggregations.r.buckets.0.doc_count"), float64(below), 0)
+	var keys []int64
+	for k := range bins {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	hb, _ := jsonPath(body, "aggregations.h.buckets").([]any)
+	if len(hb) != len(keys) {
+		t.Fatalf("histogram = %d buckets, want %d", len(hb), len(keys))
+	}
+	var cum int64
+	for i, k := range keys {
+		cum += bins[k]
+		b := hb[i]
+		if got, w := jsonPath(b, "key_as_string"), fmt.Sprint(k*100000); got != w {
+			t.Errorf("histogram key_as_string = %v, want %s", got, w)
+		}
+		if got, w := jsonPath(b, "c.value_as_string"), fmt.Sprintf("%03d", cum); got != w {
+			t.Errorf("cumulative_sum value_as_string = %v, want %s", got, w)
+		}
+	}
+	tw := byCount(func() map[string]int64 {
+		m := map[string]int64{}
+		for p, n := range terms {
+			m[fmt.Sprintf("%08d", p)] = n
+		}
+		return m
+	}())[:3]
+	for i, w := range tw {
+		b := jsonPath(body, fmt.Sprintf("aggregations.t.buckets.%d", i))
+		p, _ := strconv.ParseInt(w.key, 10, 64)
+		if jsonPath(b, "key_as_string") != w.key || num(jsonPath(b, "key")) != float64(p) || int64(num(jsonPath(b, "doc_count"))) != w.count {
+			t.Errorf("terms bucket %d = %s, want key %d key_as_string %s doc_count %d", i, str(b), p, w.key, w.count)
+		}
 	}
 }

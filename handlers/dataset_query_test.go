@@ -25,6 +25,7 @@ func TestDatasets(t *testing.T) {
 	t.Run("cities/sort_and_aggs_same_field", f.citySortAndAggs)
 	t.Run("cities/pipeline_gaps", f.cityPipelineGaps)
 	t.Run("cities/max_buckets_setting", f.cityMaxBuckets)
+	t.Run("cities/numeric_format", f.cityNumericFormat)
 	t.Run("emails/aggs", f.emailAggs)
 	t.Run("cities/bad_input", f.cityBadInput)
 }
