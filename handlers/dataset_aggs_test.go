@@ -1095,3 +1095,79 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		}
 	}
 }
+
+// cityTermsOrderPaths orders terms buckets by sub-aggregation paths: a
+// multi-value metric's key (st.avg), a path through a single-bucket
+// filter (big>mx, buckets without a value last) and a list of criteria.
+func (f *dsFixture) cityTermsOrderPaths(t *testing.T) {
+	type agg struct {
+		n        int64
+		sum      float64
+		bigMax   float64
+		hasBig   bool
+		features map[string]bool
+	}
+	by := map[string]*agg{}
+	for _, c := range f.cities {
+		a := by[c.Country]
+		if a == nil {
+			a = &agg{features: map[string]bool{}}
+			by[c.Country] = a
+		}
+		a.n++
+		a.sum += float64(c.Pop)
+		a.features[c.Feature] = true
+		if c.Pop >= 100000 {
+			a.bigMax, a.hasBig = math.Max(a.bigMax, float64(c.Pop)), true
+		}
+	}
+	var keys []string
+	for k := range by {
+		keys = append(keys, k)
+	}
+	body := f.search(t, "cities", `{"size":0,"aggs":{
+		"avg":{"terms":{"field":"country","size":500,"order":{"st.avg":"asc"}},"aggs":{"st":{"stats":{"field":"population"}}}},
+		"big":{"terms":{"field":"country","size":500,"order":{"b>mx":"desc"}},"aggs":{"b":{"filter":{"range":{"population":{"gte":100000}}},"aggs":{"mx":{"max":{"field":"population"}}}}}},
+		"multi":{"terms":{"field":"country","size":500,"order":[{"fc":"desc"},{"_count":"asc"},{"_key":"desc"}]},"aggs":{"fc":{"cardinality":{"field":"feature_code"}}}}}}`)
+	check := func(name string, less func(a, b string) int) {
+		t.Helper()
+		want := slices.Clone(keys)
+		slices.SortStableFunc(want, less)
+		var got []string
+		for _, b := range jsonPath(body, "aggregations."+name+".buckets").([]any) {
+			got = append(got, bucketKey(b))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s order =\n %s\nwant\n %s", name, strings.Join(head(got, 30), ","), strings.Join(head(want, 30), ","))
+		}
+	}
+	// ties fall back to the key ascending, as in ES
+	check("avg", func(a, b string) int {
+		if c := cmp.Compare(by[a].sum/float64(by[a].n), by[b].sum/float64(by[b].n)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	check("big", func(a, b string) int {
+		x, y := by[a], by[b]
+		switch {
+		case x.hasBig != y.hasBig:
+			if x.hasBig {
+				return -1
+			}
+			return 1
+		case x.bigMax != y.bigMax:
+			return cmp.Compare(y.bigMax, x.bigMax)
+		}
+		return strings.Compare(a, b)
+	})
+	check("multi", func(a, b string) int {
+		if c := cmp.Compare(len(by[b].features), len(by[a].features)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(by[a].n, by[b].n); c != 0 {
+			return c
+		}
+		return strings.Compare(b, a)
+	})
+}

@@ -26,6 +26,7 @@ func TestDatasets(t *testing.T) {
 	t.Run("cities/pipeline_gaps", f.cityPipelineGaps)
 	t.Run("cities/max_buckets_setting", f.cityMaxBuckets)
 	t.Run("cities/numeric_format", f.cityNumericFormat)
+	t.Run("cities/terms_order_paths", f.cityTermsOrderPaths)
 	t.Run("emails/aggs", f.emailAggs)
 	t.Run("cities/bad_input", f.cityBadInput)
 }
