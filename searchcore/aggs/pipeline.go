@@ -309,23 +309,22 @@ func (s *simpleValue) metric(name string) (float64, bool) {
 }
 
 func (s *simpleValue) write(w *jw, _ *node, _ *reducer) {
-	if s.ok {
-		w.kv("value", s.v)
-		if s.decimal != nil {
-			w.kv("value_as_string", s.decimal(s.v))
-		}
-	} else {
-		w.kv("value", nil)
-	}
+	s.field(w, "value", s.v)
 	if s.hasNorm {
-		if s.ok {
-			w.kv("normalized_value", s.norm)
-			if s.decimal != nil {
-				w.kv("normalized_value_as_string", s.decimal(s.norm))
-			}
-		} else {
-			w.kv("normalized_value", nil)
-		}
+		s.field(w, "normalized_value", s.norm)
+	}
+}
+
+// field writes k (null when the value is a gap) and, with a format, its
+// k_as_string.
+func (s *simpleValue) field(w *jw, k string, v float64) {
+	if !s.ok {
+		w.kv(k, nil)
+		return
+	}
+	w.kv(k, v)
+	if s.decimal != nil {
+		w.kv(k+"_as_string", s.decimal(v))
 	}
 }
 
