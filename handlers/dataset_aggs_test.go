@@ -1097,8 +1097,8 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 }
 
 // cityTermsOrderPaths orders terms buckets by sub-aggregation paths: a
-// multi-value metric's key (st.avg), a path through a single-bucket
-// filter (big>mx, buckets without a value last) and a list of criteria.
+// multi-value metric's key (st.avg), paths through a single-bucket filter
+// (an empty max orders as -Infinity, as in ES) and a list of criteria.
 func (f *dsFixture) cityTermsOrderPaths(t *testing.T) {
 	type agg struct {
 		n        int64
@@ -1128,6 +1128,7 @@ func (f *dsFixture) cityTermsOrderPaths(t *testing.T) {
 	body := f.search(t, "cities", `{"size":0,"aggs":{
 		"avg":{"terms":{"field":"country","size":500,"order":{"st.avg":"asc"}},"aggs":{"st":{"stats":{"field":"population"}}}},
 		"big":{"terms":{"field":"country","size":500,"order":{"b>mx":"desc"}},"aggs":{"b":{"filter":{"range":{"population":{"gte":100000}}},"aggs":{"mx":{"max":{"field":"population"}}}}}},
+		"bigAsc":{"terms":{"field":"country","size":500,"order":{"b>st.max":"asc"}},"aggs":{"b":{"filter":{"range":{"population":{"gte":100000}}},"aggs":{"st":{"stats":{"field":"population"}}}}}},
 		"multi":{"terms":{"field":"country","size":500,"order":[{"fc":"desc"},{"_count":"asc"},{"_key":"desc"}]},"aggs":{"fc":{"cardinality":{"field":"feature_code"}}}}}}`)
 	check := func(name string, less func(a, b string) int) {
 		t.Helper()
@@ -1158,6 +1159,21 @@ func (f *dsFixture) cityTermsOrderPaths(t *testing.T) {
 			return 1
 		case x.bigMax != y.bigMax:
 			return cmp.Compare(y.bigMax, x.bigMax)
+		}
+		return strings.Compare(a, b)
+	})
+	// an empty max orders as -Infinity (MaxAggregator's initial value), so
+	// countries without a big city come first in ascending order
+	check("bigAsc", func(a, b string) int {
+		x, y := by[a].bigMax, by[b].bigMax
+		if !by[a].hasBig {
+			x = math.Inf(-1)
+		}
+		if !by[b].hasBig {
+			y = math.Inf(-1)
+		}
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
 		}
 		return strings.Compare(a, b)
 	})

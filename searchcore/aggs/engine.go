@@ -609,8 +609,23 @@ func orderPathProblem(d *def, path string) string {
 	return ""
 }
 
-// sortBuckets orders buckets; ties fall back to the key ascending.
-func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, cmpKey func(a, b *bucket) int) {
+// orderValue is the value terms and histograms order a bucket by for a
+// sub-aggregation path, as ES's Comparators.compareDiscardNaN over the
+// metric: an empty min or max orders as its aggregator's initial value
+// (+Inf, -Inf), in the order's direction; other missing values (NaN) are
+// not ok and sort last in both directions.
+func orderValue(nodes []*node, b *bucket, path string) (float64, bool) {
+	v, ok := resolveBucketPath(nodes, b, path)
+	if !ok && math.IsInf(v, 0) {
+		return v, true
+	}
+	return v, ok && !math.IsNaN(v)
+}
+
+// sortBuckets orders buckets by order, reading sub-aggregation paths with
+// value (values not ok sort last in both directions); ties fall back to
+// cmpKey.
+func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, value func([]*node, *bucket, string) (float64, bool), cmpKey func(a, b *bucket) int) {
 	sort.SliceStable(bs, func(i, j int) bool {
 		a, b := bs[i], bs[j]
 		for _, o := range order {
@@ -621,8 +636,8 @@ func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, cmpKey func(a, b
 			case "_key":
 				c = cmpKey(a, b)
 			default:
-				va, oka := resolveBucketPath(nodes, a, o.path)
-				vb, okb := resolveBucketPath(nodes, b, o.path)
+				va, oka := value(nodes, a, o.path)
+				vb, okb := value(nodes, b, o.path)
 				switch {
 				case !oka && !okb:
 				case !oka:

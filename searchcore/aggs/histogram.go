@@ -461,7 +461,7 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 		out = append(out, b)
 	}
 	if !(len(m.order) == 1 && m.order[0].path == "_key" && !m.order[0].desc) {
-		sortBuckets(n.subs, out, m.order, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
+		sortBuckets(n.subs, out, m.order, orderValue, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
 	}
 	res := &histResult{m: m, buckets: out}
 	if err := r.parentPipelines(n, res); err != nil {

@@ -145,14 +145,16 @@ func (c *statsColl) metric(name string) (float64, bool) {
 	case "sum":
 		return c.sum, true
 	}
+	switch name {
+	case "min":
+		return c.min, c.count > 0 // +Inf when empty, as ES orders it
+	case "max":
+		return c.max, c.count > 0 // -Inf when empty
+	}
 	if c.count == 0 {
 		return 0, false
 	}
 	switch name {
-	case "min":
-		return c.min, true
-	case "max":
-		return c.max, true
 	case "avg":
 		return c.avg(), true
 	}

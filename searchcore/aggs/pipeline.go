@@ -369,7 +369,7 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 			}
 		case "bucket_sort":
 			if len(pm.sortBy) > 0 {
-				sortBuckets(n.subs, bs, pm.sortBy, func(a, b *bucket) int { return 0 })
+				sortBuckets(n.subs, bs, pm.sortBy, resolveBucketPath, func(a, b *bucket) int { return 0 })
 			}
 			from := min(pm.from, len(bs))
 			bs = bs[from:]

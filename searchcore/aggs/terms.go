@@ -381,7 +381,7 @@ func (c *termsColl) shardBuckets(r *reducer, withSubs bool) ([]*bucket, error) {
 			b.subs = subs
 		}
 	}
-	sortBuckets(c.n.subs, out, c.m.order, c.cmpKey)
+	sortBuckets(c.n.subs, out, c.m.order, orderValue, c.cmpKey)
 	return out, nil
 }
 
@@ -509,7 +509,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 			b.subs = subs
 		}
 	}
-	sortBuckets(n.subs, all, m.order, c.cmpKey)
+	sortBuckets(n.subs, all, m.order, orderValue, c.cmpKey)
 	if len(all) > m.size {
 		for _, b := range all[m.size:] {
 			otherDocs += b.docCount
