@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -821,6 +822,10 @@ func (f *dsFixture) cityBadInput(t *testing.T) {
 			"Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [name] in order to load field data by uninverting the inverted index. Note that this can use significant memory."},
 		{"too many buckets", "cities", `{"size":0,"aggs":{"h":{"histogram":{"field":"population","interval":1,"min_doc_count":0}}}}`, 400, "", "too_many_buckets_exception",
 			"Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536]. This limit can be set by changing the [search.max_buckets] cluster level setting."},
+		{"extended_bounds outside hard_bounds", "cities", `{"size":0,"aggs":{"h":{"histogram":{"field":"population","interval":1000,"hard_bounds":{"min":0,"max":5000},"extended_bounds":{"min":0,"max":9000}}}}}`, 400, "", "illegal_argument_exception",
+			"Extended bounds have to be inside hard bounds, hard bounds: [0.0--5000.0], extended bounds: [0.0--9000.0]"},
+		{"date extended_bounds outside hard_bounds", "emails", `{"size":0,"aggs":{"h":{"date_histogram":{"field":"date","calendar_interval":"day","hard_bounds":{"min":"2010-01-01","max":"2020-01-01"},"extended_bounds":{"min":"2009-01-01","max":"2021-01-01"}}}}}`, 400, "", "illegal_argument_exception",
+			"Extended bounds have to be inside hard bounds, hard bounds: [2010-01-01--2020-01-01], extended bounds: [2009-01-01--2021-01-01]"},
 		{"too many clauses", "cities", `{"query":{"bool":{"should":[` + strings.Join(clauses, ",") + `]}}}`, 400, "", "too_many_clauses", "maxClauseCount is set to 1024"},
 		{"max_result_window", "emails", `{"from":9995,"size":6}`, 400, "", "illegal_argument_exception",
 			"Result window is too large, from + size must be less than or equal to: [10000] but was [10001]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting."},
@@ -852,4 +857,333 @@ func (f *dsFixture) cityBadInput(t *testing.T) {
 	if _, body := f.n.do("GET", "/cities/_count", "", ""); int(num(body["count"])) != len(f.cities) {
 		t.Errorf("count after bad input = %v, want %d", body["count"], len(f.cities))
 	}
+}
+
+// cityPipelineGaps checks the gap policies of derivative and the sibling
+// pipelines on a histogram with empty buckets: as in Elasticsearch
+// (BucketHelpers.resolveBucketValue) a bucket without documents is a gap for
+// skip and insert_zeros even though its sum is 0, keep_values keeps that 0,
+// and a derivative next to a gap is null.
+func (f *dsFixture) cityPipelineGaps(t *testing.T) {
+	const width = 100000
+	counts, sums := map[int64]int64{}, map[int64]float64{}
+	var maxBin int64
+	for _, c := range f.cities {
+		if c.Country != "AT" && c.Country != "CH" {
+			continue
+		}
+		k := c.Pop / width
+		counts[k]++
+		sums[k] += float64(c.Pop)
+		maxBin = max(maxBin, k)
+	}
+	body := f.search(t, "cities", `{"size":0,"query":{"terms":{"country":["AT","CH"]}},"aggs":{
+		"h":{"histogram":{"field":"population","interval":100000},"aggs":{
+			"s":{"sum":{"field":"population"}},
+			"d":{"derivative":{"buckets_path":"s"}},
+			"dz":{"derivative":{"buckets_path":"s","gap_policy":"insert_zeros"}},
+			"dc":{"derivative":{"buckets_path":"_count"}},
+			"cs":{"cumulative_sum":{"buckets_path":"s"}}}},
+		"avg":{"avg_bucket":{"buckets_path":"h>s"}},
+		"avgz":{"avg_bucket":{"buckets_path":"h>s","gap_policy":"insert_zeros"}},
+		"min":{"min_bucket":{"buckets_path":"h>s"}},
+		"mink":{"min_bucket":{"buckets_path":"h>s","gap_policy":"keep_values"}},
+		"st":{"stats_bucket":{"buckets_path":"h>s"}},
+		"stc":{"stats_bucket":{"buckets_path":"h>_count"}},
+		"maxd":{"max_bucket":{"buckets_path":"h>d"}}}}`)
+	hb, _ := jsonPath(body, "aggregations.h.buckets").([]any)
+	if int64(len(hb)) != maxBin+1 {
+		t.Fatalf("histogram = %d buckets, want %d", len(hb), maxBin+1)
+	}
+	var empty []string
+	var nonEmpty, total, cum float64
+	minSum, maxDeriv := math.Inf(1), math.Inf(-1)
+	var minKeys, maxDerivKeys []string
+	for k := int64(0); k <= maxBin; k++ {
+		b := hb[k]
+		key := fmt.Sprintf("%d.0", k*width)
+		cum += sums[k]
+		checkNum(t, key+" doc_count", jsonPath(b, "doc_count"), float64(counts[k]), 0)
+		checkNum(t, key+" cumulative_sum", jsonPath(b, "cs.value"), cum, 1e-12)
+		if counts[k] == 0 {
+			empty = append(empty, key)
+		} else {
+			nonEmpty++
+			total += sums[k]
+			if sums[k] < minSum {
+				minSum, minKeys = sums[k], nil
+			}
+			if sums[k] == minSum {
+				minKeys = append(minKeys, key)
+			}
+		}
+		if k == 0 {
+			for _, p := range []string{"d", "dz", "dc"} {
+				if v := jsonPath(b, p); v != nil {
+					t.Errorf("%s on the first bucket = %s", p, str(v))
+				}
+			}
+			continue
+		}
+		if counts[k] == 0 || counts[k-1] == 0 {
+			if got := str(jsonPath(b, "d")); got != `{"value":null}` {
+				t.Errorf("%s derivative next to a gap = %s, want {\"value\":null}", key, got)
+			}
+		} else {
+			d := sums[k] - sums[k-1]
+			checkNum(t, key+" derivative", jsonPath(b, "d.value"), d, 1e-12)
+			if d > maxDeriv {
+				maxDeriv, maxDerivKeys = d, nil
+			}
+			if d == maxDeriv {
+				maxDerivKeys = append(maxDerivKeys, key)
+			}
+		}
+		checkNum(t, key+" derivative insert_zeros", jsonPath(b, "dz.value"), sums[k]-sums[k-1], 1e-12)
+		checkNum(t, key+" derivative _count", jsonPath(b, "dc.value"), float64(counts[k]-counts[k-1]), 0)
+	}
+	if len(empty) == 0 {
+		t.Fatal("the case has no empty bucket")
+	}
+	checkNum(t, "avg_bucket skip", jsonPath(body, "aggregations.avg.value"), total/nonEmpty, 1e-12)
+	checkNum(t, "avg_bucket insert_zeros", jsonPath(body, "aggregations.avgz.value"), total/float64(maxBin+1), 1e-12)
+	checkNum(t, "min_bucket skip", jsonPath(body, "aggregations.min.value"), minSum, 0)
+	if got := str(jsonPath(body, "aggregations.min.keys")); got != str(minKeys) {
+		t.Errorf("min_bucket keys = %s, want %s", got, str(minKeys))
+	}
+	checkNum(t, "min_bucket keep_values", jsonPath(body, "aggregations.mink.value"), 0, 0)
+	if got := str(jsonPath(body, "aggregations.mink.keys")); got != str(empty) {
+		t.Errorf("min_bucket keep_values keys = %s, want %s", got, str(empty))
+	}
+	checkNum(t, "stats_bucket.count", jsonPath(body, "aggregations.st.count"), nonEmpty, 0)
+	checkNum(t, "stats_bucket.sum", jsonPath(body, "aggregations.st.sum"), total, 1e-12)
+	checkNum(t, "stats_bucket(_count).count", jsonPath(body, "aggregations.stc.count"), float64(maxBin+1), 0)
+	checkNum(t, "stats_bucket(_count).min", jsonPath(body, "aggregations.stc.min"), 0, 0)
+	checkNum(t, "max_bucket of a derivative", jsonPath(body, "aggregations.maxd.value"), maxDeriv, 1e-12)
+	if got := str(jsonPath(body, "aggregations.maxd.keys")); got != str(maxDerivKeys) {
+		t.Errorf("max_bucket of a derivative keys = %s, want %s", got, str(maxDerivKeys))
+	}
+}
+
+// cityMaxBuckets checks that search.max_buckets is read from the cluster
+// settings (transient over persistent) and that resetting it restores
+// Elasticsearch's default of 65,535.
+func (f *dsFixture) cityMaxBuckets(t *testing.T) {
+	bins := map[int64]bool{}
+	for _, c := range f.cities {
+		if c.Country == "AT" {
+			bins[c.Pop/100000] = true
+		}
+	}
+	var maxBin int64
+	for k := range bins {
+		maxBin = max(maxBin, k)
+	}
+	if maxBin+1 <= 5 {
+		t.Fatalf("the case needs more than 5 buckets, has %d", maxBin+1)
+	}
+	q := `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"h":{"histogram":{"field":"population","interval":100000}}}}`
+	set := func(scope, v string) {
+		t.Helper()
+		if code, body := f.n.do("PUT", "/_cluster/settings", "application/json", `{"`+scope+`":{"search.max_buckets":`+v+`}}`); code != 200 {
+			t.Fatalf("set %s search.max_buckets=%s: %d %s", scope, v, code, str(body))
+		}
+	}
+	defer set("transient", "null")
+	defer set("persistent", "null")
+	for _, tc := range []struct {
+		scope, value string
+		limit        int
+	}{{"persistent", "7", 7}, {"transient", "5", 5}} {
+		set(tc.scope, tc.value)
+		code, body := f.n.do("POST", "/cities/_search", "application/json", q)
+		want := fmt.Sprintf("Trying to create too many buckets. Must be less than or equal to: [%d] but was [%d]. This limit can be set by changing the [search.max_buckets] cluster level setting.", tc.limit, tc.limit+1)
+		if code != 400 || jsonPath(body, "error.root_cause.0.type") != "too_many_buckets_exception" || jsonPath(body, "error.root_cause.0.reason") != want {
+			t.Errorf("%s limit %d: %d %.500s\nwant reason %s", tc.scope, tc.limit, code, str(body), want)
+		}
+		if got := num(jsonPath(body, "error.root_cause.0.max_buckets")); got != float64(tc.limit) {
+			t.Errorf("max_buckets = %v, want %d", got, tc.limit)
+		}
+	}
+	set("transient", "null")
+	set("persistent", "null")
+	body := f.search(t, "cities", q)
+	if hb, _ := jsonPath(body, "aggregations.h.buckets").([]any); int64(len(hb)) != maxBin+1 {
+		t.Errorf("after reset: %d buckets, want %d", len(hb), maxBin+1)
+	}
+}
+
+// cityNumericFormat checks the DecimalFormat "format" of numeric
+// aggregations: ES renders *_as_string members (and formatted histogram,
+// terms and range keys) next to the raw values.
+func (f *dsFixture) cityNumericFormat(t *testing.T) {
+	var pops []float64
+	bins, terms := map[int64]int64{}, map[int64]int64{}
+	var below int64
+	for _, c := range f.cities {
+		if c.Country != "AT" {
+			continue
+		}
+		pops = append(pops, float64(c.Pop))
+		bins[c.Pop/100000]++
+		terms[c.Pop]++
+		if c.Pop < 1000 {
+			below++
+		}
+	}
+	s := statsOf(pops)
+	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{
+		"s":{"sum":{"field":"population","format":"0.00"}},
+		"a":{"avg":{"field":"population","format":"0.0"}},
+		"st":{"stats":{"field":"population","format":"0"}},
+		"h":{"histogram":{"field":"population","interval":100000,"min_doc_count":1,"format":"0"},"aggs":{
+			"c":{"cumulative_sum":{"buckets_path":"_count","format":"000"}}}},
+		"t":{"terms":{"field":"population","size":3,"shard_size":10000,"format":"00000000"}},
+		"r":{"range":{"field":"population","format":"0.0","ranges":[{"to":1000}]}},
+		"p":{"percentiles":{"field":"population","percents":[50],"keyed":false,"format":"0.0"}},
+		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}}}}`)
+	ff := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	want := map[string]string{
+		"s.value_as_string":          ff(s.sum, 2),
+		"a.value_as_string":          ff(s.sum/float64(s.count), 1),
+		"st.min_as_string":           ff(s.min, 0),
+		"st.max_as_string":           ff(s.max, 0),
+		"st.sum_as_string":           ff(s.sum, 0),
+		"r.buckets.0.key":            "*-1000.0",
+		"r.buckets.0.to_as_string":   "1000.0",
+		"sb.value_as_string":         ff(float64(s.count), 1),
+		"p.values.0.value_as_string": ff(num(jsonPath(body, "aggregations.p.values.0.value")), 1),
+	}
+	for path, w := range want {
+		if got := jsonPath(body, "aggregations."+path); got != w {
+			t.Errorf("%s = %v, want %q", path, got, w)
+		}
+	}
+	checkNum(t, "range doc_count", jsonPath(body, "aggregations.r.buckets.0.doc_count"), float64(below), 0)
+	var keys []int64
+	for k := range bins {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	hb, _ := jsonPath(body, "aggregations.h.buckets").([]any)
+	if len(hb) != len(keys) {
+		t.Fatalf("histogram = %d buckets, want %d", len(hb), len(keys))
+	}
+	var cum int64
+	for i, k := range keys {
+		cum += bins[k]
+		b := hb[i]
+		if got, w := jsonPath(b, "key_as_string"), fmt.Sprint(k*100000); got != w {
+			t.Errorf("histogram key_as_string = %v, want %s", got, w)
+		}
+		if got, w := jsonPath(b, "c.value_as_string"), fmt.Sprintf("%03d", cum); got != w {
+			t.Errorf("cumulative_sum value_as_string = %v, want %s", got, w)
+		}
+	}
+	tw := byCount(func() map[string]int64 {
+		m := map[string]int64{}
+		for p, n := range terms {
+			m[fmt.Sprintf("%08d", p)] = n
+		}
+		return m
+	}())[:3]
+	for i, w := range tw {
+		b := jsonPath(body, fmt.Sprintf("aggregations.t.buckets.%d", i))
+		p, _ := strconv.ParseInt(w.key, 10, 64)
+		if jsonPath(b, "key_as_string") != w.key || num(jsonPath(b, "key")) != float64(p) || int64(num(jsonPath(b, "doc_count"))) != w.count {
+			t.Errorf("terms bucket %d = %s, want key %d key_as_string %s doc_count %d", i, str(b), p, w.key, w.count)
+		}
+	}
+}
+
+// cityTermsOrderPaths orders terms buckets by sub-aggregation paths: a
+// multi-value metric's key (st.avg), paths through a single-bucket filter
+// (an empty max orders as -Infinity, as in ES) and a list of criteria.
+func (f *dsFixture) cityTermsOrderPaths(t *testing.T) {
+	type agg struct {
+		n        int64
+		sum      float64
+		bigMax   float64
+		hasBig   bool
+		features map[string]bool
+	}
+	by := map[string]*agg{}
+	for _, c := range f.cities {
+		a := by[c.Country]
+		if a == nil {
+			a = &agg{features: map[string]bool{}}
+			by[c.Country] = a
+		}
+		a.n++
+		a.sum += float64(c.Pop)
+		a.features[c.Feature] = true
+		if c.Pop >= 100000 {
+			a.bigMax, a.hasBig = math.Max(a.bigMax, float64(c.Pop)), true
+		}
+	}
+	var keys []string
+	for k := range by {
+		keys = append(keys, k)
+	}
+	body := f.search(t, "cities", `{"size":0,"aggs":{
+		"avg":{"terms":{"field":"country","size":500,"order":{"st.avg":"asc"}},"aggs":{"st":{"stats":{"field":"population"}}}},
+		"big":{"terms":{"field":"country","size":500,"order":{"b>mx":"desc"}},"aggs":{"b":{"filter":{"range":{"population":{"gte":100000}}},"aggs":{"mx":{"max":{"field":"population"}}}}}},
+		"bigAsc":{"terms":{"field":"country","size":500,"order":{"b>st.max":"asc"}},"aggs":{"b":{"filter":{"range":{"population":{"gte":100000}}},"aggs":{"st":{"stats":{"field":"population"}}}}}},
+		"multi":{"terms":{"field":"country","size":500,"order":[{"fc":"desc"},{"_count":"asc"},{"_key":"desc"}]},"aggs":{"fc":{"cardinality":{"field":"feature_code"}}}}}}`)
+	check := func(name string, less func(a, b string) int) {
+		t.Helper()
+		want := slices.Clone(keys)
+		slices.SortStableFunc(want, less)
+		var got []string
+		for _, b := range jsonPath(body, "aggregations."+name+".buckets").([]any) {
+			got = append(got, bucketKey(b))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s order =\n %s\nwant\n %s", name, strings.Join(head(got, 30), ","), strings.Join(head(want, 30), ","))
+		}
+	}
+	// ties fall back to the key ascending, as in ES
+	check("avg", func(a, b string) int {
+		if c := cmp.Compare(by[a].sum/float64(by[a].n), by[b].sum/float64(by[b].n)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	check("big", func(a, b string) int {
+		x, y := by[a], by[b]
+		switch {
+		case x.hasBig != y.hasBig:
+			if x.hasBig {
+				return -1
+			}
+			return 1
+		case x.bigMax != y.bigMax:
+			return cmp.Compare(y.bigMax, x.bigMax)
+		}
+		return strings.Compare(a, b)
+	})
+	// an empty max orders as -Infinity (MaxAggregator's initial value), so
+	// countries without a big city come first in ascending order
+	check("bigAsc", func(a, b string) int {
+		x, y := by[a].bigMax, by[b].bigMax
+		if !by[a].hasBig {
+			x = math.Inf(-1)
+		}
+		if !by[b].hasBig {
+			y = math.Inf(-1)
+		}
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	check("multi", func(a, b string) int {
+		if c := cmp.Compare(len(by[b].features), len(by[a].features)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(by[a].n, by[b].n); c != 0 {
+			return c
+		}
+		return strings.Compare(b, a)
+	})
 }

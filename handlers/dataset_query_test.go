@@ -23,6 +23,10 @@ func TestDatasets(t *testing.T) {
 	t.Run("cities/aggs", f.cityAggs)
 	t.Run("cities/terms_shards", f.cityTermsShards)
 	t.Run("cities/sort_and_aggs_same_field", f.citySortAndAggs)
+	t.Run("cities/pipeline_gaps", f.cityPipelineGaps)
+	t.Run("cities/max_buckets_setting", f.cityMaxBuckets)
+	t.Run("cities/numeric_format", f.cityNumericFormat)
+	t.Run("cities/terms_order_paths", f.cityTermsOrderPaths)
 	t.Run("emails/aggs", f.emailAggs)
 	t.Run("cities/bad_input", f.cityBadInput)
 }

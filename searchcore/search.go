@@ -201,7 +201,6 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			if err != nil {
 				return err
 			}
-			a.MaxBuckets = DefaultMaxBuckets
 			req.Aggs = a
 		case "search_after":
 			var list []json.RawMessage
@@ -441,8 +440,19 @@ type SearchResult struct {
 	Suggest []SuggestResult
 }
 
-// DefaultMaxBuckets is search.max_buckets.
-const DefaultMaxBuckets = 65535
+// DefaultMaxBuckets is search.max_buckets's default (ES 7.17: 65,535).
+const DefaultMaxBuckets = aggs.DefaultMaxBuckets
+
+// maxBuckets is the search.max_buckets cluster setting (transient, then
+// persistent), else DefaultMaxBuckets.
+func (e *Engine) maxBuckets() int {
+	if v := e.clusterSetting("search.max_buckets"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return DefaultMaxBuckets
+}
 
 // shardHit is a hit before fetching, tagged with its shard for merging.
 type shardHit struct {
@@ -1049,6 +1059,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	res.Total, res.TotalRelation = applyTrack(total, req.TrackTotalHits)
 	if req.Aggs != nil {
+		req.Aggs.MaxBuckets = e.maxBuckets()
 		if res.Aggregations, err = req.Aggs.Reduce(aggParts, req.TypedKeys); err != nil {
 			return nil, nil, err
 		}

@@ -556,26 +556,76 @@ func validateOrderPaths(d *def, order []orderKey) error {
 		if o.path == "_count" || o.path == "_key" {
 			continue
 		}
-		name := o.path
-		if i := strings.IndexAny(name, ".[>"); i >= 0 {
-			name = name[:i]
-		}
-		found := false
-		for _, s := range d.subs {
-			if s.name == name {
-				found = true
-			}
-		}
-		if !found {
-			return eserr.Errorf(eserr.Invalid, "aggregation_execution_exception",
-				"Invalid aggregation order path [%s]. The provided aggregation [%s] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets.", o.path, name)
+		if msg := orderPathProblem(d, o.path); msg != "" {
+			return eserr.Errorf(eserr.Invalid, "aggregation_execution_exception", "Invalid aggregation order path [%s]. %s", o.path, msg)
 		}
 	}
 	return nil
 }
 
-// sortBuckets orders buckets; ties fall back to the key ascending.
-func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, cmpKey func(a, b *bucket) int) {
+// Aggregation kinds an order path may end on or go through (ES's
+// Aggregator.resolveSortPath and bucketComparator).
+var (
+	singleBucketTypes = map[string]bool{"filter": true, "missing": true, "global": true, "nested": true, "reverse_nested": true}
+	multiValueMetrics = map[string]bool{"stats": true, "extended_stats": true, "percentiles": true, "percentile_ranks": true}
+	numericMetrics    = map[string]bool{"min": true, "max": true, "sum": true, "avg": true, "value_count": true, "cardinality": true,
+		"weighted_avg": true, "median_absolute_deviation": true}
+)
+
+// orderPathProblem returns ES's reason why path (name>name...[.key]) cannot
+// order the buckets of d, or "".
+func orderPathProblem(d *def, path string) string {
+	const bucketsOnly = "Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket " +
+		"aggregations within the path and a final single-bucket or a metrics aggregation at the path end."
+	elems := strings.Split(path, ">")
+	for i, e := range elems {
+		name, key := e, ""
+		if i == len(elems)-1 {
+			if j := strings.IndexAny(e, ".["); j >= 0 {
+				name, key = e[:j], strings.Trim(e[j:], ".[]")
+			}
+		}
+		var sub *def
+		for _, s := range d.subs {
+			if s.name == name && !pipelineTypes[s.typ] {
+				sub = s
+			}
+		}
+		if sub == nil {
+			return fmt.Sprintf("The provided aggregation [%s] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets.", name)
+		}
+		last := i == len(elems)-1
+		switch {
+		case !last && !singleBucketTypes[sub.typ]:
+			return fmt.Sprintf("%s [%s] is not single-bucket.", bucketsOnly, name)
+		case !last:
+			d = sub
+		case multiValueMetrics[sub.typ] && key == "":
+			return "When ordering on a multi-value metrics aggregation a metric name must be specified."
+		case !multiValueMetrics[sub.typ] && !numericMetrics[sub.typ] && !singleBucketTypes[sub.typ]:
+			return bucketsOnly
+		}
+	}
+	return ""
+}
+
+// orderValue is the value terms and histograms order a bucket by for a
+// sub-aggregation path, as ES's Comparators.compareDiscardNaN over the
+// metric: an empty min or max orders as its aggregator's initial value
+// (+Inf, -Inf), in the order's direction; other missing values (NaN) are
+// not ok and sort last in both directions.
+func orderValue(nodes []*node, b *bucket, path string) (float64, bool) {
+	v, ok := resolveBucketPath(nodes, b, path)
+	if !ok && math.IsInf(v, 0) {
+		return v, true
+	}
+	return v, ok && !math.IsNaN(v)
+}
+
+// sortBuckets orders buckets by order, reading sub-aggregation paths with
+// value (values not ok sort last in both directions); ties fall back to
+// cmpKey.
+func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, value func([]*node, *bucket, string) (float64, bool), cmpKey func(a, b *bucket) int) {
 	sort.SliceStable(bs, func(i, j int) bool {
 		a, b := bs[i], bs[j]
 		for _, o := range order {
@@ -586,8 +636,8 @@ func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, cmpKey func(a, b
 			case "_key":
 				c = cmpKey(a, b)
 			default:
-				va, oka := resolveBucketPath(nodes, a, o.path)
-				vb, okb := resolveBucketPath(nodes, b, o.path)
+				va, oka := value(nodes, a, o.path)
+				vb, okb := value(nodes, b, o.path)
 				switch {
 				case !oka && !okb:
 				case !oka:

@@ -34,6 +34,10 @@ func TestErrors(t *testing.T) {
 		{"no interval", `{"a":{"date_histogram":{"field":"population"}}}`, "illegal_argument_exception", "Required one of fields [interval, calendar_interval, fixed_interval], but none were specified."},
 		{"terms size", `{"a":{"terms":{"field":"country","size":0}}}`, "illegal_argument_exception", "[size] must be greater than 0. Found [0] in [a]"},
 		{"bad order path", `{"a":{"terms":{"field":"country","order":{"nope":"asc"}}}}`, "aggregation_execution_exception", "Invalid aggregation order path [nope]. The provided aggregation [nope] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets."},
+		{"order on a multi-value metric without a key", `{"a":{"terms":{"field":"country","order":{"st":"asc"}},"aggs":{"st":{"stats":{"field":"population"}}}}}`, "aggregation_execution_exception", "Invalid aggregation order path [st]. When ordering on a multi-value metrics aggregation a metric name must be specified."},
+		{"order through a multi-bucket aggregation", `{"a":{"terms":{"field":"country","order":{"t>m":"asc"}},"aggs":{"t":{"terms":{"field":"admin_code"},"aggs":{"m":{"max":{"field":"population"}}}}}}}`, "aggregation_execution_exception", "Invalid aggregation order path [t>m]. Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end. [t] is not single-bucket."},
+		{"order on a multi-bucket aggregation", `{"a":{"terms":{"field":"country","order":{"t":"asc"}},"aggs":{"t":{"terms":{"field":"admin_code"}}}}}`, "aggregation_execution_exception", "Invalid aggregation order path [t]. Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end."},
+		{"order on a pipeline", `{"a":{"histogram":{"field":"population","interval":1000,"order":{"c":"asc"}},"aggs":{"c":{"cumulative_sum":{"buckets_path":"_count"}}}}}`, "aggregation_execution_exception", "Invalid aggregation order path [c]. The provided aggregation [c] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets."},
 		{"bad order dir", `{"a":{"terms":{"field":"country","order":{"_count":"up"}}}}`, "parsing_exception", "Unknown order direction [up]"},
 		{"bucket_selector", `{"a":{"terms":{"field":"country"},"aggs":{"s":{"bucket_selector":{"buckets_path":{"c":"_count"},"script":"params.c > 1"}}}}}`, "parsing_exception", "scripts are not supported: [bucket_selector] aggregation [s] cannot be used"},
 		{"bucket_script", `{"a":{"bucket_script":{}}}`, "parsing_exception", "scripts are not supported: [bucket_script] aggregation [a] cannot be used"},
@@ -62,7 +66,7 @@ func TestTooManyBuckets(t *testing.T) {
 	// dates span the years 0102..2028: one bucket per hour is far too many
 	_, err := f.run(t, `{"h":{"date_histogram":{"field":"date","fixed_interval":"1h"}}}`, opts{})
 	checkErr(t, err, "too_many_buckets_exception", "")
-	if !strings.HasPrefix(err.Error(), "too_many_buckets_exception: Trying to create too many buckets. Must be less than or equal to: [65536] but was [65537].") {
+	if !strings.HasPrefix(err.Error(), "too_many_buckets_exception: Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536].") {
 		t.Errorf("err = %v", err)
 	}
 	// the limit counts buckets of all levels
@@ -97,7 +101,7 @@ func TestTypedKeysAndMeta(t *testing.T) {
 	s := string(raw)
 	for _, want := range []string{`{"sterms#g":{"meta":{"k":"v","n":[1,2.5]},"doc_count_error_upper_bound":0,`,
 		`"date_histogram#d":{"buckets":[`, `"lterms#s":{`, `"max#mx":{"value":`, `"stats#st":{"count":`,
-		`"cardinality#c":{"value":`, `"tdigest_percentiles#p":{"values":{"50.0":`, `"range#r":{"buckets":[{"key":"*-0.0","to":0.0,"doc_count":0}]}`,
+		`"cardinality#c":{"value":`, `"tdigest_percentiles#p":{"values":{"50.0":`, `"range#r":{"buckets":[{"key":"*-1970-01-01T00:00:00.000Z","to":0.0,"to_as_string":"1970-01-01T00:00:00.000Z","doc_count":0}]}`,
 		`"date_range#dr":{"buckets":[{"key":"*-`, `"missing#m":{"doc_count":`, `"simple_value#avgd":{"value":`,
 		`"bucket_metric_value#mxd":{"value":`, `"stats_bucket#sd":{"count":`} {
 		if !strings.Contains(s, want) {

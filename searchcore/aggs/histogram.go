@@ -137,6 +137,8 @@ func newHistogram(cm *ctxMapping, p *params, d *def) (impl, error) {
 	if err := validateOrderPaths(d, m.order); err != nil {
 		return nil, err
 	}
+	// shown: each bound as the request wrote it, for the ES error text
+	shown := map[string][2]string{}
 	for _, b := range []struct {
 		k        string
 		min, max **float64
@@ -162,13 +164,21 @@ func newHistogram(cm *ctxMapping, p *params, d *def) (impl, error) {
 				if err != nil {
 					return nil, err
 				}
+				sh := shown[b.k]
+				sh[boolIndex(e.k == "max")] = s
+				shown[b.k] = sh
 				ms, err := parseDateMath(s, src.format, cm.now())
 				if err != nil {
 					return nil, err
 				}
 				v = float64(ms)
-			} else if v, _, err = sub.num(e.k, 0); err != nil {
-				return nil, err
+			} else {
+				if v, _, err = sub.num(e.k, 0); err != nil {
+					return nil, err
+				}
+				sh := shown[b.k]
+				sh[boolIndex(e.k == "max")] = javaDouble(v)
+				shown[b.k] = sh
 			}
 			*e.t = &v
 		}
@@ -177,7 +187,31 @@ func newHistogram(cm *ctxMapping, p *params, d *def) (impl, error) {
 				b.k, javaDouble(**b.min), b.k, javaDouble(**b.max), p.agg)
 		}
 	}
+	if m.outsideHardBounds() {
+		h, e := shown["hard_bounds"], shown["extended_bounds"]
+		return nil, eserr.IllegalArgument("Extended bounds have to be inside hard bounds, hard bounds: [%s--%s], extended bounds: [%s--%s]",
+			h[0], h[1], e[0], e[1])
+	}
 	return m, nil
+}
+
+// outsideHardBounds reports extended_bounds reaching past hard_bounds, which
+// ES refuses. Date bounds are compared after rounding, as ES does.
+func (m *histImpl) outsideHardBounds() bool {
+	r := func(v float64) float64 { return v }
+	if m.date {
+		r = m.round
+	}
+	return m.hardMax != nil && m.extMax != nil && r(*m.extMax) > r(*m.hardMax) ||
+		m.hardMin != nil && m.extMin != nil && r(*m.extMin) < r(*m.hardMin)
+}
+
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (m *histImpl) parseDateInterval(p *params) error {
@@ -420,11 +454,14 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			b.keyString, b.hasKeyStr, b.strFirst = m.formatKey(k), true, true
 		} else {
 			b.key = k
+			if m.src.decimal != nil {
+				b.keyString, b.hasKeyStr, b.strFirst = m.src.decimal(k), true, true
+			}
 		}
 		out = append(out, b)
 	}
 	if !(len(m.order) == 1 && m.order[0].path == "_key" && !m.order[0].desc) {
-		sortBuckets(n.subs, out, m.order, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
+		sortBuckets(n.subs, out, m.order, orderValue, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
 	}
 	res := &histResult{m: m, buckets: out}
 	if err := r.parentPipelines(n, res); err != nil {

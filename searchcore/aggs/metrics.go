@@ -145,14 +145,16 @@ func (c *statsColl) metric(name string) (float64, bool) {
 	case "sum":
 		return c.sum, true
 	}
+	switch name {
+	case "min":
+		return c.min, c.count > 0 // +Inf when empty, as ES orders it
+	case "max":
+		return c.max, c.count > 0 // -Inf when empty
+	}
 	if c.count == 0 {
 		return 0, false
 	}
 	switch name {
-	case "min":
-		return c.min, true
-	case "max":
-		return c.max, true
 	case "avg":
 		return c.avg(), true
 	}
@@ -183,7 +185,7 @@ func (c *statsColl) write(w *jw, _ *node, _ *reducer) {
 			w.kv("value", nil)
 			return
 		}
-		if src.date {
+		if src.formatted() {
 			w.kv("value", v)
 			w.kv("value_as_string", src.formatValue(v))
 			return
@@ -236,7 +238,7 @@ func (c *statsColl) write(w *jw, _ *node, _ *reducer) {
 		}
 		w.end('}')
 	}
-	if src.date && c.count > 0 {
+	if src.formatted() && c.count > 0 {
 		w.kv("min_as_string", src.formatValue(mn))
 		w.kv("max_as_string", src.formatValue(mx))
 		w.kv("avg_as_string", src.formatValue(av))
@@ -524,7 +526,7 @@ func (c *valuesColl) write(w *jw, _ *node, _ *reducer) {
 				continue
 			}
 			w.kv(key(p), v)
-			if c.m.src.date {
+			if c.m.src.formatted() {
 				w.kv(key(p)+"_as_string", c.m.src.formatValue(v))
 			}
 		}
@@ -540,6 +542,9 @@ func (c *valuesColl) write(w *jw, _ *node, _ *reducer) {
 			w.kv("value", nil)
 		} else {
 			w.kv("value", v)
+			if c.m.src.formatted() {
+				w.kv("value_as_string", c.m.src.formatValue(v))
+			}
 		}
 		w.end('}')
 	}
@@ -550,6 +555,7 @@ func (c *valuesColl) write(w *jw, _ *node, _ *reducer) {
 // single weight value.
 type weightedAvgImpl struct {
 	value, weight *source
+	decimal       func(float64) string // "format", or nil
 }
 
 func (weightedAvgImpl) isMetric() {}
@@ -577,11 +583,12 @@ func newWeightedAvg(cm *ctxMapping, p *params) (impl, error) {
 			return nil, err
 		}
 	}
-	if _, err := p.str("format", ""); err != nil {
+	decimal, err := decimalParam(p)
+	if err != nil {
 		return nil, err
 	}
 	p.raw("value_type")
-	return &weightedAvgImpl{value: srcs[0], weight: srcs[1]}, nil
+	return &weightedAvgImpl{value: srcs[0], weight: srcs[1], decimal: decimal}, nil
 }
 
 func subParams(p *params, k string, r []byte) (*params, error) {
@@ -630,4 +637,7 @@ func (c *wavgColl) write(w *jw, _ *node, _ *reducer) {
 		return
 	}
 	w.kv("value", v)
+	if c.m.decimal != nil {
+		w.kv("value_as_string", c.m.decimal(v))
+	}
 }

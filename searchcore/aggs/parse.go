@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultMaxBuckets is the default of the search.max_buckets cluster setting.
-const DefaultMaxBuckets = 65536
+const DefaultMaxBuckets = 65535
 
 // Request is a parsed "aggs" object. It is immutable after Parse except for
 // MaxBuckets, which the caller sets from search.max_buckets before Reduce.

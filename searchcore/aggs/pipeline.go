@@ -17,6 +17,8 @@ type pipelineImpl struct {
 	parent bool
 	gap    string // skip | insert_zeros
 	unit   float64
+	// decimal is the DecimalFormat "format" (nil: no value_as_string)
+	decimal func(float64) string
 	// bucket_sort
 	sortBy []orderKey
 	from   int
@@ -53,7 +55,7 @@ func newPipeline(p *params, parent *def) (impl, error) {
 	if m.gap != "skip" && m.gap != "insert_zeros" && m.gap != "keep_values" {
 		return nil, eserr.IllegalArgument("Invalid gap policy: [%s], accepted values: [insert_zeros, skip, keep_values]", m.gap)
 	}
-	if _, err := p.str("format", ""); err != nil {
+	if m.decimal, err = decimalParam(p); err != nil {
 		return nil, err
 	}
 	switch p.typ {
@@ -128,13 +130,19 @@ func newPipeline(p *params, parent *def) (impl, error) {
 	return m, nil
 }
 
-// pipeValue is a resolved buckets_path value (ok false = gap).
+// value resolves buckets_path in bucket b under the gap policy, as ES's
+// BucketHelpers.resolveBucketValue does (ok false = gap). A bucket without
+// documents is a gap for skip and insert_zeros whatever its metric says
+// (an empty bucket's sum is 0), except for the _count path; keep_values
+// keeps a finite metric of an empty bucket.
 func (m *pipelineImpl) value(nodes []*node, b *bucket) (float64, bool) {
 	v, ok := resolveBucketPath(nodes, b, m.path)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-		if m.gap == "insert_zeros" {
-			return 0, true
-		}
+	missing := !ok || math.IsNaN(v) || math.IsInf(v, 0)
+	empty := b.docCount == 0 && m.path != "_count"
+	switch {
+	case m.gap == "insert_zeros" && (missing || empty):
+		return 0, true
+	case missing, empty && m.gap != "keep_values":
 		return 0, false
 	}
 	return v, true
@@ -171,6 +179,7 @@ func (r *reducer) siblingPipelines(nodes []*node, res []result) error {
 			keys = append(keys, bucketKeyString(b))
 		}
 		res[i] = newBucketMetric(pm.typ, vals, keys)
+		res[i].(*bucketMetric).decimal = pm.decimal
 	}
 	return nil
 }
@@ -196,6 +205,7 @@ type bucketMetric struct {
 	count         int64
 	sum, min, max float64
 	keys          []string
+	decimal       func(float64) string // "format", or nil
 }
 
 func newBucketMetric(typ string, vals []float64, keys []string) *bucketMetric {
@@ -260,10 +270,19 @@ func (bm *bucketMetric) write(w *jw, _ *node, _ *reducer) {
 			opt(k, v, ok)
 		}
 		w.kv("sum", bm.sum)
+		if bm.decimal != nil && bm.count > 0 {
+			for _, k := range []string{"min", "max", "avg", "sum"} {
+				v, _ := bm.metric(k)
+				w.kv(k+"_as_string", bm.decimal(v))
+			}
+		}
 		return
 	}
 	v, ok := bm.metric("")
 	opt("value", v, ok)
+	if ok && bm.decimal != nil {
+		w.kv("value_as_string", bm.decimal(v))
+	}
 	if bm.typ == "max_bucket" || bm.typ == "min_bucket" {
 		w.key("keys")
 		w.begin('[')
@@ -279,23 +298,33 @@ type simpleValue struct {
 	v, norm float64
 	ok      bool
 	hasNorm bool
+	decimal func(float64) string // "format", or nil
 }
 
 func (s *simpleValue) metric(name string) (float64, bool) {
 	if name == "normalized_value" {
-		return s.norm, s.hasNorm
+		return s.norm, s.hasNorm && s.ok
 	}
 	return s.v, s.ok && (name == "" || name == "value")
 }
 
 func (s *simpleValue) write(w *jw, _ *node, _ *reducer) {
-	if s.ok {
-		w.kv("value", s.v)
-	} else {
-		w.kv("value", nil)
-	}
+	s.field(w, "value", s.v)
 	if s.hasNorm {
-		w.kv("normalized_value", s.norm)
+		s.field(w, "normalized_value", s.norm)
+	}
+}
+
+// field writes k (null when the value is a gap) and, with a format, its
+// k_as_string.
+func (s *simpleValue) field(w *jw, k string, v float64) {
+	if !s.ok {
+		w.kv(k, nil)
+		return
+	}
+	w.kv(k, v)
+	if s.decimal != nil {
+		w.kv(k+"_as_string", s.decimal(v))
 	}
 }
 
@@ -315,31 +344,32 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 				if v, ok := pm.value(n.subs, b); ok {
 					sum += v
 				}
-				b.subs[i] = &simpleValue{v: sum, ok: true}
+				b.subs[i] = &simpleValue{v: sum, ok: true, decimal: pm.decimal}
 			}
 		case "derivative":
-			prev, havePrev := 0.0, false
-			var prevKey float64
-			for _, b := range bs {
+			// As ES's DerivativePipelineAggregator: every bucket after the
+			// first gets this value minus the previous one; a gap on
+			// either side gives NaN, rendered "value": null.
+			var prev, prevKey float64
+			for j, b := range bs {
 				v, ok := pm.value(n.subs, b)
 				if !ok {
-					b.subs[i] = nil
-					continue
+					v = math.NaN()
 				}
-				if havePrev {
-					sv := &simpleValue{v: v - prev, ok: true}
+				b.subs[i] = nil
+				if j > 0 {
+					d := v - prev
+					sv := &simpleValue{v: d, ok: !math.IsNaN(d), decimal: pm.decimal}
 					if pm.unit > 0 {
-						sv.norm, sv.hasNorm = (v-prev)/((b.keyNum-prevKey)/pm.unit), true
+						sv.norm, sv.hasNorm = d/((b.keyNum-prevKey)/pm.unit), true
 					}
 					b.subs[i] = sv
-				} else {
-					b.subs[i] = nil
 				}
-				prev, prevKey, havePrev = v, b.keyNum, true
+				prev, prevKey = v, b.keyNum
 			}
 		case "bucket_sort":
 			if len(pm.sortBy) > 0 {
-				sortBuckets(n.subs, bs, pm.sortBy, func(a, b *bucket) int { return 0 })
+				sortBuckets(n.subs, bs, pm.sortBy, resolveBucketPath, func(a, b *bucket) int { return 0 })
 			}
 			from := min(pm.from, len(bs))
 			bs = bs[from:]

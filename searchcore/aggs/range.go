@@ -131,7 +131,7 @@ func (c *rangeColl) merge(o coll) {
 }
 
 func (c *rangeColl) bound(v float64) (any, string) {
-	if c.m.date {
+	if c.m.src.formatted() {
 		return v, c.m.src.formatValue(v)
 	}
 	return v, javaDouble(v)
@@ -149,7 +149,7 @@ func (c *rangeColl) result(n *node, r *reducer) (result, error) {
 			v, s := c.bound(rg.from)
 			fromS = s
 			b.pre = append(b.pre, kvp{"from", v})
-			if c.m.date {
+			if c.m.src.formatted() {
 				b.pre = append(b.pre, kvp{"from_as_string", s})
 			}
 		}
@@ -157,7 +157,7 @@ func (c *rangeColl) result(n *node, r *reducer) (result, error) {
 			v, s := c.bound(rg.to)
 			toS = s
 			b.pre = append(b.pre, kvp{"to", v})
-			if c.m.date {
+			if c.m.src.formatted() {
 				b.pre = append(b.pre, kvp{"to_as_string", s})
 			}
 		}

@@ -381,7 +381,7 @@ func (c *termsColl) shardBuckets(r *reducer, withSubs bool) ([]*bucket, error) {
 			b.subs = subs
 		}
 	}
-	sortBuckets(c.n.subs, out, c.m.order, c.cmpKey)
+	sortBuckets(c.n.subs, out, c.m.order, orderValue, c.cmpKey)
 	return out, nil
 }
 
@@ -509,7 +509,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 			b.subs = subs
 		}
 	}
-	sortBuckets(n.subs, all, m.order, c.cmpKey)
+	sortBuckets(n.subs, all, m.order, orderValue, c.cmpKey)
 	if len(all) > m.size {
 		for _, b := range all[m.size:] {
 			otherDocs += b.docCount
@@ -560,6 +560,9 @@ func (c *termsColl) decorate(b *bucket) {
 		b.key = int64(v)
 	default:
 		b.key = v
+	}
+	if src.decimal != nil {
+		b.keyString, b.hasKeyStr = src.decimal(v), true
 	}
 }
 

@@ -32,6 +32,9 @@ type source struct {
 	boolean  bool
 	integral bool
 	format   string // date format for *_as_string
+	// decimal renders a number with the aggregation's DecimalFormat
+	// "format" (nil: no format, no *_as_string for numbers).
+	decimal func(float64) string
 	// missing is the replacement value for documents without values.
 	hasMissing bool
 	missingNum float64
@@ -82,6 +85,10 @@ func newSource(ctx *ctxMapping, p *params, numericOnly bool) (*source, error) {
 		return nil, err
 	} else if fm != "" && s.date {
 		s.format = fm
+	} else if fm != "" && s.kind == kindNumeric && !s.boolean {
+		if s.decimal, err = mapping.DecimalFormatter(fm); err != nil {
+			return nil, err
+		}
 	}
 	if r := p.raw("missing"); r != nil && string(r) != "null" {
 		s.hasMissing = true
@@ -206,9 +213,25 @@ func (s *source) has(d *search.DocumentMatch) bool {
 	return s.kind != kindNone && len(d.DocValues(s.field)) > 0
 }
 
+// decimalParam compiles the DecimalFormat "format" parameter of p (nil when
+// absent), for aggregations whose format is not a field's.
+func decimalParam(p *params) (func(float64) string, error) {
+	fm, err := p.str("format", "")
+	if err != nil || fm == "" {
+		return nil, err
+	}
+	return mapping.DecimalFormatter(fm)
+}
+
+// formatted reports a field rendered with *_as_string members: dates,
+// and numbers given a DecimalFormat "format".
+func (s *source) formatted() bool { return s.date || s.decimal != nil }
+
 // formatValue renders a numeric value of the field as ES's *_as_string.
 func (s *source) formatValue(v float64) string {
 	switch {
+	case s.decimal != nil:
+		return s.decimal(v)
 	case s.date:
 		return mapping.FormatDate(int64(math.Floor(v)), s.format)
 	case s.boolean:

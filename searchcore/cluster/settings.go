@@ -62,7 +62,7 @@ var known = []setting{
 	{"search.default_search_timeout", "-1", timeValue},
 	{"search.default_keep_alive", "5m", timeValue},
 	{"search.max_keep_alive", "1d", timeValue},
-	{"search.max_buckets", "65536", intMin(0)},
+	{"search.max_buckets", "65535", intMin(0)},
 	{"search.allow_expensive_queries", "true", boolean},
 	{"indices.breaker.total.limit", "95%", text},
 	{"indices.breaker.request.limit", "60%", text},
