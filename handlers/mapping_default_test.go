@@ -109,4 +109,7 @@ func TestDefaultMapping(t *testing.T) {
 	// The restored default still applies to g's first document.
 	wantWarnedResponse(t, n, "PUT", "/g/_doc/1?refresh=true", `{"a":"x","n":1}`, 201, "", "")
 	wantWarnedResponse(t, n, "GET", "/g/_mapping", "", 200, "", `{"g":{"mappings":{"properties":{"a":{"type":"keyword"},"n":{"type":"long"}}}}}`)
+	// The cluster state lists the mappings by type, _default_ included.
+	wantWarnedResponse(t, n, "GET", "/_cluster/state/metadata/g?filter_path=metadata.indices.*.mappings", "", 200, "",
+		`{"metadata":{"indices":{"g":{"mappings":{"_default_":{"properties":{"a":{"type":"keyword"}}},"_doc":{"properties":{"a":{"type":"keyword"},"n":{"type":"long"}}}}}}}}`)
 }

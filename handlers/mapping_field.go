@@ -180,37 +180,31 @@ func (s *Server) IndicesGetMappingType(c echo.Context, index cluster.IndexListPa
 		return err
 	}
 	patterns := splitList(string(typ))
-	matches := func(name string) bool {
-		for _, pat := range patterns {
-			if ok, _ := path.Match(pat, name); ok || pat == name || pat == "_all" {
-				return true
-			}
-		}
-		return false
-	}
 	found := map[string]bool{}
 	out := orderedJSON{}
 	for _, ix := range indices {
 		kept := orderedJSON{}
 		for _, kv := range typedMappingsJSON(ix) {
-			if matches(kv.K) {
-				kept = append(kept, kv)
-				found[kv.K] = true
+			for _, pat := range patterns {
+				if typeMatches(pat, kv.K) {
+					kept = append(kept, kv)
+					found[kv.K] = true
+					break
+				}
 			}
 		}
 		if len(kept) > 0 {
 			out = append(out, kvPair{ix.Name(), orderedJSON{{"mappings", kept}}})
 		}
 	}
+	// Patterns that matched no type of any index are missing.
 	var missing []string
 	for _, pat := range patterns {
-		hit := pat == "_all"
+		hit := false
 		for name := range found {
-			if ok, _ := path.Match(pat, name); ok || pat == name {
-				hit = true
-			}
+			hit = hit || typeMatches(pat, name)
 		}
-		if !hit {
+		if !hit && pat != "_all" {
 			missing = append(missing, pat)
 		}
 	}
@@ -224,6 +218,13 @@ func (s *Server) IndicesGetMappingType(c echo.Context, index cluster.IndexListPa
 	}
 	body := append(orderedJSON{{"error", noun + " [" + strings.Join(missing, ",") + "] missing"}, {"status", http.StatusNotFound}}, out...)
 	return writeJSON(c, http.StatusNotFound, body)
+}
+
+// typeMatches reports whether a type pattern of the get mapping API (a
+// name, _all, or a wildcard pattern) selects the type name.
+func typeMatches(pat, name string) bool {
+	ok, _ := path.Match(pat, name)
+	return ok || pat == name || pat == "_all"
 }
 
 // typedMappings reads the mappings of a create index request into req: as
