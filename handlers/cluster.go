@@ -200,7 +200,7 @@ func (s *Server) clusterState(c echo.Context, metric, index string, p cluster.Cl
 			metaIndices = append(metaIndices, kvPair{ix.Name(), orderedJSON{
 				{"state", state},
 				{"settings", searchcore.RenderSettings(ix.SettingsFlat(), flat)},
-				{"mappings", orderedJSON{{"_doc", ix.MappingJSON()}}},
+				{"mappings", typedMappingsJSON(ix)},
 				{"aliases", aliases},
 			}})
 		}

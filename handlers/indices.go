@@ -34,7 +34,7 @@ func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCr
 			case "settings":
 				req.Settings = v
 			case "mappings":
-				if req.Mappings, req.MappingType, err = typedMappings(v, index, boolParam(p.IncludeTypeName, false)); err != nil {
+				if err := typedMappings(v, index, boolParam(p.IncludeTypeName, false), &req); err != nil {
 					return err
 				}
 			case "aliases":
@@ -49,6 +49,9 @@ func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCr
 	idx, err := s.core.CreateIndex(c.Request().Context(), index, req)
 	if err != nil {
 		return err
+	}
+	if len(req.DefaultMapping) > 0 {
+		s.deprecationWarning(c, defaultMappingWarning)
 	}
 	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}, {"shards_acknowledged", true}, {"index", idx.Name()}})
 }

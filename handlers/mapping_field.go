@@ -22,6 +22,7 @@ const (
 	getIndexTypeNameWarning    = "[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version."
 	fieldMappingLocalWarning   = "Use [local] in get field mapping requests is deprecated. The parameter will be removed in the next major version"
 	fieldMappingTypeWarning    = "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."
+	defaultMappingWarning      = "[_default_] mapping is deprecated since it is not useful anymore now that indexes cannot have more than one type"
 )
 
 // IndicesPutMappingType answers the typed PUT /{index}/_mapping/{type}: as
@@ -47,8 +48,13 @@ func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPa
 	if len(indices) == 0 {
 		return searchcore.IndexNotFound(string(index))
 	}
-	if string(typ) == "_default_" {
-		return searchcore.IllegalArgument("The [default] mapping cannot be updated on index [%s]: [_default_] mappings are not allowed on new indices and should no longer be used. See [https://www.elastic.co/guide/en/elasticsearch/reference/current/breaking-changes-7.0.html#default-mapping-not-allowed] for more information.", indices[0].Name())
+	if string(typ) == searchcore.DefaultMappingName {
+		// The default mapping is replaced, not merged (SPEC "Mapping update").
+		if err := s.core.PutDefaultMapping(c.Request().Context(), indices, body); err != nil {
+			return err
+		}
+		s.deprecationWarning(c, defaultMappingWarning)
+		return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}})
 	}
 	// The body is {"properties":...} or wrapped in the type: {"<type>":{...}}.
 	if err := s.core.PutTypedMapping(c.Request().Context(), indices, string(typ), body); err != nil {
@@ -139,36 +145,116 @@ func collectFields(raw json.RawMessage, prefix string, out map[string]json.RawMe
 
 // mappingsJSON is an index's mapping for the get index and get mapping
 // APIs: bare, or with include_type_name=true under its type name ({} while
-// the index has no mapping).
+// the index has no mapping), beside its _default_ mapping if it has one.
 func mappingsJSON(idx *searchcore.Index, typed bool) any {
 	if !typed {
 		return idx.MappingJSON()
 	}
-	typ := idx.MappingType()
-	if typ == "" {
-		return orderedJSON{}
-	}
-	return orderedJSON{{typ, idx.MappingJSON()}}
+	return typedMappingsJSON(idx)
 }
 
-// typedMappings reads the mappings of a create index request: as given, or
-// with include_type_name=true as {"<type>": {...}}, returning the type's own
-// mapping and the type name.
-func typedMappings(raw json.RawMessage, index string, typed bool) (json.RawMessage, string, error) {
+// typedMappingsJSON lists an index's mappings by type name: _default_ (if
+// set) first, then the index's type (once it has one).
+func typedMappingsJSON(idx *searchcore.Index) orderedJSON {
+	out := orderedJSON{}
+	if def := idx.DefaultMappingJSON(); len(def) > 0 {
+		out = append(out, kvPair{searchcore.DefaultMappingName, def})
+	}
+	if typ := idx.MappingType(); typ != "" {
+		out = append(out, kvPair{typ, idx.MappingJSON()})
+	}
+	return out
+}
+
+// IndicesGetMappingType answers the typed GET /{index}/_mapping/{type} as
+// 7.x RestGetMappingAction: it needs include_type_name=true; indices
+// without a matching type are left out, and types found in no index make a
+// 404 naming them beside the mappings found.
+func (s *Server) IndicesGetMappingType(c echo.Context, index cluster.IndexListPath, typ cluster.MappingTypePath, p cluster.IndicesGetMappingTypeParams) error {
+	if !boolParam(p.IncludeTypeName, false) {
+		return searchcore.IllegalArgument("Types cannot be provided in get mapping requests, unless include_type_name is set to true.")
+	}
+	s.deprecationWarning(c, getMappingTypeNameWarning)
+	indices, err := s.resolve(string(index), p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
+	if err != nil {
+		return err
+	}
+	patterns := splitList(string(typ))
+	found := map[string]bool{}
+	out := orderedJSON{}
+	for _, ix := range indices {
+		kept := orderedJSON{}
+		for _, kv := range typedMappingsJSON(ix) {
+			for _, pat := range patterns {
+				if typeMatches(pat, kv.K) {
+					kept = append(kept, kv)
+					found[kv.K] = true
+					break
+				}
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, kvPair{ix.Name(), orderedJSON{{"mappings", kept}}})
+		}
+	}
+	// Patterns that matched no type of any index are missing.
+	var missing []string
+	for _, pat := range patterns {
+		hit := false
+		for name := range found {
+			hit = hit || typeMatches(pat, name)
+		}
+		if !hit && pat != "_all" {
+			missing = append(missing, pat)
+		}
+	}
+	if len(missing) == 0 {
+		return writeJSON(c, http.StatusOK, out)
+	}
+	sort.Strings(missing)
+	noun := "type"
+	if len(missing) > 1 {
+		noun = "types"
+	}
+	body := append(orderedJSON{{"error", noun + " [" + strings.Join(missing, ",") + "] missing"}, {"status", http.StatusNotFound}}, out...)
+	return writeJSON(c, http.StatusNotFound, body)
+}
+
+// typeMatches reports whether a type pattern of the get mapping API (a
+// name, _all, or a wildcard pattern) selects the type name.
+func typeMatches(pat, name string) bool {
+	ok, _ := path.Match(pat, name)
+	return ok || pat == name || pat == "_all"
+}
+
+// typedMappings reads the mappings of a create index request into req: as
+// given, or with include_type_name=true as {"<type>": {...}}, setting the
+// type's own mapping and the type name; a _default_ member is the index's
+// default mapping.
+func typedMappings(raw json.RawMessage, index string, typed bool, req *searchcore.CreateIndexRequest) error {
+	req.Mappings = raw
 	if !typed {
-		return raw, "", nil
+		return nil
 	}
 	members, err := decodeMembers(raw)
 	if err != nil || len(members) == 0 {
-		return raw, "", err
+		return err
+	}
+	req.Mappings = nil
+	if def, ok := members[searchcore.DefaultMappingName]; ok {
+		req.DefaultMapping = def
+		delete(members, searchcore.DefaultMappingName)
 	}
 	var types []string
 	for k := range members {
 		types = append(types, k)
 	}
-	if len(types) > 1 {
+	switch {
+	case len(types) > 1:
 		sort.Strings(types)
-		return nil, "", searchcore.IllegalArgument("Rejecting mapping update to [%s] as the final mapping would have more than 1 type: [%s]", index, strings.Join(types, ", "))
+		return searchcore.IllegalArgument("Rejecting mapping update to [%s] as the final mapping would have more than 1 type: [%s]", index, strings.Join(types, ", "))
+	case len(types) == 1:
+		req.Mappings, req.MappingType = members[types[0]], types[0]
 	}
-	return members[types[0]], types[0], nil
+	return nil
 }

@@ -31,7 +31,7 @@ func TestRelease78Mapping(t *testing.T) {
 			`{"error":{"reason":"Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true.","root_cause":[{"reason":"Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true.","type":"illegal_argument_exception"}],"type":"illegal_argument_exception"},"status":400}`},
 		{"typed with include_type_name", "PUT", "/m/_mapping/_doc?include_type_name=true", `{"_doc":{"properties":{"a":{"type":"keyword"}}}}`, 200, typeWarn, `{"acknowledged":true}`},
 		{"typed unwrapped body, POST", "POST", "/m/_mapping/_doc?include_type_name=true", `{"properties":{"b":{"type":"long"}}}`, 200, typeWarn, `{"acknowledged":true}`},
-		{"_default_ is refused", "PUT", "/m/_mapping/_default_?include_type_name=true", `{"properties":{}}`, 400, typeWarn, ""},
+		{"_default_ is stored, not merged into the type", "PUT", "/m/_mapping/_default_?include_type_name=true", `{"properties":{"b":{"type":"keyword"}}}`, 200, typeWarn + "\n" + defaultWarn, `{"acknowledged":true}`},
 		{"new multi-field", "PUT", "/m/_mapping", `{"properties":{"title":{"type":"text","fields":{"en":{"type":"text","analyzer":"english"}}}}}`, 200, "", `{"acknowledged":true}`},
 		{"new object property", "PUT", "/m/_mapping", `{"properties":{"user":{"properties":{"age":{"type":"short"}}}}}`, 200, "", `{"acknowledged":true}`},
 		{"ignore_above update", "PUT", "/m/_mapping", `{"properties":{"title":{"type":"text","fields":{"raw":{"type":"keyword","ignore_above":50}}}}}`, 200, "", `{"acknowledged":true}`},
@@ -60,8 +60,8 @@ func TestRelease78Mapping(t *testing.T) {
 }
 
 // wantWarnedResponse sends one JSON request and checks the status, the
-// Warning header (exactly, "" for none) and, when want is not empty, the
-// body (as JSON).
+// Warning headers (exactly, one a line, "" for none) and, when want is not
+// empty, the body (as JSON).
 func wantWarnedResponse(t *testing.T, n *testNode, method, path, body string, status int, warning, want string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, n.URL+path, strings.NewReader(body))
@@ -77,7 +77,7 @@ func wantWarnedResponse(t *testing.T, n *testNode, method, path, body string, st
 	if res.StatusCode != status {
 		t.Fatalf("%s %s status = %d, want %d: %s", method, path, res.StatusCode, status, raw)
 	}
-	if got := res.Header.Get("Warning"); got != warning {
+	if got := strings.Join(res.Header.Values("Warning"), "\n"); got != warning {
 		t.Errorf("Warning = %q, want %q", got, warning)
 	}
 	if want != "" && !jsonEqual(raw, want) {
@@ -133,8 +133,6 @@ func TestTypedMappings(t *testing.T) {
 			`{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [wrong : {properties={z={type=long}}}]"}],"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [wrong : {properties={z={type=long}}}]"},"status":400}`},
 		{"_default_ without include_type_name", "PUT", "/plain/_mapping/_default_", `{"properties":{}}`, 400, "",
 			`{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true."}],"type":"illegal_argument_exception","reason":"Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true."},"status":400}`},
-		{"_default_ names the concrete index", "PUT", "/pla*/_mapping/_default_?include_type_name=true", `{"_default_":{"properties":{}}}`, 400, putWarn,
-			`{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"The [default] mapping cannot be updated on index [plain]: [_default_] mappings are not allowed on new indices and should no longer be used. See [https://www.elastic.co/guide/en/elasticsearch/reference/current/breaking-changes-7.0.html#default-mapping-not-allowed] for more information."}],"type":"illegal_argument_exception","reason":"The [default] mapping cannot be updated on index [plain]: [_default_] mappings are not allowed on new indices and should no longer be used. See [https://www.elastic.co/guide/en/elasticsearch/reference/current/breaking-changes-7.0.html#default-mapping-not-allowed] for more information."},"status":400}`},
 		{"typeless create with a custom type name", "PUT", "/bad", `{"mappings":{"mytype":{"properties":{"z":{"type":"long"}}}}}`, 400, "",
 			`{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]"}],"type":"mapper_parsing_exception","reason":"Failed to parse mapping [_doc]: Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]","caused_by":{"type":"mapper_parsing_exception","reason":"Root mapping definition has unsupported parameters:  [mytype : {properties={z={type=long}}}]"}},"status":400}`},
 		{"typed create with two types", "PUT", "/bad?include_type_name=true", `{"mappings":{"t2":{},"t1":{}}}`, 400, createWarn,

@@ -239,6 +239,9 @@ type indexMeta struct {
 	// include_type_name=true) create or put mapping, or by the first
 	// typeless one (_doc); empty when no mapping request named one.
 	MappingType string `json:"mapping_type,omitempty"`
+	// DefaultMapping is the index's _default_ mapping (rendered), the base
+	// of the mapping type the index gets first; empty when it has none.
+	DefaultMapping json.RawMessage `json:"default_mapping,omitempty"`
 }
 
 // AliasMeta is one alias of an index.
@@ -435,6 +438,9 @@ type CreateIndexRequest struct {
 	// (include_type_name=true): Mappings is then the type's own mapping.
 	// Empty for the typeless form.
 	MappingType string
+	// DefaultMapping is the _default_ mapping of the typed form: stored
+	// with the index and the base of its type's mapping.
+	DefaultMapping json.RawMessage
 }
 
 // CreateIndex creates an index. Returns resource_already_exists_exception if
@@ -462,6 +468,21 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	reg, err := analysis.NewRegistry(settings.Analysis)
 	if err != nil {
 		return nil, err
+	}
+	var defaultJSON json.RawMessage
+	if raw := trimJSON(req.DefaultMapping); len(raw) > 0 && string(raw) != "null" {
+		def, err := mapping.Parse(raw, reg)
+		if err != nil {
+			return nil, mapping.CreateIndexTypeError(DefaultMappingName, err)
+		}
+		if defaultJSON, err = json.Marshal(def); err != nil {
+			return nil, err
+		}
+		if raw := trimJSON(req.Mappings); len(raw) > 0 && string(raw) != "null" {
+			if req.Mappings, err = withDefaults(raw, defaultJSON); err != nil {
+				return nil, err
+			}
+		}
 	}
 	mp := mapping.New()
 	if raw := trimJSON(req.Mappings); len(raw) > 0 && string(raw) != "null" {
@@ -514,7 +535,7 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	if _, ok := flat["index.routing.allocation.include._tier_preference"]; !ok {
 		flat["index.routing.allocation.include._tier_preference"] = "data_content"
 	}
-	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1, MappingType: req.MappingType}
+	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1, MappingType: req.MappingType, DefaultMapping: defaultJSON}
 	if err := e.persistMeta(ctx, m); err != nil {
 		return nil, err
 	}
@@ -645,7 +666,15 @@ func (e *Engine) putMapping(ctx context.Context, indices []*Index, typ string, t
 		if existing != "" && existing != forUpdate {
 			return IllegalArgument("Rejecting mapping update to [%s] as the final mapping would have more than 1 type: [%s, %s]", idx.Name(), existing, forUpdate)
 		}
-		upd, err := mapping.Parse(body, idx.Analyzers())
+		src := body
+		if existing == "" {
+			// The first type starts from the _default_ mapping.
+			var err error
+			if src, err = withDefaults(body, idx.DefaultMappingJSON()); err != nil {
+				return err
+			}
+		}
+		upd, err := mapping.Parse(src, idx.Analyzers())
 		if err != nil {
 			return err
 		}

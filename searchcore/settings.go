@@ -383,10 +383,10 @@ func (ix *Index) MappingJSON() json.RawMessage {
 // any mapping (dynamic or from a template), else empty (no mapping yet).
 func (ix *Index) MappingType() string {
 	m := ix.metaSnapshot()
-	if m.MappingType != "" {
+	switch {
+	case m.MappingType != "":
 		return m.MappingType
-	}
-	if raw := bytes.TrimSpace(m.Mapping); len(raw) > 0 && string(raw) != "{}" && string(raw) != "null" {
+	case m.hasType():
 		return DefaultMappingType
 	}
 	return ""

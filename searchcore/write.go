@@ -464,11 +464,24 @@ func (e *Engine) reparse(ctx context.Context, it *writeItem) error {
 func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc, *mapping.Mapping, error) {
 	ix.metaMu.RLock()
 	mp, reg, limit := ix.mapping, ix.analyzers, ix.settings.NestedObjectsLimit
+	base, err := ix.defaultBase()
 	ix.metaMu.RUnlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if base != nil {
+		// The index's first type starts from its _default_ mapping.
+		mp = base
+	}
 	doc := bluge.NewDocument(id)
 	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc, limit)
 	if err != nil {
 		return nil, nil, err
+	}
+	if base != nil {
+		if upd, err = base.Merge(upd); err != nil {
+			return nil, nil, err
+		}
 	}
 	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
 	// Every document carries the nested-root term (its own _id) so that

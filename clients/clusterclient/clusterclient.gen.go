@@ -8086,6 +8086,51 @@ type IndicesGetFieldMappingIndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesGetMappingTypeParams defines parameters for IndicesGetMappingType.
+type IndicesGetMappingTypeParams struct {
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetMappingType404JSONResponseBody defines parameters for IndicesGetMappingType.
+type IndicesGetMappingType404JSONResponseBody struct {
+	Error                string                        `json:"error"`
+	Status               int                           `json:"status"`
+	AdditionalProperties map[string]IndexMappingRecord `json:"-"`
+}
+
 // IndicesPutMappingTypePostParams defines parameters for IndicesPutMappingTypePost.
 type IndicesPutMappingTypePostParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -12380,6 +12425,85 @@ func (a UpdateRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for IndicesGetMappingType404JSONResponseBody. Returns the specified
+// element and whether it was found
+func (a IndicesGetMappingType404JSONResponseBody) Get(fieldName string) (value IndexMappingRecord, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for IndicesGetMappingType404JSONResponseBody
+func (a *IndicesGetMappingType404JSONResponseBody) Set(fieldName string, value IndexMappingRecord) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]IndexMappingRecord)
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for IndicesGetMappingType404JSONResponseBody to handle AdditionalProperties
+func (a *IndicesGetMappingType404JSONResponseBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["error"]; found {
+		err = json.Unmarshal(raw, &a.Error)
+		if err != nil {
+			return fmt.Errorf("error reading 'error': %w", err)
+		}
+		delete(object, "error")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]IndexMappingRecord)
+		for fieldName, fieldBuf := range object {
+			var fieldVal IndexMappingRecord
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for IndicesGetMappingType404JSONResponseBody to handle AdditionalProperties
+func (a IndicesGetMappingType404JSONResponseBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["error"], err = json.Marshal(a.Error)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'error': %w", err)
+	}
+
+	object["status"], err = json.Marshal(a.Status)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'status': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsDocWriteResult returns the union data inside the DeleteNotFoundResult as a DocWriteResult
 func (t DeleteNotFoundResult) AsDocWriteResult() (DocWriteResult, error) {
 	var body DocWriteResult
@@ -14382,6 +14506,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /{index}/_mapping/field/{fields} (the `IndicesGetFieldMappingIndex` operationId).
 	IndicesGetFieldMappingIndex(ctx context.Context, index IndexListPath, fields MappingFieldsPath, params *IndicesGetFieldMappingIndexParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IndicesGetMappingType Returns the mappings of the given types (a comma list, wildcards allowed; `_default_` for the default mapping) of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning). Indices without a matching type are left out.
+	//
+	// Corresponds with GET /{index}/_mapping/{type} (the `IndicesGetMappingType` operationId).
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	IndicesGetMappingType(ctx context.Context, index IndexListPath, pType MappingTypePath, params *IndicesGetMappingTypeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IndicesPutMappingTypePostWithBody Adds fields to the mappings of one or more indices (typed 7.x form, POST).
 	//
@@ -18629,6 +18760,22 @@ func (c *Client) IndicesPutMapping(ctx context.Context, index IndexListPath, par
 // Corresponds with GET /{index}/_mapping/field/{fields} (the `IndicesGetFieldMappingIndex` operationId).
 func (c *Client) IndicesGetFieldMappingIndex(ctx context.Context, index IndexListPath, fields MappingFieldsPath, params *IndicesGetFieldMappingIndexParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIndicesGetFieldMappingIndexRequest(c.Server, index, fields, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IndicesGetMappingType Returns the mappings of the given types (a comma list, wildcards allowed; `_default_` for the default mapping) of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning). Indices without a matching type are left out.
+//
+// Corresponds with GET /{index}/_mapping/{type} (the `IndicesGetMappingType` operationId).
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *Client) IndicesGetMappingType(ctx context.Context, index IndexListPath, pType MappingTypePath, params *IndicesGetMappingTypeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIndicesGetMappingTypeRequest(c.Server, index, pType, params)
 	if err != nil {
 		return nil, err
 	}
@@ -48370,6 +48517,194 @@ func NewIndicesGetFieldMappingIndexRequest(server string, index IndexListPath, f
 	return req, nil
 }
 
+// NewIndicesGetMappingTypeRequest constructs an http.Request for the IndicesGetMappingType method
+func NewIndicesGetMappingTypeRequest(server string, index IndexListPath, pType MappingTypePath, params *IndicesGetMappingTypeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "type", pType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/_mapping/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeTypeName != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include_type_name", *params.IncludeTypeName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IgnoreUnavailable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ignore_unavailable", *params.IgnoreUnavailable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowNoIndices != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_no_indices", *params.AllowNoIndices, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExpandWildcards != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand_wildcards", *params.ExpandWildcards, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MasterTimeout != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "master_timeout", *params.MasterTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Local != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "local", *params.Local, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pretty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pretty", *params.Pretty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Human != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "human", *params.Human, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ErrorTrace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error_trace", *params.ErrorTrace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterPath != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "filter_path", *params.FilterPath, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewIndicesPutMappingTypePostRequest calls the generic IndicesPutMappingTypePost builder with application/json body
 func NewIndicesPutMappingTypePostRequest(server string, index IndexListPath, pType MappingTypePath, params *IndicesPutMappingTypePostParams, body IndicesPutMappingTypePostJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -55519,6 +55854,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /{index}/_mapping/field/{fields} (the `IndicesGetFieldMappingIndex` operationId).
 	IndicesGetFieldMappingIndexWithResponse(ctx context.Context, index IndexListPath, fields MappingFieldsPath, params *IndicesGetFieldMappingIndexParams, reqEditors ...RequestEditorFn) (*IndicesGetFieldMappingIndexResponse, error)
+
+	// IndicesGetMappingTypeWithResponse Returns the mappings of the given types (a comma list, wildcards allowed; `_default_` for the default mapping) of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning). Indices without a matching type are left out.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{index}/_mapping/{type} (the `IndicesGetMappingType` operationId).
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	IndicesGetMappingTypeWithResponse(ctx context.Context, index IndexListPath, pType MappingTypePath, params *IndicesGetMappingTypeParams, reqEditors ...RequestEditorFn) (*IndicesGetMappingTypeResponse, error)
 
 	// IndicesPutMappingTypePostWithBodyWithResponse Adds fields to the mappings of one or more indices (typed 7.x form, POST).
 	//
@@ -64500,6 +64844,75 @@ func (r IndicesGetFieldMappingIndexResponse) ContentType() string {
 	return ""
 }
 
+// IndicesGetMappingTypeResponse200Headers the declared response headers of an HTTP 200 response for IndicesGetMappingType
+type IndicesGetMappingTypeResponse200Headers struct {
+	Warning *string
+}
+
+// IndicesGetMappingTypeResponse404Headers the declared response headers of an HTTP 404 response for IndicesGetMappingType
+type IndicesGetMappingTypeResponse404Headers struct {
+	Warning *string
+}
+
+type IndicesGetMappingTypeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]IndexMappingRecord
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *IndicesGetMappingType404JSONResponseBody
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IndicesGetMappingTypeResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *IndicesGetMappingTypeResponse404Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IndicesGetMappingTypeResponse) GetJSON200() *map[string]IndexMappingRecord {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IndicesGetMappingTypeResponse) GetJSON404() *IndicesGetMappingType404JSONResponseBody {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r IndicesGetMappingTypeResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IndicesGetMappingTypeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IndicesGetMappingTypeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IndicesGetMappingTypeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IndicesGetMappingTypeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // IndicesPutMappingTypePostResponse200Headers the declared response headers of an HTTP 200 response for IndicesPutMappingTypePost
 type IndicesPutMappingTypePostResponse200Headers struct {
 	Warning *string
@@ -68928,6 +69341,21 @@ func (c *ClientWithResponses) IndicesGetFieldMappingIndexWithResponse(ctx contex
 		return nil, err
 	}
 	return ParseIndicesGetFieldMappingIndexResponse(rsp)
+}
+
+// IndicesGetMappingTypeWithResponse Returns the mappings of the given types (a comma list, wildcards allowed; `_default_` for the default mapping) of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning). Indices without a matching type are left out.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{index}/_mapping/{type} (the `IndicesGetMappingType` operationId).
+//
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *ClientWithResponses) IndicesGetMappingTypeWithResponse(ctx context.Context, index IndexListPath, pType MappingTypePath, params *IndicesGetMappingTypeParams, reqEditors ...RequestEditorFn) (*IndicesGetMappingTypeResponse, error) {
+	rsp, err := c.IndicesGetMappingType(ctx, index, pType, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndicesGetMappingTypeResponse(rsp)
 }
 
 // IndicesPutMappingTypePostWithBodyWithResponse Adds fields to the mappings of one or more indices (typed 7.x form, POST).
@@ -75553,6 +75981,69 @@ func ParseIndicesGetFieldMappingIndexResponse(rsp *http.Response) (*IndicesGetFi
 			headers.Warning = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIndicesGetMappingTypeResponse parses an HTTP response from a IndicesGetMappingTypeWithResponse call
+func ParseIndicesGetMappingTypeResponse(rsp *http.Response) (*IndicesGetMappingTypeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IndicesGetMappingTypeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]IndexMappingRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest IndicesGetMappingType404JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IndicesGetMappingTypeResponse200Headers
+		if values := rsp.Header.Values("Warning"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Warning", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Warning = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers IndicesGetMappingTypeResponse404Headers
+		if values := rsp.Header.Values("Warning"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Warning", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Warning = &value
+		}
+		response.Headers404 = &headers
 	}
 
 	return response, nil

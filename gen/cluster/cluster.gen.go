@@ -8087,6 +8087,51 @@ type IndicesGetFieldMappingIndexParams struct {
 	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
 }
 
+// IndicesGetMappingTypeParams defines parameters for IndicesGetMappingType.
+type IndicesGetMappingTypeParams struct {
+	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
+	IncludeTypeName *IncludeTypeNameParam `form:"include_type_name,omitempty" json:"include_type_name,omitempty"`
+
+	// IgnoreUnavailable Whether specified concrete indices should be ignored when unavailable (missing or closed).
+	IgnoreUnavailable *IgnoreUnavailableParam `form:"ignore_unavailable,omitempty" json:"ignore_unavailable,omitempty"`
+
+	// AllowNoIndices Whether to ignore if a wildcard indices expression resolves into no concrete indices
+	// (this includes `_all` or when no indices have been specified).
+	AllowNoIndices *AllowNoIndicesParam `form:"allow_no_indices,omitempty" json:"allow_no_indices,omitempty"`
+
+	// ExpandWildcards Whether to expand wildcard expressions to concrete indices that are open, closed, hidden or all
+	// (comma-separated; default: open).
+	ExpandWildcards *ExpandWildcardsParam `form:"expand_wildcards,omitempty" json:"expand_wildcards,omitempty"`
+
+	// MasterTimeout Specify timeout for connection to master (time value, e.g. `30s`).
+	MasterTimeout *MasterTimeoutParam `form:"master_timeout,omitempty" json:"master_timeout,omitempty"`
+
+	// Local Return local information, do not retrieve the state from master node (default: false).
+	Local *LocalParam `form:"local,omitempty" json:"local,omitempty"`
+
+	// Pretty Pretty format the returned JSON response.
+	Pretty *PrettyParam `form:"pretty,omitempty" json:"pretty,omitempty"`
+
+	// Human Return human readable values for statistics.
+	Human *HumanParam `form:"human,omitempty" json:"human,omitempty"`
+
+	// ErrorTrace Include the stack trace of returned errors.
+	ErrorTrace *ErrorTraceParam `form:"error_trace,omitempty" json:"error_trace,omitempty"`
+
+	// FilterPath A comma-separated list of filters (`hits.hits._id`, `-took`, `**.name`) used to reduce the response.
+	FilterPath *FilterPathParam `form:"filter_path,omitempty" json:"filter_path,omitempty"`
+
+	// Format Response format (`json`, `yaml`, `cbor`, `smile`); Quarry answers JSON.
+	Format *FormatParam `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// IndicesGetMappingType404JSONResponseBody defines parameters for IndicesGetMappingType.
+type IndicesGetMappingType404JSONResponseBody struct {
+	Error                string                        `json:"error"`
+	Status               int                           `json:"status"`
+	AdditionalProperties map[string]IndexMappingRecord `json:"-"`
+}
+
 // IndicesPutMappingTypePostParams defines parameters for IndicesPutMappingTypePost.
 type IndicesPutMappingTypePostParams struct {
 	// IncludeTypeName Whether a type name is expected in the mappings of the body / returned in the response (default: false).
@@ -12381,6 +12426,85 @@ func (a UpdateRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for IndicesGetMappingType404JSONResponseBody. Returns the specified
+// element and whether it was found
+func (a IndicesGetMappingType404JSONResponseBody) Get(fieldName string) (value IndexMappingRecord, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for IndicesGetMappingType404JSONResponseBody
+func (a *IndicesGetMappingType404JSONResponseBody) Set(fieldName string, value IndexMappingRecord) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]IndexMappingRecord)
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for IndicesGetMappingType404JSONResponseBody to handle AdditionalProperties
+func (a *IndicesGetMappingType404JSONResponseBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["error"]; found {
+		err = json.Unmarshal(raw, &a.Error)
+		if err != nil {
+			return fmt.Errorf("error reading 'error': %w", err)
+		}
+		delete(object, "error")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]IndexMappingRecord)
+		for fieldName, fieldBuf := range object {
+			var fieldVal IndexMappingRecord
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for IndicesGetMappingType404JSONResponseBody to handle AdditionalProperties
+func (a IndicesGetMappingType404JSONResponseBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["error"], err = json.Marshal(a.Error)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'error': %w", err)
+	}
+
+	object["status"], err = json.Marshal(a.Status)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'status': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsDocWriteResult returns the union data inside the DeleteNotFoundResult as a DocWriteResult
 func (t DeleteNotFoundResult) AsDocWriteResult() (DocWriteResult, error) {
 	var body DocWriteResult
@@ -13279,6 +13403,11 @@ type ServerInterface interface {
 	// IndicesGetFieldMappingIndex Returns the mappings of the given fields of one or more indices.
 	// (GET /{index}/_mapping/field/{fields})
 	IndicesGetFieldMappingIndex(ctx echo.Context, index IndexListPath, fields MappingFieldsPath, params IndicesGetFieldMappingIndexParams) error
+	// IndicesGetMappingType Returns the mappings of the given types (a comma list, wildcards allowed; `_default_` for the default mapping) of one or more indices (typed 7.x form; needs `include_type_name=true`, answers with a deprecation warning). Indices without a matching type are left out.
+	// (GET /{index}/_mapping/{type})
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	IndicesGetMappingType(ctx echo.Context, index IndexListPath, pType MappingTypePath, params IndicesGetMappingTypeParams) error
 	// IndicesPutMappingTypePost Adds fields to the mappings of one or more indices (typed 7.x form, POST).
 	// (POST /{index}/_mapping/{type})
 	//
@@ -27920,6 +28049,109 @@ func (w *ServerInterfaceWrapper) IndicesGetFieldMappingIndex(ctx echo.Context) e
 	return err
 }
 
+// IndicesGetMappingType converts echo context to params.
+func (w *ServerInterfaceWrapper) IndicesGetMappingType(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "index" -------------
+	var index IndexListPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "index", ctx.Param("index"), &index, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter index: %s", err))
+	}
+
+	// ------------- Path parameter "type" -------------
+	var pType MappingTypePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "type", ctx.Param("type"), &pType, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IndicesGetMappingTypeParams
+	// ------------- Optional query parameter "include_type_name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_type_name", ctx.QueryParams(), &params.IncludeTypeName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_type_name: %s", err))
+	}
+
+	// ------------- Optional query parameter "ignore_unavailable" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ignore_unavailable", ctx.QueryParams(), &params.IgnoreUnavailable, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ignore_unavailable: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_no_indices" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_no_indices", ctx.QueryParams(), &params.AllowNoIndices, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_no_indices: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand_wildcards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "expand_wildcards", ctx.QueryParams(), &params.ExpandWildcards, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand_wildcards: %s", err))
+	}
+
+	// ------------- Optional query parameter "master_timeout" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "master_timeout", ctx.QueryParams(), &params.MasterTimeout, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter master_timeout: %s", err))
+	}
+
+	// ------------- Optional query parameter "local" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "local", ctx.QueryParams(), &params.Local, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter local: %s", err))
+	}
+
+	// ------------- Optional query parameter "pretty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pretty", ctx.QueryParams(), &params.Pretty, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pretty: %s", err))
+	}
+
+	// ------------- Optional query parameter "human" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "human", ctx.QueryParams(), &params.Human, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter human: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_trace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_trace", ctx.QueryParams(), &params.ErrorTrace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_trace: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_path" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "filter_path", ctx.QueryParams(), &params.FilterPath, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_path: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IndicesGetMappingType(ctx, index, pType, params)
+	return err
+}
+
 // IndicesPutMappingTypePost converts echo context to params.
 func (w *ServerInterfaceWrapper) IndicesPutMappingTypePost(ctx echo.Context) error {
 	var err error
@@ -30877,6 +31109,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:index/_mapping", wrapper.IndicesGetMapping, options.OperationMiddlewares["indicesGetMapping"]...)
 	router.POST(options.BaseURL+"/:index/_mapping", wrapper.IndicesPutMappingPost, options.OperationMiddlewares["indicesPutMappingPost"]...)
 	router.PUT(options.BaseURL+"/:index/_mapping", wrapper.IndicesPutMapping, options.OperationMiddlewares["indicesPutMapping"]...)
+	router.GET(options.BaseURL+"/:index/_mapping/:type", wrapper.IndicesGetMappingType, options.OperationMiddlewares["indicesGetMappingType"]...)
 	router.POST(options.BaseURL+"/:index/_mapping/:type", wrapper.IndicesPutMappingTypePost, options.OperationMiddlewares["indicesPutMappingTypePost"]...)
 	router.PUT(options.BaseURL+"/:index/_mapping/:type", wrapper.IndicesPutMappingType, options.OperationMiddlewares["indicesPutMappingType"]...)
 	router.GET(options.BaseURL+"/:index/_mapping/field/:fields", wrapper.IndicesGetFieldMappingIndex, options.OperationMiddlewares["indicesGetFieldMappingIndex"]...)
@@ -30996,537 +31229,543 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3dchs5sjiIvwqC/3/EUGdLlN3T58w5ckycUNvubs20bY3lnj6/HTlYUBVIYlQFVAMoSWyvb/cB9mYf",
-	"aN9kn2QDmUB9kFVkVYmU5R5etJsi8ZEAMhOJ/Pw0imSaScGE0aPTT6MFozFT8PEVyxSLqOFS/EKV4GJu",
-	"v42ZjhTP7Lej09EZictW5A6bnZLwm//6L/I6odrwSDOqosXxnybP/zR5dnyVP3v2x+g650kMHxm5GuF3",
-	"KdOazhl+ezUKJ6NgpKMFS6md1iwzNjodaaMsHJ8/B6P/ceNfKBnnkVmHzf1AcEkkWrDohsXkeknMghE5",
-	"m/GI06QOJokSbreCjMPa9+FRHRwm8nR0+o9RrdHoY7AG5+dglFFFU2bcrp5FEcvMa2GYyhTX7ML+ug78",
-	"e5ZJZQgVhBVNScIjJiJGqCZh+XVIxtIsmLqzTbghitFYkzBLqOEiT8OAZEyRP03+c/IcVsHt+L/mTC1H",
-	"wUjQ1MJLAappOWhttf9/xWaj09H/76TElRP8VZ+81t9JmTAq4FDOEk716/uMivgXnsQRVbEuVkiTRN69",
-	"TjOz/DtNcjY6NSpnwcrCf1kwuxhiJGEwDrlzA9m/FdOaS6Htz5EUkWKGES5iHjFNzIIaQhUjMmMiIFEi",
-	"NYsDsuBxzASRitAkIeOYzWiemFP7F+wHu88SGbPR6YwmmjXvD4Iy9aDo2vZww1K9dZ/qmzL6XOAKVYou",
-	"7d/aLBP7xUyqdOQ38y1N2QU1i3UUeSnTlB5rZvHLsJgkXBsiZ4TabsQCru2iG7dvHE5pkoT29/DfQjLD",
-	"zSnRI7MzFquH/wUjxX7NuWKxP7hN1Hlmz/qtPMejaUHyylnzuZCKET4jtITYH2wJOVFMy+SWacKFkUSs",
-	"Y8GVGJsFt79HSR4zTcqV3i2YsF38sAt6y8g1Y4LojEV8xll8NLkSbSRiVzQVcuq6D6aQRN5dUGU4TS6B",
-	"bbxnOk/Mtj3KsIvdANsa8FwxkyvBYjLmQhtGYzh+QZhSUh0RKYhe2H2cUZ7kCtHB8JTJ3HI4RwjEHmY7",
-	"Y4BVu8mnyOemDoahOyBosvyNeVJoWfclHMnSHhqsv0AKyxIyxWb8nlhYOdNEL2SexOSaEYpjx+XqgKjb",
-	"l4ftC8J+2JJUy1o+LArIANlzzYDk7D0EABGknC1Qqi034lnG/8qW569aoDgT5OzinNywJeFx21Q87jQJ",
-	"cqVt09gxybhgmgSQyRJZy+SOz2yf/t2daN3sdyLBGz6iScLUHzSRd8KCo9umlXa0oScP8LxnNEk37IlF",
-	"AJjlD9pez0kKW9MGD7SYdt6MnzVTotvcuWZq49S5G2vLxN9REy1Y/J7FecQu+W+b5hZ5es2U5UzIjDwD",
-	"K25rBaPEhBoirXQjBR6flCrmwgoxcyJkzEqa/vfn37Ti0DWCNsVRp5r/1rgYLgybM4WryZObD8usbRGv",
-	"3KyxjPKUCUPsEEC/cPGTuwWPFiSW4g+GZEre8tiuAcBF0ZjFL4i0WBlOYxmFraADaJs3/iU13y1N64Vq",
-	"9zsX3BAuHFhGkpjrLKFLcr00jNxayauVEmyT7mzdA+Mh+z5Pklbu8x7uKjjZWZ4keKLc3vHFzWV/0wup",
-	"DLN32i1TcOOXAttmVm5HnfKhHPwlNT/2E1TbxK9IJnkqnPw1BsGKU830UeUsXpA1pthVEl00i54rqLJd",
-	"uLQLZjQxi01sVC/kXSEu3XGzICBbLaAj0YaavBWXsFHn40BgLmHI4kRYkm1GpwVLMsKFXRQ+QcfIOuwR",
-	"6KNV5DL0OmHt8CbZcOQ5R3HzOymNNoq2ge2akWvfjmRJPudCd0ZzJ9dOixEeDPPPIpE0ZvElm1v2preA",
-	"nrJUqqXd0tx1JNr1XFvECytus9mMRcCS/pZTpZbbVuaHnfphh6/wQvGt6A1cx1DD4SFv15UpnlIrlC2A",
-	"QLueTKb4cEgvH4H5aKkMuV4GhNFoQSSMRRO7D/lsxu9ZTMJTqiN8FZ7aCcOuXEnvjit94BtFmdbrzT5s",
-	"tlxvtkmf282C4g/oQxtdXHokYpmMFvA8sfNoQ9PMc6IKDm18bT0E1//eAt+F4lZmWTCvCEu4FU4MuzcE",
-	"+WYrOLdDoYn0Gy54yn9j72UuYqN4tu19K5i5k+qGKNvhGHqAdJi6gWKQuCIltT6OklwbpojT2Sn2a850",
-	"5ydtFOmpH3WqCviGrhVhsRcXe8OM4lE3bY19UutC6rG9vVImIOF1IqMbbT+lzNCYGmo/W5EJvlQyt1Lx",
-	"FO6z6hdFi5RaoOBv+6eTpcI2BU8KgPdU8Ti5+F3GFDVy09vXH4t0TRsfv+6P4gzfvX9BIqrZMReaCc0N",
-	"v20/U9dp6mfofJgri8CFzTasZcZZEvtHPNXF2u4WTDF73WEDp6Hgmsz5LROWY3V97cezLY+AVzKyYnYT",
-	"lsFu+3dK5ZVfP26QknsdtYyAs35v19ZToXtGopbLCnYKVLmoyLLbaXABMBtR9gGlmTAo28kZoW57LQLB",
-	"Lbbgpusd5Yed4rw7urFeKyXVB0UjtkVucnQe3RBjW9vVFPo7UNi1Xlvw6xR6DWRST1kjfyXGKwjyghS3",
-	"pe3ndLJPVk3/+j5LKBcd9ZgltsfMUJ6wuPZ+odcyN0RHUtlnTJrlDvephhsDacAhfcsOWGAG44l5SQ2b",
-	"S8VbdQyrF5lmkfEI4FY2DsHAZ28eMFlpuIRmjJpcMR0eFQdsz7/1mi4A2cIOgSm9oVnGxfwnGdGkArhX",
-	"wDRj9qvid6K5iBj50+Q/QYCjRMhjmZExcpsUB0eBhCZ3dKntUhVnt5ad2TmT5dELQoW+Y8q9lGmTabRt",
-	"sTDGwEP7nieGKXsf7I4x2xE1GYcLbvQE/plyOM9jI+WN/fBv/zaxsIdH9iKM8fDjPEI+p5jOpNCsK2vG",
-	"CafultoFW/4+oeaSGSsV6c0qBO1a2St6llAvFHfXOyXUTP0gQ48QpmyFEzezACz8p5bCnsGSpiAuRtdS",
-	"2f/rlCfMkhc+tAt8/Mvlu7et4MOg20hMybSNvxmqQEUrZzPNym0jz9p3TMl0m072B2bes5lietG6K/Cr",
-	"UxrayyiSwlBuqcxLESgGXbOZ5aYZU3at/meUFLkU7Vp4mGDgiaI662AJ380V+2OeUrFFE2ibgO+DfRQ5",
-	"RQDIiaVyp1X1Z/sOPOjz2QWqiz4wlW5SNjn8qyMf4fgATKg2lW/h/KIFFXPLWqvIvAAZmetCSWWYSls1",
-	"arOpaza1zWordHQPVPcf346CJiI8n12yX9/KR1yVtk95exOj1WjDwjT7dSpk/yWBn8GHhZLGJCzeopQo",
-	"/AIKEgscLbKYFNq10lGhNESjP0OMPgfGT9e6Hmg9LdoNxUUY5mdBbylPLBn0Xt62leTl2GSccq2B8yvH",
-	"YY62rK/Se+gK8THlXu0d/Er8yzJJCpmzuPCLR6TTwvi191XFu+b6YWv6sMzYBhOyXxNF8yOY1jm4xrDI",
-	"AArCGgpR1a3pWsZLclK+NF0zL6D1XqudfN003WexMbv/iWvTz6eJ226o1g68TrvNuekFaXRu8sc7uRKv",
-	"qLE7ZRZkHKLzYSLn+viTkHcn8Wf0QAyP4CVQVzhaDmPFYvf3KYBlW9p3AbjQIaEoVncrvBL4K+g30gm5",
-	"zBJuYHznz1S4JWqmbpmqeCGtaG7shD2VN7Dl7W5kYKO32ARPS0vQCXP7PZbKeRShT1kmuQBZz0iwcN8p",
-	"blzbNs3iQIDtQb1UjBr2C+Xme6nOIsNv2eWiJkatSKIM1dylwwGFTt6OYyS5oxzkey8T1m8tJBJNxu7C",
-	"AASymNRKFXa86UyqKc40xZlGnZZ3aajRfTTGeCYVU9U4jGUE6l5tpII3NrThYm4/z5mB39CBNSChk2jt",
-	"RyCQFwT8RsnrS2cw8ii8UzXxXxnLzhJ+28bYfpR3JJFOKgcMAybFkb/dsMxY7LtlZFxaeAISPk/bj+WG",
-	"sWwKnXrC+hMV8w26X/ybJFTMczqvOKRklIuEad0Kke2yBS1+YoIzYTqqkVDWOb4G8QO1yoWX31jn0QI0",
-	"RuCNAgTL7o0lAGqpgykeoR71aP2eb3eATBDAgYz/J3bLki2LA5nRtrPEi+oxoNbK7VWx9Bc3l+PG7Ztv",
-	"h+zpiADgIuArKqWGtwdob6rABSSWREhTaIkqVh77+iVon6m7NW27gh+iI3LqMa+/78JuwEsH9V8bfYlb",
-	"eEWhZO9Dfw5MdMZqu6yciINy0Bh9ql4QKpaFUFRexdwsLFNckV3+bCEJLYVwQf40ab28nENWvxXYg/2A",
-	"Trbb0B1boWFTCoGKVEumDj1qHI9N5hMS/vGZbud7zurnxh1tg/T+pRRRrhQTBi7W986O2smZLyr6Fn59",
-	"zgqbecR2Lzqw0bJ7FuWmIlyTf9+wjPtpOTxeqlM//DbF0RsuLiOptlljwB/Pvz+9xtaQhNknKwAeTkEL",
-	"H1ZE5jxp1bunXGD75hfpLJGgZHMA4zYivLhB9dOAr1o18PbGTC2+e+uxa05ULgovynGxmueluj2l9+Pn",
-	"AYmpoXBEmvw//zdJuRi7UzILxWhMMimTK6H5bywgz58dHW3wil89KwfKtlN6K2N2/uqd6iP/OI9BCF4A",
-	"XgiCDOJ8IdME/pHAYx2QkBqjToGASqs4UHEYlC54R1cCKLA+HQo7ONwLYmQSEwommG6SuoV2yuOpVNNB",
-	"YhPu0JfemcnGxQ1YUp8Dr54AGYf+3W7hlfBvpmTENHz8521q/4cIPLUIDH8qKnQmFQjCC2My6IUedygu",
-	"z5k2TnC2QnmxWzsVge3CQdyHp9gXlfk3vtOmD1tdn4VVljRXMs/syipn0PF8Z7p6sNeK0ZsKxu/8DPHN",
-	"9lKmWcLsulbcIeorxh8LV5eo6OUO1WH32AsrhdVmQTUGNhUdys3qrKYve+/W3aHcBlifvUn67MLMd+q4",
-	"CWX7AXtQdN7rFvReOaiVmrFBlzsRlK6z/Ra8+2X+AATaqnUBycERMdhb8Jsq03rIonDknS/KCYLO6fl7",
-	"nkAci94cjus8ksmMJ4xY+WhHLs9u3KkdF0JWhuqS19bX07n7ibt0l8vbpE44m88Vm9u3dlWrX8HHbPXp",
-	"fYQx0kiKUsEf8OzYjUphBeyVpdjXbtu5vKrGHJXMxF/5LVx0CJnBBDuisnfZhnCq1/dZwiNeMwwuMzYh",
-	"3qhjH8Ao1IRO++MelvhIE4T5ESqejgE6XksSRqA2Dq/EWl/71paCtT9mZDZdi8HadK64TjjOC56xhItN",
-	"nusobJLMtSQc4M0Uc2IO4SKS4J9Qf5e2xhu4gba88y8UQw8heOP3C9bThF7LW+ac7akF9hh9ddBPmxjF",
-	"M6JveKYLLTsYeakQ0j43TbQo/V6vxBj1lVI4laVid4pboX7DCzNTbOr8g1AT0CWk70KxGVNMtHplVlWO",
-	"wAqko/gVm0CpH3WWbgS/0GIoKmKZbogJ8XBsPyV4UL6+tzyqVQtdsWzeMJYR5pqXRs1ceAv7GHQcNI6J",
-	"YHcW8XXF8Q44wQaoAZipH34gu75QzJhla1yC/dE7NaGGxal5/3L57m3Nh6wFSGOWAyH7WwtQfwO0dBqf",
-	"n/KIiRUndb0Uht63wfTrllN+z2hi+FYbL9itaex8KIzlGmhqGys3QOAP8oi4KwF8Ldxrz72vNgYY94qF",
-	"qW/eZsesEJWrY6kISzOzPCqgQu9uCveSBbEwy6X0xmkLS8K75ZpfJwzilkCgDEjozW3hlbAf8T6kfvxi",
-	"JG58b/tEtIgeYlxgsWexZPZ5YRb2SOFaKWBsZ0R9HcLcNrktg3voJY0WWw8fKAGak8i2J1yjjyXe/lwX",
-	"P3suBJtYyAWeFxy1Hz90n8Log3EAns6QoqR9QQIicQLiHtrOvZ9ZnkK9rhuyNjgDc1dTiBtvCr0Gr0Cb",
-	"D9LQ5Edu9Jk+bzW9+YNBZ1hju4QETkHETLGYUG1X4I3G9VQc8vqfVlLumI5C2WOBGaZ2sinVUz7Y4vae",
-	"GbV8J15KMUt4ZLYpkyFoDQ4oz2IrPHPv5Ox8f2gRkh25IYmMolzpLj6fdqTlVIqp77vtBn+PIU0br28e",
-	"ERf5hEaS1smx0RbmfAnjv5TCsHvTbn5yRuAI26H7ZZrZB6Epf+XCuxhoI+Hi4IaMQ8PSzDJ00NFFqL+b",
-	"TCZtiio3R09NVW0dcKFtN2nvZzVrOim/nO3gbwpw4rHzVTHgmOaALDUPHq5dRT9dRkpuyGzgtlEmiYWs",
-	"kvUBJYdjJzlYQecFoeiRFWKHKY9DcsdFu+NA0W7UFcamXTsrAXyB5saEUXXsvqStgQA8BrMvqlNbtrMK",
-	"Yf9d3eYUYmETmmtjn3m33Aqys+pVV4jnKeXg/u3uSYQKFBmAExVT6pa93rbRmLNpI3dqj6zQjXxLP5Bx",
-	"AUiXQA27jdBzFNYUqFeLRiLjcCqkYFN8sduPnRUPOMduVbS4Ix8cH+jDS/bEQRCedqWI06KuqETa8BSz",
-	"cPVSVZQQVAD6O97nvSPXar7bXijoGqHm2g8Uai5ZlCtulu9lwtp9Gs+Ikolza1yNLnT2RK9KmzODjc8u",
-	"zneY/87DWSZnaoazyMjUBU5ovAHOSvamfrD++lZuj2LYjA8rnvsuTVsZo+D5NrxTUxlbLliE9VZDeZsx",
-	"/tepkO3BDH3wR93yaCPqaGziTiWcJYyZY7T2W0knpnpxLamKW+2LboDep1BApjMIJ94MHo0imQuDaGI7",
-	"kHHI0Ok43ITI0HYYbB/kDRNdts7DZmwHt5HPLcJ88+//QaIFVTSCAEPLK45/I2fH/zt5dvxf5JhMA3Cb",
-	"0z6oDB24pq0Lggmmg3Ae3sj9s2u6x/XW/Jogn0yQGKb/Fu6StbSrcN8W6lv7fKxG5PoX2vP2J1oXveql",
-	"VGZXwoVzvYeLH33uT/GbmCt0hXOe+CSjHKPjO8kTUpldiREyVxF7fY+ZRHec9qAhLyKG+qElDtxEa1rR",
-	"cKoBnhBH6LofrtfUDbwTESsY3R/P5bGbob5N5cY5o+KjbZyxbMVFVQDWF3v4wK3zuWT3tXV+o8qt67dl",
-	"TuVqX2pO3Vm/m1eWT0BENwFEsG3Z7SvRst04fLu21E256enStBWwBYaankhT6INCQ+dhEf3kFaVWiErk",
-	"fG4Zt8WPwhZME5LlKpOa6TUBrMcLhpqdvVwe8RW3Fgv2xB5x+XzOtIG92CqS8mhRT80DSgAcoealvgo4",
-	"NkHIt72zse0bGW+zKrpRrZxbiRJx8ZJH22Cxvbo/7EqgqkBuEBIKjW9le9qxYhuwnaQGbPsB9KrtOjRg",
-	"AMQnJvMZ3uwvFUBLjY+/GLdB2EHn6DUFL2nempHfvuSOYzYDFZNiVEtROveBybXugGEc3bWrQ+1kXQED",
-	"p4Y2TzPKEx9ozArdBaGJYjReoo24u20F/ScGPq88vN3l6gLcIUEmA6RnD+E7FW/M1y3t78Wjlc1ptKxs",
-	"beoD1sDFAYKghb1CFny+gMDBGJ43t0wpHjNir02FJvjWJNS2S+9wdr+aCyVnPOlmWnRWK6fqglQC0Dlu",
-	"t7TD74NRQqVcUMPOZmbjjqf0nqd5WvFBKf1gwC6RJCwyZdQ22I8DkmcQuknxGEqmgWZ7jDuxbwlhPCCa",
-	"MKqSZbvsUrScUgvzNva2Odqnyd/JBf70je/pFtjzQdHoBmJgOsTHRzSJcsTpUm4GY44mDBLXAQUsIcTZ",
-	"MrXCEm3fWRsyGllh/AZDYoZaaGEhhYl2s7sBIEguIKNUSZQlAtEoyi3DSZZBVUi2K3KqigVLUSIuTLmn",
-	"+BMEb7vOJM/Q1k4N3qGVh/WzZ882uDHhfpS23W2HuMxY/Fe23HaE1Pk6ggbWSrZ46TmlImaswlyERYw5",
-	"Vxg61/Git23j6Q1bDj3GzVrmgjy8HtmRvwuKw8CiaAkWSiWTPlrlLgzUAbdJNe+fFh5AjDv0524HU4Im",
-	"R1sg66eur4CFYErQVkFMUNfEbGC8mxUebrqqXRhbxEflGsTyALK0Mx4X77MNaUsoQYvZEU538XeElMfb",
-	"4ITxtkDaPatAUwmDSGbcZ1lKc23AhwVzDfhkU0pGjMWFCrPmVHgK+eXEsQDCvWVXwvuOeO5SD7SEycaK",
-	"WUKhmvxv5PlRUOQmqPvNPkdHJ694lyJZbuBJg9IXuK17fbvBndy2IbkwPAF+7KIDk6W9lHMWw81idLk1",
-	"mCM1U1wqbpaOaYFTbLtUUgCPg3UmrRr81RW9cal2N/OrX3wKCZD+XJeSN4A/E/s1p4k9oTnI0rYtFZWF",
-	"utZbV+aHnw7lbm5lb+W54IbThP/GxXwjuldEg7vyEA2kNEERgPDKWN6Jz90lLhJ/68KgilI5ShPidb9f",
-	"ikW+Z4mMoF7IQ5eoipGGL7AcY0fLi1kHcoPncpHWqeQiyFe5JpX8TeHbMHBaePbn8nNU+cwqX7/FAMPx",
-	"26Mtfj6VXYi7cuL3LJW3rXkWakTnboa4vCsSRl2KBZ+ox7FhcHOxp9gx/3oBuUJwHnZkWMyi25l5wMfe",
-	"3OuyRkPsyhG+b1YC1DeX3yiWgs2G1+Fwi9n8yKm+3+BRU022E7YytHAr9N2ePL8obhgE174TyXK7PyrN",
-	"ssReqmW2LCgahVdvJatRLfuRVMRFIipG0876FBhuivG1dppBOPU58F6738mYM1CofpcnN9/JeGk/g2ud",
-	"gCKYsDY0rZ/8U9uVf2q6Na65oADm+m5WR7g/FvGQUT6vqqffsruEC3Ycs4Sn3Dgv/1OQm6Q4KW5S20iT",
-	"cfjpCmOSr0annyaTyefPlvt8unLqqdVv0WW18u2VsF/HLGHVr49c7Qt2H7HMEPyZzCTaNez7iHo1pIXj",
-	"RemxABE7TMRFcl+B65lciXB1x8NaDhIjJRlHuUrAfUNjWrGMKu2SIGqaMnJHlxNyjnfMD9JVIbUdrkRo",
-	"z/kXbhb2rMeRuQ8IVBTVAblqPKqrUUDUUXiK2kD7eiMwxtjy7NDKLAsZkztQo9ozOGYikjG7Ej5fHAqM",
-	"daUaVDpgVKHXXm+021hooxzXuck34Y89zsLV8Gp0Cp5bivyDx/rj53ACxUMSqdmF5MKcC8uudgxlffAt",
-	"oCKMV6PJZHI1+gx8bn1DZS7MboG0I26A7MxpxUDbb2k1Mi44PRcWV0t9CRAgRm2V1AO77EMSdwq4H9Qb",
-	"AddBr1U2GFOMEULv+qPG3XVp2XcKphtzy9n7bbNC0mdHh8W+uwTtcNHnmpHwV7evLhHM18/RSwUtaphp",
-	"vfBMlbPDBlkO/jl0qjcIGYKWyCjplQCHaex7Z1/cocsyEzoeq4+68Ok27uq2fQCDbWGTbkCvmf/dnydm",
-	"0Qqnqa+U7TLoF8YS2+xKwLnj3YoHH1xhZWxdMhhQanjm2dzkqNud3HQwF7mBcKWdcgQ/6AaWALZNH57p",
-	"1Fwu3CnEwNZKCR9I6KKnFaGxeGzhElyKtJ0u4sMyY27ctgX4pGtgAOWYgM8eVaZkxpThTNfuiebtx9CO",
-	"Xe8/jrpddOCZsTBeQTLGq9Hp1SjNtaHRgl2Nggpu4mvXRW1I5S4ZfA5/brnKLRgPI/tti6yNvmWxnvSK",
-	"xbgoNEiGbpflFhOSMaMq4UwRxW65fZE1n90epL4eAh9KUs9Ty3dXhMCKgFV4te8WTFeiewt1A2Os0Eau",
-	"fZ0BjCh+dfnTZD0wYQ+QdsCQD1UngXHoXMNOQi4s8wxdOGOJMtQhjeVMcYia5xkUmgBOz40mIbJpfwro",
-	"+r7j1eGg7wCsZtm2IhKSMTy27E2u9Z1UsQ7QGVkHvjq1/VHxW56wuTPLr6O9n9SVSvySK3pRSkcgEFWf",
-	"mOPiJyUThlfFYByjccxxuRcFb/eOFU6GQIi8K6P70o40eU/v3jCt6Zxtw7xTUgiC04waw5SwV8g/JpPJ",
-	"x6DGwiwfcNcnMGqvtIE/XC7wq9FnKyw4A8LV6PStZW6w65peJ+yoEC3aJgT/C9sx6DZdSMboFdKEOqCu",
-	"QbMqqGrOohsh7xIWz22THSFQddD3kJyybc+9G+SdJe1KL0CUM1zSDnBkM7ignnOTvWeRVHHFCVC2EsEH",
-	"Ly2hjRAEUTjEwBIxKm3K7PDVFb2V5nuZi91t+A8MZT0/cPumX8q02HUWF/BjPUssmgDSE1R2A1EEBcJ/",
-	"3H/0DVAmATXs1ej022ffBniV49MJ3eU/VRDSCV+fw1NU5Pg5wUh5xxQjM8jYQiGKlycJuIey+Kh0erCb",
-	"6DMjoNcYGUN5u6ICkV7QjIFB0ZVN39ne2sHa9/Od8PlXITUT6gwD++7wqA3kO/ElZKHCxM6UKtS8l3d6",
-	"7eG1pGkybBTD7s0J1mmr9d/6RDsjETVYxvrUnvBcgAfdPUZj+0HDgFSzXQToVGcWJMRX4Z9BSXmC5aNA",
-	"v60UhWyySt5pcreQ9mXsKuggvih8vCgi8iRx5w96OxdmrnerDfSjtmNE6cSKspeLLdcO1RWz1+K3z751",
-	"qQsE4ehoEBMhCaSTdz2OnOqwrOK6w6WUg3Zi0KtlYYs6t5jMBVSGbhZ/ve9w49eG3gxz4WRVjFXc7drB",
-	"6jI97Ez7VuVFzeSxlqFi7GvfFoknpkzMuYB4GAYdnf4NdKe71sRu2sDSOLvur+Y1rej3G+9Szwq2ss2Q",
-	"FXpWKzCgwSUm4xA58Kn/ptQH/wzWly8KJRqAYp8NyaUwAYHH13Is4Pdt/w8ipMzcMgC5HhFVRb1CDJaA",
-	"rUsFn65GSkozBUfxqmy8zEodGnqiO11qVWR46xX2r+/NuZjJHSrBYbz2w/ku50kcECj9GaFjqav9Wa2R",
-	"ALBVa3c+kghan7KrCLpSCLQuetq3jPvwyTc5JZ9meZKAN1r1c+AH+fzZKZNQmwrA/4JVQtvW4VqevCoL",
-	"i/oen13RRFSG7VLk9eq1TaRYz8QyDkHUBDMoxgyh+IGoSawsW4QrKMgz5GKN3BJqioydLmVFRdJlSfWE",
-	"EA9a24+MxgWbWWMHjgG4gSLpihRALk/74i/HKF41KzlcTRHqsdblDT4qGjutivyrnRMM49jJIeBwm3d+",
-	"AW1WZSBXi2rdN6YC5geesvhdbh4VXHBziaRAduQEUMh+yUy1zlTh9B/aT/FU5gawyDkk+UJduxfs6sN2",
-	"FOrwNVgX6H4CfccwAIew6/p8nVl1sYaVqJ0K18aMBIXWzOkMgZCLN4OlWxzLI9lPWMt6Zwfjxtt8Iu4W",
-	"RRPxo16UbraeuppqAcIuyhpnLt3ZprrxNusSmDBqiVmeXW7JVVWCcxQClAANN/Ll8AWhUGirFkAVfgLm",
-	"HbhbwFkjwGNzp5JXMWL76s7XasljcpYEc26Cy+Skngl9t+DBkBs0Y2UW7qJ6TQNsO9bcdXg5KuYcv8YO",
-	"YUGBFhSvjKOVexIAfQ/BdHsSWJoG36ZGcLF9Zf6qwua0c4vYRuEJSWPBjQ6qIUoaHgPe169mLTrLzYIJ",
-	"Y2Ha3RZWB90MMa20hMRFIuIZTWog4mP8LON/ZTt02aoMukVfwO687YqMQ5rx6Q1bhrCjIbrwxSGq6xby",
-	"TqBLq5B3R7U17JautqjBq3Gn6GsZ+7sWaMhZIDxsPzADGYZ2KfLDgFuOPoLs65iraIxhkD6h8A0TgfcW",
-	"BVdm9B2aRorFFl1oosP6Bjtz3mNaCbVrA9iBNf9BuHFbXdy8ubb3GiQ7k6qWPyrwepOzi/M/aJKy9Jop",
-	"XV/YRW7eyx2q1d143bAHgK5po+Dx5YpSoz5nDdyfNVO7BNeO1w1cSNTWC9xqhq0dIk856Hbe0py8axxi",
-	"kTAr5zQzFrSVPo5M6mfrKZRW3a+6CKUYP/TOB+zt7kDq4265RCHWUNcEJkqulaRxVCusPwGjkptj1dzs",
-	"5jj9VHHVgkWsmKTdPl77kIPAlW5uytyC8UzTbUN8rtrF/1Gf8ePayTm77Vnkd3yTI8K6SI82wReE3dPI",
-	"JEuoTy1nJKRxjHXQUnnLyk/Ot24yClb3JY63ShUAZxw7UGGZdsxO/SDQia12nRab3XEAtKa7UT63bmYB",
-	"5Jb9XNkDSKvedPK0dBZYuYXAfu1K9XmPIWdZLsyLzo4IHhNV15F/fCxnQI/IpuSC6EI9LhyqjtC2jR10",
-	"LSmpLssHLJTM54vS6XKyzW1lE+Kj94jPyrteJaqa1BfkhaJQz7jcEbT7HHUDhEdNu31elsOHckXOneVh",
-	"O8/1dMHjGO+fBnZQ80ptbpPm2mDRkObfe+zctTSLcvsgtYHL5DxkJ13K3G7z18qYDZiulRxfFQ6C/fjb",
-	"B7Tme+fCWlCaAE7n6vXX1FlYHAOjDaDx0Tq3eyrUVj2Zdap7OGKun/+6U33zmdX49VfDRTeysEfkKZsZ",
-	"wpZNr95xvXb+aay+cXXrCol1yQxf9us/8LhxTRhn2oTRVekLcpZD0ybRq6L+4FJMFaNJ2vVp+h4arw+C",
-	"k3waMZGnFgIcNMCcvaOgWOfHYH1NLKUcnKtEniTozVXzQK20FPbnFhG2sLp2GiqR8ibPBi7eK7V26kJr",
-	"b8zEHX7nPIrGvyHr2NOCJr7/NvxxqdagURMGFbnHt45UzVIOq6tsXnmeLTi5ckrNSNcE33d5cnNuWNp+",
-	"Pi69ZZNaFTwP5QyuWu98WLwd4bLD0v1oV6o+QW4YOgin9L461/NglHKx8k39vFwevg5+k3ZZ/ikZuJjn",
-	"/v06vUDWu6E2o2+/zxtOqOSLq688onOnq1swUncS8jqrws0HqkD7NAP2Mz5a8SOkk4eP1ZTyLtLqxZWQ",
-	"Aow8uWIkBNNOOCksQGCzXTDy44cPF97s76O6EAvG3zx77jU/Afnm2bMArIpCmik4D9g//8tFdUGoWv3g",
-	"p8jnN7Oreu7c81d2A6ct995KW2hkm9fS6XfIKFMfp1IwAEbDTe0/DlQfwBEwTUoXHUppRlodDcewwzXz",
-	"tXpzTLAVjIoMO73Bd9mC4Cryvh1bTVGQZxQuKKkiFk99abnGS2zOzHbdWMIF+4EZ1Ch4+tlcu3RFCRU4",
-	"17GWJIdVDu4QrejRxm/bJBzYqAYh7IPKnY60yHQCjxvDUmd0nZTHUdNUYaJXKW86ZUYKytu0+NCFezXf",
-	"th0nXdlD6Bf4rfAQNe3kS2q+W5rG5wK5XhpGcuESrRTO4Zgs38ld16NgZKe6sR/slZnaD5YS5vaDFUKM",
-	"/ZDZ/64bxTHvvL6ey40acBp/gWpVfL5zTapSM7iMjyp73qb93SqgrW3N6mG8pOYDRxlkdacgK82WnbJS",
-	"x8JtEogl8A+PlNQgPAupm7enwWd9Xf7K0yn4pTcRWDCCq43FnTSpZdugMmwj7qzn1uj1kiqLe22qKbb6",
-	"NjILlk5WGbMrUDZEedKWe6PfozDu+Ox3bvsQdOutDQPmy+zFoAubwe6eBEZRofmux+26E0OtCV/fdrTa",
-	"LmqLqQLwsX0Pt22gr+S64835und9wDabDYqV60RGN7veYeefOm19XvsGed6iv0kpDgA1Fpp+76hZWLmZ",
-	"nd9skVhrHHpIIilV7Crwhi4y7BZSt0KQDJ9jrRhIvG4fSYUDJSSnQA0aJnnouVeYD3DXChJQ6U73Obbx",
-	"8YQ7HBtiutqRosd7ZJVqahi5hVbcG2qNVPQNz7KNoorWszxp/h2SXHd4RmC72nhBMXMj4G0hamvwF0L8",
-	"1FTdlQsRdFvrfrQWfiqi2j95V4MizkMHPhb3c+Dj0wICqRAx/qMvEXVSsjkFW8PKPm6Vo1fxqWEvm0+n",
-	"knysl6iEGRO3PMLAEmWFbMqFQ6Y2EJpxYsf6hcjHC3Z4bhYFBeIplB7oIOPj8KVWpHHH130HN1kTGnTn",
-	"4DXY/Nt9xkvvly5P6t1YJ0q7QAlf+9pBmTUI5yo2uCHeSKv23HW3PB9/L50qsMx2vep8RAur3zo7APmg",
-	"9PrvnMUpKJJY9PKraiGr6l4/SXei5kH8pE3447KmoxoM1XZeDXD21r5S3723uCjsKFI1PvtfgaZ9JRtE",
-	"wzvZpRkF9y2f/qFMZVjXY4ODEoapFvri8Mgnx8MQMT8GLA7kMCnYu9no9B/9wmqDXk7zHzHWtzpCYxrg",
-	"0lpCXSpd71GPdBA4B8jA7UuDV8K0iZccNN6dNd6rnOiOLjUJp7GMqgLH/hXi69rtOmQXimmgAYiBQ81v",
-	"6Fr/Geu64BCEep/sZgXwI6nI29TgWPy+kqXfjV+ecIktq1jYyJscc8AygP1kUejj/ZiKKwbDl+0JrWlq",
-	"nd5ugCS6krS1F5hnJQf0cTdULOsJr9Dfyq6CZa5wTaZYVOap6wlvxfTSD1ZBimQRZBzaCQor4EoQf9EM",
-	"veqxphN6OBXsvJ55Ys3sa+GLp9fLfoakghFuVaIjNK0PT8wn0GkkHzI1aVYPFxFVPPZedHiRFYUpedzF",
-	"QayYpsVRIahkSehs0qnv3lopSku1zbKKgTJOikYPcaZwtYDcXjexAIDPb0LTRPXbuSmgvCm/RLXYU4NN",
-	"rtOuYQ3Smr1wXQqoWsetED/ZrrdACDYaFSvzN86KiwRMIGOXHNqVuUU/yBR3tMRHdJKcsTvsq4nOowWk",
-	"QCxEtcKRsZuUVcOsDk0LTLcCVpnzf/uJuvvPeWpCBkZmmDolWBKtqHNWBPegd6gzzI3D/84UM2ZpG/63",
-	"v3TDo+BKYA29lFGh3VjopuDlY/vVKBjB6KNg1Cgbv77PqIh/8aWDq+K1zMD9K0qkBhnd+XYGIyEFvP+S",
-	"pG1Ie4bb5e11GbvI2+1EbAzrjl3phl3J17VZhojXK+nFt3kqtShR1slizZd3kAtzfXnr6pV9Ce07lGoh",
-	"+bootBpbD9M1hUc4YEyHd+mKVOg7fmzb0RKcdfuqVIxUYIYQ6XXWXevXcFXEzFCedHd3WFn66uV46/lv",
-	"8S6IZX6dsPIMUHBb2xnsWJeuSuiaN6iaamjdoJPzJG6wpTkF7tpGLGjNx6blcoZWAY7SBJTLZbRRdbSi",
-	"HPE1l5o1IxtcWFd1HsVAZa8N+tzyi6RMXbFy7d9nXC2ndrFTLqYpTxKuO2r80jaL1Zoj0Vb5KBjlbfb5",
-	"musokJSTnnyZ7HZxwdC5ffR1tPtXE0O9FqaJmb4TLhPUH4raQSuOoJCYPqMK5VtTqvVW4i6qjskNFkHU",
-	"4u3RtFoCUE7XtIUrV+3KKnww+Ra0xXZNw7ekVN1pitn6EX777NsijxAzx6h7Pbs4xzIdTgIo3JeseFiT",
-	"A5kOrKRQCnlOgqzLDISKGNOwInYGJEtyTTbkZW2ORW3wDn2QnP5wCfwHZoYIYD8wUwhfsN4di17F+EPE",
-	"rrLzQ4SauZAKmXhHV/2VYVz/L67VbI2RqndzEXO7UoQWKqQeVYJWBnOlg56iHrTQ43VZndP6gf60G39d",
-	"ETk3sttaOr/h+N4KWuBKbWxVakN+PZeucH1B29fRlBdnL+tJaEtcYtVZYFOJBVOmE8QlFC9y9y1kcAbt",
-	"NzeYMtCQ9QpXfa73DhtYzQrRYM6LmNbTIpRoPYSxFnazY98YEEqZnnLR7GDitBUbwNORzB6ioKutv5A4",
-	"K3A1bSpmC/yJ3bKkqu9w/jijMvrQWysb1Ry1nIMNBwOVmj3LLw1I67tUL+q8vck0YypyHn0rybbzlIpj",
-	"xWgMhWMtHyRj9Bv774X9reYNVkGSpuGnVE/dA7HLG7KDh13MErpk8TQXVGvIib5x0ZUY0MFCpkuLuSZd",
-	"XjB1jPIbZrFsFOv83iUWU/7sHeqgQgV+5UKVjhrdAZoKJzeuE3dwKmdTKLlaOMhtasnFdJbw+cJMZ8xE",
-	"i23NO42ZMRGjF52+0W0EvVorudnxrBBku1ewta9AfTNN6f30jnKYgosp1CHfHaK3TtHvQV0kBm2+iDrh",
-	"9yZnwGIHq1Otn2cL6gQtzGeV0zQdZzPaNi1pEzm3Y9UmHO5wPNtZVTu/vyyQ0jP8uWJwayxZksg72I+4",
-	"mdXzxudTmT3vBQmnHJMN02swlSMyotwwRbnyz1MhBZs25LKZrug7+2WcWFc/jkNXvRKN8+02WCdaVRWJ",
-	"Wy/9bqJaZZhjfcOzY+lqMx1n0tKAKoo3fckXmYBiDv23HPsRDrnlzBKdaPyXQjBlkWLbrr/FybdveLPH",
-	"+cpgts3TeGRadGwWGVos1Y50V+OQ7DA7dN/Ztgbwz9njI/dpv2JXsfzv6JgCCTQqPAzyrIJ9wH0BGX+M",
-	"T7yvCZJ50OTRAhnbFny+AKa/SazrnkNhRSzwg7OYzBSduxLJLjk0uVM0y4BCAeJMsZNMakMMneujFpAb",
-	"BTvB1HTBTU+Pn3PPGHRQz3DtXH3CT1cj++vV6JT8yI1+4yJCBnmfO3OWvT5V713VUrU4DdpfvNOS084u",
-	"uCHjTS5ALyCydEX/esOWd1I5B6ijWtjpKpfYFuG0ySe+1LggW2oUDyp7vf6Q8+fcySJnBYWG/bQizWC2",
-	"WA3U2DK3/gANVzehnD7A5bTtwgc/T4OWxP5UKYVjx/GuGy+wLBmwJSf4KIzzNjQBQrECGhemIo50UxcD",
-	"QBayreriouWZPhcG9cUNZob1d/qe3ctXyuL1ditf1Xc4cJtOsKFqytpRht5JHWTVkuMBgVZ8D/EUuYiS",
-	"PGZwhcHLxDl7ovarZk+DRZXWNmK7kBlX2kCtHCiJB/VwsCIecV/BnMV3jcVXfN3xuwVPWDkXWdhNk75h",
-	"g4de1R+/7WypWHZAw3WLo0XHIfjSNNLqSX78vA0LipW1okFZDmSfaqkBKg7FICfr1nabRuuqhSh+G3JS",
-	"IA5uUh9h2tc19RF+7RhlTYG0UVs0TGUyRNNQqBbWNrvxnB5Hm9CKyPXiFmv4PCjmpjc1VXMn95H3LJsq",
-	"4wzd+3BclLfF0mGrxwBlRp9fjT5/RqPrLKGm0mnS2n5QqG9TtuaNQe89QpQeEttUw1j/Q/sB+XqQ+77c",
-	"16YHvZs2itG0Rec9cOsePZqsScyogBF0OIat4b7o094l1Lfesm+Yb716dEC6hv1iIWoWT+UMqo5DlerH",
-	"jwZeWXzvSODVbW45MB4xDSlbHhQsuM1GsxI2gd7EHeJqsWET6OsStgODmAXXRX0gHGHlrd18+TYHNtbn",
-	"qVQGENJbiSC7D8yESp0dxULCnm44tXfZJpPwtkPbWxznBoir5YbWrf80SQbovesZ95PEPw4AFcYhCiwc",
-	"02HAW3TQDVmRrFa86iDT2RdIveAm/tiom9pCj02becFUUR8zzznk4W/YvN57t6qLKWPs7HlvQ/R2d+KH",
-	"p3LxPRs0+zJmq4yiaj8sHFXrXa9G/0vm5K9C3gWg6EKvl6tR0yAVHe+mG9ppdKEwWVvWiLrRsLbscp4S",
-	"7OaN9vGWjftRuAbSmWHgAeijgjEK1CnLQ6iiUpTHbjBxHZzf6naBffuatfsUrZRr7C81D/IVqotk/fTR",
-	"2zU5g0CCAoIdTf664xOwJwgPSB+E0K9tbAXUmvS+SXNYL3C5hhBdghLac5MMDFrgWuesfejy52Ejx1Mj",
-	"2wdWLe7+96UnTYvSvhp2Qe+nPiZ2mgtnR9jeTxuqzLCl6TUfB1TSjCAaiKN06T+hl1yzx8PDwj8KFVMt",
-	"DqRyoi3nV93i6jkVp9KyOR+3KUw9Bjchf1mIFFzNfe7xFmcPH5i7XnE0IFIFzsrlq1FDJQ6sQmqZe8IM",
-	"S5ZBQx3SpvTStZyeGy3XPmXn7lNVVGtC9gzGL3u6VCNVs2dl3JZn2Xbn0/5ZnL0tb5sZrbAGokp6qlic",
-	"R2yaLfy9uE55GTfTFmEzU3LGk546jAvohCEWZaVY+6iBwU7JFs+ezQntukSDg7WKa4fLk2Z+k8/nHTI6",
-	"rZSWxU5MNeCFLn4biBVdMnhtdeAbmit6QzxOvdzx2k3q2Up3U3MT29p92usSrqZFvZUx84WTV2TIHnyj",
-	"5wlTYxS/zs1mrdP2nNQQlDqdJfRWNl/32KAlFtX/3HpRLmStlk7lB2OyncvWngq3lX0+h5b4pgxGPGuE",
-	"8J+3aX9tjMoFpO6GKIofpP87INj0uvS7+cvf3xzrBc1Y7J2GsFirfT/SeAhLS2WcJz1o5yLJ51z4XVgl",
-	"mVa1gtRdtvjdpR84g2l2BVamZMR0JxAusKkfaUBtGj3I4lUoUIo6nmM0egWFIQsNovbj1Df68+CrzCws",
-	"xkwzKZNdp00G1xVf1m56nc9mLY+CxpZWNr32tQC6OJQrKnTmvK52nf3Zjjulcawc9mxSSHWrLbQ2qmN3",
-	"wFGqiqcaj62xzBp7LQsMVZh7+4VTsLC1a8fRiCta0WJa6pH6p7flpQJAG/yOPzSoXcB8zuJpfRUNnhkq",
-	"ar6SirQDW4do5XGYa6ZdtepDusCH+xYwv98TtTOybZipTEGqIG6gRLjGHQia97btgKrcs6W2W5ekC4mM",
-	"bpxdo6HA5sO2sc9WYXYTD03bosE+04CUuxK2FKM3yEF3yN5mu5YtH1doG2CqcT4lpeVrHMtIB+ikHRR1",
-	"WAP3agt8OsajgOg8TVlM5K2rfW4v6j9o9FfSAy7fXQqPpbxYyI8LRjNCNfz/KOgmO+7OLu+FvV2WeCjl",
-	"ty9cd3B/UhNPmTY0zfqKPRvEk9VruZgi6CqO4Ba1MT79I6PODNDdvOuKzuldpTH8QtZiWP8mS2up7t72",
-	"5PDbuB6V5H/pEiG8pThEl/ctPnma3yW1wAv7TuHxdpfrQh+9Ym3Fr1u3FS7UIsa8wSm8ogEF/1AiZwhk",
-	"hb1Xi14JTKPUKTa9hOB3c7IooHze7AjyOOf7LvuwUjLXR5m4WqBNR/IuY6JWGqvFQy7ulIS/Gax6GuRq",
-	"agMscjnyZUDjka8/Cvn8fcZb+CyzRvgryokGhwyq9Yaw/81p71g1W+a0/X0QjNi9YSK2UnyDZmXrvbeg",
-	"eioo+CxHUhglk6T2pq+I5/+kt3QjJM6g1OJg1beEb/8nePniqSfpK0+ibb1NmFPDyxlTTGxPE92p5PUN",
-	"Y9mUJvy2a263i9y4wuIDSkU8xSL5dUicP4rL6j2TqpDYfaZbLMSYXjN11GW6h1fc7wHrtTSLEmAqYm/n",
-	"HAT7eqn/DfNrAGD4dC249l4mrZzYio0NrM5x0g4OrK7lVuM0TPSxGUCfBWpYScie6Z28c9KqVQsHaoNw",
-	"Jb/TAEi75WeCfH44NWaKRiwYevQ/a6ZaHQx3cMjBaKUQUs+0+wWv8swr/HSFUb1Xo9NPk8nERcZdAWzV",
-	"76Bedf+X8Pu26g/uB5LJhEfLSsGQF+vZqmvJqNtTUd9RbkUO1ZaV+j1LpWGu/lmLzCGFYJFpd0yHwKOp",
-	"aza178a6vbfu1+PacSkgq8jUJ4NqfI/ZDpmS98upltENM9XeLT1cCge/H1rw2QxdPu6XjVsg8hQl02nT",
-	"SusxczVgtnbAxpsMApqxuK/B6IZn01xszKC7VjnLg1nmiF0dpYmu3lsZUHXLK+eZx1TmJsvNALMmTMaK",
-	"q+5axsuHOkKvAtW0yAfXAm5Jt9bbpaiJfV4614NOwDW817wrFcZp2C19QVKGGQSENFB3gsVkwRQjVDGS",
-	"Ua1ZTIzEZHxM3TJFchEtqJg3OhuXnrorridY6ALlPpC6HHIGjoEFvjiyIuEnF/6sAwJ1NmOmXYxdg0fv",
-	"dreFFY+IVm+p1ewQZIwB4nJGQjqf67CLcGUb9pqlw5iRTBKaNRWxwFo27vcud3IwWkkjsj7mKxkdO9ET",
-	"Fb1GEsVMrgQZFwWs8dC0PS7ETt1lc1xypOaLow2e73cNxUzJtJlB13KktGQ4AfkXvu34LOER09Nr6Qwc",
-	"bdnwMJcUNOsybspFQ2KLWSKpacoQmPGt8mjjU9R2ldpMywdenwKUNQ+89QMfVNQSPKP8wlfFJfhBjfWR",
-	"T5AB8qrFli544Qwh07Q1icN7ZyrxKXn6EjKO1Up5+BgYPjq+6yBepHMSGUjHvuDG/50pdstlrklG56yW",
-	"HaZXNhgLza9TIdeiTxqC4vhvrCWWK+Hboz4ubaMYr832FDqXduU6YxGfuYys/jEbkBVU8fX5Oz2lvfG2",
-	"h7xWzerUACgmvF1nveXTuzNCV5xEWxxBB2BZ4edZIlpznsY2od8oGt0g89ItXqDQokxi05BNpV7Ax6VI",
-	"dwBMekV/NMjKrWJXi0bfPVm2atPXy0rXJZqXfhzM5nZwQt/kMHDwKD94gTe7Tlczt5ahr635twbp0VqC",
-	"VIp0B4Td08gkSyIF1LUNfbSme1OEHKI/w9NStxZUlWsY5GmqWdJzzfSV0E7bcRSQkMchVuKAKwMBgswl",
-	"ocWrkIxDzPWUUbOY4M8aUz6d+CRQicsLNUlzbWi0YOFR4FxFoV6aboyQ2SLHJ20hvvZRBVqssJzPvgmZ",
-	"9zJxQJKZTGJk5OthYnHz4DzGoYuM8bhtzWOI5mDiDlpPMrZ4zR2FVI+2y42Me9r/4V6X2TyIf9DklipO",
-	"rxM2xI9oo3De9pDfl2LYUeGKeReeCFOzYKJIVRzP9HTt6yY93iWLcsXN8h3O0ZOgZ4qxY0hvXakyMGCT",
-	"PRTvGU3Sddmhr8GyxS+4zWX2kqlbHrGNlQw26NwtK3YFBDqCXZQ+62ZMhdZb7TSlER3BaVyp5fPfo3dQ",
-	"S1KbTiVbfcrfDrVdfRnY7u5Hq+lwGwNItznntlZErSZOa8s/t5Okcv5N50JcW/xs95iw/kHZ11ag3386",
-	"tVVpe78ObzVCaLEXZE8tewo+ORr8aFbVyzt83rQkSWkEr6pj6OkZwZLmpwSPW01cLRu8Dla1QtB68oC2",
-	"qjxOe/kwv/JSPtjMrwCKovnHLavoVii9eZ2r+VZLAbN0YCgyc4GwHWaUi4RpSLXD7jPFtOZShI0y4453",
-	"ramagP37RUWm4tpLs1RDxDuIIobdm77VjmCPGjcfH3xvVqykLlm05ZYyyxOqIJTjji6bvR7LbMEN8bVJ",
-	"UV3Bj85+HQWjeYu73nrx1I6vP188tZixab0r2YrX0cY+EyeYdqlDRuUJ1JDa6m5dTRXYUw71aX3jIhsi",
-	"OiSUu+w9EIKrUbwUNOXR1eh0MpkEV94cV7Sw/wxSNPwMzotFRucBtlFaGuk7XWMw11nUXGK3ibQQxEGw",
-	"dbdaugcY6mRZTMI5M+EmW+ZqdbKetsuYGRaZKfiGNopZsYyauUlGlRVYyjRSRpKUqbl9ajtzLru392Ol",
-	"CmU366ElgDzTTLVob/isd8op7NU9T1Stht762tHV1jHUqua8a604PzyLN660/G1D+i7jUxYWGp3ip1gy",
-	"NLvDSQx6NldzlTVXf27P5LObOHwtaKYXsmWLtsTqJ3nEBNvo8JtywdM8RU/KqeUU1PBrnnCz7NTvjivW",
-	"o1tZeG39TF9X/aV9blLM1YFO75r4iRKXp2b8p8nzP03um4pirT6JfS2WzqG7leNdO4y1re20Id12+2M7",
-	"Hq675xumBDwF2P3ax+kcQJ/JumhYHsYvlJvvpXp9a6+G2rhpymKOK8/VnAkzQus9ONKrFKbB0lJW9Ml5",
-	"U7Klz/DmRcLZdtj2GInduePKCb9/ffmBnF2co2MMKND/llOllmSc8oRpIwUjz0+Jsw+B+h+8d13u8iuB",
-	"nCGlgs6ZZQlBWUO5cIsOyHWe3BQBhQGJZC5MxQv4aHIlrsRLKew2oYeJfcsgQOyWqSWR/mV1apv+Gyle",
-	"WoTHGjx9zNqSi9XZO0sTLkgi75h6SVOWvKSakXHovBsmqKAJyf/7f/5fxH/5Er87enElSMPooD2FnLEZ",
-	"KHfs+OH9MdPHNOPhhPxiuWW9C+yyBo26BUsKou3qaEIyahaaSGWnSplZyFgHWNrF/nKCX5GMcgXFC6wo",
-	"Le9EuSuEx2Qc4jQhOSHu4w/2ci/+gghQ+ze4edpdvKDGzqBoysCbPeTYxB5NaBcYohNVQrnwviqnlkWk",
-	"9Fgz29EuPOHaHvIdT+LIvkADEk5pkoQBgVsspWZh1wWDOkw6dRPZexKPT2cJR5xQTMvktqwPgU5bAdwz",
-	"7islc8MULKG+w45xO8fXyspyjRgSvtbfYZuQoKRGxg222FXv1KNTu4L6XMbihyaU2GcXE+b4OjfH2GmW",
-	"0DkZh//tMN6O/d8YHh8e2aeQ83IloSXoUw91SCIqYJXMzpZruwcsghLk4EBvobrh4lhmTNCME0jHRg3Y",
-	"jrGUkqQZP45kzOZMkGu7yYooBm+xcknwzoDN+4lrg65S8fqWjX2Gzqn3ZrPrqFn/YdNAtpxaPHUexHCe",
-	"K0hiFzQOtVkm7BROPYCyczJmZZlwuwiaJPKuEda3ecoUj9bhjIBhCUlCx/vDkzCl9/DplCgq5ozccolv",
-	"KkQ2xTKpzCqK4YVnFmz9rLF2ORTxHYf/0Pw39rEEoTw2IsAofMsCLPlO/nH8/GOItPa+9FnkDMGw5+j9",
-	"vsg4bJL3vW2VaImBJ6sUYdC4gngQWMhxcZrk4kZYJnHDlhqX1rAmPSE/ayxJkbEY3+fFwYfVVOdl+vNf",
-	"vX85TFc1sR9ZhhgWMuApWREBQ7uMTQWf3E65RHl+ayyDgYV6T89Vtipiu39eGAmtpKoYsfwEC4JjC/CJ",
-	"ASxLGL2FU27c85DkQjMTkLsFjxaWr7/LmLAc+4+TZ4ihmrB7o6gHCN3Z50ww5Ig/SMs3cgu7sdeANnRp",
-	"p0NGOqYCkJ9H3JBNp07uZJ7EhMYxoYKEZ42wpjRDyiEhsHu8K+BoEP5IJgmPmcOBwlmWpv75dzQhYanm",
-	"h/I+HrwEbl5x6pDF0RpV19woqpZ2MnBOgHOzQocleylqd4pjfAEJsb5qQEIYbWoUjdgqC8FrAt9PePvQ",
-	"KGKZqQgDdmnlzWfb8zRLQPxYJek/aJLyOE7YHVXIRt649d8tpGZOMoDMkE5ZMg3JnBl7gvib/VbmxruW",
-	"zfg9GYfFSzg8deU7QXA4fxXCvpepjeHrS29eJRcFy4A7syLleEGgWBdyiP919uYnQkW0kMCQr/Jnz775",
-	"D0T7C7RuH9VJxmXgiyAaeCaBm9ao5ZR88+w5PuVcLAZB4cfeZF5kC8i3z771nGomla+9ZhdXRrt5AnZu",
-	"GAR4CBmHwPo8Ww9A/5Qn5pQUwaLhkZ3gP13GS5QlyR3lxrE4DtkmcoMXfF3+A/mHktBVxwhX0mquy2nI",
-	"utFT/MfXZ6+qWyzsrpMFvWWEon8++ApUstY6dcdZRqMFO/5m8gy9P0xiv3WyspeOzy7OK/GVp6Nnk+fY",
-	"3t3Xo9PRHyfPJn8cBSOQ9+z4J/afOabQ9q+KVxJtLLlKRqeQP0Sfnpzc3d1NXLzrJJIn9knATpg4qcXA",
-	"nijv+XpiBf4TrPuyMGni4MCVn8eQEGQmR86iz9D7q6WYVdnk5AKIGXCvtbBapTlUW+7cGpjQB8sVOnf5",
-	"HliHlWO7dwHe4pp/DOoJFL959syFCBlXJ51mUM7IbtvJP53BFCXH7YVSivQI8FSrP9FeVt5UzqXKvrEX",
-	"EBgPsPzPscPk4wsl4zxq9YB2fU7+x7X3zd2sQChtfYvV4+7Dq17naUrVEjySTa6EJtdU86jm/UWvPVd0",
-	"6D/BbPG6Wg//YzDyLyJQfgHC3R//CnRznCl+yxM2r+pXR6e+82kqBTdSnaSUizLGHpT7+MvoowXWLv4L",
-	"UM+Fsy4cqGedetZ1EYUCQROVC+F8bL4crv/IaLwJ3+8WzCxctqNm2Dejeua9XHeI6p+D0ckUtCt7vzN4",
-	"ZFeCipzW2wNa/cAw6v4MynL0owasvv1zGbPXGQnPrFzzVjoYenTjVL++z6iIf/HKis6df5IRTTq3/heh",
-	"9M1U5sxto13dQqZeEZUmia/ZU6XISrmC2uWDDefMOCLaTp6uzymNUy5O3LgnlvIC75D1j9EtZ3dO2+xf",
-	"Q3VqPflkhcjPT5Bov1u+RTe2A90e6LaZbr999m3n9m+l+R5yAe2S3uf81j5VvVFhrmSe4ZMZpbMnR/j7",
-	"lki7k/nre66NPlD6gdI3ysEFzXaiddvjjXOu2ofE7Yvx1ei+9C/oRuvQXD8SufcjKcBwS4z2pLFit5MT",
-	"XB5qF2b9pZlHzWGqN+P4gOGTnTH5DbUPnr69fpckDFai72S83JkeqtH3rUEj9cGL18T5uhEjScYUmuu4",
-	"IFA3LCAUTdjUyJRHBFNpTEZVZxCjcvZ5kORRrQnalSXtTO44i2PtTNCpvGW6YD+4VJoky+48CH24pmU9",
-	"5EFcqMqB0MvCTlckgC5gcA+O6zy52TMXiWWkj+08LfzjOwtCX37h/GTOIJAB/ds7k5BLMtW9PWaH69y+",
-	"L1eyG/BhmXVnG2gf6tn8tcsr07PbuejZ7YJnLOGC9TgO4ALAbg6cvODkzdzIN+EM8QZaD+KcQHYPZYAX",
-	"yOw1SfPE8AzCWmN2HzgTYeAdUy2PxCSwVWuavSEE88mZqpwS2FKdTV4jm+jKFK24dQLmyhPXs2CL8G2d",
-	"K0ITkM3yL8kGLyCC+8AJD5zwwAn/hTkhGV/8/AGc3o6eAFMEOTGiZr/66IiaFsb4kpofWZL1ZoyuX2cs",
-	"fEnN5UEZ1OrWYNi9OSmSYJQPyQYX8wZzLjWEiTiTHNy7La5n4NQk2OTBpPcTuEYZN83ZxXnNumMxt040",
-	"gGqIUX3trREkm9tgbo2oOakoZ/ZKL6iXaaeaobqYB+lULdX1arw3En1Jzd8PquD9qYJfUvMB8kXswVq7",
-	"nYC7q0lWaVgbjKLpRsWPYoztTsyDrDIHgj4Q9Jci6JpZ5suR9U6sLpYtQCja/rkBTNPODV4CFEMk4q+Q",
-	"lA/EuS/iLOKyMcDSxfo3+ec2EmvksLDX81MxGp8g4lffn/br2v0Lg598ggafnwbBnbvSWweqO1DdzqkO",
-	"L8oG98THo73e3j52APv6Xr0kF0VKtv0SLc6zSW8EcAyg2A+9BOQPPGUHgfrgn/E0eQ4lkRQR1xDGjKHn",
-	"GJJTv+9dXF0X3Zmjqr4ietFxy9O7Uq7a8Y+6RrF4xBIGj1piJIZG289RIjUkV4AxSA7pziDZGRXxtMg5",
-	"EBJNl5pIs2Dqjms2IWeVruwewgZdcGQIP4QB7JaLPpQzSKqAKfQCmBkD0MciT5KjSmQkBMBj8oqylnYk",
-	"kzzFehp74o3+JmlljudFddfe3PG7pWH7ZZCwyX16XCjep7kz5v0sEkljFl+yOYSodmcmB23Kgfl/Dcy/",
-	"OQSzs5hZloDuKmhW9TF1b7R2Tv94z7yuXHHwU+/AGg+s8cAav2LW2PMdvh8GubOXeEp9adH98lWcp52t",
-	"It7/q+jODjzha9bPsQRKxRLEaUh0uZ0PpB7B92SOhvq8+6djmKadjN8CFE9RLPo+T5LzV48p5xx404E3",
-	"PQF5BSl2K38SjnL7sifod+Iy8WzhUVmSz7l4BC7lJmrnUxcOkgGcyrGF76Q02iiaHfjBgR88XVmFC21o",
-	"krCYOJogcoZ5gLuJLVlBKPtkDGURm/3yBZynnS1c+jJGT1Ctc2AdB9bxqKwDicUbATsrPIpSYHt66OD4",
-	"j6cR7sYznrA++MA4DozjCzKOnvrSPbGPnSlMi3pp++c8xVTtzOdDAc1Bc3rgDF/BayRm92XJQTKGUbSd",
-	"x6XRn9NoebSdS5gK3u9JziimeLQInz70PijO50DzB5r/4jSfUhMtuJijcpKmXYSC/ZF77zxkDpK10B8c",
-	"/XE8m3GuLd7N2GighzN2G5w3kd2y5EmRd9/2D0ma4vqCKaxvJ6zr1n+q90WB7qHAnlfKeQ8bA4uRHzhu",
-	"z3SZljwhMd1/dm1ukTl+l5vRYxRjKN2Ze5Vm8A336wteY7qPpBLqzXyHqYYOHPjAgQ8c+MCBWzhwQBKe",
-	"csMgtmWzmu2L8Ofd6Nscf/eVAh+Hs8+ZOfYzbubvPzBz6UHru+DvE1p07ozuzvfgFaKcfmIs+1DKq3sK",
-	"ZYdBHgPaq3pVix0VWLnTB3rGlObaLgmrvioqNIfw45VpydhXhXVzayKFz0l31J3nzJmZ6pJuej/oy66t",
-	"vCffN5PAbH0d+cRF/sh84kDvTyhb+joSbEiZHn66GpUEeTU6/TSZTD4HV6OCLP13n8OACKatCCAVmSXU",
-	"QGHeznnT97a2TZysYCV3TDGX8jJ+ODvDhPS6ysqk2sjJQpEnCdT6ZFBy2/3Sg4tl+SAuhsnYfccT3IIV",
-	"VubSsq+8clGR2Rbz/LIe1gxV1qkqskdA51NXHdmXm4AY5vBqBD9ejU7J1Qgima9GYVEA3EHqKrlPbpni",
-	"M87i6TWbScWmlchnrrzlVxu6JFwUldVB21sYecLrREY32kfGhFADmDPtxsCJXKx1SKAxGfOYfHs0IWeu",
-	"zHAtEptrop1P/ouyaLwvVrse2b2voGp3NcBubr4QLp1Oum/OqUElcIbqEIbX6hl0Zz2GEsK9k984/P87",
-	"Vtbt2/1wTw6xLVUxf5fia8Hb7chk7HlbgI7vQZ0BBeRWwl+RFDM+z10JaHZvR4GC890vAG9Y2of9ucry",
-	"Tz6lzCgePZJisyv7egNAHZjYgYkdmNiOsmBagU2vZt1BevzCXKm3p8kao2jU69XY2+Pab/qxuWE2nAOv",
-	"O/C6A6/ry+t2Zdp42pwweJhJBMXYKYqx01J+RcVAwlBTsAf+iRMf48TH5cSbWekrAOnv0PcldH1dgjyw",
-	"otF7lsrbg2PgbnjBuqquPFpU1kUJo4rFZCwkuZbx8ujharuXdkhkClueZd2pHpF/2koffTV1tYFOYBPq",
-	"wzUq7oJ9FkwcRoIXUpsdESAO81bG4AbZXWIo+52/0nszSxzo/EF0TuN4t1QORVBBGeMv9C3ETsbsnkYm",
-	"WUIdIDkjoe09BV/hkEjl/uaxDvvo66U2+2ILNI47MIVOF/jJp2Kx8BJaocwVpb9MU3qsmW1kBSbbtfSp",
-	"5rZJRsFLw345Oh0VY69ZiYINJZs+luwsZplikZ3Md/sKGJznVIeq018Z6wlGC0ZjOKxPo1+oEhYfW5iQ",
-	"a3nyymEol8L3cMbIR+Vh10sgRDIuKYZYWnxBqNB3TGlyx82CUBI6KEOCK/gKWZrfxamP09ivCmeOmorj",
-	"Yt7tkVOFv9ZL38cHcpwlyeP4ZByimB5LcbF6xHpn6gt2y9SSFN2KqKYqyfqEj+2+Tw300pdW14ewVNFE",
-	"pVNQqk7LCKp2qq0EOu5VheB2qIF+uygR1o63N/kevKMejRbPohsh7xIWz1n8YCrE89cN9KfJGKRe+zgo",
-	"/DyOiJCkEmDsG5N8pdLYZop1CoX9EK2js450G3wtl+rhRj3cqD08OBroeT1KmIxL1y6aJPKOxUdf2b2L",
-	"z5kndqu+vufa6AMJ/+7DnOLvZS5ijHT6tluPN1xreED3oHbbbxPF3y2YWTDVQvmEATp2J2xs/xRo+8GJ",
-	"BPZqNBjKHi7y9ev9woI5dMEvFbNDHGj+YaEJzUTom3BWbjj0+PzFpXc8dxDRc+euT5sYwPji3eUHMpMq",
-	"7XG9Z/m+rvcs78MC8q+BfA+keyDdfZBuQCi5znkSW7kd4zbkrPoCb0n/xeKpnH1txO50aHsv9o3fbi4/",
-	"bH/7gfW/koc7DGLPDwsljUlY3LnfI3tEvuHiMpKK9WE+bvc7d7mEA3qPUQade/2t+5YJmix/sxyoXwe/",
-	"W537uajyd4Bbsvt8r2Y90pIIzkQPnStTKRfUsLOZ6bEDhytEnwBTGH5/QPedanlEnl4zZW8EX/q0ouWh",
-	"5NecqWVA5C1ThCZJEcg4/uE1SoMv7O0i4yXhmtAoYplZUQC5utUrd8bOy2AHxe106qfcs79X1yvgwP8P",
-	"/P/A/w/8//fE/58Kgwdxn93vWdjnYibtulq4/Ot7c471VPrx+df35iU1bC4V78F0z+CSfS0MU5nimh0U",
-	"7n0IyJ/VzjKE2Yd1QBIeWXQhY7PMMJ1CKmMWEMEs4aQ0yzBuxj5UucjTI2gzY9TkitUSjI1DK1kBUp+E",
-	"Ry9IGBUoEpKMRzcumT8DClohxChX3CxXSPE+o9HNxFX86Rt1A507lAuy4Pr5T5RMql4r/aji0o3yXibN",
-	"Wvg14vM9LnJjO/Wmw/dsppheHO6xHveY3/N34DhKk+FX2urp7UUrZjGSjIFwMhb9QRN7SwhtCQ69PzVN",
-	"Gb5jLGGiLyihmoQXP1tqbELt8KgD8fmvQTumEDv76cOQAusAtCnESiCayDLXTJ18sv8+kDR/dkP0Ik3b",
-	"6UCaj0iaOyFJOLW9kKTFw52Q5Apa9yfLXPeqANxIlgBEZ7KsK673LbyiiWrOthqn3Pv/B2YgyPXgi/17",
-	"lYJrx7trP+y6OWm7/cg/KefMrBJG9/cjEmW9e2/f65Xuj+x3jZN0pFF0uq2d48Hh+l/M4XrNbtvgbN2d",
-	"/JxD9W4p8Ok4Uj/8GjzcgYc7cFe1lYZ5TT+Jm/JRvKW3BTk4EkUn6QOVHhykH9dBuk7gnZ2jPf065+gv",
-	"SMJfh1N0lne9qy/y+l39mK7QRTea64MX5sELUxMqVjlEL+9pzyayfNfX/BPzmh5O3wfaPtD2E6HtgECd",
-	"BhZbCUEQWkr7RRr8CIaJvxLKB1UYGLT1/jOGHLuJWsj/J/x1iBf1YD+JfrL9QUpn+sQd004f0YVLBRWE",
-	"FadYfK1YJpXRJPQuFSHJRcK0JiG6oU7LTn82Kmed7EIeG1GYHuYs4cZoEMhXfCZSmmUuc9Lj6L3chFvV",
-	"Xm+w3RC7jyuF9mGZudfC3pMkP7bv6qC7/cBTevMUh4S71cw5CoAMxy3ujNtVb55u+17JfnLHGQr/xlvO",
-	"7txF7MtkrPKIkxlnSXzyCf6nPz8ey4AJOzOO723rN8X2DGIdvasoViftR2e/e2Z1YCSsjh/74yZlRnSk",
-	"UftdxR7ej8PAEA/nMwhJR3bT33oMs8Du6mou9NR5Zz9G/GWaJ4Yf4x8t3OkN/jrkCYExJJY9dBcPcLY3",
-	"9P6lFFGuFBMGh+lB7nbG+K9s2YvQkbagQvUl/62PsqIKqu3u6iB2n/090+aDNDT5kRt9ps97hJK8jPQb",
-	"LnjKf2PvZS5io3imnyo7ffzArGFRTAdNUkGIwxVJb3yQyUMvjFxoou1VQBOiHSsgXEAWbQdzNZzSXiRv",
-	"X/3l8t3bIq7Sp4TeHleZFtEz+wm8SR81tLI7dz+w9gNrP7D2A2t/eqz9CbHsqnR+8jjO51UOvs3U507F",
-	"m4AeSWDvz5B3cg98Mb56YCDFCT7c2LhHRlJxH9yvrDjExLjKgU4qY3x56fEBTOfAcQ4c58BxBoowX4ST",
-	"gFADJWAep0AtTHXMxUy2cJS3tsGgfBCDPJEPXkYDqKg8o12ZA6opHOi1zI0rS8RFtZLq9hpC0Gtosgbo",
-	"3CFZA7bThppHJRqYcBPVXAJEfcmm7PpSplnC7JjeKtERo8ohoKNlSg8bYUjHH5TMsyEdf2K3LBnQzwoi",
-	"Q+ZzZtNLNk+ZMN/zhF3y3x4y0s8ikTRmsRvxwPz2z/yQ1HbF/Sxlc2AD3hSK3G/sbuyASB2QTMmIaR2Q",
-	"f96mATELe61PMymTgMx0QCynCci1YvSmU7k1ZJXa8YxhvNL37sYsi5r4T49rYg3rA+888M4D7/y6eGfp",
-	"ONLCRZ8CJxzCVyp8qeoe0sRPTz4V/ihPmb1CCMqB0x447YHT/i45bUASnnKDqRrL1hjHU/b53TDkoHu3",
-	"CutbZ+afXOH3qVQNLLxeYPqdYJDfi2imbpkm19IsSLg60ucQkn6V37thw1OMsioqvtbqrDNhFCYiJ9j+",
-	"SmCx51A7tVoYkFDCv+4xYj/+8za1/6s8SOBPRYXOpDL2D3vhQK8kn3MBvbiYM23wEzxywuBKhFOaJOER",
-	"4YZolrDIaAeJfQKZBVN3XCOyER7ryZUYBU9DWWk/nMfv1MDb7aC6/D2pLkvW59iiVJXvHEKXDs620ZfX",
-	"bA7hiOevPMa3M7XPMO0Xefp3J1z76UC6/3Kk20iUK9SLOTZDi0vhegaCr4lW+wgt26n6iZo/kJ4Pz8vD",
-	"8/LAi792I0iFC3+tb0bPdTfw0CdsFUFmetDYHVjqgaX+3jR2vyPmGjzcntLGk5+8ZaXKog/2lQO3PnDr",
-	"3zu3/p1bWR7I1Hdtk/n8xDWXB63lQWv5AJHu96WjzLjZe7mRTHJhjrk4NjxlG6pavkykZhe28bmwhNOb",
-	"RA9xP/pkdRMfUPk1YVS9lMKwe7yyOyVDX+v1sHSodjWaUAI4BLENPGVkDLGHIY/DDoW/7RBT6D/lYmoQ",
-	"sfpHCzWPQ3OzYMLwiBoWj06Nypnz4sXxT2TGBM24v60m/9R2/OJerFPA36DPO+zy0jGJAxU0Im9kcUzA",
-	"JkI63Ai28cTvr44WLKXwaxxzLBl5oex2G27HsScVjMwyY6PTkbz+J4sw/+ZcHrsv7UiT9/TuDdOazhlG",
-	"ftVdSz4sGLGndXZxTv44eTb5Y1HS2F8w7tjJ2cX5ZIfXGdfFvMWMVJO/XL57WyUIxEEkiH7XVR17uyB6",
-	"lik5O/lk/+UJ2+COM5uR6yVxG3FKmKDXCYvtd94tijjnGRKyezOBgSeu2SmBzKovKr4t6BLg5r0SWLZP",
-	"k2+ffUtCxbTMVcSmQprpTOYinrL7iAEs4YS8YVQYMnPOBjrPmIIigVIky1MiRQRlbyFtK+H6SnhYufFR",
-	"zyhbhDRJwuKsiy2egNOPBSsk45cXP2MN3tBY8gmJYpFUsZ39SoSaRVLEOiRjtzHkj8+wuYUFYiPljDAa",
-	"LYjKhSbUEAq8EEOyYTc0oYoRLWimF9LoKzEOF4yCFxFNEhmBE9FcKkgAwuwf14mMbuyHNDfsvnRJwvTR",
-	"4ZF3wwC3JxGThAtmh43S2H4MjybkZ223hMRcscgkS3uM4VwSI2VC4OQgyuL05GQhtTn9r2+ePVvBGAAR",
-	"/ZKamOGFbbTOA9fp0O20feIpoJMJBHSOTkeZlXeCkaCpJWvXboR3K1cem4MKy2AiTy394LaNghFslBXc",
-	"cOGjYFTs4wjK02SjYASbaEEtZqjupv3THrylRsdhtFFQM8RyxPqC3gNuQAEfe9/JWQWTqjhUxZZivVBB",
-	"vVywQ61RdYEpveepXeMfnz0LRikX+NfzAjQuDJsz1QTbs2LWI7fTSATXXFBLiHDo6ODzgjy3KPSNxVV2",
-	"b4lGxMyumYw9mvpz04DorYuI2XU+b17CN5UFPOuygO+lIp4yVC4IJXOqrunc4nmSYJlrcs1mUjFi6I0v",
-	"o1RAPKZiSW5pkjNynRvSvvPzqBni51sg7nfjycgwc6yNYjSt33x4CKPTER7NqAHxRvZcTrKE8pVbc7Vl",
-	"493nzm53NxslP0h7JoD1nqIrDrNkXEUvdBOziHXHzYKEgCR1kbD/DYgZLassqv5go0lSRGopLBb8OMlx",
-	"3WSbU+K68sVnSTIkm80hzezXpCeB/Gr6nUeDHRAh4A7T1UTVZfKXHnVkPF30zSNb9isyMaTU8kVBhb05",
-	"95zGZSClHcjsQGYPJbOnQFvuSkulYaiofBT1PU64SX/vFCHvoeGgPCcHlUgXlUgzDNhLn+D2u7Pw2vm6",
-	"/qRFSsQT9s9jHZAbtsQHP0041ZOdqvkjKWZ8nisWr867XcHvdXTYcTpQ01+loI1x/vgaeqS8iDjZao6y",
-	"Ddr499Dh8sEZEg9K+SJn24NzcTWdSWfN/FtpirqmDyQ3C4V9rK2k8YJnmMyNfcEJqEdWyx1Ii5SBWC+p",
-	"S8pARNtp/3Rf9efcCqmVaUwb1Zp7FTJ3QogHKjxQYQ8qfJpk1nQJnnzi8eev4CY8jw934YEKa1RopBU6",
-	"+12J4acrRCF9NTr9NJlMPn8O4ZZ8ujfjkGS1nmhePUYt7x3R94G4D8Q9hLi/NpKGWxif7Lq4fffqD4aD",
-	"H+OeHuPUG8jzFTS/hGb9q3D3dMA8FNIerCddrYP9uLSKWFKlVUAYItUq1W4lQ8RPRxO9qQ+7OSRvqoCN",
-	"Zoz91rjuSls/MDOQsA6EMphQyk3vSiW1HjsytD+YTObMPJBG1utVVwikp6AJIz6OgIn+PJ1p7CJ3h3dh",
-	"QXqaFxgC6Nx2/5YztTwUW+gh9hZHPFziXb09H0TllxY1gcjbqJuML95dNtj1Gyk9yx9K6Vm+idLzp0ap",
-	"Byo9UOnToFL7msSf7WvyapRQMb8anV6N0lwbGi3Y1Si4GqGT89XoFJ+bX5ii116UJ58ixFl4Wz7kYu9J",
-	"I09ZGvAgHoSCA7v5IuyGzgxTxHbniVNeudoxGBXpaPYgKXSg4gMFHyj4CVNwqCOpIOLHSxZhQCaTyZMQ",
-	"FHDavZp8nS1oY11vNDYMseqeCZosf7PI2dWLFzt4f9xHqor4ClEPHVlld2hfzfr4GSeUi54VqQGt4575",
-	"a17JCEJwenb7Xsn0CZfofmT/7p+Y4Ez0Ut86uurc5W97Lk9+GSmZJD0n6VU9tVcB/EupelzP8Gzr2fz1",
-	"PeQu0j27uZRHPVKXMJVyQQ07m5kevA3yxHRvnc/nTBsg4r6d3siY9e3T7yyxzwd4SO4p4YsVgm4u7e2s",
-	"+/UpCuv24y0XVBlOE0drTOdJn7RXvesI4zx/Z0pz2eda+PWtvFDcij0WDXtUHAbx7SWNFt2P+TtqogWL",
-	"37M4j1gvBKmXR15QFTsAekXYoGQL3XvN/oDyygfh3qPmcMn+cjdlkX1V7eaYu2FO04XDx9CayJtLIT9O",
-	"TfXuMvtBYD8I7AeB/SCwHwT2g8B+ENgPAvtBYD8I7I8rsD8ZibyiUT/RcNHu3Zs7ShhVxzjZxuSejCq8",
-	"+w+RFYPyehb793Wn9PxeMaYJ4ou3UGmf0RO/nvI4DMBFFXKFSUWoIFQpunxBsN4lmcEomPoPO3XJBMqo",
-	"mmqPgwNIEboixrdHSO3RjLWNyBA/htiw+krl0Pz81eHue6S774GEX959jx1BVWbmEOzekGsruxE5QyO2",
-	"ZQHO5a2i8oJke/gjj71FG1LrVTgCZBzsFFX1YIL/ImkCOtL6gdAPhP6VEXr1pnfZTMtrn9xxQeQtU2tE",
-	"/wUJfV2qPvlUgPz5CUrY568OMvZBxi4yN1cK1q/J3a3ydGl6iknCtbGUqQ9Ctr94z189gph9uEwPl+nm",
-	"yzRmmWJAGySjZlE3GpdCdDfa3aekPIBMHieaszO9H4j9QOwHYu8nLT9ObsuVVD8bnUUeksryd+9eMMBd",
-	"4Kk6AfT1bPF4cYFFB/ZoYn0An3+YP9Hhlthdgqovd1v4lFQ+AHgtZpiKGGsEmfJH0Kjs3MOwT4qqNsPm",
-	"SWWMp+Jz2OsiOdwih1vkcIscbpF/wVvkCV8TTY+QvWc3/PfJf3S8QlxOw0NO799d1sHVBC6MqoQzRRS7",
-	"5ZpL4auZ1dKvaXJ2cX7UNTHh4MSgXzI1YXfa+IGZA2HsJsvgsPy5jT13nHVwn2QyZ+bBNLLL1ISPmwO7",
-	"O6Fd5AdC202SkB2Jg3tKFlKntQCSzvu/Kjmqd0qDWf5wGnz8VEAPoJ2L/FAO4l+BfMj44mfUnHnyWCWb",
-	"L04c7u2DdctPplUjzb7tMDinXeZxddpWRRq2P6tCeCCiQYqEhp18uNSWSWVQA1Cz9JFMcRHxjCZknGum",
-	"AqJkwnRAFKNJqoNqa3uPmGXGVqgCwV1TF+DXE1pHiH4Ecp/R6KbAxRML4MnKgJvslq4bzfj0hi337txX",
-	"oxkubmnCY1eu5PiGLbdQznnR4Szjf2XLA/UM0ubhZj5Ej4cjvHN1MB9IeOWpgrRFbthSk3H4icc6IDwO",
-	"iKApc9Q2xc8Wy/GTvBNMreWA3UxvJd5NPd4/kOrcMCflyE231VTeiWLGPZdFqBHanJmOFPYDMwNJC7v1",
-	"cJ3HDm9pynp2+dkdfs9u7y3+DJjuncWwQ8mHL8ggvD6lZA7XSxJC1FxoEcH+33ME+7nkFGHgg2cimiRM",
-	"/UFbhgGFjEgIrOPP9jbsxz7mzOyab7ToX9YZxl6twRWO4RLEdmMaL6HxQL7h6oMfDHJf5AqvHd1D6RQH",
-	"04QKT6r2Gsd7mt1nHFEHxeepL5wtlQ5IygyNqaGfw6MXhBtNSmIiVDGS8JQbLKINxGwnkuoPug/ZIkrv",
-	"mnJx1I7Ei0qc7UQ0RLtyoKPfNR15NczR14TyjW/Mk7miWLX/sS4zmLCrAGzbHq6yAwmukaAU5JotaDID",
-	"Z3UhzYIpeIiScQgYNjXLjIUkzKjWd1LFoZU9QxpFTOupkTdM9JQzYdBdS5pAfP8fe9fW27itrf8KkZed",
-	"AE48LQpsNIPzkD3TTge76WQnmdOHkwObkZZtnsikKlJJ3CD//YCLlCw7voiyLMsOX9qJJUqUxO9bF67L",
-	"Iuwuxa2gqRr92MUn2JmDCO9e2j10i3P13qF2eIdKbcNv0alkIGhivAxFE1xO1pA00ES7EQ/2Cj/khiRi",
-	"OTcyq7qblF2XG0EZL7LO1WTu1KjNOARVCqZfQHl87h6f+WeoUVZapOEqmBWL5wW52CH9IGLAVS9IIASu",
-	"GI3kWwA6O2VqRNcKHTdH1qyU1EZtg/uNGmz6luuxdi0ikB5rLfJjmroD+uuR4/uUReqUcbOnSJgpgxo6",
-	"r31cfhsufX2Npa7I6SQWrfwuunnmwo0XL0kTRHpt5usNrMYWcR4C7KSO1R04bFZ9/2Wgr/va/0h++vAT",
-	"eRoBlr1KgDBJuOBu++c2ULg2CCyPGJ5BQb59t5J6PfPurxGREbbh5vsJ7kST47kqMyd2EeOm0str3yxn",
-	"vYoJPDOpZKu53D2+14zVa9vsps7F9y5Gw1WKaKjU/9PTfnU74VusPwWNNrcX7BeszVwQCUlja6BbsbCs",
-	"9eZqyMRpjZBZEmg4D5m0ESU/Tksp+dmX8bjyuFqIq/6LXdCdLJfxnPwPauyyU9hq7ZABgyjM13rHVCR8",
-	"/d8OSVLeo7JDaBxHNs5xZtv2o7b+YRyryTS9PvtBz6HdgJ61ZyQkjyxo2pi3dz2lQSBSruR6w/7GjLiw",
-	"A7yi2SIT36QR4/ch2RdFB7QaAUsMLAsREK4aor10j06//UZImbveCsVx5ryl2DHuABnTwPgE1hlKc0v5",
-	"j2ywX9NtX9NYuCv/2Hu8jt3tILxEvlStHbQWDt0X+2MFYHg4tAgO2r6fg4PWtDL7nykSCpCEC2XcACfv",
-	"Hhwdl3HueOpOd5N2pLsVtrNKq2+fpmM8vFsA79+ZVCYRcgba/5B5zAAWZDm9p8EDhKjTDVgE9u/KIA9m",
-	"lkGtOJ9e+pAhP41P2tW8G4/Oz2inTNCF8Q7YSeO+/xfggP5r7zdqkqaKn6C+0Is3mogJwcA9CUqG2ae2",
-	"Gxhak8futIRJIkfiiRPBownh4qlKfHHGHrXEX8yz19p4jCo26QoG6b7g/3qO+9kzn9UD6r3ta3MyoxUs",
-	"RuN2tr0bQN/KDfH2aA6lhyBKHTYv3wpPD/EDkJma4pdi9dBlZKl0tOKL90lp72DVb5Jm1nI1MJX6/Eb9",
-	"QvqW6x1B36VGk/f9tC1A1+R2JaBXFoT45wYBurj86iju4x6gi8N6Iyp7szdtCAkjKgtPuwYPv1F5lZ9b",
-	"pWuJD1JpYYmfrLbW0wgwbfJtjS0E20hEodlnjJjUvxbDVuAZna2FCJRC6IoLGueAUAcm31xyTQfdEmvf",
-	"L/z3vPAL9S8qRkXubJUvkj1Z6lcx63+J3TGifAjfnviVHeIjht8rdsxSMLDIFlBWhXQBhiriJMC7TFdo",
-	"HUB5e81l8qCZOGIzn9NsPuu2iuYh6OHn4bcOfnsCuQXC6SXL6nfY7flujDmPineWvcipYo+QVX3Zxm5O",
-	"bW6C2pIYK611v3Zbl8Ro/FeNJTE26u+qmsQ4LSVbNolRj/Amyd7pRPbLbSfJakYqVM9hrA0xrcthLLEP",
-	"kn0gDysPK7pQ2cpU+7z9wiCNIlsPHsaURdN8xA4BTu8jCB0LwzeOwpXmSLcXMqkfo0pQayX59tncz8u4",
-	"Pd7DtN9QA2gTgWSXXn1wkKB6FpXlhdPaZeqX6CEsUZMUa/MrpBIxeRLJA+NDQhURPID9WbprGN1cpjFC",
-	"/4V7Pt9zsJhPuCmdm3XXSjafrlG/Pvd+fe7LmlxD0zP71U0Qtdls8XveftPNbLoZNP1DTnfeWr29vQps",
-	"nSMJkX4NGb6O1gefz6DBI8EjYQYJlNvg3DGdELMYbV0d8cQPAB1WOCnF+HDLgbq2HJitYmDuuMRT+9Wc",
-	"ipULzIkXUeSMzUuqX8UtG4NIVenl/XXIRQLfOX2kLNISvnwPvygST38IO/nyqH2OKQ//ZFEY0CQsP+7X",
-	"iOavp/Sg30VAo/LvwkSgfzbgkl75dSMpi6p6iyKZi2IxpCjKauwVicj+NMdD2YmmEISd2XoOymr4jQVn",
-	"SqDii0PtVinGSuubPjJ46uFfvcwzPtV9FVVFbsmKkZk7XAKVKXbBV1QxpA9y3A9FgGX6sUO+/gdem/Gh",
-	"/vcQFB5DmikU8++fEP3WICTiERLS79Eo6mMkdwyJiev+eMf1azQddX4p0hUZg0pYYApMYSc4GgQQK1t4",
-	"gwtFEoywhfCM/MnUCKvycBFCh/SVUDTqE/grpZEk/ThhY5owkP2zO37U2Sab4stdTaM3+P5d2XNveLD1",
-	"ZLOEPQLBFZjuZIVEg+7/SYGlRWQwgjFdxhjmqGbo6Se+Bqk5BlE3i7FbzRw5vM5qY6QCZKvykbSL05mI",
-	"7LicgeyBWdbpvhhUvzaj2pQF4yVOykPSQ7J2SGrpNmSPwNsKTudF/wY3xdpNCsZxRBU0Z7pkdzx9/GGt",
-	"9XJrz61ivTSg3lc0kIxRcDuJwanFuTcKQHZ/hyENJtm6kDWnEUd4dZvBmC1UN9sgB1R51Bv/RDZwaRCl",
-	"sQ5U/uiZoM4HLurrs0Uwm5uUx7MJzb6dvp8mvBGu53uQgexeBA9cPEUQDqG+iPyF2JLk2NiLIiFPmZp0",
-	"Uh5xNhJ/c9CtCMFfgLtOi2WlF5Qew4sFZamMhm0JWEyYXkwBY6qCEeNDPMfQwXFOBlrxFk9zRTxaJoY7",
-	"RyOg4Zb5IOcCk+OxlhJ+wdM8K3hWKCD0N6ChW3qeHnHJpGR86MQFetwqPihWWVjICwtymVbD3pzfNPLd",
-	"UJXBsalSxPPksZ42rtJck6gU2pINNmkC5fV0O+xbEmpQbJVBPOM0F6uQfdfqsQq1GiMLk1cW08+SIJ7V",
-	"HBSndagey9JRFhNQ2kry8MThieNdEkeLyeK1c9R9wd8b9xLiXcv4B915wxGUBx7V5M2cBdAvZen8IVS9",
-	"NUgEB80XY5GA+9Zh7pB0o4V8WL51aF2k5u+i73J2P/WCBJGQEFo2Y5IkaKlBaMtL0DGEHfTT6j/7gOuz",
-	"l/tp+lm5VUn65kr9j4QpOY24ssdtKNLZIyRswCDs3cNAJNDDQefk7kglKdwd9c+2G/czBFWGlKqUNa0q",
-	"9h1jCw86zrJq5GQ1dn8npFk6PIOGITM9k68SDQvFzHXWhG3A843Susxr50hNYjg6PxI2wHx5/AYQMSBA",
-	"g5Ehng55gAmE5D5TqzTvnDXP4UW3NY0YlSA7ZEzjGKmM8nAmknQjpjfuJjeaLxc92ohf2rrpSviinYnU",
-	"E6IPJT9QtzeNokKomcWScXm7ery3Rh7OcWbw/DuTaurXThfomZr3jQbYJzFVI5JfQuuc2Q5gVrzSmtaC",
-	"mG4S5JgS/Ukic9bJlnVE27uvhJr4KWt20YymOHPXPylTv4rkIlDsEW5GTlTUjPF8+P6sWgJfzedEHF2b",
-	"yy9TnALBB2yYmnU4i5XjfqaY9Dukn2ks+t9WjemfnC3zp9X/FKuid818n6i04A7P6uucw7OrY55JbHTZ",
-	"XGWb0+TsiynPu3lrGzfezYfl1Gu78eS2ecFB1+3htJqJy83ewDpT+AKn1Pqwe5xmVe3MTen06hXY9+0Q",
-	"Y2TP36axVsIqs2euCCKidrm7wdxetyE16y1lNB0HXIo8jE+0Gn94JeWdOc4zDA8SMd4Mxdb5vRGQZ/Jw",
-	"cG+tqRBgJ7GsDYjQy2aP6PbKZuPs2D8J3YAXtRTUjRvVK+Ee6HsT2jsLeXRYEsHfuj7Lw96G+e6Bbl4S",
-	"I03HApeimqvUaBXVYoC9wt5QlFz2meqLkmtW418UVmfpYlkA7mp2iFO1HW1/+2G2Trj0mPSYbB6TO8fh",
-	"W28XtN7fBR6s3uO1oceLHPez5W63zR3l4jYdYe9eSQavJnuRvDM1eY4ZOsTrzaug6mHqYdoCmLYEoDMK",
-	"9X0aPbi3UUCB3pR8DkUgT/U8l8D9X2n0gBNyhvkmYXSuVeyvRaoYH24tTE+/hdtJXB7tNyJNAtfTf3k2",
-	"CT+Ow2zQo0MIM4shYhwcPsdfKUuM9eUJ2IGA9bqpTr569MYcegWJZkZJxmmkWBwByQEuP+aRwzZU2N7J",
-	"BvuJAWEKxvoQVSaMmAs+k5CLDDdLsPhTeU4NqaLdp4Qp6NqROavir/rqWfSgvfh21aDSjHiVKk+KnhQ9",
-	"KR4WKZLjq+/W3NtbfpzRQjERuKIaOpt/YtXQlYnODwCxxERlPXOMB8+2gMkxDRIhJUlAKpooeULuU0US",
-	"GKQSJDF0DCaGHJ9NYrz5HTdfwTxI2IPnAPDm/Y95jUuC6dOSCU7kA8MJkJRHIGWpzOqzO27tWkKjBGg4",
-	"yR6KJkAiGCgiUqU/eN++6+03UsAJrMmSwS/rCzxslD24iUj2deXtIlybmYLYeoIELLB2kIKME5Xu+cSB",
-	"RZljcoodtc5HEIjUfIjthb+aX0/xTksI5ZM+hoxfqUBDZaybkbejRCgVQdhWjrhk/CYQiVPFKfsJyuut",
-	"+JVclfb/lH9lnEaTvx1qetkB2dsqPc6mVH/DBSbK3+/zoHw4I3AG3KHQGCRjxqmCi4FyeANeW5ddZIbq",
-	"6joO3225CZ6O7yHRylsognSsR09LJFPyVwrJhLAFMZTk+MsvxhL4SCi5F+FE2wFZF665ZosavHMCxFC7",
-	"o6qvtU/L2EXpoX+uKYt8e85kJ0HjpYyXMl7KeCnz3qXMTsTIrAmC26zdFxa+brxbWQKAIvj6ubGtTeM5",
-	"WiaMTGncKrFGh+TI/29IJBPc9Xwn37+ze92zIkIFmWQJMf6wnrU+i8Aschu98XMZLuWDiNXRxTwrHpIz",
-	"YjEF4SMZUBYZDy/56cPPpgxm4Vw8gC2G6RgICxf0L8iZdp4xXeuJFJzsSBjnIu6pSQzLS4yEIpj1vBtn",
-	"fANbkyUYzbOZZzPPZttms0NlsBndUJ+1BxFsK0kRp3ORKvE1bJQZv8VOpPIeifTr4Ab++kM4nH+Frewn",
-	"2tb2sR0Hz/EbUTbiflYBRUqmnNBUiTFVLKBRNCFD4JovICQsLMPOzPovq5JzkY1trboyRJxb6FtNy0M+",
-	"NXdYwqcVG0sckpLZDG81osr6Uu2lIx4+i+BPjc3V0Q5TsqGSGCCF5Lif4KDz7BdbNtQ6LOuZHl458246",
-	"TJILRQZ6TGGaXKge/tbvkNnnJnJEYzjB3hXTOqmhAHMhVHLv+DF++2v7KeyYszvevOae54TmD12G4537",
-	"hRRIflnTkG3XOUPqHsKyvbcqoR03SiQQ/sogcguLct2XugYaKeZQsvkLqG0LhVbHK3vZ0C7ZgOuxNOMi",
-	"s9YuAL6A2pD98f/nZEAjCf0OyR+qJOfbQN1cdhRidTtkhUCoZRfOjd/duoRM99TmKl1N4zK2WNRuDa9X",
-	"7Abiqd1Tuy/x17I2JlNqLu8sdm5bUoLN3k8QgMnlazoGwPuGvW/Y+4Yd+fqzCL5jHQgk7L3ZMhQJSSCO",
-	"aLA0GKJFTufdxi80X2rCE7EnYk/E75mI27rjB89xRBnPd/22niBob7jUy4BHqziR33NSQAWHyX+2Jl32",
-	"I1/Zkc7swlzFZrV4V+19SnpWjVH+kfQxCQDCPlEQRbPF/E1SgDlBEqZqdwjbKTs6hWfduuQ4e4SpX5gL",
-	"gmTBcVLtdAvbZ5dkJJ6KarcMRKL5f6gPqjw1Y8NcP8udlZww07EH7IhxkTFewHgB4wWMFzCHJGB2JUFm",
-	"TArbpreZJrhDUKf2hms77l3aiTXW8HtfqhNVK77k2305uzTsCpS7zSLO+2ivb+a3umjREFSOdtfSRdkk",
-	"Guq420j/gTgtSUZXaUZGlfYEqxKSL8o269FPmO15/41HE+/ddSv6bhfwvpZ9vwhDSQYYl0SUKMOLy/bS",
-	"VnNknG7Mkd04VQtKcjbTqKECp3k+83zm+az1fNYODltkOnbxObov5nFem7Mk8Yal7UmMarXLpmK1MUN8",
-	"1uEnHSAyvbObGXbwtqy3M2F2fbTI2JyWpbJEVYcBipfa3Aw1M2pLj2n77bK4eTRhFzLli5rE8Lpx4fXS",
-	"MzIxPW9qtccJBBh2ca6SFDotU0hx0t7Q9orpoSqmtWyzFPXX1XssdoqY2EULozRxj4CGiK6Xoz9pwu1G",
-	"wKL72jO7ny17MMGzEXjf9vsDNPeG5J9nz+gUMD0c2+Ya2Adu9rzsednzsufl7fDyR8IBQkn6tiMPlizr",
-	"cTqG/9KE2O8QyuUTJLbIGiXh9MHJk3nykzY6S+wOfxNRu9jC6tT8sYTZL83Ryv09TNFwp5wBe8tL+vxJ",
-	"8CBNEuDqxjZ4Ki8T9GL5N0ycXAyGcjAL5Ib97TDjmanq4dcGsy5ViqS6FYpGvzElL+RXhyiuT4G8ZJyN",
-	"2d9wrcGpEhbLtgqn5ivxVytb76VhDsTqvnN7gc09TymXRMIjJDSa9npjHOWEnfNHFCLYzlkLgTdN92a7",
-	"cqyPyh3nFdDrK55ezNvIrr8ffTkcJYUXE15MeDHhxcR+iokWyYZFpkFXwTiOqKniuT0boUj5p9ktV3P/",
-	"rT2rSWvBncFrERw7I2LPOPkXzJZbK5mHZJBpSFHt5axQnZW6hWvsv+q6KYF59vLs5dlri/rTTihrRqMS",
-	"MfDttbe/Bn19WWhybx3ZI2AJkVhsxlSVmJCnEVWm4Yd5/yZbLaLBgzz5SPR18vF5X3kaCQ5ndzw3r0wr",
-	"+5AoMX/P+0n+kY4XdLXPjmVN7U+23qJeP1GZPvXf9Bfybep9m/odtqnXa9ChS71e2jvpUv9tAduU3+ES",
-	"BmluW1t20LpO9TFTddLsFngpFoyrU8ZPFRuDfjNLaEm/4yt97leu+cKZmv4NEF9E7LGJGN0Ngm2b6Q3s",
-	"i4SX56K5hbeaj3A1Y8tYhu3DdkZGdG4qx5RITmM5Emo2dNjSygl5gFhpy5f0HwDiHtVY6a/VKDUP9fBW",
-	"PcZ7yiDTXadceJnVefGJqerXTDaDvdlqlcnWGazif/P5APuUD2BUuW/ZGthFRgCuNJCLA3YW+rBWKyEZ",
-	"mlz1kOm4girCNO1SHsDepJq74NuD24N7Z+BuA6JnxHCDUXMroyBuNguXa6wa2WZu3AZqmdkSSY4WSKXG",
-	"JJ9F8EijFByH/ZqIcYsDGhom7VbVnqtmjt4EiYgix5s4bfc4hQvdiEQdRleaW0jGjFMFFwPlwG03ijqE",
-	"Rt2kwyFIk77tOuhShOA6xu1bmjG38Ky2ltailZqHG6wg5zYm3wl045YrmihGI4s19EdsM/DO3Me1aL0p",
-	"P1+hprwNzftEg1H5z/wvU4zwGsI0gKZjAzeITNxgP9jv6GZLs/pG7k2+j9usip/FDbz1w21a03jLAXJ7",
-	"FTtd1l7wxoI3Fryx4I0Fbyx4Y8EbC95Y8MaCNxb2wlhojTWwYEegoWSZclHmN/VkyRy8ethYANL2lThX",
-	"yyRbHFeJGLBom4kEPgdg50Jg8xSAXQmDa+AhJJJQMk6l0mrPfOIAoTwkSWrrRdqD4tF2l1nibCrrWNpy",
-	"5sB++JXchY2XNF7SeEnjJc27lTRtES9zhopSWNG5sYLo2R3X1kK/yabmKjgOPKPq14jm72ZLnbWqFpH3",
-	"wZNIVnbd7rRIegazWgqiyykUy1LSWHCmRNLNhjbXlGvr/WtSbCFfksiu0qaJzPX8qwQkJI/wyzOTTmrl",
-	"YTPm4etvdaWpwvOU8hanhOVkpAQx6OkQDlJBSI77L3eGFe6Ozl/ujng6voekJwa9BHBO8u7o/IfX1/6J",
-	"prBBRFVhyNmSs/toy+vHZUlWpXoPG/B8x1dlyxxMOB2zoD5ej9NKvG4C5HNWN1+zRBZuPuKF0zG8tljf",
-	"/IOOIfRKp1c6vdLpqnRqaIfvVPUs41fD+Zj2Am/770gMWem+sHDL7BiKAKlxCSNqKsSpOHNgBYfmNdBI",
-	"MYd+C19A2eSw8vdwdZe2OULJNazEnu/kzfWlEcrrv59t+3wLmSUK8LTJPp7WIVQSiRGg5JgOFCT2ABng",
-	"o5r2ADul8r7lo75mcZo/QJG8s9/m6RtpO2MQdxfmHFtPd8VG+l87oUQ0jaVnRc+K713P/A1omJNNKXbS",
-	"Iy6ZlNjsxYGg9LhVJPU0AjWCpMBNBBCmuCUzopLQKYmVoS0zeivMVUGxnGqJpdICvn5eqFIqqhra2sFb",
-	"rbaxMUq66VgAXz6i8ZJ1+J1X14jSq4XhotqhmjOdxMJyUOXtVAOzCgaqHTf1nZkDdWyEvOWB7ssYVMKC",
-	"1xYSwiXOzNOCp4Xd08KUCA6ZIMr4Y6efzeBzEbWYDYDca9WgprPVMEc0CM2zLeGw79nOh9sjb1IPt9Um",
-	"2O/UwZh0NlZBJZNv/JPgg4gFamtGrvP+zcCkbZU/v2qGF0vgImLU71/XvH9tYGxT2JaWNDUJhFNL87gf",
-	"isBsSffNyf2O6fWZxhISRQQOlzVtQ38WgZknSrkfP/xQasinBLIhzpL0pw8/rx+QwbG2je6CLW8bp755",
-	"80Jb/OaVk2PzlmkUTex7Z3xImDopY+7nO9dOdj72TV2w623+MZMZZlqsvuKSwgAbKyDeLi8uQviHJL/d",
-	"3l4RGoYJSEmOs7L4Woydd7s//PjPsw9nH85+OP/5xw8f8AmNmOsiNOzTzl/9U5RKBQlhfIBYYoIb9wjQ",
-	"SI30RTgdw9H5UWBORFTOXgJlNDG7+mbtB7iuOiSECPT/h6A6eQfdTr791yG2jN5J4T7Z61l2H6o5zqhW",
-	"doT9ZcGIG8aHEZzmS+Pi6mtx4PTDvx2q3/p9Gj3oMYUh+qdFNzJhvfrFBSI1TnA7Iu+CMT/mP2ZNyRgC",
-	"NmABAR5ibd/iDM26WzD4kxjHNFAdMtKsfJoADbV1Q5T+r2niQAJqnrj4dgOqFlztu4REfw0RgewQJR6A",
-	"y44eSx5ggh8seWQBEBrg0xkHmr5FxAKtEc08bpAmTE20Fvj/AQAA//8=",
+	"7P3dchs5sjCKvgqC50Q0tU6Jsnt6rVlLjokVatvdrTVtW2O5p7/vjBwsqAokMaoCqgGUJLaPb88D7Jv9",
+	"QPtN9pPsQCZQP2QVWVUiZbmHF+2mSPwkgMxEIn8/jSKZZlIwYfTo9NNowWjMFHx8xTLFImq4FL9SJbiY",
+	"229jpiPFM/vt6HR0RuKyFbnDZqck/Pa//ou8Tqg2PNKMqmhx/OfJ8z9Pnh1f5c+e/Sm6znkSw0dGrkb4",
+	"Xcq0pnOG316NwskoGOlowVJqpzXLjI1OR9ooC8fnz8Hof7nxL5SM88isw+Z+ILgkEi1YdMNicr0kZsGI",
+	"nM14xGlSB5NECbdbQcZh7fvwqA4OE3k6Ov3HqNZo9DFYg/NzMMqooikzblfPoohl5rUwTGWKa3Zhf10H",
+	"/j3LpDKECsKKpiThERMRI1STsPw6JGNpFkzd2SbcEMVorEmYJdRwkadhQDKmyJ8n/zl5DqvgdvzfcqaW",
+	"o2AkaGrhpQDVtBy0ttr/t2Kz0eno/3VS4soJ/qpPXuvvpUwYFXAoZwmn+vV9RkX8K0/iiKpYFyukSSLv",
+	"XqeZWf6dJjkbnRqVs2Bl4b8umF0MMZIwGIfcuYHs34ppzaXQ9udIikgxwwgXMY+YJmZBDaGKEZkxEZAo",
+	"kZrFAVnwOGaCSEVokpBxzGY0T8yp/Qv2g91niYzZ6HRGE82a9wdBmXpQdG17uGGp3rpP9U0ZfS5whSpF",
+	"l/ZvbZaJ/WImVTrym/mWpuyCmsU6iryUaUqPNbP4ZVhMEq4NkTNCbTdiAdd20Y3bNw6nNElC+3v4byGZ",
+	"4eaU6JHZGYvVw/+CkWK/5Vyx2B/cJuo8s2f9Vp7j0bQgeeWs+VxIxQifEVpC7A+2hJwopmVyyzThwkgi",
+	"1rHgSozNgtvfoySPmSblSu8WTNguftgFvWXkmjFBdMYiPuMsPppciTYSsSuaCjl13QdTSCLvLqgynCaX",
+	"wDbeM50nZtseZdjFboBtDXiumMmVYDEZc6ENozEcvyBMKamOiBREL+w+zihPcoXoYHjKZG45nCMEYg+z",
+	"nTHAqt3kU+RzUwfD0B0QNFn+zjwptKz7Eo5kaQ8N1l8ghWUJmWIzfk8srJxpohcyT2JyzQjFseNydUDU",
+	"7cvD9gVhP2xJqmUtHxYFZIDsuWZAcvYeAoAIUs4WKNWWG/Es439ly/NXLVCcCXJ2cU5u2JLwuG0qHnea",
+	"BLnStmnsmGRcME0CyGSJrGVyx2e2T//uTrRu9juR4A0f0SRh6htN5J2w4Oi2aaUdbejJAzzvGU3SDXti",
+	"EQBm+Ubb6zlJYWva4IEW086b8YtmSnSbO9dMbZw6d2Ntmfh7aqIFi9+zOI/YJf9909wiT6+ZspwJmZFn",
+	"YMVtrWCUmFBDpJVupMDjk1LFXFghZk6EjFlJ0//+/NtWHLpG0KY46lTz3xsXw4Vhc6ZwNXly82GZtS3i",
+	"lZs1llGeMmGIHQLoFy5+crfg0YLEUnxjSKbkLY/tGgBcFI1Z/IJIi5XhNJZR2Ao6gLZ5419S8/3StF6o",
+	"dr9zwQ3hwoFlJIm5zhK6JNdLw8itlbxaKcE26c7WPTAesh/yJGnlPu/hroKTneVJgifK7R1f3Fz2N72Q",
+	"yjB7p90yBTd+KbBtZuV21CkfysFfUvNTP0G1TfyKZJKnwslfYxCsONVMH1XO4gVZY4pdJdFFs+i5girb",
+	"hUu7YEYTs9jERvVC3hXi0h03CwKy1QI6Em2oyVtxCRt1Pg4E5hKGLE6EJdlmdFqwJCNc2EXhE3SMrMMe",
+	"gT5aRS5DrxPWDm+SDUeecxQ3v5fSaKNoG9iuGbn27UiW5HMudGc0d3LttBjhwTD/IhJJYxZfsrllb3oL",
+	"6ClLpVraLc1dR6Jdz7VFvLDiNpvNWAQs6W85VWq5bWV+2KkfdvgKLxTfit7AdQw1HB7ydl2Z4im1QtkC",
+	"CLTryWSKD4f08hGYj5bKkOtlQBiNFkTCWDSx+5DPZvyexSQ8pTrCV+GpnTDsypX07rjSB75RlGm93uzD",
+	"Zsv1Zpv0ud0sKP6APrTRxaVHIpbJaAHPEzuPNjTNPCeq4NDG19ZDcP3vLfBdKG5llgXzirCEW+HEsHtD",
+	"kG+2gnM7FJpIv+GCp/x39l7mIjaKZ9vet4KZO6luiLIdjqEHSIepGygGiStSUuvjKMm1YYo4nZ1iv+VM",
+	"d37SRpGe+lGnqoBv6FoRFntxsTfMKB5109bYJ7UupB7b2ytlAhJeJzK60fZTygyNqaH2sxWZ4EslcysV",
+	"T+E+q35RtEipBQr+tn86WSpsU/CkAHhPFY+Ti99lTFEjN719/bFI17Tx8ev+KM7w3fsXJKKaHXOhmdDc",
+	"8Nv2M3Wdpn6Gzoe5sghc2GzDWmacJbF/xFNdrO1uwRSz1x02cBoKrsmc3zJhOVbX13482/IIeCUjK2Y3",
+	"YRnstn+nVF759eMGKbnXUcsIOOsPdm09FbpnJGq5rGCnQJWLiiy7nQYXALMRZR9QmgmDsp2cEeq21yIQ",
+	"3GILbrreUX7YKc67oxvrtVJSfVA0YlvkJkfn0Q0xtrVdTaG/A4Vd67UFv06h10Am9ZQ18ldivIIgL0hx",
+	"W9p+Tif7ZNX0r++zhHLRUY9ZYnvMDOUJi2vvF3otc0N0JJV9xqRZ7nCfargxkAYc0rfsgAVmMJ6Yl9Sw",
+	"uVS8VcewepFpFhmPAG5l4xAMfPbmAZOVhktoxqjJFdPhUXHA9vxbr+kCkC3sEJjSG5plXMx/lhFNKoB7",
+	"BUwzZr8qfieai4iRP0/+EwQ4SoQ8lhkZI7dJcXAUSGhyR5faLlVxdmvZmZ0zWR69IFToO6bcS5k2mUbb",
+	"FgtjDDy0H3himLL3we4Ysx1Rk3G44EZP4J8ph/M8NlLe2A//9m8TC3t4ZC/CGA8/ziPkc4rpTArNurJm",
+	"nHDqbqldsOUfEmoumbFSkd6sQtCulb2iZwn1QnF3vVNCzdQPMvQIYcpWOHEzC8DCf2op7BksaQriYnQt",
+	"lf2/TnnCLHnhQ7vAx/+5fPe2FXwYdBuJKZm28TdDFaho5WymWblt5Fn7jimZbtPJ/sjMezZTTC9adwV+",
+	"dUpDexlFUhjKLZV5KQLFoGs2s9w0Y8qu1f+MkiKXol0LDxMMPFFUZx0s4bu5Yn/KUyq2aAJtE/B9sI8i",
+	"pwgAObFU7rSq/mzfgQd9PrtAddEHptJNyiaHf3XkIxwfgAnVpvItnF+0oGJuWWsVmRcgI3NdKKkMU2mr",
+	"Rm02dc2mtllthY7uger+47tR0ESE57NL9ttb+Yir0vYpb29itBptWJhmv02F7L8k8DP4sFDSmITFW5QS",
+	"hV9AQWKBo0UWk0K7VjoqlIZo9GeI0efA+Ola1wOtp0W7obgIw/wi6C3liSWD3svbtpK8HJuMU641cH7l",
+	"OMzRlvVVeg9dIT6m3Ku9g1+Jf1kmSSFzFhd+8Yh0Whi/9r6qeNdcP2xNH5YZ22BC9muiaH4E0zoH1xgW",
+	"GUBBWEMhqro1Xct4SU7Kl6Zr5gW03mu1k6+bpvssNmb3P3Nt+vk0cdsN1dqB12m3OTe9II3OTf54J1fi",
+	"FTV2p8yCjEN0PkzkXB9/EvLuJP6MHojhEbwE6gpHy2GsWOz+PgWwbEv7LgAXOiQUxepuhVcCfwX9Rjoh",
+	"l1nCDYzv/JkKt0TN1C1TFS+kFc2NnbCn8ga2vN2NDGz0FpvgaWkJOmFuv8dSOY8i9CnLJBcg6xkJFu47",
+	"xY1r26ZZHAiwPaiXilHDfqXc/CDVWWT4Lbtc1MSoFUmUoZq7dDig0MnbcYwkd5SDfO9lwvqthUSiydhd",
+	"GIBAFpNaqcKON51JNcWZpjjTqNPyLg01uo/GGM+kYqoah7GMQN2rjVTwxoY2XMzt5zkz8Bs6sAYkdBKt",
+	"/QgE8oKA3yh5fekMRh6Fd6om/itj2VnCb9sY20/yjiTSSeWAYcCkOPK3G5YZi323jIxLC09Awudp+7Hc",
+	"MJZNoVNPWH+mYr5B94t/k4SKeU7nFYeUjHKRMK1bIbJdtqDFz0xwJkxHNRLKOsfXIH6gVrnw8hvrPFqA",
+	"xgi8UYBg2b2xBEAtdTDFI9SjHq3f8+0OkAkCOJDx/8xuWbJlcSAz2naWeFE9BtRaub0qlv7i5nLcuH3z",
+	"7ZA9HREAXAR8RaXU8PYA7U0VuIDEkghpCi1RxcpjX78E7TN1t6ZtV/BDdEROPeb1913YDXjpoP5roy9x",
+	"C68olOx96M+Bic5YbZeVE3FQDhqjT9ULQsWyEIrKq5ibhWWKK7LLXywkoaUQLsifJ/dHExJ6KW4auuU6",
+	"iZDdf1MaedzUAYpWVMOlyY0mM640Ooa9IFkO8iW64mcJjdxgmWK3XOYancOEJClTc9bGa50zWL/ds0j1",
+	"AR18t5EatkKjqhQClbiWRTjUrHFbNplPSPinZ7qd5zqLoxt3tA3S+5dSRLlSTBi41N87G24nR8Ko6Fv4",
+	"FDoLcOaJyr0mwT7M7lmUm4pgT/59wzLup+XweKFP/fDblFZvuLiMpNpmCQJfQP/29dpiQxJmn8sAeDgF",
+	"C0BYEdfzpFXnn3KB7Ztfw7NEgoLPAYzbiPDiBtVPA75q1f7b2zq1tOYt1645UbkoPDjHxWqev6jQzv34",
+	"eUBiaigckSb/1/9JUi7G7pTMQjEak0zK5Epo/jsLyPNnR0cbPPJXz8qBsu2U3sqYnb96p/rIXs5bEQIn",
+	"gA+DEIU4X8hTgX+g8FgHJKTGqFMgoNIiD1QcBqX739GVAAqsT4eCFg73ghiZxISC+afbK8FCO+XxVKrp",
+	"IJENd+hL78xk4+IGLKnPgVdPgIxDrzOw8Er4N1MyYho+/vM2tf9DBJ5aBIY/FRU6kwqE8IUxGfRCbz8U",
+	"1edMGye02wdBsVs7Fb/twuGpAc/AL/re2PhGnD5sdX0WVlnSXMk8syurnEHH853p6sFeK0ZvKhi/8zPE",
+	"9+JLmWYJs+taccWorxh/LNxsoqKXO1SH3WMvKBUWowXVGFRVdCg3q7OJoOy9W1eLchtgffYm6bMLM9+p",
+	"4yaU7QfsQdF5r1vQe+Wg0mrGBl3uRFC67fZb8O6X+SMQaKvGByQHR8Rg68FvqkzrIYvCkXe+KCcIOofr",
+	"H3gCMTR6cyiw84YmM54wYuWjHblbu3GndlwIlxmqx15bX0/H8ifuTl4ub5Mq42w+V2xu3/lVi0IFH7PV",
+	"Z/8RxmcjKUoFf8CzYzfqjBWwV5ZiX9pt5/KqGu9UMhN/5bdw0SFkBhPsiMreZRtCuV7fZwmPeM0ouczY",
+	"hHiDkn0Ao1ATOs2Te1jiI00Q5keoeFkG6PQtSRiByjq8Emt97VtbCtb+mJHZdC3+a9O54jrhOC94xhIu",
+	"NnnNo7BJMteScIA3U8yJOYSLSIJvRP1d2hrr4Aba8s6/UAy9k+CN3y9QUBN6LW+Zc/SnFthj9BNCH3Fi",
+	"FM+IvuGZLjT8YGCmQkj73DTRovS5vRJj1JVK4dSlit0pboX6DS/MTLGp801CTUCXcMILxWZMMdHqEVpV",
+	"dwIrkI7iV+wRpW7WWdkR/EKLoaiIZbohHsXDsf2U4EH5+t7yqFYNeMWqesNYRphrXhpUc+Gt+2PQcdA4",
+	"JoLdWcTXFac/4AQboAZgpn74gez6QjFjlq0xEfZH71CFGhanYv6fy3dva/5rLUAasxwI2d9agPoboKXT",
+	"+PycR0ysOMjrpTD0vg2m37ac8ntGE8O32pfBZk5j579hLNdAM99YuQECf5BHxF0J4OfhXnvufbUxuLlX",
+	"HE598zY7hYWo2B1LRViameVRARWqYCncSxbEwiSY0hunLSwJ75Zrfp0wiJkCgTIgoTf1hVfCfsT7kPrx",
+	"i5G48b3tE9EieogxicWexZLZ54VZ2COFa6WAsZ0R9XVGc9vktgzuoZc0Wmw9fKAEaE4i255wjf6dePtz",
+	"XfzsuRBsYiEXeF5w1H780H0Kow/GAXg6Q3qU9gUJiAIKiHtou9ACZnkK9bpuyBjhjNtdzTBuvCn0GrwC",
+	"bT5IQ5OfuNFn+rzV7OcPBh1xje0SEjgFETPFYkK1XYE3WNfTgMjrf1pJuWMqDGWPBWaY2smmVE/5YGvf",
+	"e2bU8p14KcUs4ZHZpkyGgDk4oDyLrfDMvYO18zuiRTh45IYkMopypbv4m9qRllMppr7vthv8PYZTbby+",
+	"eURc1BUaSVonx0ZbmPMljP9SCsPuTbvpyxmgI2yHrp9pZh+EpvyVC+/eoI1UzhI1Dg1LM8vQQUcXof5u",
+	"Mpm0KarcHD01VbV1wIW23Zy+n9Ws6aT8craDvym4isfOT8aAU5wDstQ8eLh2FXl1GSm5IauC20aZJBay",
+	"SsYJlByOneRgBZ0XhKI3WIgdpjwOyR0X7U4LRbtRVxibdu2sBPAFmhsTRtWx+5K2BiHwGEzOqE5t2c4q",
+	"hP13dZtDioVNaK6NfebdcivIzqpXXSGep5SD67m7JxEqUGQATlRMqVv2ettGY76ojdypPapDN/It/UDG",
+	"BSBdAjXsNjrQUVhTkGAtEoqMw6mQgk3xxW4/dlY84By7VdHijnxwfKAPL9kTB0F42pUiTou6ohJpw1PM",
+	"ANZLVVFCUAHo73if946aq/mNe6Gga3Scaz9QqLlkUa64Wb6XCWv3pzwjSibOpXI1stHZE70qbc4MNj67",
+	"ON9h7j0PZ5kYqhnOIhtUFzih8QY4K5mj+sH621u5PYJiMz6sRA24FHFlfITn2/BOTWVsuWARUlwNI27G",
+	"+N+mQrYHUvTBH3XLo42oo7GJO5VwljBmjtHabyWdmOrFtaQqbrUvugF6n0IBmc4glHkzeDSKZC4Moont",
+	"QMYhQ4fncBMiQ9thsH2QN0x02ToPm7Ed3EY+twjz7b//B4kWVNEIghstrzj+nZwd/3/Js+P/IsdkGoDL",
+	"nvYBbeg8Nm1dEEwwHYTz8Ebun9nTPa635vYE+WSCxDD9t3CXrKVdhfu2UN/a52M1Gti/0J63P9G66FUv",
+	"pTK7Ei6c2z9c/Ojvf4rfxFyhK5yLAiAZ5RiZ30mekMrsSoyQuYrY63vMYrrjlAsNORkxzBAtceCiWtOK",
+	"hlMN8IQ4Qtf9cL2mbuCdiFjB6P54Lo/dDPVtKjfOGRUfbeOMZSsuogOwvtjDB26dz2O7r63zG1VuXb8t",
+	"cypX+1Jz6s763byyfAIiugkgem7Lbl+Jlu3G4du1pW7KTU+Xpq2ALTDU9ESaQh8UGjoPi8grryi1QlQi",
+	"53PLuC1+FLZgmpAsV5nUTK8JYD1eMNTs7OXyiK+4tTi0J/aIy+dzpg3sxVaRlEeLelogUALgCDUP+VXA",
+	"sQlCvu2djW3fyHibVdGNauXcSoSKi9U82gaL7dX9YVcCVQVyg5BQaHwr29OOFduA7SQ1YNsPoFdt16EB",
+	"AyA+KZrPLmd/qQBaanz8xbgNwg46R68peEnz1moA9iV3HLMZqJgUo1qK0rkPTK51Bwzj6K5dHWon6woY",
+	"ODW0eZpRnvggZ1boLghNFKPxEm3E3W0r6D8x8Hnl4e0uVxfgDglwGSA9ewjfqXhjrnBpfy8erWxOo2Vl",
+	"a1MfLAcuDhCALewVsuDzBQQtxvC8uWVK8ZgRe20qNMG3JsC2XXqH0vvVXCg540k306KzWjlVF6QxgM5x",
+	"u6Udfh+MEirlghp2NjMbdzyl9zzN04oPSukHA3aJJGGRKSPGwX4ckDyDsFGKx1AyDTTbY9yJfUsI4wHR",
+	"hFGVLNtll6LllFqYt7G3zdE+Tf5OLvCnb3xPt8CeD4pGNxAD0yE2P6JJlCNOl3IzGHM0YZA0DyhgCeHV",
+	"lqkVlmj7ztqQTckK4zcYEjPUQgsLKUy0m90NAEFyAdmsSqIsEYhGUW4ZTrIMqkKyXZFTVSxYihJxYco9",
+	"xZ8gcNx1JnmGtnZq8A6tPKyfPXu2wY0J96O07W47xGXG4r+y5bYjpM7XETSwVrLFS88pFTFbFuZBLOLb",
+	"ucKwvY4XvW0bT2/YcugxbtYyF+Th9ciO/F1QHAYWRUuwUCqZ9NEqd2GgDrhNqnn/tPAAYsyjP3c7mBI0",
+	"OdoCWT91fQUsBFOCtgpigromhQPj3azwcNNV7cLYIj4q1yCWB5ClnfG4eJ9tSFtCCVrMjnC6i78jpDze",
+	"BieMtwXS7hkNmsonRDLjPsNTmmsDPiyY58AnulIyYiwuVJg1p8JTyG0njgUQ7i27Et53xHOXeqAlTDZW",
+	"zBIK1eT/Q54fBUVehLrf7HN0dPKKdymS5QaeNCh1gtu617cb3MltG5ILwxPgxy46MFnaSzlnMdwsRpdb",
+	"g/lZM8Wl4mbpmBY4xbZLJQXwOFhn0qrBX13RG5fmdzO/+tWnrwDpz3UpeQP4M7HfcprYE5qDLG3bUlFZ",
+	"qGu9dWV++OlQ7uZW9laeC244TfjvXMw3ontFNLgrD9FAOhUUAQivjOWd+Nxd4rIAbF0YVHAqR2lCvO73",
+	"S7HI9yyREdQqeegSVTHS8AWWY+xoeTHrQG7wXC5SSpVcBPkq16SSOyp8GwZOC8/+Un6OKp9Z5eu3GGA4",
+	"fnu0xc+nsgtxV078nqXytjXHQ43o3M0Ql3dFwqhL7+CTBDk2DG4u9hQ75n4vIFcIzsOODAtpdDszD/jY",
+	"m3tdxmqIXTnC981KgPrm0h/FUrDZ8BogbjGbHznV9xs8aqqJfsJWhhZuhb7bk+dXxQ2D4Np3Illu90el",
+	"WZbYS7XM1AUFq/DqrWRUqmVekoq4SETFaNpZnwLDTTG+1k4zCKc+B95r93sZcwYK1e/z5OZ7GS/tZ3Ct",
+	"E1CAE9aGpvWTf2q78k9Nt8Y1FxTAXN/N6gj3xyIeMsrnVfX0W3aXcMGOY5bwlBvn5X8KcpMUJ8VNahtp",
+	"Mg4/XWFM8tXo9NNkMvn82XKfT1dOPbX6LbqsVr69EvbrmCWs+vWRq7vB7iOWGYI/k5lEu4Z9H1GvhrRw",
+	"vCg9FiBih4m4SCwscD2TKxGu7nhYy39ipCTjKFcJuG9oTGmWUaVdAkZNU0bu6HJCzvGO+VG6Cqi2w5UI",
+	"7Tn/ys3CnvU4MvcBgWqmOiBXjUd1NQqIOgpPURtoX28Exhhbnh1amWUhY3IHalR7BsdMRDJmV8LnqkOB",
+	"sa5UgyoLjCr02uuNdhuLfJTjOjf5Jvyxx1m4Gl6NTsFzS5F/8Fh//BxOoHBJIjW7kFyYc2HZ1Y6hrA++",
+	"BVSE8Wo0mUyuRp+Bz61vqMyF2S2QdsQNkJ05rRho+y2tRsYFp+fC4mqpLwECxKitknpgl31I4k4B94N6",
+	"I+A66LWqCmOKMULoXX/UuLsuJfxOwXRjbjl7v21WSPrs6LDYd5ccHi76XDMS/ub21SWC+fo5eqmgRQ0z",
+	"rRe9qXJ22CDLwT+HTvUGIUPQEhklvRLgMI197+yLO3RZZkLHY/VRFz7dxl3dtg9gsC1s0g3oNfN/+PPE",
+	"DF7hNPVVul32/sJYYptdCTh3vFvx4IMrrMqtSwYDSg3PPJubHHW7k5sO5iI3EK60U47gB93AEsC26cMz",
+	"nZrLhTuFGNhaKR8ECV30tCI0Fo8tXIJLz7bTRXxYZsyN27YAn/ANDKAck//Zo8qUzJgynOnaPdG8/Rja",
+	"sev9x1G3iw48MxbGK0gEeTU6vRqluTY0WrCrUVDBTXztuqgNqdwlg8/hzy1XuQXjYWS/bZG10bcs1pNe",
+	"sRgXhQaJ2O2y3GJCMmZUJZwpotgtty+y5rPbg9TXQ+BDSep5avnuihBYEbAKr/bdgunKg2+hbmCMFdrI",
+	"ta9xgBHFry5/nqwHJuwB0g4Y8qHqJDAOnWvYSciFZZ6hC2csUYY6pLGcKQ5R8zyDIhfA6bnRJEQ27U8B",
+	"Xd93vDoc9B2A1SzbVkRCMobHlr3Jtb6TKtYBOiPrwFfGtj8qfssTNndm+XW095O6Mo1fckUvSukIBKLq",
+	"E3Nc/KRkwvCqGIxjNI45Lvei4O3escLJEAiRd2V0X9qRJu/p3RumNZ2zbZh3SgpBcJpRY5gS9gr5x2Qy",
+	"+RjUWJjlA+76BEbtlTbwh8tDfjX6bIUFZ0C4Gp2+tcwNdl3T64QdFaJF24Tgf2E7Bt2mC8kYvUKaUAfU",
+	"NWhWBVXNWXQj5F3C4rltsiMEqg76HpJTtu25d4O8s6Rd6QWIcoZL2gGObAYX1HNusvcskiquOAHKViL4",
+	"4KUltBGCIAqHGFgiRqVNmZm+uqK30vwgc7G7Df+RoaznB27f9EuZFrvO4gJ+rKWJBRtAeoKqciCKoED4",
+	"j/uPvgHKJKCGvRqdfvfsuwCvcnw6obv8pwpCOuHrc3iKihw/Jxgp75hiZAYZWyhE8fIkAfdQFh+VTg92",
+	"E31mBPQaI2MorVdUP9ILmjEwKLqS7TvbWztY+36+Ez7/KqRmQp1hYN8dHrWBfCe+fC1Ut9iZUoWa9/JO",
+	"rz28ljRNho1i2L05wRpxtf5bn2hnJKIGS2if2hOeC/Cgu8dobD9oGJBqtosAnerMgoT4KvwLKClPsHQV",
+	"6LeVopBNVsk7Te4W0r6MXfUexBeFjxdFRJ4k7vxBb+fCzPVutYF+1HaMKJ1YUfZyseXaobpi9lr87tl3",
+	"LnWBIBwdDWIiJIFU9q7HkVMdlhVkd7iUctBODHq1JG1RYxeTuYDK0M3ir/cdbvza0JthLpysirGKu107",
+	"WF2mh51p36q8qJk81jJUjH3d3SLxxJSJORcQD8Ogo9O/ge5015rYTRtYGmfX/dW8phX9fuNd6lnBVrYZ",
+	"skLPagUGNLjEZBwiBz7135T64F/A+vJFoUQDUOyzIbkUJiDw+DqSBfy+7f+PCCkztwxArkdEVVGvToPl",
+	"Z+tSwaerkZLSTMFRvCobL7NSh4ae6E6XWhUZ3nqF/et7cy5mcodKcBiv/XC+z3kSBwTKjkboWOrqjlbr",
+	"MwBs1bqhjySC1qfsKoKuFCGti572LeM+fPJNTsmnWZ4k4I1W/Rz4QT5/dsok1KYC8L9ihdK2dbiWJ6/K",
+	"oqa+x2dXsBGVYbsUeb16bRMp1jOxjEMQNcEMijFDKH4gahIryxbhCgryDLlYI7eEmiJjp0tZUZF0WVI9",
+	"IcSD1vYTo3HBZtbYgWMAbqBIuiIFkMvTvvjLMYpXzUoOV1OEeqx1eYOPisZOqyL/aucEwzh2cgg43Oad",
+	"X0CbVRnI1cFa942pgPmBpyx+l5tHBRfcXCIpkB05ARSyXzJTrXFVOP2H9lM8lbkBLHIOSb5I2O4Fu/qw",
+	"HYU6fA3WBbqfQd8xDMAh7Lo+X2dWXaxhJWqnwrUxI0GhNXM6QyDk4s1g6RbH8kj2M9bR3tnBuPE2n4i7",
+	"RdFE/KgXpZutp66mWvywi7LGmUt3tqluvM26BCaMWmKWZ5dbclWV4ByFACVAw418OXxBKBT5qgVQhZ+A",
+	"eQfuFnDWCPDY3KnkVYzYvrrztTr2mJwlwZyb4DI5qWdC3y14MOQGzViZhbuoXtMA2441dx1ejoo5x6+x",
+	"Q1hQoAXFK+No5Z4EQN9DMN2eBJamwbepEVxsX5m/qrA57dwitlF4QtJYcKODaoiShseA9/WrWYvOcrNg",
+	"wliYdreF1UE3Q0wrLSFxkYh4RpMaiPgYP8v4X9kOXbYqg27RF7A7b7si45BmfHrDliHsaIgufHGI6rqF",
+	"vBPo0irk3VFtDbulqy1q8GrcKfpaxv6uBRpyFggP24/MQIahXYr8MOCWo48g+zrmKhpjGKRPKHzDROC9",
+	"RcGVGX2HppFisUUXmuiwvsHOnPeYVkLt2gB2UKHvrLhcmnCLmzfX9l6DZGdS1fJHBV5vcnZx/o0mKUuv",
+	"mdL1hV3k5r3coVrdjdcNewDomjYKHl+uIDbqc9bA/UUztUtw7XjdwIVEbb3ArWbY2iHylINu5y3NybvG",
+	"IRYJs3JOM2NBW+njyKR+tp5CadX9qotQivFD73zA3u4OpD7ulksUYg11TWCi5FpJGke1ov4TMCq5OVbN",
+	"zW6O008VVy1YxIpJ2u3jtQ85CFzZ6KbMLRjPNN02xOeqXfwf9Rk/rp2cs9ueRX7HNzkirIv0aBN8Qdg9",
+	"jUyyhAKfckZCGsdYBy2Vt6z85HzrJqNgdV/ieKtUAXDGsQMVlmnH7NQPAp3YatdpsdkdB0Bruhvlc+tm",
+	"FkBu2c+VPYC06k0nT0tngZVbCOzXrlSf9xhyluXCvOjsiOAxUXUd+cfHcgb0iGxKLogu1OPCoeoIbdvY",
+	"QdeSkuqyfMBCyXy+KJ0uJ9vcVjYhPnqP+Ky861Wiqkl9QV4oCvWMyx1Bu89RN0B41LTb52UpfihX5NxZ",
+	"HrbzXE8XPI7x/mlgBzWv1OY2aa4NFg1p/r3Hzl1Lsyi3D1IbuEzOQ3bSpcztNn+tjNmA6VrJ8VXhINiP",
+	"v31Aa753LqwFpQngdHh/jWvqLCyOgdEG0Phonds9FWqrnsw61T0cMdfPf92pvvnMavz6q+GiG1nYI/KU",
+	"zQxhy6ZX77heO/80Vt+4unWFxLpkhi/79R943LgmjDNtwuiq9AU5y6Fpk+hVUX9wKaaK0STt+jR9D43X",
+	"B8FJPo2YyFMLAQ4aYM7eUVCs82OwviaWUg7OVSJPEvTmqnmgVloK+3OLCFtYXTsNlUh5k2cDF++VWjt1",
+	"obU3ZuIOv3MeRePfkHXsaUET338b/rhUa9CoCYOK3ONbR6pmKYfVVTavPM8WnFw5pWaka4Lv+zy5OTcs",
+	"bT8fl96ySa0KnodyBletdz4s3o5w2WHpfrQrVZ8gNwwdhFN6X53reTBKuVj5pn5eLg9fB79Juyz/lAxc",
+	"zHP/fp1eIOvdUJvRt9/nDSdU8sXVVx7RudPVLRipOwl5nVXh5gNVoH2aAfsZH634EdLJw8dqSnkXafXi",
+	"SkgBRp5cMRKCaSecFBYgsNkuGPnpw4cLb/b3UV2IBeNvnz33mp+AfPvsWQBWRSHNFJwH7J//5aK6IFSt",
+	"fvBT5POb2VU9d+75K7uB05Z7b6UtNLLNa+n0O2SUqY9TKRgAo+Gm9h8Hqg/gCJgmpYsOpTQjrY6GY9jh",
+	"mvlavTkm2ApGRYad3uC7bEFwFXnfjq2mKMgzCheUVBGLp760XOMlNmdmu24s4YL9yAxqFDz9bK5duqKE",
+	"CpzrWEuSwyoHd4hW9Gjjt20SDmxUgxD2QeVOR1pkOoHHjWGpM7pOyuOoaaow0auUN50yIwXlbVp86MK9",
+	"mm/bjpOu7CH0C/xWeIiadvIlNd8vTeNzgVwvDSO5cIlWCudwTJbv5K7rUTCyU93YD/bKTO0HSwlz+8EK",
+	"IcZ+yOx/143imHdeX8/lRg04jb9AtSo+37kmVakZXMZHlT1v0/5uFdDWtmb1MF5S84GjDLK6U5CVZstO",
+	"Walj4TYJxBL4h0dKahCehdTN29Pgs74uf+XpFPzSmwgsGMHVxuJOmtSybVAZthF31nNr9HpJlcW9NtUU",
+	"W30bmQVLJ6uM2RUoG6I8acu90e9RGHd89ju3fQi69daGAfNl9mLQhc1gd08Co6jQfNfjdt2JodaEr287",
+	"Wm0XtcVUAfjYvofbNtBXct3x5nzduz5gm80Gxcp1IqObXe+w80+dtj6vfYM8b9HfpBQHgBoLTb931Cys",
+	"3MzOb7ZIrDUOPSSRlCp2FXhDFxl2C6lbIUiGz7FWDCRet4+kwoESklOgBg2TPPTcK8wHuGsFCah0p/sc",
+	"2/h4wh2ODTFd7UjR4z2ySjU1jNxCK+4NtUYq+oZn2UZRRetZnjT/DkmuOzwjsF1tvKCYuRHwthC1NfgL",
+	"IX5qqu7KhQi6rXU/Wgs/FVHtn7yrQRHnoQMfi/s58PFpAYFUiBj/0ZeIOinZnIKtYWUft8rRq/jUsJfN",
+	"p1NJPtZLVMKMiVseYWCJskI25cIhUxsIzTixY/1C5OMFOzw3i4IC8RRKD3SQ8XH4UivSuOPrvoObrAkN",
+	"unPwGmz+7T7jpfdLlyf1bqwTpV2ghK997aDMGoRzFRvcEG+kVXvuuluej7+XThVYZrtedT6ihdVvnR2A",
+	"fFB6/XfO4hQUSSx6+VW1kFV1r5+kO1HzIH7SJvxxWdNRDYZqO68GOHtrX6nv3ltcFHYUqRqf/a9A076S",
+	"DaLhnezSjIL7lk//UKYyrOuxwUEJw1QLfXF45JPjYYiYHwMWB3KYFOzdbHT6j35htUEvp/mPGOtbHaEx",
+	"DXBpLaEula73qEc6CJwDZOD2pcErYdrESw4a784a71VOdEeXmoTTWEZVgWP/CvF17XYdsgvFNNAAxMCh",
+	"5jd0rf+CdV1wCEK9T3azAviRVORtanAsfl/J0u/GL0+4xJZVLGzkTY45YBnAfrIo9PF+TMUVg+HL9oTW",
+	"NLVObzdAEl1J2toLzLOSA/q4GyqW9YRX6G9lV8EyV7gmUywq89T1hLdieukHqyBFsggyDu0EhRVwJYi/",
+	"aIZe9VjTCT2cCnZezzyxZva18MXT62U/Q1LBCLcq0RGa1ocn5hPoNJIPmZo0q4eLiCoeey86vMiKwpQ8",
+	"7uIgVkzT4qgQVLIkdDbp1HdvrRSlpdpmWcVAGSdFo4c4U7haQG6vm1gAwOc3oWmi+u3cFFDelF+iWuyp",
+	"wSbXadewBmnNXrguBVSt41aIn2zXWyAEG42KlfkbZ8VFAiaQsUsO7crcoh9kijta4iM6Sc7YHfbVROfR",
+	"AlIgFqJa4cjYTcqqYVaHpgWmWwGrzPm//UTd/ec8NSEDIzNMnRIsiVbUOSuCe9A71BnmxuF/Z4oZs7QN",
+	"/9tfuuFRcCWwhl7KqNBuLHRT8PKx/WoUjGD0UTBqlI1f32dUxL/60sFV8Vpm4P4VJVKDjO58O4ORkALe",
+	"f0nSNqQ9w+3y9rqMXeTtdiI2hnXHrnTDruTr2ixDxOuV9OLbPJValCjrZLHmyzvIhbm+vHX1yr6E9h1K",
+	"tZB8XRRaja2H6ZrCIxwwpsO7dEUq9B0/tu1oCc66fVUqRiowQ4j0Ouuu9Wu4KmJmKE+6uzusLH31crz1",
+	"/Ld4F8Qyv05YeQYouK3tDHasS1cldM0bVE01tG7QyXkSN9jSnAJ3bSMWtOZj03I5Q6sAR2kCyuUy2qg6",
+	"WlGO+JpLzZqRDS6sqzqPYqCy1wZ9bvlFUqauWLn27zOullO72CkX05QnCdcdNX5pm8VqzZFoq3wUjPI2",
+	"+3zNdRRIyklPvkx2u7hg6Nw++jra/auJoV4L08RM3wmXCeqbonbQiiMoJKbPqEL51pRqvZW4i6pjcoNF",
+	"ELV4ezStlgCU0zVt4cpVu7IKH0y+BW2xXdPwLSlVd5pitn6E3z37rsgjxMwx6l7PLs6xTIeTAAr3JSse",
+	"1uRApgMrKZRCnpMg6zIDoSLGNKyInQHJklyTDXlZm2NRG7xDHySnP1wC/5GZIQLYj8wUwhesd8eiVzH+",
+	"ELGr7PwQoWYupEIm3tFVf2UY1/+LazVbY6Tq3VzE3K4UoYUKqUeVoJXBXOmgp6gHLfR4XVbntH6gP+3G",
+	"X1dEzo3stpbObzi+t4IWuFIbW5XakF/PpStcX9D2dTTlxdnLehLaEpdYdRbYVGLBlOkEcQnFi9x9Cxmc",
+	"QfvNDaYMNGS9wlWf673DBlazQjSY8yKm9bQIJVoPYayF3ezYNwaEUqanXDQ7mDhtxQbwdCSzhyjoausv",
+	"JM4KXE2bitkCf2a3LKnqO5w/zqiMPvTWykY1Ry3nYMPBQKVmz/JLA9L6LtWLOm9vMs2YipxH30qy7Tyl",
+	"4lgxGkPhWMsHyRj9xv57YX+reYNVkKRp+CnVU/dA7PKG7OBhF7OELlk8zQXVGnKib1x0JQZ0sJDp0mKu",
+	"SZcXTB2j/IZZLBvFOr93icWUv3iHOqhQgV+5UKWjRneApsLJjevEHZzK2RRKrhYOcptacjGdJXy+MNMZ",
+	"M9FiW/NOY2ZMxOhFp290G0Gv1kpudjwrBNnuFWztK1DfTFN6P72jHKbgYgp1yHeH6K1T9HtQF4lBmy+i",
+	"Tvi9yRmw2MHqVOvn2YI6QQvzWeU0TcfZjLZNS9pEzu1YtQmHOxzPdlbVzu8vC6T0DH+uGNwaS5Yk8g72",
+	"I25m9bzx+VRmz3tBwinHZMP0GkzliIwoN0xRrvzLVEjBpg25bKYr+s5+GSfW1Y/j0FWvRON8uw3WiVZV",
+	"ReLWS7+bqFYZ5ljf8OxYutpMx5m0NKCK4k1f8kUmoJhD/y3HfoRDbjmzRCca/6UQTFmk2Lbrb3Hy7Rve",
+	"7HG+Mpht8zQemRYdm0WGFku1I93VOCQ7zA7dd7atAfxz9vjIfdqv2FUs/zs6pkACjQoPgzyrYB9wX0DG",
+	"H+MT72uCZB40ebRAxrYFny+A6W8S67rnUFgRC/zgLCYzReeuRLJLDk3uFM0yoFCAOFPsJJPaEEPn+qgF",
+	"5EbBTjA1XXDT0+Pn3DMGHdQzXDtXn/DT1cj+ejU6JT9xo9+4iJBB3ufOnGWvT9V7V7VULU6D9hfvtOS0",
+	"swtuyHiTC9ALiCxd0b/esOWdVM4B6qgWdrrKJbZFOG3yiS81LsiWGsWDyl6vP+T8OXeyyFlBoWE/rUgz",
+	"mC1WAzW2zK0/QMPVTSinD3A5bbvwwc/ToCWxP1VK4dhxvOvGCyxLBmzJCT4K47wNTYBQrIDGhamII93U",
+	"xQCQhWyrurhoeabPhUF9cYOZYf2dvmf38pWyeL3dylf1HQ7cphNsqJqydpShd1IHWbXkeECgFd9DPEUu",
+	"oiSPGVxh8DJxzp6o/arZ02BRpbWN2C5kxpU2UCsHSuJBPRysiEfcVzBn8V1j8RVfd/xuwRNWzkUWdtOk",
+	"b9jgoVf1x287WyqWHdBw3eJo0XEIvjSNtHqSHz9vw4JiZa1oUJYD2adaaoCKQzHIybq13abRumohit+G",
+	"nBSIg5vUR5j2dU19hF87RllTIG3UFg1TmQzRNBSqhbXNbjynx9EmtCJyvbjFGj4PirnpTU3V3Ml95D3L",
+	"pso4Q/c+HBflbbF02OoxQJnR51ejz5/R6DpLqKl0mrS2HxTq25SteWPQe48QpYfENtUw1v/QfkC+HuS+",
+	"L/e16UHvpo1iNG3ReQ/cukePJmsSMypgBB2OYWu4L/q0dwn1rbfsG+Zbrx4dkK5hv1iImsVTOYOq41Cl",
+	"+vGjgVcW3zsSeHWbWw6MR0xDypYHBQtus9GshE2gN3GHuFps2AT6uoTtwCBmwXVRHwhHWHlrN1++zYGN",
+	"9XkqlQGE9FYiyO4DM6FSZ0exkLCnG07tXbbJJLzt0PYWx7kB4mq5oXXrP02SAXrvesb9JPGPA0CFcYgC",
+	"C8d0GPAWHXRDViSrFa86yHT2BVIvuIk/NuqmttBj02ZeMFXUx8xzDnn4Gzav996t6mLKGDt73tsQvd2d",
+	"+OGpXHzPBs2+jNkqo6jaDwtH1XrXq9H/ljn5q5B3ASi60OvlatQ0SEXHu+mGdhpdKEzWljWibjSsLbuc",
+	"pwS7eaN9vGXjfhSugXRmGHgA+qhgjAJ1yvIQqqgU5bEbTFwH57e6XWDfvmbtPkUr5Rr7S82DfIXqIlk/",
+	"ffR2Tc4gkKCAYEeTv+74BOwJwgPSByH0axtbAbUmvW/SHNYLXK4hRJeghPbcJAODFrjWOWsfuvx52Mjx",
+	"1Mj2gVWLu/996UnTorSvhl3Q+6mPiZ3mwtkRtvfThiozbGl6zccBlTQjiAbiKF36T+gl1+zx8LDwj0LF",
+	"VIsDqZxoy/lVt7h6TsWptGzOx20KU4/BTchfFiIFV3Ofe7zF2cMH5q5XHA2IVIGzcvlq1FCJA6uQWuae",
+	"MMOSZdBQh7QpvXQtp+dGy7VP2bn7VBXVmpA9g/HLni7VSNXsWRm35Vm23fm0fxZnb8vbZkYrrIGokp4q",
+	"FucRm2YLfy+uU17GzbRF2MyUnPGkpw7jAjphiEVZKdY+amCwU7LFs2dzQrsu0eBgreLa4fKkmd/k83mH",
+	"jE4rpWWxE1MNeKGL3wZiRZcMXlsd+Ibmit4Qj1Mvd7x2k3q20t3U3MS2dp/2uoSraVFvZcx84eQVGbIH",
+	"3+h5wtQYxa9zs1nrtD0nNQSlTmcJvZXN1z02aIlF9T+3XpQLWaulU/nBmGznsrWnwm1ln8+hJb4pgxHP",
+	"GiH8523aXxujcgGpuyGK4kfp/w4INr0u/W7+5+9vjvWCZiz2TkNYrNW+H2k8hKWlMs6THrRzkeRzLvwu",
+	"rJJMq1pB6i5b/O7SD5zBNLsCK1MyYroTCBfY1I80oDaNHmTxKhQoRR3PMRq9gsKQhQZR+3HqG/1l8FVm",
+	"FhZjppmUya7TJoPrii9rN73OZ7OWR0FjSyubXvtaAF0cyhUVOnNeV7vO/mzHndI4Vg57NimkutUWWhvV",
+	"sTvgKFXFU43H1lhmjb2WBYYqzL39wilY2Nq142jEFa1oMS31SP3T2/JSAaANfscfGtQuYD5n8bS+igbP",
+	"DBU1X0lF2oGtQ7TyOMw1065a9SFd4MN9C5jf74naGdk2zFSmIFUQN1AiXOMOBM1723ZAVe7ZUtutS9KF",
+	"REY3zq7RUGDzYdvYZ6swu4mHpm3RYJ9pQMpdCVuK0RvkoDtkb7Ndy5aPK7QNMNU4n5LS8jWOZaQDdNIO",
+	"ijqsgXu1BT4d41FAdJ6mLCby1tU+txf1Nxr9lfSAy3eXwmMpLxby44LRjFAN/z8KusmOu7PLe2FvlyUe",
+	"SvntC9cd3J/UxFOmDU2zvmLPBvFk9Voupgi6iiO4RW2MT//EqDMDdDfvuqJzeldpDL+QtRjWv8nSWqq7",
+	"tz05/DauRyX5X7pECG8pDtHlfYtPnuZ3SS3wwr5TeLzd5brQR69YW/Hr1m2FC7WIMW9wCq9oQME/lMgZ",
+	"Allh79WiVwLTKHWKTS8h+MOcLAoonzc7gjzO+b7LPqyUzPVRJq4WaNORvMuYqJXGavGQizsl4W8Gq54G",
+	"uZraAItcjnwZ0Hjk649CPn+f8RY+y6wR/opyosEhg2q9Iex/c9o7Vs2WOW1/HwQjdm+YiK0U36BZ2Xrv",
+	"LaieCgo+y5EURskkqb3pK+L5P+kt3QiJMyi1OFj1LeHb/wlevnjqSfrKk2hbbxPm1PByxhQT29NEdyp5",
+	"fcNYNqUJv+2a2+0iN66w+IBSEU+xSH4dEueP4rJ6z6QqJHaf6RYLMabXTB11me7hFfd7wHotzaIEmIrY",
+	"2zkHwb5e6n/D/BoAGD5dC669l0krJ7ZiYwOrc5y0gwOra7nVOA0TfWwG0GeBGlYSsmd6J++ctGrVwoHa",
+	"IFzJ7zQA0m75mSCfH06NmaIRC4Ye/S+aqVYHwx0ccjBaKYTUM+1+was88wo/XWFU79Xo9NNkMnGRcVcA",
+	"W/U7qFfd/yX8vq36g/uBZDLh0bJSMOTFerbqWjLq9lTUd5RbkUO1ZaV+z1JpmKt/1iJzSCFYZNod0yHw",
+	"aOqaTe27sW7vrfv1uHZcCsgqMvXJoBrfY7ZDpuT9cqpldMNMtXdLD5fCwe+HFnw2Q5eP+2XjFog8Rcl0",
+	"2rTSesxcDZitHbDxJoOAZizuazC64dk0Fxsz6K5VzvJgljliV0dpoqv3VgZU3fLKeeYxlbnJcjPArAmT",
+	"seKqu5bx8qGO0KtANS3ywbWAW9Kt9XYpamKfl871oBNwDe8170qFcRp2S1+QlGEGASEN1J1gMVkwxQhV",
+	"jGRUaxYTIzEZH1O3TJFcRAsq5o3OxqWn7orrCRa6QLkPpC6HnIFjYIEvjqxI+MmFP+uAQJ3NmGkXY9fg",
+	"0bvdbWHFI6LVW2o1OwQZY4C4nJGQzuc67CJc2Ya9ZukwZiSThGZNRSywlo37vcudHIxW0oisj/lKRsdO",
+	"9ERFr5FEMZMrQcZFAWs8NG2PC7FTd9kclxyp+eJog+eHXUMxUzJtZtC1HCktGU5A/oVvOz5LeMT09Fo6",
+	"A0dbNjzMJQXNuoybctGQ2GKWSGqaMgRmfKs82vgUtV2lNtPygdenAGXNA2/9wAcVtQTPKL/wVXEJflBj",
+	"feQTZIC8arGlC144Q8g0bU3i8N6ZSnxKnr6EjGO1Uh4+BoaPju86iBfpnEQG0rEvuPF/Z4rdcplrktE5",
+	"q2WH6ZUNxkLz21TIteiThqA4/jtrieVK+Paoj0vbKMZrsz2FzqVduc5YxGcuI6t/zAZkBVV8ff5OT2lv",
+	"vO0hr1WzOjUAiglv11lv+fTujNAVJ9EWR9ABWFb4eZaI1pynsU3oN4pGN8i8dIsXKLQok9g0ZFOpF/Bx",
+	"KdIdAJNe0R8NsnKr2NWi0XdPlq3a9PWy0nWJ5qUfB7O5HZzQNzkMHDzKD17gza7T1cytZehra/6tQXq0",
+	"liCVIt0BYfc0MsmSSAF1bUMfreneFCGH6M/wtNStBVXlGgZ5mmqW9FwzfSW003YcBSTkcYiVOODKQIAg",
+	"c0lo8Sok4xBzPWXULCb4s8aUTyc+CVTi8kJN0lwbGi1YeBQ4V1Gol6YbI2S2yPFJW4ivfVSBFiss57Nv",
+	"Qua9TByQZCaTGBn5ephY3Dw4j3HoImM8blvzGKI5mLiD1pOMLV5zRyHVo+1yI+Oe9n+412U2D+I3mtxS",
+	"xel1wob4EW0Uztse8vtSDDsqXDHvwhNhahZMFKmK45mern3dpMe7ZFGuuFm+wzl6EvRMMXYM6a0rVQYG",
+	"bLKH4j2jSbouO/Q1WLb4Bbe5zF4ydcsjtrGSwQadu2XFroBAR7CL0mfdjKnQequdpjSiIziNK7V8/gf0",
+	"DmpJatOpZKtP+duhtqsvA9vd/Wg1HW5jAOk259zWiqjVxGlt+ed2klTOv+lciGuLn+0eE9Y/KPvaCvT7",
+	"T6e2Km3v1+GtRggt9oLsqWVPwSdHgx/Nqnp5h8+bliQpjeBVdQw9PSNY0vyU4HGriatlg9fBqlYIWk8e",
+	"0FaVx2kvH+ZXXsoHm/kVQFE0/7hlFd0KpTevczXfailglg4MRWYuELbDjHKRMA2pdth9ppjWXIqwUWbc",
+	"8a41VROwf7+oyFRce2mWaoh4B1HEsHvTt9oR7FHj5uOD782KldQli7bcUmZ5QhWEctzRZbPXY5ktuCG+",
+	"NimqK/jR2W+jYDRvcddbL57a8fXni6cWMzatdyVb8Tra2GfiBNMudcioPIEaUlvdraupAnvKoT6tb1xk",
+	"Q0SHhHKXvQdCcDWKl4KmPLoanU4mk+DKm+OKFvafQYqGX8B5scjoPMA2SksjfadrDOY6i5pL7DaRFoI4",
+	"CLbuVkv3AEOdLItJOGcm3GTLXK1O1tN2GTPDIjMF39BGMSuWUTM3yaiyAkuZRspIkjI1t09tZ85l9/Z+",
+	"rFSh7GY9tASQZ5qpFu0Nn/VOOYW9uueJqtXQW187uto6hlrVnHetFeeHZ/HGlZa/bUjfZXzKwkKjU/wU",
+	"S4ZmdziJQc/maq6y5urP7Zl8dhOHrwXN9EK2bNGWWP0kj5hgGx1+Uy54mqfoSTm1nIIafs0Tbpad+t1x",
+	"xXp0KwuvrZ/p66q/tM9Nirk60OldEz9R4vLUjP88ef7nyX1TUazVJ7GvxdI5dLdyvGuHsba1nTak225/",
+	"bMfDdfd8w5SApwC7X/s4nQPoM1kXDcvD+JVy84NUr2/t1VAbN01ZzHHluZozYUZovQdHepXCNFhayoo+",
+	"OW9KtvQZ3rxIONsO2x4jsTt3XDnh968vP5Czi3N0jAEF+t9yqtSSjFOeMG2kYOT5KXH2IVD/g/euy11+",
+	"JZAzpFTQObMsIShrKBdu0QG5zpObIqAwIJHMhal4AR9NrsSVeCmF3Sb0MLFvGQSI3TK1JNK/rE5t038j",
+	"xUuL8FiDp49ZW3KxOntnacIFSeQdUy9pypKXVDMyDp13wwQVNCH5v////wfxX77E745eXAnSMDpoTyFn",
+	"bAbKHTt+eH/M9DHNeDghv1puWe8Cu6xBo27BkoJouzqakIyahSZS2alSZhYy1gGWdrG/nOBXJKNcQfEC",
+	"K0rLO1HuCuExGYc4TUhOiPv4o73ci78gAtT+DW6edhcvqLEzKJoy8GYPOTaxRxPaBYboRJVQLryvyqll",
+	"ESk91sx2tAtPuLaHfMeTOLIv0ICEU5okYUDgFkupWdh1waAOk07dRPaexOPTWcIRJxTTMrkt60Og01YA",
+	"94z7SsncMAVLqO+wY9zO8bWyslwjhoSv9ffYJiQoqZFxgy121Tv16NSuoD6XsfihCSX22cWEOb7OzTF2",
+	"miV0TsbhfzuMt2P/N4bHh0f2KeS8XEloCfrUQx2SiApYJbOz5druAYugBDk40Fuobrg4lhkTNOME0rFR",
+	"A7ZjLKUkacaPIxmzORPk2m6yIorBW6xcErwzYPN+5tqgq1S8vmVjn6Fz6r3Z7Dpq1n/YNJAtpxZPnQcx",
+	"nOcKktgFjUNtlgk7hVMPoOycjFlZJtwugiaJvGuE9W2eMsWjdTgjYFhCktDx/vAkTOk9fDolioo5I7dc",
+	"4psKkU2xTCqzimJ44ZkFWz9rrF0ORXzH4T80/519LEEoj40IMArfsgBLvpN/HD//GCKtvS99FjlDMOw5",
+	"er8vMg6b5H1vWyVaYuDJKkUYNK4gHgQWclycJrm4EZZJ3LClxqU1rElPyC8aS1JkLMb3eXHwYTXVeZn+",
+	"/DfvXw7TVU3sR5YhhoUMeEpWRMDQLmNTwSe3Uy5Rnt8ay2Bgod7Tc5WtitjunxdGQiupKkYsP8GC4NgC",
+	"fGIAyxJGb+GUG/c8JLnQzATkbsGjheXr7zImLMf+0+QZYqgm7N4o6gFCd/Y5Eww54o/S8o3cwm7sNaAN",
+	"XdrpkJGOqQDk5xE3ZNOpkzuZJzGhcUyoIOFZI6wpzZBySAjsHu8KOBqEP5JJwmPmcKBwlqWpf/4dTUhY",
+	"qvmhvI8HL4GbV5w6ZHG0RtU1N4qqpZ0MnBPg3KzQYcleitqd4hhfQEKsrxqQEEabGkUjtspC8JrA9xPe",
+	"PjSKWGYqwoBdWnnz2fY8zRIQP1ZJ+htNUh7HCbujCtnIG7f+u4XUzEkGkBnSKUumIZkzY08Qf7Pfytx4",
+	"17IZvyfjsHgJh6eufCcIDuevQtj3MrUxfH3pzavkomAZcGdWpBwvCBTrQg7xv8/e/EyoiBYSGPJV/uzZ",
+	"t/+BaH+B1u2jOsm4DHwRRAPPJHDTGrWckm+fPcennIvFICj82JvMi2wB+e7Zd55TzaTytdfs4spoN0/A",
+	"zg2DAA8h4xBYn2frAeif8sSckiJYNDyyE/yny3iJsiS5o9w4Fsch20Ru8IKvy38g/1ASuuoY4UpazXU5",
+	"DVk3eor/9PrsVXWLhd11sqC3jFD0zwdfgUrWWqfuOMtotGDH306eofeHSey3Tlb20vHZxXklvvJ09Gzy",
+	"HNu7+3p0OvrT5NnkT6NgBPKeHf/E/jPHFNr+VfFKoo0lV8noFPKH6NOTk7u7u4mLd51E8sQ+CdgJEye1",
+	"GNgT5T1fT6zAf4J1XxYmTRwcuPLzGBKCzOTIWfQZen+1FLMqm5xcADED7rUWVqs0h2rLnVsDE/pguULn",
+	"Lj8A67BybPcuwFtc849BPYHit8+euRAh4+qk0wzKGdltO/mnM5ii5Li9UEqRHgGeavUn2svKm8q5VNk3",
+	"9gIC4wGW/3XsMPn4Qsk4j1o9oF2fk//l2vvmblYglLa+xepx9+FVr/M0pWoJHskmV0KTa6p5VPP+otee",
+	"Kzr0n2C2eF2th/8xGPkXESi/AOHuj38DujnOFL/lCZtX9aujU9/5NJWCG6lOUspFGWMPyn38ZfTRAmsX",
+	"/wWo58JZFw7Us04967qIQoGgicqFcD42Xw7Xf2I03oTvdwtmFi7bUTPsm1E9816uO0T1z8HoZAralb3f",
+	"GTyyK0FFTuvtAa1+ZBh1fwZlOfpRA1bf/qWM2euMhGdWrnkrHQw9unGqX99nVMS/emVF584/y4gmnVv/",
+	"i1D6Zipz5rbRrm4hU6+ISpPE1+ypUmSlXEHt8sGGc2YcEW0nT9fnlMYpFydu3BNLeYF3yPrH6JazO6dt",
+	"9q+hOrWefLJC5OcnSLTfL9+iG9uBbg9020y33z37rnP7t9L8ALmAdknvc35rn6reqDBXMs/wyYzS2ZMj",
+	"/H1LpN3J/PU910YfKP1A6Rvl4IJmO9G67fHGOVftQ+L2xfhqdF/6F3SjdWiuH4nc+5EUYLglRnvSWLHb",
+	"yQkuD7ULs/7SzKPmMNWbcXzA8MnOmPyG2gdP315/SBIGK9H3Ml7uTA/V6PvWoJH64MVr4nzdiJEkYwrN",
+	"dVwQqBsWEIombGpkyiOCqTQmo6oziFE5+zxI8qjWBO3KknYmd5zFsXYm6FTeMl2wH1wqTZJldx6EPlzT",
+	"sh7yIC5U5UDoZWGnKxJAFzC4B8d1ntzsmYvEMtLHdp4W/vG9BaEvv3B+MmcQyID+7Z1JyCWZ6t4es8N1",
+	"bt+XK9kN+LDMurMNtA/1bP7a5ZXp2e1c9Ox2wTOWcMF6HAdwAWA3B05ecPJmbuSbcIZ4A60HcU4gu4cy",
+	"wAtk9pqkeWJ4BmGtMbsPnIkw8I6plkdiEtiqNc3eEIL55ExVTglsqc4mr5FNdGWKVtw6AXPlietZsEX4",
+	"ts4VoQnIZvmXZIMXEMF94IQHTnjghP/CnJCML375AE5vR0+AKYKcGFGzX310RE0LY3xJzU8syXozRtev",
+	"Mxa+pObyoAxqdWsw7N6cFEkwyodkg4t5gzmXGsJEnEkO7t0W1zNwahJs8mDS+xlco4yb5uzivGbdsZhb",
+	"JxpANcSovvbWCJLNbTC3RtScVJQze6UX1Mu0U81QXcyDdKqW6no13huJvqTm7wdV8P5UwS+p+QD5IvZg",
+	"rd1OwN3VJKs0rA1G0XSj4kcxxnYn5kFWmQNBHwj6SxF0zSzz5ch6J1YXyxYgFG3/3ACmaecGLwGKIRLx",
+	"V0jKB+LcF3EWcdkYYOli/Zv8cxuJNXJY2Ov5qRiNTxDxq+9P+3Xt/oXBTz5Bg89Pg+DOXemtA9UdqG7n",
+	"VIcXZYN74uPRXm9vHzuAfX2vXpKLIiXbfokW59mkNwI4BlDsh14C8geesoNAffDPeJo8h5JIiohrCGPG",
+	"0HMMyanf9y6urovuzFFVXxG96Ljl6V0pV+34R12jWDxiCYNHLTESQ6Pt5yiRGpIrwBgkh3RnkOyMinha",
+	"5BwIiaZLTaRZMHXHNZuQs0pXdg9hgy44MoQfwgB2y0UfyhkkVcAUegHMjAHoY5EnyVElMhIC4DF5RVlL",
+	"O5JJnmI9jT3xRn+TtDLH86K6a2/u+P3SsP0ySNjkPj0uFO/T3BnzfhGJpDGLL9kcQlS7M5ODNuXA/L8G",
+	"5t8cgtlZzCxLQHcVNKv6mLo3Wjunf7xnXleuOPipd2CNB9Z4YI1fMWvs+Q7fD4Pc2Us8pb606H75Ks7T",
+	"zlYR7/9VdGcHnvA16+dYAqViCeI0JLrczgdSj+B7MkdDfd790zFM007GbwGKpygW/ZAnyfmrx5RzDrzp",
+	"wJuegLyCFLuVPwlHuX3ZE/Q7cZl4tvCoLMnnXDwCl3ITtfOpCwfJAE7l2ML3UhptFM0O/ODAD56urMKF",
+	"NjRJWEwcTRA5wzzA3cSWrCCUfTKGsojNfvkCztPOFi59GaMnqNY5sI4D63hU1oHE4o2AnRUeRSmwPT10",
+	"cPzH0wh34xlPWB98YBwHxvEFGUdPfeme2MfOFKZFvbT9c55iqnbm86GA5qA5PXCGr+A1ErP7suQgGcMo",
+	"2s7j0ujPabQ82s4lTAXv9yRnFFM8WoRPH3ofFOdzoPkDzX9xmk+piRZczFE5SdMuQsH+yL13HjIHyVro",
+	"D47+OJ7NONcW72ZsNNDDGbsNzpvIblnypMi7b/uHJE1xfcEU1rcT1nXrP9X7okD3UGDPK+W8h42BxcgP",
+	"HLdnukxLnpCY7j+7NrfIHL/LzegxijGU7sy9SjP4hvv1Ba8x3UdSCfVmvsNUQwcOfODABw584MAtHDgg",
+	"CU+5YRDbslnN9kX48270bY6/+0qBj8PZ58wc+xk38/cfmbn0oPVd8A8JLTp3Rnfne/AKUU4/MZZ9KOXV",
+	"PYWywyCPAe1VvarFjgqs3OkDPWNKc22XhFVfFRWaQ/jxyrRk7KvCurk1kcLnpDvqznPmzEx1STe9H/Rl",
+	"11bek++bSWC2vo584iJ/ZD5xoPcnlC19HQk2pEwPP12NSoK8Gp1+mkwmn4OrUUGW/rvPYUAE01YEkIrM",
+	"EmqgMG/nvOl7W9smTlawkjummEt5GT+cnWFCel1lZVJt5GShyJMEan0yKLntfunBxbJ8EBfDZOy+4wlu",
+	"wQorc2nZV165qMhsi3l+WQ9rhirrVBXZI6DzqauO7MtNQAxzeDWCH69Gp+RqBJHMV6OwKADuIHWV3Ce3",
+	"TPEZZ/H0ms2kYtNK5DNX3vKrDV0SLorK6qDtLYw84XUioxvtI2NCqAHMmXZj4EQu1jok0JiMeUy+O5qQ",
+	"M1dmuBaJzTXRzif/RVk03herXY/s3ldQtbsaYDc3XwiXTifdN+fUoBI4Q3UIw2v1DLqzHkMJ4d7Jbxz+",
+	"/x0r6/btfrgnh9iWqpi/S/G14O12ZDL2vC1Ax/egzoACcivhr0iKGZ/nrgQ0u7ejQMH57heANyztw/5c",
+	"Zfknn1JmFI8eSbHZlX29AaAOTOzAxA5MbEdZMK3Aplez7iA9fmGu1NvTZI1RNOr1auztce03/djcMBvO",
+	"gdcdeN2B1/XldbsybTxtThg8zCSCYuwUxdhpKb+iYiBhqCnYA//EiY9x4uNy4s2s9BWA9Hfo+xK6vi5B",
+	"HljR6D1L5e3BMXA3vGBdVVceLSrrooRRxWIyFpJcy3h59HC13Us7JDKFLc+y7lSPyD9tpY++mrraQCew",
+	"CfXhGhV3wT4LJg4jwQupzY4IEId5K2Nwg+wuMZT9zl/pvZklDnT+IDqncbxbKociqKCM8Rf6FmInY3ZP",
+	"I5MsoQ6QnJHQ9p6Cr3BIpHJ/81iHffT1Upt9sQUaxx2YQqcL/ORTsVh4Ca1Q5orSX6YpPdbMNrICk+1a",
+	"+lRz2ySj4KVhvxydjoqx16xEwYaSTR9LdhazTLHITua7fQUMznOqQ9Xpr4z1BKMFozEc1qfRr1QJi48t",
+	"TMi1PHnlMJRL4Xs4Y+Sj8rDrJRAiGZcUQywtviBU6DumNLnjZkEoCR2UIcEVfIUsze/i1Mdp7FeFM0dN",
+	"xXEx7/bIqcJf66Xv4wM5zpLkcXwyDlFMj6W4WD1ivTP1BbtlakmKbkVUU5VkfcLHdt+nBnrpS6vrQ1iq",
+	"aKLSKShVp2UEVTvVVgId96pCcDvUQL9dlAhrx9ubfA/eUY9Gi2fRjZB3CYvnLH4wFeL56wb602QMUq99",
+	"HBR+HkdESFIJMPaNSb5SaWwzxTqFwn6I1tFZR7oNvpZL9XCjHm7UHh4cDfS8HiVMxqVrF00Secfio6/s",
+	"3sXnzBO7VV/fc230gYT/8GFO8Q8yFzFGOn3XrccbrjU8oHtQu+23ieLvFswsmGqhfMIAHbsTNrZ/CrT9",
+	"4EQCezUaDGUPF/n69X5hwRy64JeK2SEONP+w0IRmIvRNOCs3HHp8/uLSO547iOi5c9enTQxgfPHu8gOZ",
+	"SZX2uN6zfF/Xe5b3YQH510C+B9I9kO4+SDcglFznPImt3I5xG3JWfYG3pP9i8VTOvjZidzq0vRf7xm83",
+	"lx+2v/3I+l/Jwx0GseeHhZLGJCzu3O+RPSLfcHEZScX6MB+3+527XMIBvccog869/tZ9ywRNlr9bDtSv",
+	"g9+tzv1cVPk7wC3Zfb5Xsx5pSQRnoofOlamUC2rY2cz02IHDFaJPgCkMvz+g+061PCJPr5myN4IvfVrR",
+	"8lDyW87UMiDylilCk6QIZBz/+BqlwRf2dpHxknBNaBSxzKwogFzd6pU7Y+dlsIPidjr1U+7Z36vrFXDg",
+	"/wf+f+D/B/7/R+L/T4XBg7jP7vcs7HMxk3ZdLVz+9b05x3oq/fj863vzkho2l4r3YLpncMm+FoapTHHN",
+	"Dgr3PgTkz2pnGcLswzogCY8supCxWWaYTiGVMQuIYJZwUpplGDdjH6pc5OkRtJkxanLFagnGxqGVrACp",
+	"T8KjFySMChQJScajG5fMnwEFrRBilCtuliukeJ/R6GbiKv70jbqBzh3KBVlw/fwnSiZVr5V+VHHpRnkv",
+	"k2Yt/Brx+R4XubGdetPhezZTTC8O91iPe8zv+TtwHKXJ8Ctt9fT2ohWzGEnGQDgZi77RxN4SQluCQ+9P",
+	"TVOG7xhLmOgLSqgm4cUvlhqbUDs86kB8/mvQjinEzn76MKTAOgBtCrESiCayzDVTJ5/svw8kzV/cEL1I",
+	"03Y6kOYjkuZOSBJObS8kafFwJyS5gtb9yTLXvSoAN5IlANGZLOuK630Lr2iimrOtxin3/v+RGQhyPfhi",
+	"/1Gl4Nrx7toPu25O2m4/8k/KOTOrhNH9/YhEWe/e2/d6pfsj+13jJB1pFJ1ua+d4cLj+F3O4XrPbNjhb",
+	"dyc/51C9Wwp8Oo7UD78GD3fg4Q7cVW2lYV7TT+KmfBRv6W1BDo5E0Un6QKUHB+nHdZCuE3hn52hPv845",
+	"+guS8NfhFJ3lXe/qi7x+Vz+mK3TRjeb64IV58MLUhIpVDtHLe9qziSzf9TX/xLymh9P3gbYPtP1EaDsg",
+	"UKeBxVZCEISW0n6RBj+CYeKvhPJBFQYGbb3/jCHHbqIW8v8Zfx3iRT3YT6KfbH+Q0pk+cce000d04VJB",
+	"BWHFKRZfK5ZJZTQJvUtFSHKRMK1JiG6o07LTX4zKWSe7kMdGFKaHOUu4MRoE8hWfiZRmmcuc9Dh6Lzfh",
+	"VrXXG2w3xO7jSqF9WGbutbD3JMmP7bs66G4/8JTePMUh4W41c44CIMNxizvjdtWbp9u+V7Kf3HGGwr/x",
+	"lrM7dxH7MhmrPOJkxlkSn3yC/+nPj8cyYMLOjOMH2/pNsT2DWEfvKorVSfvR2R+eWR0YCavjx/64SZkR",
+	"HWnUflexh/fjMDDEw/kMQtKR3fS3HsMssLu6mgs9dd7ZjxF/meaJ4cf4Rwt3eoO/DnlCYAyJZQ/dxQOc",
+	"7Q29fylFlCvFhMFhepC7nTH+K1v2InSkLahQfcl/76OsqIJqu7s6iN1nf8+0+SANTX7iRp/p8x6hJC8j",
+	"/YYLnvLf2XuZi9gonumnyk4fPzBrWBTTQZNUEOJwRdIbH2Ty0AsjF5poexXQhGjHCggXkEXbwVwNp7QX",
+	"ydtX/3P57m0RV+lTQm+Pq0yL6Jn9BN6kjxpa2Z27H1j7gbUfWPuBtT891v6EWHZVOj95HOfzKgffZupz",
+	"p+JNQI8ksPdnyDu5B74YXz0wkOIEH25s3CMjqbgP7ldWHGJiXOVAJ5Uxvrz0+ACmc+A4B45z4DgDRZgv",
+	"wklAqIESMI9ToBamOuZiJls4ylvbYFA+iEGeyAcvowFUVJ7RrswB1RQO9FrmxpUl4qJaSXV7DSHoNTRZ",
+	"A3TukKwB22lDzaMSDUy4iWouAaK+ZFN2fSnTLGF2TG+V6IhR5RDQ0TKlh40wpOOPSubZkI4/s1uWDOhn",
+	"BZEh8zmz6SWbp0yYH3jCLvnvDxnpF5FIGrPYjXhgfvtnfkhqu+J+lrI5sAFvCkXuN3Y3dkCkDkimZMS0",
+	"Dsg/b9OAmIW91qeZlElAZjogltME5FoxetOp3BqySu14xjBe6Xt3Y5ZFTfynxzWxhvWBdx5454F3fl28",
+	"s3QcaeGiT4ETDuErFb5UdQ9p4qcnnwp/lKfMXiEE5cBpD5z2wGn/kJw2IAlPucFUjWVrjOMp+/xhGHLQ",
+	"vVuF9a0z80+u8PtUqgYWXi8w/U4wyO9FNFO3TJNraRYkXB3pcwhJv8rv3bDhKUZZFRVfa3XWmTAKE5ET",
+	"bH8lsNhzqJ1aLQxIKOFf9xixH/95m9r/VR4k8KeiQmdSGfuHvXCgV5LPuYBeXMyZNvgJHjlhcCXCKU2S",
+	"8IhwQzRLWGS0g8Q+gcyCqTuuEdkIj/XkSoyCp6GstB/O43dq4O12UF3+kVSXJetzbFGqyncOoUsHZ9vo",
+	"y2s2h3DE81ce49uZ2meY9os8/bsTrv10IN1/OdJtJMoV6sUcm6HFpXA9A8HXRKt9hJbtVP1EzR9Iz4fn",
+	"5eF5eeDFX7sRpMKFv9Y3o+e6G3joE7aKIDM9aOwOLPXAUv9oGrs/EHMNHm5PaePJT96yUmXRB/vKgVsf",
+	"uPUfnVv/wa0sD2Tqu7bJfH7imsuD1vKgtXyASPfH0lFm3Oy93EgmuTDHXBwbnrINVS1fJlKzC9v4XFjC",
+	"6U2ih7gffbK6iQ+o/Jowql5KYdg9XtmdkqGv9XpYOlS7Gk0oARyC2AaeMjKG2MOQx2GHwt92iCn0n3Ix",
+	"NYhY/aOFmsehuVkwYXhEDYtHp0blzHnx4vgnMmOCZtzfVpN/ajt+cS/WKeBv0OcddnnpmMSBChqRN7I4",
+	"JmATIR1uBNt44vdXRwuWUvg1jjmWjLxQdrsNt+PYkwpGZpmx0elIXv+TRZh/cy6P3Zd2pMl7eveGaU3n",
+	"DCO/6q4lHxaM2NM6uzgnf5o8m/ypKGnsLxh37OTs4nyyw+uM62LeYkaqyf9cvntbJQjEQSSIftdVHXu7",
+	"IHqWKTk7+WT/5Qnb4I4zm5HrJXEbcUqYoNcJi+133i2KOOcZErJ7M4GBJ67ZKYHMqi8qvi3oEuDmvRJY",
+	"tk+T7559R0LFtMxVxKZCmulM5iKesvuIASzhhLxhVBgyc84GOs+YgiKBUiTLUyJFBGVvIW0r4fpKeFi5",
+	"8VHPKFuENEnC4qyLLZ6A048FKyTjlxe/YA3e0FjyCYlikVSxnf1KhJpFUsQ6JGO3MeRPz7C5hQViI+WM",
+	"MBotiMqFJtQQCrwQQ7JhNzShihEtaKYX0ugrMQ4XjIIXEU0SGYET0VwqSADC7B/XiYxu7Ic0N+y+dEnC",
+	"9NHhkXfDALcnEZOEC2aHjdLYfgyPJuQXbbeExFyxyCRLe4zhXBIjZULg5CDK4vTkZCG1Of2vb589W8EY",
+	"ABH9kpqY4YVttM4D1+nQ7bR94imgkwkEdI5OR5mVd4KRoKkla9duhHcrVx6bgwrLYCJPLf3gto2CEWyU",
+	"Fdxw4aNgVOzjCMrTZKNgBJtoQS1mqO6m/dMevKVGx2G0UVAzxHLE+oLeA25AAR9738lZBZOqOFTFlmK9",
+	"UEG9XLBDrVF1gSm956ld45+ePQtGKRf41/MCNC4MmzPVBNuzYtYjt9NIBNdcUEuIcOjo4POCPLco9K3F",
+	"VXZviUbEzK6ZjD2a+nPTgOiti4jZdT5vXsK3lQU867KAH6QinjJULgglc6qu6dzieZJgmWtyzWZSMWLo",
+	"jS+jVEA8pmJJbmmSM3KdG9K+8/OoGeLnWyDud+PJyDBzrI1iNK3ffHgIo9MRHs2oAfFG9lxOsoTylVtz",
+	"tWXj3efObnc3GyU/SnsmgPWeoisOs2RcRS90E7OIdcfNgoSAJHWRsP8NiBktqyyq/mCjSVJEaiksFvw4",
+	"yXHdZJtT4rryxWdJMiSbzSHN7NekJ4H8avqdR4MdECHgDtPVRNVl8pcedWQ8XfTNI1v2KzIxpNTyRUGF",
+	"vTn3nMZlIKUdyOxAZg8ls6dAW+5KS6VhqKh8FPU9TrhJf+8UIe+h4aA8JweVSBeVSDMM2Euf4Pa7s/Da",
+	"+br+pEVKxBP2z2MdkBu2xAc/TTjVk52q+SMpZnyeKxavzrtdwe91dNhxOlDTX6WgjXH++Bp6pLyIONlq",
+	"jrIN2vj30OHywRkSD0r5Imfbg3NxNZ1JZ838W2mKuqYPJDcLhX2sraTxgmeYzI19wQmoR1bLHUiLlIFY",
+	"L6lLykBE22n/dF/159wKqZVpTBvVmnsVMndCiAcqPFBhDyp8mmTWdAmefOLx56/gJjyPD3fhgQprVGik",
+	"FTr7XYnhpytEIX01Ov00mUw+fw7hlny6N+OQZLWeaF49Ri3vHdH3gbgPxD2EuL82koZbGJ/surh99+oP",
+	"hoMf454e49QbyPMVNL+EZv2rcPd0wDwU0h6sJ12tg/24tIpYUqVVQBgi1SrVbiVDxE9HE72pD7s5JG+q",
+	"gI1mjP3WuO5KWz8yM5CwDoQymFDKTe9KJbUeOzK0P5hM5sw8kEbW61VXCKSnoAkjPo6Aif48nWnsIneH",
+	"d2FBepoXGALo3Hb/ljO1PBRb6CH2Fkc8XOJdvT0fROWXFjWByNuom4wv3l022PUbKT3LH0rpWb6J0vOn",
+	"RqkHKj1Q6dOgUvuaxJ/ta/JqlFAxvxqdXo3SXBsaLdjVKLgaoZPz1egUn5tfmKLXXpQnnyLEWXhbPuRi",
+	"70kjT1ka8CAehIIDu/ki7IbODFPEdueJU1652jEYFelo9iApdKDiAwUfKPgJU3CoI6kg4sdLFmFAJpPJ",
+	"kxAUcNq9mnydLWhjXW80Ngyx6p4Jmix/t8jZ1YsXO3h/3EeqivgKUQ8dWWV3aF/N+vgZJ5SLnhWpAa3j",
+	"nvlrXskIQnB6dvtByfQJl+h+ZP/un5ngTPRS3zq66tzlb3suT34ZKZkkPSfpVT21VwH8S6l6XM/wbOvZ",
+	"/PU95C7SPbu5lEc9UpcwlXJBDTubmR68DfLEdG+dz+dMGyDivp3eyJj17dPvLLHPB3hI7inhixWCbi7t",
+	"7az79SkK6/bjLRdUGU4TR2tM50mftFe96wjjPH9nSnPZ51r47a28UNyKPRYNe1QcBvHtJY0W3Y/5e2qi",
+	"BYvfsziPWC8EqZdHXlAVOwB6RdigZAvde83+gPLKB+Heo+Zwyf5yN2WRfVXt5pi7YU7ThcPH0JrIm0sh",
+	"P05N9e4y+0FgPwjsB4H9ILAfBPaDwH4Q2A8C+0FgPwjsjyuwPxmJvKJRP9Fw0e7dmztKGFXHONnG5J6M",
+	"Krz7D5EVg/J6Fvv3daf0/EExpgnii7dQaZ/RE7+e8jgMwEUVcoVJRaggVCm6fEGw3iWZwSiY+g87dckE",
+	"yqiaao+DA0gRuiLGt0dI7dGMtY3IED+G2LD6SuXQ/PzV4e57pLvvgYRf3n2PHUFVZuYQ7N6Qayu7ETlD",
+	"I7ZlAc7lraLygmR7+COPvUUbUutVOAJkHOwUVfVggv8iaQI60vqB0A+E/pURevWmd9lMy2uf3HFB5C1T",
+	"a0T/BQl9Xao++VSA/PkJStjnrw4y9kHGLjI3VwrWr8ndrfJ0aXqKScK1sZSpD0K2v3jPXz2CmH24TA+X",
+	"6ebLNGaZYkAbJKNmUTcal0J0N9rdp6Q8gEweJ5qzM70fiP1A7Adi7yctP05uy5VUPxudRR6SyvIP714w",
+	"wF3gqToB9PVs8XhxgUUH9mhifQCff5g/0eGW2F2Cqi93W/iUVD4AeC1mmIoYawSZ8kfQqOzcw7BPiqo2",
+	"w+ZJZYyn4nPY6yI53CKHW+RwixxukX/BW+QJXxNNj5C9Zzf898l/dLxCXE7DQ07vP1zWwdUELoyqhDNF",
+	"FLvlmkvhq5nV0q9pcnZxftQ1MeHgxKBfMjVhd9r4kZkDYewmy+Cw/LmNPXecdXCfZDJn5sE0ssvUhI+b",
+	"A7s7oV3kB0LbTZKQHYmDe0oWUqe1AJLO+78qOap3SoNZ/nAafPxUQA+gnYv8UA7iX4F8yPjiF9ScefJY",
+	"JZsvThzu7YN1y0+mVSPNvu0wOKdd5nF12lZFGrY/q0J4IKJBioSGnXy41JZJZVADULP0kUxxEfGMJmSc",
+	"a6YComTCdEAUo0mqg2pre4+YZcZWqALBXVMX4NcTWkeIfgRyn9HopsDFEwvgycqAm+yWrhvN+PSGLffu",
+	"3FejGS5uacJjV67k+IYtt1DOedHhLON/ZcsD9QzS5uFmPkSPhyO8c3UwH0h45amCtEVu2FKTcfiJxzog",
+	"PA6IoClz1DbFzxbL8ZO8E0yt5YDdTG8l3k093j+Q6twwJ+XITbfVVN6JYsY9l0WoEdqcmY4U9iMzA0kL",
+	"u/VwnccOb2nKenb5xR1+z27vLf4MmO6dxbBDyYcvyCC8PqVkDtdLEkLUXGgRwf7fcwT7ueQUYeCDZyKa",
+	"JEx9oy3DgEJGJATW8Rd7G/ZjH3Nmds03WvQv6wxjr9bgCsdwCWK7MY2X0Hgg33D1wQ8GuS9yhdeO7qF0",
+	"ioNpQoUnVXuN4z3N7jOOqIPi89QXzpZKByRlhsbU0M/h0QvCjSYlMRGqGEl4yg0W0QZithNJ9Y3uQ7aI",
+	"0rumXBy1I/GiEmc7EQ3Rrhzo6A9NR14Nc/Q1oXzjG/NkrihW7X+sywwm7CoA27aHq+z/Ye/rmhrHtbX/",
+	"ioqbDVWB9ExN1amh673gdM9H15meZgP9zsVhVyzslUQbR/JYMpBN8d9PaUl2nJAPy3EcB3Qz0ySW7dh6",
+	"nvW9lofgKwgKTu5gTOMhJqtzocaQoiFKjgPcYQM1TSAgQUKlfBRpFGjdM6BhCFIOlLgH7qhn4kmb1jQR",
+	"fMuwuxK3gmZq/GMff8HeHER49cruoRu8V+8d6oZ3qFIYfodOJQNBk+NlKJrgdrKGpIEm2o345aD0QWFI",
+	"IpYLI7Ouu0nZfbkVlPEkm1xN5kqt2owjUJVg+hsoj8/947N4DQ3KSos03AXzYvG8JBd7JAhjBlwNwhQi",
+	"4IrRWL4GoLNTpkF0rdFxC2TNS0lt1LYYb9Rg05fcjLUrEYP0WOuQH9P0HdBvjxzfZSxWp4ybmCJhpg1q",
+	"5Lz3cfttufX1OVa6Imc3sWzn99HNs5BuvHxLmiTSK3O/3sBqbRMXKcBO6ljTicNm1wfPQ33el+Aj+enD",
+	"T+RxDNj2KgXCJOGCu8XPbaJwYxBYnTE8h4IifLeWej3zHq4RkRO24ea7KUaiyfFCl5kTu4kxqPT8Epjt",
+	"rHcxgScmlew0l7vn95q1em+baOpCfu9yNFxmiIZa8z897de3E74l+lXQeHt7wb7BxswFkZIssQa6FQur",
+	"Rm+uh0ySNQiZFYmGi5DJWlHyk6ySkp+/GY8rj6uluAqe7Ybu5bWM5+R/UWOXvVKotUeGDOKo2Os905Hw",
+	"5V89kmZ8QGWP0CSJbZ7jXNj2o7b+YZKo6ay8Pv9A30O3AT1vz0hIH1jYtjFvr3pKw1BkXMnNhv21WXFh",
+	"F3hFs0MmvikjxvdD8jeKDmg1BpYaWJYyIFw1RHvqAZ29+62QsnC+NYrj3HErsWPcATKhofEJbDKUFrby",
+	"n/liv6e7vqexcVfxsg94H7vbQXiKYqtaO2gjHPrP9sMawPBw6BActH2/AAetaeX2P1MkEiAJF8q4AU7e",
+	"PTh6Luvc8dSfRZP2pLuVwlmV1bdPszUe3h2A9x9MKlMIOQftf8giZwAbspze0fAeItTphiwG+3dtkIdz",
+	"26BRnM9O/ZYhP8tP2td9t56dn9NOlaQL4x2wN41x/9+AA/qvvd+oTZoqv4LmUi9eaSImBQNjEpSM8ldt",
+	"Axhak8fptIRJIsfikRPB4ynh4rFOfnHOHo3kXyyy18Z8jDo26RoG6T/j/waO8ey51+oB9d7i2pzMaQXL",
+	"0bibsHcL6FsbEO+O5lB5CaLUIXj5Wnh6iL8BmakpfiVW37qMrFSOVn7wvijtHez6bcrMOq4GZlIf36pf",
+	"SF9ysyPou9Ro8r6friXomtquFPTOggj/3CJBF7dfE8193BN0cdlgTOVg/qItIWFMZenXbsDD71ReFsfW",
+	"mVrik1Q62OIn7631OAYsm3zdYwvBNhZxZOKMMZP603LaCjyhs7WUgVJKXXFB4wIQmsDkq1NumKBbYe/7",
+	"jf+eN36p/0XNrMi97fJlsicv/SpX/a+wO8aUj+DbI7+0S3zG8HvFjtkKBhb5Bsq7kC7BUE2chHiV2Q5t",
+	"Aiivz7lKHrSTR2zu5zS/n02hokUIevh5+G2C34FAbolwes6r+h2iPd+NMedR8c6qFzlV7AHyri+7iOY0",
+	"5iZorIix1l73e7dzRYzGf9VaEWOr/q66RYyzVrJVixj1Cm+SHJxOZN/cboqs5qRC/RrGxhDTuRrGCnGQ",
+	"/AV5WHlY0aXKVq7aF+MXhlkc237wMKEsntUj9ghwehdD5NgYvnUUrjVH+oOISf0z6iS11pJvn831vIw7",
+	"4BimfYcaQNsIJLv1moODBDWwqKwunDZuU79F38IWNUWxtr5CKpGQR5HeMz4iVBHBQzicrbuB0c1pWiP0",
+	"X7jn8wMHi3mF29K52XedZPPZHvX78+D356HsyQ00PRevboOoTbDFx7x90M0E3Qya/iFnkbdOh7fXga13",
+	"JCHWjyHH19Hm5PM5NHgkeCTMIYFym5w7oVNiNqPtqyMe+RtAhxVOSjE+2nGirm0HZrsYmCuu8NR+MYdi",
+	"5wJz4EUcO2PzK9WP4oZNQGSq8vb+MuIihe+cPlAWawlffYZfHIvHP4W9+eqofUooj/5icRTSNKq+7teY",
+	"Fo+n8qI/REjj6s/CZKB/NuCSXvl1IymLqmabIpmTYjOkOM577JWJyH60wEP5gaYRhL2zzRyU9/CbCM6U",
+	"QMUXl9pQKeZK64s+MHgc4F+D3DM+030VVWVuyZuRmSt8BSoznIKvqGJIH+Q4iESIbfpxQr7+B56b8ZH+",
+	"9wgUfoc0U2rmH5wQ/dQgIuIBUhIMaBwHmMmdQGryuj/ecv0YzUSdX8p0RSagUhaaBlM4CY6GISTKNt7g",
+	"QpEUM2whOiN/MTXGrjxcRNAjgRKKxgGBvzMaSxIkKZvQlIEMzm75UW+XbIoPdz2NXuPzd2XPg+HBzpPN",
+	"CvYIBVdgppOVCg36/5YCW4vIcAwTuooxzLeaoWev+Aqk5hhE3TzGbjRzFPA6a4yRSpCty0fSbk5nIrLr",
+	"CgayX8yzTv/ZoPqlHdWmKhi/4k15SHpINg5JLd1G7AF4V8HpvOlf4abcu0nBJImpgvZMl/yKpw8/bLRe",
+	"buyxdayXFtT7mgaSMQpupgk4jTj3RgHI/h8wouE03xey4TLiGM9uKxjzjepmGxSAqo5645/IF65MojTW",
+	"gSp+ei6oi4XL5vrsEMzmItXxbFKzb2bPpw1vhOvxHmQg+xfhPRePMUQjaC4jfym2JDk29qJIyWOuJp1U",
+	"R5zNxN8edGtS8JfgrtdhWekFpcfwckFZqaJhVwIWC6aXU8CEqnDM+AiPMXRwXJCBVrzF40ITj46J4d7R",
+	"GGi0Yz4ouMDUeGykhF/wMM8KnhVKCP0daORWnqdXfGVSMj5y4gK9bh0flLssLOWFJbVM62Fvjm8b+W6o",
+	"yuHYViviRfLYTBuXWaFJ1EptyRebMoHqerpd9i2NNCh2yiCecdrLVcjfa/1chUaNkaXFK8vpZ0USz3oO",
+	"SrImVI9V5SjLCSjrJHl44vDE8S6Jo8Nk8dI76j/j5617CfGqVfyD7rzhCMo3ntXkzZwl0K9k6fwpVLM9",
+	"SAQHzRcTkYJ76LBwSLrRQrGsCB1aF6n5u+y7nI+nXpAwFhIiy2ZMkhQtNYhsewk6gaiHflr9ZwC4PweF",
+	"nybI261KEpgzBR8JU3KWcWW/t6lIZw+QsiGDaHAHQ5HCABedk9sjlWZwexSc7TbvZwSqCinVaWtaV+w7",
+	"5ha+6TzLupmT9dj9nZBm5fQMGkXMzEy+TDUsFDPn2ZC2AU/XSusyL70jNU3g6PxI2ATz1fkbQMSQAA3H",
+	"hnh65B6mEJG7XK3SvHPWPoeX3dY0ZlSC7JEJTRKkMsqjuUzSrZjeuJvcaL5a9mgrfmnrpqvgi3YmUk+I",
+	"PpX8jbq9aRyXUs0slozL29XjvTPycM4zg6c/mFQzv3a2RM/UvG80wIAkVI1JcQqtc+YRwLx5pTWtBTHT",
+	"JMgxJfqVxOaokx3riHZ2XwU18VM+7KIdTXHuqn9Rpn4V6UWo2ANcj52oqB3j+e37sxpJfDWvE3F0ZU6/",
+	"SnEKBR+yUWb24TxWjoNcMQl6JMg1Fv1vq8YEJ2er/GnN/4p12bvmfh+ptOCOzpqbnMPzs2OdSWJ02UJl",
+	"W9Dk7IOpzrvFaBs33i2WFdRrp/EUtnnJQdcf4G21k5ebP4FNpvAF3lLn0+7xNutqZ25Kp1evwD5vhxwj",
+	"e/wujbUKVpk9ck0SEbXb3Q3m9rwtqVmvKaPtPOBK5GF8ovX4wysp78xxnmN4mIrJdii2zu+tgDxXh4Ox",
+	"tbZSgJ3EsjYgIi+bPaK7K5uNs+PwJHQLXtRKUDduVK+Ee6AfTGrvPOTRYUkEf+36rA57m+Z7ALp5RYy0",
+	"nQtciWouM6NV1MsB9gp7S1ly+WtqLkuuXY1/WVqdpYtVCbjr2SHJ1G60/d2n2Trh0mPSY7J9TO4dh6+9",
+	"XdB5fxd4sHqP15YeL3Ic5Nvdhs0d5eIuHWHvXkkGryZ7kbw3NXmBGXrE683roOph6mHaAZh2BKBzCvVd",
+	"Ft+7j1FAgd6WfI5EKE/1fa6A+39n8T3ekDPMt0mjc+1ifyUyxfhoZ2l6+incTJPqaL8WWRq6Hv7Lkyn4",
+	"cVxmkx4dUphZAjHj4PA6/s5YaqwvT8AOBKz3TX3y1au35tBLSDUzSjLJYsWSGEgBcPmxyBy2qcL2SjbZ",
+	"TwwJUzDRX1Fl0oi54HMFuchw8wSLH1Xn1Igq2n9MmYK+XVmwKn6qz55nD9qT71YNqsyIl5nypOhJ0ZPi",
+	"2yJFcnz53Zp7B8uPc1ooFgLXVEPn60+sGrq20PkeIJFYqKzvHPPB8xAwOaZhKqQkKUhFUyVPyF2mSArD",
+	"TIIkho7B5JDjb5OYb37LzVswPyQawFMIePHgY9HjkmD5tGSCE3nP8AZIxmOQslJl9dktt3YtoXEKNJrm",
+	"P4qmQGIYKiIypV94YJ/17gcp4A1sqJLBN+sbPGxVPbiNSPZ95e0m3FiZgth6hBQssPZQgow3Kt3riUOL",
+	"MsfiFLtqk48gFJl5EbtLfzWfnuKVVhDKJ/0dMn6tBg21sW5W3oxToVQMUVc54ivj16FInTpO2VdQXW/F",
+	"t+SqtP+z+iPjNJ7+x6Gnl12QP63K62xJ9TfcYKL69T4Pq6czAmfAHRqNQTphnCq4GCqHJ+C1ddlHZqiv",
+	"ruPy/bab4NnkDlKtvEUizCZ69axFMiV/Z5BOCVuSQ0mOf/vFWAIfCSV3IppqOyCfwrUwbFGDd0GAGGp3",
+	"VPW19mkZuyw99McNVZHvzpnsJGi8lPFSxksZL2Xeu5TZixiZN0EwzNp/ZtHL1tHKCgAU4ZfPrYU2jedo",
+	"lTAyrXHr5Bq9JUf+/4dUMsFdj3fy/Tu71z0rIlSQSVYQ4w+bWeuzCM0mt9kbP1fhUj6MWRNTzPPmIQUj",
+	"lksQPpIhZbHx8JKfPvxs2mCWjsUvcMQwnQBh0ZL5BQXTLjKmaz+RkpMdCeNcJAM1TWB1i5FIhPOed+OM",
+	"byE0WYHRPJt5NvNstms2e6sMNqcb6qMOIINtLSni7VxkSnyJWmXGb4kTqbxHIv0yvIa//xQOx1/iKPup",
+	"trV9bseb5/itKBtxP6+AIiVTTmimxIQqFtI4npIRcM0XEBEWVWFnZv2Xdcm5zMa2V10VIi4s9J2W5SGf",
+	"mius4NOagyXekpLZDm+1osr6Vu2VMx4+i/Avjc312Q4zsqGSGCBF5DhIcdF5/oltG2odls3cHp459246",
+	"3CQXigz1mtJtcqEG+FnQI/O/m8gxTeAEZ1fM+qRGAsyJUMm95cf47q/sq7Brzm55+5p7URNa/OgqHO88",
+	"L6RE8quGhuy6zxlS9whWxd7qpHZcK5FC9CuD2C0tyjUudQU0VsyhZfNvoHYtFDqdr+xlQ7dkA+7HyoyL",
+	"zNq4APgN1Jbsj/8/J0MaSwh6pPhRFTnfJuoWsqOUq9sjawRCI1E4N353mxIyi6ktdLqa5WXssKndBl6v",
+	"OQ3EU7undt/ir2NjTGbUXN1Z7Dy2pAKbvZ8kAFPL13YOgPcNe9+w9w078vVnEX7HPhBI2AcTMhQpSSGJ",
+	"abgyGaJDTuf95i+032rCE7EnYk/E75mIuxrxg6ckpowXUb+dFwjaC670MuC3dZzI77kooIbD5J87ky6H",
+	"Ua/sSGd2Y65js0a8q/Y6FT2rxij/SAIsAoAoIArieL6ZvykKMAdIwlTjDmF7y45O4Xm3LjnOf8LML8wF",
+	"QbLgeFPddAvb3y7JWDyW1W4ZilTz/0h/qYrSjC1r/Sx31nLCzNa+YUeMi4zxAsYLGC9gvIB5SwJmXxJk",
+	"zqSwY3rbGYI7AnVqL7hx4t5Xe2OtDfw+lO5E9Zov+XFfzi4NuwPlfquIiznam4f5rW9aNAJVoN21dVF+",
+	"Ey1N3G1l/kCSVSSjyywno1oxwbqE5JuyzXv0U2Zn3n/j8dR7d92avtsNfKht3y+iSJIh5iURJarw4qpY",
+	"2nqOTLKtObKfZGpJS852BjXU4DTPZ57PPJ91ns+6wWHLTMc+/o7+s/k5L+1ZknjByvYkZrXabVOz25gh",
+	"Puvwkw4QmV3ZzQx787astzNhfn90yNictaWyRNWEAYqn2t4MNXfUlRnT9t3lefNowi5lymc1TaDMkBEk",
+	"KYSYAnGu0gx6HfO+aebxHjjvgdt/oRWNIqa/ovFlqjetYuY8G9qRw5PdyVcQihTJUmPw6PxI3P0bwpWB",
+	"iTIRAg3HJszQI/cwhYjcTW3YgdMJ9DRTcv2ZPrOmwzHQCLHyfPQXTbl1ry+7U3tk/7PlASZ4vgJvzDUw",
+	"09xTSubWA8qN8+f84UmV2noHqajKZOkrxhWMwAiZ1OTjRZqczSmKBf+q8CKuxQTwEUf4aKUNDjGOQzVy",
+	"GTWb3/p8a65ye3R+i2cn//v0LzIxxRm3R71be/Hbo/OfPvz0Epz0yB1IFsG87MPZHdiYHiNHPUKlvuZ/",
+	"nT01+3J3LLXNIzumJBSTCSUxk6pXTMeQhGrOhOgjCQb2RgYBGdqgWj7VxJ75ZKWTRV8k0o/GJkpwgEiS",
+	"wI7TwH5DA/0G/5+WbkGPUC4fIbUdkiiJZo+GPJpnc3JG8sEb+iCRKUJnbTPxrZYncLxF/3dljcPk7L6a",
+	"xdKiTlHD4YQ37R3p3vH0Vh1PjaRRlP1T63Mo7C1i4TYtrdqJJtJhf/+8KDIzmrvm+j8Ebva87HnZ87Ln",
+	"5d3wcjMmQgeDITaDr42qHBxReWr+WMHsX823ted3maEgTjWB9pJf6dMnwcMsTYGrazvAsbpM0Jvlf2Dq",
+	"FEIwlINVntfsPw53PHerevmVwaxLF0KpboSi8e9MyQv5xSFL+1MovzLOJuw/cKXBqVKWyK4Kp/Yn7dQb",
+	"S+OlYQHE+rFxe4LtI0sZl0TCA6Q0ns1yZRzlhL3njyhEEqrG6Ol7NVR3furW5qqbSTHhpLnhKOW6zPz8",
+	"hzF3y1FSeDHhxYQXE15MHKaY6JBsWGYa9BVMkpiaLt27sxHKlH+aX3I999/Yo9q0FtwZvBHBsTci9oxT",
+	"vMF8u3WSeUgOmZYU1UHBCvVZqV86x+GrrtsSmGcvz16evXaoP+2FsuY0KpEArzmDaimLzTvvr0CfX5Iw",
+	"FhKikiN7DCwlEpvJma5RU/I4psoM9DLP36SFxTS8lycfiT5Psb7IWqGx4HB2ywvzigCaW0SJxWveTYuX",
+	"dByYowZFCk9QfBeYZQEWse80pqh/0SlebX1I8Zt+Q65E7AOCjfUwPIyuGzuK0ZX24PoQXQ4zTPbTWxvm",
+	"OvC3FFT7toRtqke4hEGaW2jLLiqYd0I5Hb0OaiVMNUmzO+ClRDCuThk/VWwC+smsoCX9jC/1sV+45gtn",
+	"avofgOQiZg9tZLNvUUzTzux/n5tenYsWNt56PsLdjCPhGY4H3RsZ0YVbOaZEcprIsVDzScaWVk7IPSQK",
+	"04eDe4BkQDVWgo0apeahAV5qwPhAGWS665RLT7O+701quva2U61oL7ZeZbJ9hOv433y93yHV+xlV7lu+",
+	"B/ZR8Yc7DeTyhJ2lPqz1SkiOJlc9ZLaupIowTbuUh3AwrWRc8O3B7cG9N3B3AdFzYrjFrLm1WRDX26XL",
+	"tdZtdDs3bgu9Sm0LREcLpNbgsc8ifKBxBo7Lfk3FpMMJDS2Tdqd6y9YzR6/DVMSx40Wcwj1O6ULXIlVv",
+	"Y+rcDaQTxqmCi6Fy4LZrRR1So66z0Qikac/iuuiriMB1jdu7NGtu4EntrKxFKzX319gh1m1NEQl045ZL",
+	"mipGY4s19EfsMvHOXMd1KI0ZL1NjZoxNzftEw3H11/zfptnwFURZCG3nBm6RmbhFPNhHdPOtWT+Qe13E",
+	"cdtV8fO8gdd+uG1nFuw4Qe6gcqer2gveWPDGgjcWvLHgjQVvLHhjwRsL3ljwxsJBGAudsQaWRARaKpap",
+	"lmV+3UyVzJtXD1tLQNq9EudqmeSb4zIVQxbvspDA1wDsXQhsXwKwL2FwBTyCVBJKJplUWu1ZLBwglEck",
+	"zWxnSfuleLDT41Y4m6o6lnZcOXAYfiV3YeMljZc0XtJ4SfNuJU1XxMuCoaIUTmxobeBJfsWN3fuv81tz",
+	"FRxvvKLq15gWz2ZHffvrDonxyZNIVnbf7nUISg6zRgaeyBkUq1LSRHCmRNrPl7Y3dHPn8+myJKIKKhLZ",
+	"ZdY2kbkef5mChPQBfnli0kmtfNuM+fb1t6bKVOFpRnnLS8IKMlKCGPT0CAepIDIDL5AHbo/On2+PeDa5",
+	"g3QghoMU8J7k7dH5Dy8vwYmmsGFMVWnJ2YqjA7TlZ4M7VJrBAQ7Y+46PyrY5mHI6YWFzvJ5ktXjdJMgX",
+	"rG7eZoUq3GLFM6cTeOmwvvknnUDklU6vdHql01XpNGOO3qfqWcWvhvdjxgu8nq8nMWWl/8yiHbNjJEKk",
+	"xhWMqKkQb8WZA2s4NK+Axoo5zFv4DZQtDqt+DVd3aZczlFzTSuzxTt5c3xqhuv77WYTZBHgOmRUKcGSP",
+	"IgbkOI1NYgYoOaZDBan9ggzxp5rxAHul8sDyUaBZnBY/oEze+WeL9I20nTOIuwtzga1nUbGx/tdeKBFN",
+	"Y+lZ0bPie9czfwcaFWRTiZ30iq9meqUTQel160jqcQxqDGmJm8xkTYkhmTGVhM5IrAptmdU7Ya4aiuVM",
+	"S6xUFvDl81KVUlHVUmgHL7XexsYs6bZzAXz7iNZb1uF7Xt8jSu8Whptqj2rO7CaWtoOqbqcamNUwUO26",
+	"me/MfNFEIOQ1D/SfJ6BSFr50kBC+4p15WvC0sH9amBHBWyaIKv7Y2Wsz+FxGLSYAUHitWtR0dprmiAah",
+	"+W0rOOx7Hvlw+8nb9MPttAn2B3UwJp2NVVDp9Bv/JPgwZqHamZHrHL8ZmrKt6sfXrfBiKVzEjPr4dcPx",
+	"awNjW8K2sqWpKSCcWZrHQSRCE5IOzMFBz8z6zBIJqSICl8uGwtCfRWjuE6Xcjx9+qLTkUwr5EmdJ+tOH",
+	"nzcvyOHYWKC7ZMvbwamvnrzQFr955OTYPGUax1P73BkfEaZOqpj7ReTayc7HualLot7mH3OVYWbE6gtu",
+	"KUywsQLi9fbiIoJ/SPL7zc0loVGUgpTkOG+Lr8XYeb//w4//dfbh7MPZD+c///jhA/5CI+b6CA37axfP",
+	"/inOpIKUMD5ELDHBjXsEaKzG+iScTuDo/Cg0ByIq50+BMpqYqL7Z+yHuqx6JIAb9/xGoXjFBt1eE/3rE",
+	"ttE7KV0nfzyrrkM1xxnVyq6wnyxZcc34KIbTYmtcXH4pL5y9+NdL9VO/y+J7vaa0RH+07EImrVc/uFBk",
+	"xgluVxRTMBbX/NPsKZlAyIYsJMAj7O1bvkOz75Ys/iQmCQ1Vj4w1K5+mQCNt3RCl/2uGOJCQml9cfroh",
+	"VUvO9l1Cqt+GiEH2iBL3wGVPryX3MMUXlj6wEAgN8dcZB5q+RMxCrRHN/dwwS5maai3w/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -142,11 +142,17 @@ func Parse(raw json.RawMessage, reg *analysis.Registry) (*Mapping, error) {
 // mapper_parsing_exception "Failed to parse mapping [_doc]: <reason>" caused
 // by the original error.
 func CreateIndexError(err error) error {
+	return CreateIndexTypeError("_doc", err)
+}
+
+// CreateIndexTypeError is CreateIndexError for the mapping of the named
+// type (_default_ for the default mapping).
+func CreateIndexTypeError(typ string, err error) error {
 	var e *eserr.Error
 	if !asEserr(err, &e) {
 		return err
 	}
-	return eserr.MapperParsing("Failed to parse mapping [_doc]: %s", e.Reason).Caused(e)
+	return eserr.MapperParsing("Failed to parse mapping [%s]: %s", typ, e.Reason).Caused(e)
 }
 
 func asEserr(err error, target **eserr.Error) bool {
