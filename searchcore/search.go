@@ -713,7 +713,6 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	now := e.now()
 	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
-	var decoders []query.SortDecoder
 	for _, sh := range shards {
 		if compiled[sh.idx] != nil {
 			continue
@@ -800,7 +799,6 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		compiled[idx] = ci
-		decoders = dec
 	}
 	if tie == tieScroll && scrollAfter != nil {
 		for _, ci := range compiled {
@@ -1074,7 +1072,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	res.Hits = make([]Hit, 0, len(all))
 	for i, sh := range all {
-		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores || len(req.Rescore) > 0)
+		// each index renders its own sort values (a field may be a date in
+		// one index and a date_nanos or a double in another)
+		ci := compiled[sh.idx]
+		h, err := fetchHit(sh, req, ci.fetch, ci.dec[:nRender], nRender > 0, sortByScore || req.TrackScores || len(req.Rescore) > 0)
 		if err != nil {
 			return nil, nil, err
 		}

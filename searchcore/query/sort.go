@@ -306,12 +306,16 @@ func (d SortDecoder) Decode(raw []byte) any {
 	switch d.kind {
 	case sortLong:
 		ms := clampInt64(x)
+		if d.format != "" && d.nanos {
+			// keep the sub-millisecond digits the format prints
+			ns := fracMillisToNanos(x)
+			return mapping.FormatDateNanos(ns/1e9, ns%1e9, d.format)
+		}
 		if d.format != "" {
 			return mapping.FormatDate(ms, d.format)
 		}
 		if d.nanos {
-			floor := math.Floor(x)
-			return clampInt64(floor)*1_000_000 + int64(math.Round((x-floor)*1e3))*1e3
+			return fracMillisToNanos(x)
 		}
 		if d.dateNanos {
 			return ms * 1_000_000
@@ -342,6 +346,13 @@ func clampInt64(x float64) int64 {
 		return math.MinInt64
 	}
 	return int64(x)
+}
+
+// fracMillisToNanos converts a date_nanos sort value (fractional
+// milliseconds, microsecond precision) to nanoseconds since the epoch.
+func fracMillisToNanos(x float64) int64 {
+	floor := math.Floor(x)
+	return clampInt64(floor)*1_000_000 + int64(math.Round((x-floor)*1e3))*1e3
 }
 
 // Encode turns a search_after value for this clause into raw sort bytes.
@@ -739,6 +750,11 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 	if ft.isDate() && sf.Format != "" && dec.kind == sortLong {
 		dec.format = sf.Format
 	}
+	if ft.isDate() && dec.kind == sortLong && ft.typ == mapping.TypeDateNanos &&
+		(sf.NumericType == "" || sf.NumericType == "date_nanos") {
+		// raw nanosecond longs, with or without a display format
+		dec.nanos, dec.dateNanos = true, false
+	}
 	if ft.isDate() && dec.kind == sortLong && dec.format == "" {
 		dec.parseFormat = mapping.DefaultDateFormat
 		if ft.typ == mapping.TypeDateNanos {
@@ -746,9 +762,6 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		}
 		if ft.f != nil && ft.f.Format != "" {
 			dec.parseFormat = ft.f.Format
-		}
-		if ft.typ == mapping.TypeDateNanos && (sf.NumericType == "" || sf.NumericType == "date_nanos") {
-			dec.nanos, dec.dateNanos = true, false
 		}
 	}
 	exact := !unmapped && ft.f != nil && mapping.HasExactValues(ft.f) && sf.NumericType == ""
