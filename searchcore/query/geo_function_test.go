@@ -294,6 +294,12 @@ func TestFunctionScore(t *testing.T) {
 			t.Errorf("random score of %s = %v", id, s)
 		}
 	}
+	// field _seq_no, the field ES documents for random_score, is accepted
+	// and gives the same per-document scores as _id
+	seq := ix.scores(t, `{"function_score":{"random_score":{"seed":42,"field":"_seq_no"},"boost_mode":"replace"}}`)
+	if !reflect.DeepEqual(seq, a) {
+		t.Errorf("random_score on _seq_no = %v, want %v", seq, a)
+	}
 
 	// geo decay
 	gx := newGeoIndex(t)
