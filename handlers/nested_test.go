@@ -269,3 +269,47 @@ func TestNestedAggregations(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedFetchFields checks the fields option groups nested values as
+// Elasticsearch 7.17 does: one object per nested object under the
+// outermost nested path, keys relative to it, deeper nested fields grouped
+// again, objects without a requested value left out.
+func TestNestedFetchFields(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/nf", "application/json", `{"mappings":{"properties":{
+		"group":{"type":"keyword"},
+		"user":{"type":"nested","properties":{
+			"first":{"type":"keyword"},"age":{"type":"long"},
+			"name":{"type":"text","fields":{"raw":{"type":"keyword"}}},
+			"pets":{"type":"nested","properties":{"kind":{"type":"keyword"}}},
+			"addr":{"properties":{"city":{"type":"keyword"}}}}}}}}`)
+	code, body := n.do("PUT", "/nf/_doc/1?refresh=true", "application/json", `{"group":"fans","user":[
+		{"first":"John","age":30,"name":"John Smith","pets":[{"kind":"cat"},{"kind":"dog"}],"addr":{"city":"Paris"}},
+		{"first":"Alice","name":"Alice White"},
+		{"age":7}]}`)
+	if code != 201 {
+		t.Fatalf("index = %d %v", code, body)
+	}
+	tests := []struct{ name, fields, want string }{
+		{"one nested leaf", `["user.first"]`, `{"user":[{"first":["John"]},{"first":["Alice"]}]}`},
+		{"root and nested", `["group","user.age"]`, `{"group":["fans"],"user":[{"age":[30]},{"age":[7]}]}`},
+		{"multi-field and object inside nested", `["user.name.raw","user.addr.city"]`,
+			`{"user":[{"addr.city":["Paris"],"name.raw":["John Smith"]},{"name.raw":["Alice White"]}]}`},
+		{"nested inside nested", `["user.pets.kind"]`, `{"user":[{"pets":[{"kind":["cat"]},{"kind":["dog"]}]}]}`},
+		{"wildcard", `["user.*"]`, `{"user":[` +
+			`{"addr.city":["Paris"],"age":[30],"first":["John"],"name":["John Smith"],"name.raw":["John Smith"],"pets":[{"kind":["cat"]},{"kind":["dog"]}]},` +
+			`{"first":["Alice"],"name":["Alice White"],"name.raw":["Alice White"]},` +
+			`{"age":[7]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := n.do("POST", "/nf/_search", "application/json", `{"_source":false,"fields":`+tt.fields+`}`)
+			if code != 200 {
+				t.Fatalf("status %d %v", code, body)
+			}
+			if got := str(jsonPath(body, "hits.hits.0.fields")); got != tt.want {
+				t.Errorf("fields = %s\nwant     %s", got, tt.want)
+			}
+		})
+	}
+}
