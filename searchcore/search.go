@@ -768,6 +768,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if err != nil {
 			return nil, nil, err
 		}
+		q = qctx.PrepareSorts(q)
 		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
 			return nil, nil, err
