@@ -44,20 +44,28 @@ func TestSortValuesPerIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := n.do("POST", "/sm_*/_search", "application/json", `{"_source":false,"sort":`+tt.sort+`}`)
-			if code != 200 {
-				t.Fatalf("status %d %v", code, body)
-			}
-			if got := strings.Join(hitIDs(body), ","); got != tt.ids {
-				t.Errorf("order = %s, want %s", got, tt.ids)
-			}
-			var sorts []any
-			for _, h := range jsonPath(body, "hits.hits").([]any) {
-				sorts = append(sorts, jsonPath(h, "sort"))
-			}
-			if got := str(sorts); got != tt.sorts {
-				t.Errorf("sort values = %s\nwant          %s", got, tt.sorts)
-			}
+			checkSorted(t, n, "/sm_*/_search", `{"_source":false,"sort":`+tt.sort+`}`, "sort", tt.ids, tt.sorts)
 		})
+	}
+}
+
+// checkSorted runs a sorted search and compares its hit ids (joined by
+// commas) and the JSON list of each hit's value at valuePath ("sort",
+// "sort.0") with the expectations.
+func checkSorted(t *testing.T, n *testNode, path, body, valuePath, ids, sorts string) {
+	t.Helper()
+	code, res := n.do("POST", path, "application/json", body)
+	if code != 200 {
+		t.Fatalf("status %d %v", code, res)
+	}
+	if got := strings.Join(hitIDs(res), ","); got != ids {
+		t.Errorf("order = %s, want %s", got, ids)
+	}
+	var vals []any
+	for _, h := range jsonPath(res, "hits.hits").([]any) {
+		vals = append(vals, jsonPath(h, valuePath))
+	}
+	if got := str(vals); got != sorts {
+		t.Errorf("sort values = %s\nwant          %s", got, sorts)
 	}
 }

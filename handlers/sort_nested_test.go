@@ -49,20 +49,7 @@ func TestSortNested(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := n.do("POST", "/shop/_search", "application/json", `{"_source":false,"sort":[`+tt.sort+`,"_doc"]}`)
-			if code != 200 {
-				t.Fatalf("status %d %v", code, body)
-			}
-			if got := strings.Join(hitIDs(body), ","); got != tt.ids {
-				t.Errorf("order = %s, want %s", got, tt.ids)
-			}
-			var sorts []any
-			for _, h := range jsonPath(body, "hits.hits").([]any) {
-				sorts = append(sorts, jsonPath(h, "sort.0"))
-			}
-			if got := str(sorts); got != tt.sorts {
-				t.Errorf("sort values = %s\nwant          %s", got, tt.sorts)
-			}
+			checkSorted(t, n, "/shop/_search", `{"_source":false,"sort":[`+tt.sort+`,"_doc"]}`, "sort.0", tt.ids, tt.sorts)
 		})
 	}
 	errs := []struct{ name, sort, errType, reason string }{
