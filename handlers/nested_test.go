@@ -313,3 +313,27 @@ func TestNestedFetchFields(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedDocValueFields checks docvalue_fields of a top-level hit: the
+// doc values of nested objects' fields are in the nested documents, so a
+// hit has none unless include_in_root or include_in_parent (at every
+// level) copies them into the top-level document.
+func TestNestedDocValueFields(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/ndv", "application/json", `{"mappings":{"properties":{
+		"tag":{"type":"keyword"},
+		"plain":{"type":"nested","properties":{"v":{"type":"long"},"deep":{"type":"nested","include_in_parent":true,"properties":{"w":{"type":"long"}}}}},
+		"rooted":{"type":"nested","include_in_root":true,"properties":{"v":{"type":"long"}}},
+		"parented":{"type":"nested","include_in_parent":true,"properties":{"v":{"type":"long"},
+			"deep":{"type":"nested","include_in_parent":true,"properties":{"w":{"type":"long"}}}}}}}}`)
+	code, body := n.do("PUT", "/ndv/_doc/1?refresh=true", "application/json", `{"tag":"t",
+		"plain":[{"v":1,"deep":[{"w":10}]}],"rooted":[{"v":2},{"v":3}],"parented":[{"v":4,"deep":[{"w":40},{"w":41}]}]}`)
+	if code != 201 {
+		t.Fatalf("index = %d %v", code, body)
+	}
+	code, body = n.do("POST", "/ndv/_search", "application/json", `{"_source":false,"docvalue_fields":["tag","plain.*","rooted.v","parented.*"]}`)
+	want := `{"parented.deep.w":[40,41],"parented.v":[4],"rooted.v":[2,3],"tag":["t"]}`
+	if got := str(jsonPath(body, "hits.hits.0.fields")); code != 200 || got != want {
+		t.Errorf("fields = %d %s\nwant %s", code, got, want)
+	}
+}

@@ -30,6 +30,9 @@ type FetchField struct {
 	Format string
 	field  *Field
 	num    *decimalFormat
+	// nestedOnly marks a docvalue field whose values are in nested
+	// documents only: a top-level hit has none.
+	nestedOnly bool
 }
 
 // textFielddataError is the error Elasticsearch raises when per-document
@@ -46,7 +49,8 @@ func (m *Mapping) ResolveDocValueFields(list []FieldAndFormat, maxFields int) ([
 	var out []FetchField
 	for _, ff := range list {
 		for _, path := range m.MatchFields(ff.Field) {
-			out = append(out, FetchField{Path: path, Format: ff.Format, field: m.index().all[path]})
+			out = append(out, FetchField{Path: path, Format: ff.Format, field: m.index().all[path],
+				nestedOnly: !m.InRootDocument(path)})
 		}
 	}
 	if len(out) > maxFields {
@@ -138,6 +142,9 @@ func (m *Mapping) DocValues(source []byte, fields []FetchField, reg *analysis.Re
 	}
 	idx := m.index()
 	for _, ff := range fields {
+		if ff.nestedOnly {
+			continue
+		}
 		nodes := m.sourceValues(idx, root, ff.Path)
 		vals := docValuesOf(ff, nodes, reg)
 		if len(vals) > 0 {
