@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -335,5 +336,67 @@ func TestNestedDocValueFields(t *testing.T) {
 	want := `{"parented.deep.w":[40,41],"parented.v":[4],"rooted.v":[2,3],"tag":["t"]}`
 	if got := str(jsonPath(body, "hits.hits.0.fields")); code != 200 || got != want {
 		t.Errorf("fields = %d %s\nwant %s", code, got, want)
+	}
+}
+
+// TestNestedInnerHitsScoresAndHighlight checks inner hits score their
+// nested documents as the nested query does (ES BM25 over the nested
+// documents, computed here by hand) and highlight them with the nested
+// query's inner query.
+func TestNestedInnerHitsScoresAndHighlight(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/nh", "application/json", `{"mappings":{"properties":{"comments":{"type":"nested","properties":{
+		"text":{"type":"text"},"author":{"type":"keyword"}}}}}}`)
+	n.do("PUT", "/nh/_doc/1?refresh=true", "application/json", `{"comments":[
+		{"text":"the quick fox","author":"ann"},{"text":"slow dog","author":"bob"},{"text":"quick quick","author":"cy"}]}`)
+	code, raw := n.raw("POST", "/nh/_search", "application/json", `{"_source":false,"query":{"nested":{"path":"comments",
+		"query":{"match":{"comments.text":"quick"}},
+		"inner_hits":{"_source":false,"highlight":{"pre_tags":["["],"post_tags":["]"],"fields":{"comments.*":{}}}}}}}`)
+	if code != 200 {
+		t.Fatalf("status %d %s", code, raw)
+	}
+	// 3 nested documents have the field, 2 contain "quick"; lengths 3, 2, 2
+	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
+	avgdl := 7.0 / 3
+	score := func(freq, dl float64) float64 { return 2.2 * idf * freq / (freq + 1.2*(0.25+0.75*dl/avgdl)) }
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				Score     float64 `json:"_score"`
+				InnerHits map[string]struct {
+					Hits struct {
+						MaxScore float64 `json:"max_score"`
+						Hits     []struct {
+							Nested    struct{ Offset int } `json:"_nested"`
+							Score     float64              `json:"_score"`
+							Highlight map[string][]string  `json:"highlight"`
+						} `json:"hits"`
+					} `json:"hits"`
+				} `json:"inner_hits"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Hits.Hits) != 1 {
+		t.Fatalf("decode: %v %s", err, raw)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+	hit := res.Hits.Hits[0]
+	if want := (score(2, 2) + score(1, 3)) / 2; !near(hit.Score, want) {
+		t.Errorf("root score = %v, want %v", hit.Score, want)
+	}
+	ih := hit.InnerHits["comments"].Hits
+	if !near(ih.MaxScore, score(2, 2)) || len(ih.Hits) != 2 {
+		t.Fatalf("inner hits = %s", raw)
+	}
+	want := []struct {
+		offset int
+		score  float64
+		hl     string
+	}{{2, score(2, 2), `{"comments.text":["[quick] [quick]"]}`}, {0, score(1, 3), `{"comments.text":["the [quick] fox"]}`}}
+	for i, w := range want {
+		h := ih.Hits[i]
+		if h.Nested.Offset != w.offset || !near(h.Score, w.score) || str(h.Highlight) != w.hl {
+			t.Errorf("inner hit %d = offset %d score %v highlight %s, want %d %v %s", i, h.Nested.Offset, h.Score, str(h.Highlight), w.offset, w.score, w.hl)
+		}
 	}
 }

@@ -630,8 +630,10 @@ type compiledIndex struct {
 	aggQuery bluge.Query
 	// fetch is the fetch phase resolved against the index.
 	fetch *fetchPlan
-	// innerHits are the inner_hits of the query's nested queries.
-	innerHits []*query.InnerHitsSpec
+	// innerHits are the inner_hits of the query's nested queries, with
+	// the highlighters of those that ask for one.
+	innerHits  []*query.InnerHitsSpec
+	innerHighl innerHighlights
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -771,6 +773,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		q = qctx.PrepareSorts(q)
 		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
+			return nil, nil, err
+		}
+		if ci.innerHighl, err = prepareInnerHighlights(ci.innerHits, qctx, idx.Settings().HighlightMaxAnalyzedOffset); err != nil {
 			return nil, nil, err
 		}
 		for _, r := range req.Rescore {
@@ -1081,7 +1086,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			return nil, nil, err
 		}
 		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
-			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs); err != nil {
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs, compiled[sh.idx].innerHighl); err != nil {
 				return nil, nil, err
 			}
 		}
