@@ -304,13 +304,7 @@ func TestNestedFetchFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := n.do("POST", "/nf/_search", "application/json", `{"_source":false,"fields":`+tt.fields+`}`)
-			if code != 200 {
-				t.Fatalf("status %d %v", code, body)
-			}
-			if got := str(jsonPath(body, "hits.hits.0.fields")); got != tt.want {
-				t.Errorf("fields = %s\nwant     %s", got, tt.want)
-			}
+			checkFirstHitFields(t, n, "/nf/_search", `{"_source":false,"fields":`+tt.fields+`}`, tt.want)
 		})
 	}
 }
@@ -332,11 +326,8 @@ func TestNestedDocValueFields(t *testing.T) {
 	if code != 201 {
 		t.Fatalf("index = %d %v", code, body)
 	}
-	code, body = n.do("POST", "/ndv/_search", "application/json", `{"_source":false,"docvalue_fields":["tag","plain.*","rooted.v","parented.*"]}`)
-	want := `{"parented.deep.w":[40,41],"parented.v":[4],"rooted.v":[2,3],"tag":["t"]}`
-	if got := str(jsonPath(body, "hits.hits.0.fields")); code != 200 || got != want {
-		t.Errorf("fields = %d %s\nwant %s", code, got, want)
-	}
+	checkFirstHitFields(t, n, "/ndv/_search", `{"_source":false,"docvalue_fields":["tag","plain.*","rooted.v","parented.*"]}`,
+		`{"parented.deep.w":[40,41],"parented.v":[4],"rooted.v":[2,3],"tag":["t"]}`)
 }
 
 // TestNestedInnerHitsScoresAndHighlight checks inner hits score their
