@@ -44,6 +44,10 @@ func writeInnerHits(b *bytes.Buffer, list []searchcore.InnerHits, totalAsInt boo
 				b.WriteString(`,"_source":`)
 				b.Write(h.Source)
 			}
+			if h.Highlight != nil {
+				b.WriteString(`,"highlight":`)
+				b.Write(marshalUnescaped(h.Highlight))
+			}
 			if ih.HasSortValues {
 				sb, _ := json.Marshal(h.Sort)
 				b.WriteString(`,"sort":`)

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -266,6 +267,127 @@ func TestNestedAggregations(t *testing.T) {
 		code, body := n.do("POST", "/blog/_search", "application/json", `{"aggs":`+tc.aggs+`}`)
 		if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || str(jsonPath(body, "error.reason")) != str(tc.reason) {
 			t.Errorf("%s = %d %s", tc.aggs, code, str(body))
+		}
+	}
+}
+
+// TestNestedFetchFields checks the fields option groups nested values as
+// Elasticsearch 7.17 does: one object per nested object under the
+// outermost nested path, keys relative to it, deeper nested fields grouped
+// again, objects without a requested value left out.
+func TestNestedFetchFields(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/nf", "application/json", `{"mappings":{"properties":{
+		"group":{"type":"keyword"},
+		"user":{"type":"nested","properties":{
+			"first":{"type":"keyword"},"age":{"type":"long"},
+			"name":{"type":"text","fields":{"raw":{"type":"keyword"}}},
+			"pets":{"type":"nested","properties":{"kind":{"type":"keyword"}}},
+			"addr":{"properties":{"city":{"type":"keyword"}}}}}}}}`)
+	code, body := n.do("PUT", "/nf/_doc/1?refresh=true", "application/json", `{"group":"fans","user":[
+		{"first":"John","age":30,"name":"John Smith","pets":[{"kind":"cat"},{"kind":"dog"}],"addr":{"city":"Paris"}},
+		{"first":"Alice","name":"Alice White"},
+		{"age":7}]}`)
+	if code != 201 {
+		t.Fatalf("index = %d %v", code, body)
+	}
+	tests := []struct{ name, fields, want string }{
+		{"one nested leaf", `["user.first"]`, `{"user":[{"first":["John"]},{"first":["Alice"]}]}`},
+		{"root and nested", `["group","user.age"]`, `{"group":["fans"],"user":[{"age":[30]},{"age":[7]}]}`},
+		{"multi-field and object inside nested", `["user.name.raw","user.addr.city"]`,
+			`{"user":[{"addr.city":["Paris"],"name.raw":["John Smith"]},{"name.raw":["Alice White"]}]}`},
+		{"nested inside nested", `["user.pets.kind"]`, `{"user":[{"pets":[{"kind":["cat"]},{"kind":["dog"]}]}]}`},
+		{"wildcard", `["user.*"]`, `{"user":[` +
+			`{"addr.city":["Paris"],"age":[30],"first":["John"],"name":["John Smith"],"name.raw":["John Smith"],"pets":[{"kind":["cat"]},{"kind":["dog"]}]},` +
+			`{"first":["Alice"],"name":["Alice White"],"name.raw":["Alice White"]},` +
+			`{"age":[7]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkFirstHitFields(t, n, "/nf/_search", `{"_source":false,"fields":`+tt.fields+`}`, tt.want)
+		})
+	}
+}
+
+// TestNestedDocValueFields checks docvalue_fields of a top-level hit: the
+// doc values of nested objects' fields are in the nested documents, so a
+// hit has none unless include_in_root or include_in_parent (at every
+// level) copies them into the top-level document.
+func TestNestedDocValueFields(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/ndv", "application/json", `{"mappings":{"properties":{
+		"tag":{"type":"keyword"},
+		"plain":{"type":"nested","properties":{"v":{"type":"long"},"deep":{"type":"nested","include_in_parent":true,"properties":{"w":{"type":"long"}}}}},
+		"rooted":{"type":"nested","include_in_root":true,"properties":{"v":{"type":"long"}}},
+		"parented":{"type":"nested","include_in_parent":true,"properties":{"v":{"type":"long"},
+			"deep":{"type":"nested","include_in_parent":true,"properties":{"w":{"type":"long"}}}}}}}}`)
+	code, body := n.do("PUT", "/ndv/_doc/1?refresh=true", "application/json", `{"tag":"t",
+		"plain":[{"v":1,"deep":[{"w":10}]}],"rooted":[{"v":2},{"v":3}],"parented":[{"v":4,"deep":[{"w":40},{"w":41}]}]}`)
+	if code != 201 {
+		t.Fatalf("index = %d %v", code, body)
+	}
+	checkFirstHitFields(t, n, "/ndv/_search", `{"_source":false,"docvalue_fields":["tag","plain.*","rooted.v","parented.*"]}`,
+		`{"parented.deep.w":[40,41],"parented.v":[4],"rooted.v":[2,3],"tag":["t"]}`)
+}
+
+// TestNestedInnerHitsScoresAndHighlight checks inner hits score their
+// nested documents as the nested query does (ES BM25 over the nested
+// documents, computed here by hand) and highlight them with the nested
+// query's inner query.
+func TestNestedInnerHitsScoresAndHighlight(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/nh", "application/json", `{"mappings":{"properties":{"comments":{"type":"nested","properties":{
+		"text":{"type":"text"},"author":{"type":"keyword"}}}}}}`)
+	n.do("PUT", "/nh/_doc/1?refresh=true", "application/json", `{"comments":[
+		{"text":"the quick fox","author":"ann"},{"text":"slow dog","author":"bob"},{"text":"quick quick","author":"cy"}]}`)
+	code, raw := n.raw("POST", "/nh/_search", "application/json", `{"_source":false,"query":{"nested":{"path":"comments",
+		"query":{"match":{"comments.text":"quick"}},
+		"inner_hits":{"_source":false,"highlight":{"pre_tags":["["],"post_tags":["]"],"fields":{"comments.*":{}}}}}}}`)
+	if code != 200 {
+		t.Fatalf("status %d %s", code, raw)
+	}
+	// 3 nested documents have the field, 2 contain "quick"; lengths 3, 2, 2
+	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
+	avgdl := 7.0 / 3
+	score := func(freq, dl float64) float64 { return 2.2 * idf * freq / (freq + 1.2*(0.25+0.75*dl/avgdl)) }
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				Score     float64 `json:"_score"`
+				InnerHits map[string]struct {
+					Hits struct {
+						MaxScore float64 `json:"max_score"`
+						Hits     []struct {
+							Nested    struct{ Offset int } `json:"_nested"`
+							Score     float64              `json:"_score"`
+							Highlight map[string][]string  `json:"highlight"`
+						} `json:"hits"`
+					} `json:"hits"`
+				} `json:"inner_hits"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Hits.Hits) != 1 {
+		t.Fatalf("decode: %v %s", err, raw)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+	hit := res.Hits.Hits[0]
+	if want := (score(2, 2) + score(1, 3)) / 2; !near(hit.Score, want) {
+		t.Errorf("root score = %v, want %v", hit.Score, want)
+	}
+	ih := hit.InnerHits["comments"].Hits
+	if !near(ih.MaxScore, score(2, 2)) || len(ih.Hits) != 2 {
+		t.Fatalf("inner hits = %s", raw)
+	}
+	want := []struct {
+		offset int
+		score  float64
+		hl     string
+	}{{2, score(2, 2), `{"comments.text":["[quick] [quick]"]}`}, {0, score(1, 3), `{"comments.text":["the [quick] fox"]}`}}
+	for i, w := range want {
+		h := ih.Hits[i]
+		if h.Nested.Offset != w.offset || !near(h.Score, w.score) || str(h.Highlight) != w.hl {
+			t.Errorf("inner hit %d = offset %d score %v highlight %s, want %d %v %s", i, h.Nested.Offset, h.Score, str(h.Highlight), w.offset, w.score, w.hl)
 		}
 	}
 }

@@ -55,9 +55,15 @@ func uriQuery(q, df, op, analyzer string, lenient *cluster.EsBoolean) json.RawMe
 	return b
 }
 
-// searchRequest merges URL parameters and body into a core request.
+// searchRequest merges URL parameters and body into a core request: the
+// body first, then the URL parameters, which win over the body's values
+// (and whose sort keys follow the body's) as in Elasticsearch's
+// RestSearchAction.
 func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchRequest, error) {
 	req := searchcore.NewSearchRequest()
+	if err := searchcore.ParseSearchBody(body, req); err != nil {
+		return nil, err
+	}
 	if p.From != nil {
 		req.From = *p.From
 	}
@@ -74,10 +80,18 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 	if p.TerminateAfter != nil {
 		req.TerminateAfter = *p.TerminateAfter
 	}
-	req.Version = boolParam((*cluster.EsBoolean)(p.Version), false)
-	req.SeqNoPrimaryTerm = boolParam((*cluster.EsBoolean)(p.SeqNoPrimaryTerm), false)
-	req.TrackScores = boolParam((*cluster.EsBoolean)(p.TrackScores), false)
-	req.Explain = boolParam((*cluster.EsBoolean)(p.Explain), false)
+	if p.Version != nil {
+		req.Version = boolParam((*cluster.EsBoolean)(p.Version), false)
+	}
+	if p.SeqNoPrimaryTerm != nil {
+		req.SeqNoPrimaryTerm = boolParam((*cluster.EsBoolean)(p.SeqNoPrimaryTerm), false)
+	}
+	if p.TrackScores != nil {
+		req.TrackScores = boolParam((*cluster.EsBoolean)(p.TrackScores), false)
+	}
+	if p.Explain != nil {
+		req.Explain = boolParam((*cluster.EsBoolean)(p.Explain), false)
+	}
 	if p.Timeout != nil {
 		d, err := searchcore.ParseTimeValue(*p.Timeout, "timeout")
 		if err != nil {
@@ -90,8 +104,14 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 		if err != nil {
 			return nil, err
 		}
-		if req.Sort, err = query.ParseSort(sortJSON); err != nil {
+		urlSort, err := query.ParseSort(sortJSON)
+		if err != nil {
 			return nil, err
+		}
+		if req.HasSort {
+			req.Sort = append(req.Sort, urlSort...)
+		} else {
+			req.Sort = urlSort
 		}
 		req.HasSort = true
 	}
@@ -117,9 +137,6 @@ func searchRequest(body []byte, p cluster.SearchParams) (*searchcore.SearchReque
 			return nil, err
 		}
 		req.Suggest = []searchcore.Suggester{sg}
-	}
-	if err := searchcore.ParseSearchBody(body, req); err != nil {
-		return nil, err
 	}
 	if err := applyFetchParams(req, p); err != nil {
 		return nil, err

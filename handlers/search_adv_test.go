@@ -481,3 +481,49 @@ func runSearchErrors(t *testing.T, n *testNode, cases []searchErrCase) {
 		})
 	}
 }
+
+// TestURISearch runs q= URI searches with df, default_operator, analyzer
+// and lenient, and checks URL parameters win over the body as in
+// Elasticsearch's RestSearchAction: q replaces the body query, size the
+// body size, and URL sort keys follow the body's.
+func TestURISearch(t *testing.T) {
+	n := newTestNode(t)
+	seedPets(t, n, "pets", 1)
+	tests := []struct {
+		name, query, body, ids string
+	}{
+		{"q with df", "q=quick&df=title&sort=age:asc", "", "1,2"},
+		{"default_operator AND", "q=quick%20dog&df=title&default_operator=AND", "", "2"},
+		{"default_operator OR", "q=title:quick%20title:dog&default_operator=OR&sort=age:desc", "", "4,2,1"},
+		{"lenient number field", "q=age:abc&lenient=true", "", ""},
+		{"keyword analyzer keeps case", "q=title:QUICK&analyzer=keyword", "", ""},
+		{"keyword analyzer", "q=title:quick&analyzer=keyword&sort=age:asc", "", "1,2"},
+		{"one-sided ranges in a group", "q=age:(%3E3%20AND%20%3C=5)&sort=_doc", "", "2,3"},
+		{"q replaces the body query", "q=kind:dog&sort=age:asc", `{"query":{"term":{"kind":"cat"}}}`, "2,4"},
+		{"size replaces the body size", "size=3&sort=age:asc", `{"size":1}`, "1,2,3"},
+		{"URL sort follows the body sort", "sort=kind:asc", `{"sort":[{"age":"desc"}]}`, "4,3,2,1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ct := ""
+			if tt.body != "" {
+				ct = "application/json"
+			}
+			code, body := n.do("POST", "/pets/_search?"+tt.query, ct, tt.body)
+			if code != 200 {
+				t.Fatalf("status %d %v", code, body)
+			}
+			if got := strings.Join(hitIDs(body), ","); got != tt.ids {
+				t.Errorf("ids = %q, want %q", got, tt.ids)
+			}
+		})
+	}
+	code, body := n.do("GET", "/pets/_search?q=kind:cat&_source_includes=age", "", "")
+	if got := str(jsonPath(body, "hits.hits.0._source")); code != 200 || got != `{"age":5}` {
+		t.Errorf("_source_includes: %d %s", code, got)
+	}
+	code, body = n.do("POST", "/pets/_search?q=kind:cat&explain=false", "application/json", `{"explain":true}`)
+	if code != 200 || jsonPath(body, "hits.hits.0._explanation") != nil {
+		t.Errorf("explain=false over the body: %d %s", code, str(body))
+	}
+}

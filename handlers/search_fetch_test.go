@@ -65,14 +65,21 @@ func TestSearchDocValueFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := n.do("POST", "/fetch/_search"+tt.path, "application/json", tt.body)
-			if code != 200 {
-				t.Fatalf("status = %d %v", code, body)
-			}
-			if got := str(jsonPath(body, "hits.hits.0.fields")); got != tt.want {
-				t.Errorf("fields = %s, want %s", got, tt.want)
-			}
+			checkFirstHitFields(t, n, "/fetch/_search"+tt.path, tt.body, tt.want)
 		})
+	}
+}
+
+// checkFirstHitFields runs a search and compares the "fields" of its first
+// hit with want.
+func checkFirstHitFields(t *testing.T, n *testNode, path, body, want string) {
+	t.Helper()
+	code, res := n.do("POST", path, "application/json", body)
+	if code != 200 {
+		t.Fatalf("status = %d %v", code, res)
+	}
+	if got := str(jsonPath(res, "hits.hits.0.fields")); got != want {
+		t.Errorf("fields = %s\nwant     %s", got, want)
 	}
 }
 

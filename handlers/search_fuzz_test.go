@@ -25,6 +25,7 @@ func FuzzSearchBody(f *testing.F) {
 		`{"size":0,"aggs":{"f":{"filters":{"other_bucket":true,"filters":{"a":{"term":{"genre":"fable"}}}},"aggs":{"st":{"extended_stats":{"field":"price"}}}},"r":{"range":{"field":"year","ranges":[{"to":2000},{"from":2000}]}},"gg":{"geohash_grid":{"field":"loc","precision":3}}}}`,
 		`{"search_after":[1,"x"],"sort":[{"year":"asc"},{"genre":"desc"}]}`,
 		`{"query":{"terms":{"genre":{"index":"books","id":"1","path":"genre"}}}}`,
+		`{"sort":[{"year":{"order":"desc","nested":{"path":"genre","filter":{"term":{"genre":"x"}}}}}]}`,
 		`{"query":{"x":{}}}`, `{"aggs":{"a":{"terms":{"field":"title"}}}}`, `{"from":-1}`, `{"size":"x"}`,
 	} {
 		f.Add(s)

@@ -123,6 +123,9 @@ func TestSearchHighlight(t *testing.T) {
 		{"must_not clauses are not highlighted",
 			`{"query":{"bool":{"must":[{"match":{"about":"rock"}}],"must_not":[{"match":{"about":"love"}}]}},"highlight":{"fields":{"about":{}}}}`,
 			`2={"about":["climbing is <em>rock</em> hard"]}`},
+		{"fvh on a field with offsets term vectors; a pattern skips the others",
+			`{"query":{"match":{"text.fvh":"forest"}},"highlight":{"type":"fvh","require_field_match":false,"fields":{"text*":{}}}}`,
+			`2={"text.fvh":["The quick brown fox went to the <em>forest</em> and saw another fox."]}`},
 		{"query_string and function_score",
 			`{"query":{"function_score":{"query":{"query_string":{"query":"about:(rock AND hard)"}}}},"highlight":{"fields":{"about":{}}}}`,
 			`2={"about":["climbing is <em>rock</em> <em>hard</em>"]}`},
@@ -197,6 +200,8 @@ func TestSearchHighlightErrors(t *testing.T) {
 		{"unknown fragmenter", `{"highlight":{"type":"plain","fragmenter":"x","fields":{"text":{}}}}`, "illegal_argument_exception", "unknown fragmenter option [x] for the field [text]"},
 		{"chars boundary scanner with unified", `{"highlight":{"boundary_scanner":"chars","fields":{"text":{}}}}`, "illegal_argument_exception", "Invalid boundary scanner type: CHARS"},
 		{"bad highlight_query", `{"highlight":{"fields":{"text":{"highlight_query":{"nope":{}}}}}}`, "parsing_exception", "unknown query [nope]"},
+		{"fvh on a field without offsets term vectors", `{"query":{"match":{"text":"fox"}},"highlight":{"type":"fvh","fields":{"text":{}}}}`,
+			"illegal_argument_exception", "the field [text] should be indexed with term vector with position offsets to be used with fast vector highlighter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

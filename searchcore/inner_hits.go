@@ -10,6 +10,7 @@ import (
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/aggregations"
 
+	"github.com/quarry-search/quarry/searchcore/highlight"
 	"github.com/quarry-search/quarry/searchcore/mapping"
 	"github.com/quarry-search/quarry/searchcore/query"
 )
@@ -32,12 +33,44 @@ type InnerHit struct {
 	Score  float64 // NaN when sorted by a field
 	Source []byte  // nil when filtered out
 	Sort   []any
+	// Highlight is the highlighted fragments per field (nil for none).
+	Highlight map[string][]string
+}
+
+// innerHighlights are the prepared highlighters of the inner_hits
+// definitions that ask for one.
+type innerHighlights map[*query.InnerHitsSpec]*highlight.Plan
+
+// prepareInnerHighlights prepares the highlight of each inner_hits
+// definition of specs against the index of qctx, with the nested query's
+// inner query.
+func prepareInnerHighlights(specs []*query.InnerHitsSpec, qctx *query.Context, maxOffset int) (innerHighlights, error) {
+	var out innerHighlights
+	for _, spec := range specs {
+		if spec.Highlight == nil {
+			continue
+		}
+		hr, err := highlight.Parse(spec.Highlight)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := hr.Prepare(spec.QueryJSON, qctx)
+		if err != nil {
+			return nil, err
+		}
+		plan.MaxAnalyzedOffset = maxOffset
+		if out == nil {
+			out = innerHighlights{}
+		}
+		out[spec] = plan
+	}
+	return out, nil
 }
 
 // fetchInnerHits runs every inner_hits definition for the top-level hit
 // rootID of reader r: the nested documents of the definition's path inside
 // that hit that match its query, paged and sorted as asked.
-func fetchInnerHits(ctx context.Context, r *bluge.Reader, indexName, rootID string, specs []*query.InnerHitsSpec) ([]InnerHits, error) {
+func fetchInnerHits(ctx context.Context, r *bluge.Reader, indexName, rootID string, specs []*query.InnerHitsSpec, hls innerHighlights) ([]InnerHits, error) {
 	out := make([]InnerHits, 0, len(specs))
 	for _, spec := range specs {
 		ih := InnerHits{Name: spec.Name, MaxScore: math.NaN(), HasSortValues: spec.HasSort}
@@ -48,7 +81,8 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, indexName, rootID stri
 		if !spec.HasSort {
 			sreq.AddAggregation("max_score", aggregations.MaxStartingAt(search.DocumentScore(), math.Inf(-1)))
 		}
-		it, err := r.Search(ctx, sreq)
+		// scored with the ES similarity, as the nested query scores them
+		it, err := r.Search(ctx, &shardSearch{TopNSearch: sreq})
 		if err != nil {
 			return nil, searchError(ctx, err)
 		}
@@ -82,6 +116,15 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, indexName, rootID stri
 			if err != nil {
 				return nil, Internalf(err, "failed to load inner hit")
 			}
+			if plan := hls[spec]; plan != nil && src != nil {
+				hl, err := plan.Highlight(wrapNested(spec.Path, src), rootID)
+				if err != nil {
+					return nil, err
+				}
+				if len(hl) > 0 {
+					h.Highlight = hl
+				}
+			}
 			if h.Source, err = nestedSource(spec, src); err != nil {
 				return nil, err
 			}
@@ -114,12 +157,7 @@ func nestedSource(spec *query.InnerHitsSpec, src []byte) ([]byte, error) {
 		return src, nil
 	}
 	parts := strings.Split(spec.Path, ".")
-	wrapped := src
-	for i := len(parts) - 1; i >= 0; i-- {
-		key, _ := json.Marshal(parts[i])
-		wrapped = append(append(append([]byte{'{'}, key...), ':'), append(wrapped, '}')...)
-	}
-	out, ok, err := spec.Source.Apply(wrapped)
+	out, ok, err := spec.Source.Apply(wrapNested(spec.Path, src))
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -133,4 +171,16 @@ func nestedSource(spec *query.InnerHitsSpec, src []byte) ([]byte, error) {
 		v = m[p]
 	}
 	return v.(json.RawMessage), nil
+}
+
+// wrapNested puts a nested object's source back in its place under path
+// ({"a":{"b":src}} for a.b), where full field paths find its values.
+func wrapNested(path string, src []byte) []byte {
+	parts := strings.Split(path, ".")
+	wrapped := src
+	for i := len(parts) - 1; i >= 0; i-- {
+		key, _ := json.Marshal(parts[i])
+		wrapped = append(append(append([]byte{'{'}, key...), ':'), append(wrapped, '}')...)
+	}
+	return wrapped
 }

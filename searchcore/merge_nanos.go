@@ -54,8 +54,8 @@ func (m *mixedDateOrder) compare(a, b shardHit) int {
 		}
 		c := 0
 		if m.mixed[i] {
-			x, xok := m.compiled[a.idx].dec[i].Decode(a.dm.SortValue[i]).(int64)
-			y, yok := m.compiled[b.idx].dec[i].Decode(b.dm.SortValue[i]).(int64)
+			x, xok := m.compiled[a.idx].dec[i].RawLong(a.dm.SortValue[i])
+			y, yok := m.compiled[b.idx].dec[i].RawLong(b.dm.SortValue[i])
 			switch {
 			case xok && yok && x < y:
 				c = -1

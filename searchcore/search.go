@@ -640,8 +640,10 @@ type compiledIndex struct {
 	aggQuery bluge.Query
 	// fetch is the fetch phase resolved against the index.
 	fetch *fetchPlan
-	// innerHits are the inner_hits of the query's nested queries.
-	innerHits []*query.InnerHitsSpec
+	// innerHits are the inner_hits of the query's nested queries, with
+	// the highlighters of those that ask for one.
+	innerHits  []*query.InnerHitsSpec
+	innerHighl innerHighlights
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -723,7 +725,6 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	now := e.now()
 	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
-	var decoders []query.SortDecoder
 	for _, sh := range shards {
 		if compiled[sh.idx] != nil {
 			continue
@@ -779,8 +780,12 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if err != nil {
 			return nil, nil, err
 		}
+		q = qctx.PrepareSorts(q)
 		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
+			return nil, nil, err
+		}
+		if ci.innerHighl, err = prepareInnerHighlights(ci.innerHits, qctx, idx.Settings().HighlightMaxAnalyzedOffset); err != nil {
 			return nil, nil, err
 		}
 		for _, r := range req.Rescore {
@@ -810,7 +815,6 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 		}
 		compiled[idx] = ci
-		decoders = dec
 	}
 	if tie == tieScroll && scrollAfter != nil {
 		for _, ci := range compiled {
@@ -1085,12 +1089,15 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	}
 	res.Hits = make([]Hit, 0, len(all))
 	for i, sh := range all {
-		h, err := fetchHit(sh, req, compiled[sh.idx].fetch, decoders[:nRender], nRender > 0, sortByScore || req.TrackScores || len(req.Rescore) > 0)
+		// each index renders its own sort values (a field may be a date in
+		// one index and a date_nanos or a double in another)
+		ci := compiled[sh.idx]
+		h, err := fetchHit(sh, req, ci.fetch, ci.dec[:nRender], nRender > 0, sortByScore || req.TrackScores || len(req.Rescore) > 0)
 		if err != nil {
 			return nil, nil, err
 		}
 		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
-			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs); err != nil {
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs, compiled[sh.idx].innerHighl); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/blugelabs/bluge/search"
@@ -36,6 +37,9 @@ type Suggester struct {
 	MaxTermFreq    float64
 	Accuracy       float64
 	LowercaseTerms bool
+	// StringDistance scores candidates: internal (the default),
+	// damerau_levenshtein, levenshtein, jaro_winkler or ngram.
+	StringDistance string
 }
 
 // URLSuggester is the term suggester the suggest_field, suggest_text,
@@ -211,8 +215,8 @@ func parseTermSuggester(v json.RawMessage, s *Suggester) error {
 			s.LowercaseTerms, err = boolMember("lowercase_terms", m.value)
 		case "string_distance":
 			var d string
-			if err = str(m, &d); err == nil && d != "internal" {
-				err = IllegalArgument("only the [internal] string_distance is supported, got [%s]", d)
+			if err = str(m, &d); err == nil {
+				s.StringDistance, err = parseStringDistance(d)
 			}
 		default:
 			err = ParsingError("suggester[term] doesn't support field [%s]", m.key)
@@ -345,11 +349,18 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 	if s.SuggestMode != "popular" {
 		df = 0
 	}
-	minFreq := s.MinDocFreq
-	if minFreq > 0 && minFreq < 1 {
-		minFreq = math.Ceil(minFreq * float64(maxDoc))
+	// min_doc_freq raises the frequency a candidate must exceed, as
+	// DirectSpellChecker's thresholdFrequency does
+	switch t := s.MinDocFreq; {
+	case t >= 1:
+		df = max(df, uint64(t))
+	case t > 0:
+		df = uint64(max(int64(float32(t)*float32(maxDoc))-1, int64(df)))
 	}
 	prefix := string(runes[:min(s.PrefixLength, len(runes))])
+	// Lucene's DirectSpellChecker looks for one edit with prefix_length
+	// characters fixed, then for max_edits with at least max_edits-1 fixed.
+	farPrefix := string(runes[:min(max(s.PrefixLength, s.MaxEdits-1), len(runes))])
 	freqs := map[string]int64{}
 	for _, r := range readers {
 		var start, end []byte
@@ -386,14 +397,14 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 			continue
 		}
 		ed := damerauDistance(runes, cand)
-		if ed > s.MaxEdits {
+		if ed > s.MaxEdits || ed > 1 && !strings.HasPrefix(term, farPrefix) {
 			continue
 		}
-		score := 1 - float32(ed)/float32(min(len(runes), len(cand)))
+		score := suggestScore(s.StringDistance, runes, cand, ed)
 		if float64(score) < s.Accuracy {
 			continue
 		}
-		if float64(freq) < minFreq || freq <= int64(df) {
+		if freq <= int64(df) {
 			continue
 		}
 		out = append(out, SuggestOption{Text: term, Score: score, Freq: freq})

@@ -53,6 +53,9 @@ type planField struct {
 	// leaves no fragment shorter than half the size at the end.
 	simpleFragmenter bool
 	terms            []query.HighlightTerm
+	// err fails the highlighting of every hit (the fvh highlighter named
+	// on a field without offsets in its term vectors).
+	err error
 }
 
 // Prepare resolves the request against the index of qctx. rawQuery is the
@@ -106,9 +109,14 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 		if err != nil {
 			return nil, err
 		}
+		pattern := strings.Contains(f.Name, "*")
 		for _, path := range p.matchFields(f.Name) {
 			if seen[path] {
 				continue
+			}
+			fvhErr := fvhCheck(typ, path, qctx.Mapping.Lookup(path))
+			if fvhErr != nil && pattern {
+				continue // a pattern skips what fvh cannot highlight
 			}
 			seen[path] = true
 			pf := planField{
@@ -117,6 +125,7 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 				fragmentSize: intOr(o.FragmentSize, DefaultFragmentSize), numberOfFragments: intOr(o.NumberOfFragments, DefaultNumberOfFragments),
 				noMatchSize: intOr(o.NoMatchSize, 0), scoreOrder: o.Order == "score", plain: typ == "plain",
 				words: o.BoundaryScanner == "word", simpleFragmenter: o.Fragmenter == "simple",
+				err: fvhErr,
 			}
 			if len(o.PreTags) > 0 {
 				pf.preTag = o.PreTags[0]
@@ -134,6 +143,21 @@ func (r *Request) Prepare(rawQuery json.RawMessage, qctx *query.Context) (*Plan,
 		}
 	}
 	return p, nil
+}
+
+// fvhCheck is the fast vector highlighter's requirement: the field's term
+// vectors keep offsets (the unified highlighter then serves it).
+func fvhCheck(typ, path string, f *mapping.Field) error {
+	if typ != "fvh" {
+		return nil
+	}
+	if f != nil {
+		var tv string
+		if json.Unmarshal(f.Extra["term_vector"], &tv) == nil && strings.Contains(tv, "offsets") {
+			return nil
+		}
+	}
+	return eserr.IllegalArgument("the field [%s] should be indexed with term vector with position offsets to be used with fast vector highlighter", path)
 }
 
 // matchFields expands a highlight field name: a pattern selects the
@@ -203,6 +227,9 @@ func (p *Plan) Highlight(source []byte, id string) (map[string][]string, error) 
 	out := map[string][]string{}
 	for i := range p.fields {
 		pf := &p.fields[i]
+		if pf.err != nil {
+			return nil, pf.err
+		}
 		values, err := p.mapping.SourceStrings(source, pf.path)
 		if err != nil {
 			return nil, err

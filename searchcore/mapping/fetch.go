@@ -30,6 +30,9 @@ type FetchField struct {
 	Format string
 	field  *Field
 	num    *decimalFormat
+	// nestedOnly marks a docvalue field whose values are in nested
+	// documents only: a top-level hit has none.
+	nestedOnly bool
 }
 
 // textFielddataError is the error Elasticsearch raises when per-document
@@ -46,7 +49,8 @@ func (m *Mapping) ResolveDocValueFields(list []FieldAndFormat, maxFields int) ([
 	var out []FetchField
 	for _, ff := range list {
 		for _, path := range m.MatchFields(ff.Field) {
-			out = append(out, FetchField{Path: path, Format: ff.Format, field: m.index().all[path]})
+			out = append(out, FetchField{Path: path, Format: ff.Format, field: m.index().all[path],
+				nestedOnly: !m.InRootDocument(path)})
 		}
 	}
 	if len(out) > maxFields {
@@ -138,6 +142,9 @@ func (m *Mapping) DocValues(source []byte, fields []FetchField, reg *analysis.Re
 	}
 	idx := m.index()
 	for _, ff := range fields {
+		if ff.nestedOnly {
+			continue
+		}
 		nodes := m.sourceValues(idx, root, ff.Path)
 		vals := docValuesOf(ff, nodes, reg)
 		if len(vals) > 0 {
@@ -148,7 +155,10 @@ func (m *Mapping) DocValues(source []byte, fields []FetchField, reg *analysis.Re
 }
 
 // FetchValues appends the fields-API values of the document with this
-// source: source values normalised by the mapping, in source order.
+// source: source values normalised by the mapping, in source order. Values
+// of fields inside nested objects are grouped as Elasticsearch does: under
+// the outermost nested path, one object per nested object (keys relative
+// to that path), nested objects without a requested value left out.
 func (m *Mapping) FetchValues(source []byte, fields []FetchField, reg *analysis.Registry, out map[string][]any) error {
 	if len(fields) == 0 {
 		return nil
@@ -159,6 +169,7 @@ func (m *Mapping) FetchValues(source []byte, fields []FetchField, reg *analysis.
 	}
 	idx := m.index()
 	seen := map[string]bool{}
+	var mapped []FetchField
 	for _, ff := range fields {
 		if seen[ff.Path] {
 			continue
@@ -168,25 +179,91 @@ func (m *Mapping) FetchValues(source []byte, fields []FetchField, reg *analysis.
 			unmappedValues(root, "", ff.Path, idx, out)
 			continue
 		}
+		mapped = append(mapped, ff)
+	}
+	m.fetchScope(idx, root, "", mapped, reg, out)
+	return nil
+}
+
+// fetchScope adds the values of fields (all below scope, "" for the root
+// document) found in obj, the source object of scope, keyed by their path
+// relative to scope.
+func (m *Mapping) fetchScope(idx *fieldIndex, obj *jnode, scope string, fields []FetchField, reg *analysis.Registry, out map[string][]any) {
+	var groups []string
+	byNested := map[string][]FetchField{}
+	for _, ff := range fields {
+		if np := outerNested(idx, scope, ff.Path); np != "" {
+			if _, ok := byNested[np]; !ok {
+				groups = append(groups, np)
+			}
+			byNested[np] = append(byNested[np], ff)
+			continue
+		}
 		var vals []any
-		for _, n := range m.sourceValues(idx, root, ff.Path) {
+		for _, n := range m.scopedSourceValues(idx, obj, scope, ff.Path) {
 			if v, ok := fetchValue(ff, n, reg); ok {
 				vals = append(vals, v)
 			}
 		}
 		if len(vals) > 0 {
-			out[ff.Path] = vals
+			out[relPath(scope, ff.Path)] = vals
 		}
 	}
-	return nil
+	for _, np := range groups {
+		var objs []any
+		for _, o := range valuesAt(obj, relPath(scope, np)) {
+			if o.kind != jObject {
+				continue
+			}
+			sub := map[string][]any{}
+			m.fetchScope(idx, o, np, byNested[np], reg, sub)
+			if len(sub) > 0 {
+				objs = append(objs, sub)
+			}
+		}
+		if len(objs) > 0 {
+			out[relPath(scope, np)] = objs
+		}
+	}
+}
+
+// outerNested returns the outermost nested path strictly between scope and
+// path ("" when path is not inside a nested object below scope).
+func outerNested(idx *fieldIndex, scope, path string) string {
+	start := 0
+	if scope != "" {
+		start = len(scope) + 1
+	}
+	for i := start; i < len(path); i++ {
+		if path[i] != '.' {
+			continue
+		}
+		if _, ok := idx.nested[path[:i]]; ok {
+			return path[:i]
+		}
+	}
+	return ""
+}
+
+// relPath is path relative to scope ("" for the root).
+func relPath(scope, path string) string {
+	if scope == "" {
+		return path
+	}
+	return strings.TrimPrefix(path, scope+".")
 }
 
 // sourceValues returns the source values indexed into path (the parent's
 // values for a multi-field), null values replaced by null_value.
 func (m *Mapping) sourceValues(idx *fieldIndex, root *jnode, path string) []*jnode {
+	return m.scopedSourceValues(idx, root, "", path)
+}
+
+// scopedSourceValues is sourceValues in obj, the source object of scope.
+func (m *Mapping) scopedSourceValues(idx *fieldIndex, obj *jnode, scope, path string) []*jnode {
 	f := idx.all[path]
 	var out []*jnode
-	for _, n := range valuesAt(root, sourcePathOf(idx, path)) {
+	for _, n := range valuesAt(obj, relPath(scope, sourcePathOf(idx, path))) {
 		if n.kind == jNull {
 			if f == nil || len(f.NullValue) == 0 {
 				continue

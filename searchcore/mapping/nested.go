@@ -104,6 +104,25 @@ func (m *Mapping) NestedPathOf(path string) string {
 	return m.NestedParentPath(path)
 }
 
+// InRootDocument reports whether the values of the field path are indexed
+// in the top-level document itself: fields outside nested objects, and
+// fields of nested objects copied up by include_in_root or by
+// include_in_parent at every level.
+func (m *Mapping) InRootDocument(path string) bool {
+	for np := m.NestedPathOf(path); np != ""; np = m.NestedParentPath(np) {
+		f := m.LookupPath(np)
+		switch {
+		case f == nil:
+			return false
+		case extraBool(f, "include_in_root"):
+			return true
+		case !extraBool(f, "include_in_parent"):
+			return false
+		}
+	}
+	return true
+}
+
 // countNested counts nested fields below props.
 func countNested(props map[string]*Field) int {
 	n := 0

@@ -19,6 +19,8 @@ import (
 const (
 	idField         = "_id"
 	fieldNamesField = "_field_names"
+	// seqNoField is the _seq_no meta field random_score may name.
+	seqNoField = "_seq_no"
 )
 
 // fieldType is a mapped leaf field as queries see it.

@@ -69,6 +69,12 @@ func TestGeoQueries(t *testing.T) {
 		{"bbox sides", `{"geo_bounding_box":{"loc":{"top":53,"left":-5,"bottom":40,"right":3}}}`, []string{"london", "madrid", "paris"}},
 		{"bbox wkt", `{"geo_bounding_box":{"loc":{"wkt":"BBOX (-5, 3, 53, 40)"}}}`, []string{"london", "madrid", "paris"}},
 		{"bbox strings", `{"geo_bounding_box":{"loc":{"top_left":"53,-1","bottom_right":"48,14"}}}`, []string{"berlin", "london", "paris"}},
+		// a geohash corner is that corner of its cell: u0 is lat 45..50.625,
+		// lon 0..11.25; gc is lat 50.625..56.25, lon -11.25..0
+		{"bbox one geohash cell", `{"geo_bounding_box":{"loc":{"top_left":"u0","bottom_right":"u0"}}}`, []string{"paris"}},
+		{"bbox geohash cells", `{"geo_bounding_box":{"loc":{"top_left":{"geohash":"gc"},"bottom_right":"u0"}}}`, []string{"london", "paris"}},
+		{"bbox geohash other corners", `{"geo_bounding_box":{"loc":{"top_right":"u0","bottom_left":"gc"}}}`, nil},
+		{"bbox geohash cells, other corners", `{"geo_bounding_box":{"loc":{"top_right":"u3","bottom_left":"u0"}}}`, []string{"berlin", "paris"}},
 		{"bbox dateline", `{"geo_bounding_box":{"loc":{"top_left":{"lat":0,"lon":170},"bottom_right":{"lat":-20,"lon":-170}}}}`, []string{"fiji", "samoa"}},
 		{"bbox type", `{"geo_bounding_box":{"type":"indexed","loc":{"top":53,"left":-5,"bottom":40,"right":3}}}`, []string{"london", "madrid", "paris"}},
 
@@ -293,6 +299,12 @@ func TestFunctionScore(t *testing.T) {
 		if s < 0 || s >= 1 {
 			t.Errorf("random score of %s = %v", id, s)
 		}
+	}
+	// field _seq_no, the field ES documents for random_score, is accepted
+	// and gives the same per-document scores as _id
+	seq := ix.scores(t, `{"function_score":{"random_score":{"seed":42,"field":"_seq_no"},"boost_mode":"replace"}}`)
+	if !reflect.DeepEqual(seq, a) {
+		t.Errorf("random_score on _seq_no = %v, want %v", seq, a)
 	}
 
 	// geo decay

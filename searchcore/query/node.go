@@ -57,6 +57,9 @@ type Context struct {
 	// nestedPath is the path of the nested query being compiled ("" at
 	// the top level).
 	nestedPath string
+	// nestedSorts are the nested sort clauses CompileSort made, which
+	// PrepareSorts readies for each reader searched.
+	nestedSorts []*nestedSortSource
 	// Wrap, when set, is applied to the compiled query of every node of the
 	// tree (the root included, see CompileNode): the search uses it to
 	// profile nodes and to remember named queries (matched_queries).

@@ -397,7 +397,16 @@ func compileFunction(ctx *Context, f scoreFunction) (compiledFunction, error) {
 			cf.seed = ctx.now().UnixNano()
 		}
 		cf.field = idField
-		if f.random.field != "" {
+		cf.fieldName = f.random.field
+		if cf.fieldName == "" {
+			cf.fieldName = "null" // as ES explains a random_score without field
+		}
+		switch f.random.field {
+		case "", seqNoField:
+			// _seq_no (the field ES documents for random_score) is not a
+			// doc values field here; _id is as distinct per document and
+			// as stable, so the same seed gives the same scores.
+		default:
 			ft, _ := ctx.lookupField(f.random.field)
 			if ft == nil {
 				return cf, ctx.failedToCreate(searchcore.IllegalArgument("field [%s] does not exist", f.random.field))

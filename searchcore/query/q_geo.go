@@ -221,15 +221,24 @@ const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
 // decodeGeohash returns the center of a geohash cell.
 func decodeGeohash(h string) (lat, lon float64, err error) {
-	if h == "" || len(h) > 12 {
-		return 0, 0, geoParseErr("unsupported symbol [%s] in geohash [%s]", h, h)
+	latLo, latHi, lonLo, lonHi, err := geohashCell(h)
+	if err != nil {
+		return 0, 0, err
 	}
-	latLo, latHi, lonLo, lonHi := -90.0, 90.0, -180.0, 180.0
+	return (latLo + latHi) / 2, (lonLo + lonHi) / 2, nil
+}
+
+// geohashCell returns the bounds of a geohash cell.
+func geohashCell(h string) (latLo, latHi, lonLo, lonHi float64, err error) {
+	if h == "" || len(h) > 12 {
+		return 0, 0, 0, 0, geoParseErr("unsupported symbol [%s] in geohash [%s]", h, h)
+	}
+	latLo, latHi, lonLo, lonHi = -90.0, 90.0, -180.0, 180.0
 	even := true
 	for _, c := range h {
 		idx := strings.IndexRune(geohashAlphabet, c)
 		if idx < 0 {
-			return 0, 0, geoParseErr("unsupported symbol [%c] in geohash [%s]", c, h)
+			return 0, 0, 0, 0, geoParseErr("unsupported symbol [%c] in geohash [%s]", c, h)
 		}
 		for bit := 4; bit >= 0; bit-- {
 			set := idx>>bit&1 == 1
@@ -251,7 +260,45 @@ func decodeGeohash(h string) (lat, lon float64, err error) {
 			even = !even
 		}
 	}
-	return (latLo + latHi) / 2, (lonLo + lonHi) / 2, nil
+	return latLo, latHi, lonLo, lonHi, nil
+}
+
+// geohashOf returns the geohash a point value names ("" for the other
+// forms): a string without comma or WKT point, or {"geohash": ...}.
+func geohashOf(v *jval) string {
+	switch v.kind {
+	case kString:
+		t := strings.TrimSpace(v.s)
+		if !strings.Contains(t, ",") && !strings.HasPrefix(strings.ToUpper(t), "POINT") {
+			return t
+		}
+	case kObject:
+		if len(v.members) == 1 && v.members[0].key == "geohash" && v.members[0].val.kind == kString {
+			return v.members[0].val.s
+		}
+	}
+	return ""
+}
+
+// parseCorner parses a bounding box corner: a geohash stands for the same
+// corner of its cell (GeoUtils.EffectivePoint), other forms for themselves.
+func parseCorner(v *jval, top, left bool) (lat, lon float64, err error) {
+	h := geohashOf(v)
+	if h == "" {
+		return parseGeoPoint(v)
+	}
+	latLo, latHi, lonLo, lonHi, err := geohashCell(h)
+	if err != nil {
+		return 0, 0, err
+	}
+	lat, lon = latLo, lonHi
+	if top {
+		lat = latHi
+	}
+	if left {
+		lon = lonLo
+	}
+	return lat, lon, nil
 }
 
 // parseValidation is GeoValidationMethod.fromString; it reports whether
@@ -546,16 +593,16 @@ func parseBoundingBox(v *jval) (top, left, bottom, right float64, err error) {
 				right = f
 			}
 		case "top_left", "topLeft":
-			lat, lon, err = parseGeoPoint(m.val)
+			lat, lon, err = parseCorner(m.val, true, true)
 			top, left = lat, lon
 		case "bottom_right", "bottomRight":
-			lat, lon, err = parseGeoPoint(m.val)
+			lat, lon, err = parseCorner(m.val, false, false)
 			bottom, right = lat, lon
 		case "top_right", "topRight":
-			lat, lon, err = parseGeoPoint(m.val)
+			lat, lon, err = parseCorner(m.val, true, false)
 			top, right = lat, lon
 		case "bottom_left", "bottomLeft":
-			lat, lon, err = parseGeoPoint(m.val)
+			lat, lon, err = parseCorner(m.val, false, true)
 			bottom, left = lat, lon
 		default:
 			return 0, 0, 0, 0, geoParseErr("failed to parse bounding box. unexpected field [%s]", m.key)

@@ -26,6 +26,8 @@ type NestedQuery struct {
 	scoreMode      string // avg (default), sum, min, max, none
 	ignoreUnmapped bool
 	innerHits      *InnerHitsDef
+	// queryJSON is the inner query as sent (inner hits highlight with it).
+	queryJSON json.RawMessage
 }
 
 // InnerHitsDef is a parsed inner_hits object.
@@ -35,6 +37,9 @@ type InnerHitsDef struct {
 	Sort       []SortField
 	HasSort    bool
 	Source     *SourceFilter
+	// Highlight is the definition's highlight object as sent (parsed and
+	// prepared by the search, which owns the highlighter).
+	Highlight json.RawMessage
 }
 
 // InnerHitsSpec is an inner_hits request compiled for one index: the query
@@ -47,6 +52,9 @@ type InnerHitsSpec struct {
 	Query bluge.Query
 	Order search.SortOrder
 	Dec   []SortDecoder
+	// QueryJSON is the nested query's inner query, which highlights the
+	// inner hits.
+	QueryJSON json.RawMessage
 }
 
 // Path returns the nested path.
@@ -66,6 +74,7 @@ func parseNested(p *Parser, body *jval) (Node, error) {
 				return nil, v.parsingErr("[nested] query malformed, no start_object after query name")
 			}
 			q.query, err = p.parseInner(v)
+			q.queryJSON = append(json.RawMessage(nil), v.doc.src[v.off:valueEnd(v)]...)
 			hasQuery = true
 		case "inner_hits":
 			if v.kind != kObject {
@@ -134,6 +143,11 @@ func parseInnerHits(v *jval) (*InnerHitsDef, error) {
 			d.HasSort = true
 		case "_source":
 			d.Source, err = ParseSourceFilter(json.RawMessage(iv.doc.src[iv.off:valueEnd(iv)]))
+		case "highlight":
+			if iv.kind != kObject {
+				return nil, iv.parsingErr("[inner_hits] highlight must be an object")
+			}
+			d.Highlight = append(json.RawMessage(nil), iv.doc.src[iv.off:valueEnd(iv)]...)
 		default:
 			return nil, searchcore.Errorf(searchcore.Invalid, "x_content_parse_exception", "[inner_hits] unknown field [%s]", m.key)
 		}
@@ -218,7 +232,8 @@ func (ctx *Context) addInnerHits(q *NestedQuery, outer string, children bluge.Qu
 	if err != nil {
 		return err
 	}
-	ctx.InnerHits = append(ctx.InnerHits, &InnerHitsSpec{InnerHitsDef: *d, Path: q.path, Query: children, Order: order, Dec: dec})
+	ctx.InnerHits = append(ctx.InnerHits, &InnerHitsSpec{InnerHitsDef: *d, Path: q.path, Query: children, Order: order, Dec: dec,
+		QueryJSON: q.queryJSON})
 	return nil
 }
 

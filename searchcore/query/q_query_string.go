@@ -620,7 +620,44 @@ func setField(n qsNode, field string) {
 	case *qsTerm:
 		if t.field == "" {
 			t.field = field
+			if t.kind == qsTermKind {
+				openRange(t)
+			}
 		}
+	}
+}
+
+// openRanges applies openRange to the unfielded terms of n.
+func openRanges(n qsNode) {
+	switch t := n.(type) {
+	case *qsBool:
+		for _, c := range t.clauses {
+			openRanges(c.node)
+		}
+	case *qsTerm:
+		if t.field == "" && t.kind == qsTermKind {
+			openRange(t)
+		}
+	}
+}
+
+// openRange turns a term of a field group that starts with >, >=, < or <=
+// into the one-sided range Elasticsearch's getFieldQuery makes of it, as
+// in age:(>=10 AND <20).
+func openRange(t *qsTerm) {
+	s := t.text
+	if len(s) < 2 || (s[0] != '>' && s[0] != '<') {
+		return
+	}
+	v, inc := s[1:], false
+	if len(s) > 2 && s[1] == '=' {
+		v, inc = s[2:], true
+	}
+	t.kind, t.text = qsRangeKind, ""
+	if s[0] == '>' {
+		t.lo, t.incLo = &v, inc
+	} else {
+		t.hi, t.incHi = &v, inc
 	}
 }
 
@@ -867,6 +904,11 @@ func (q *QueryStringQuery) Compile(ctx *Context) (bluge.Query, error) {
 			df = "*"
 		}
 		fields = []fieldBoost{{field: df, boost: 1}}
+		if df != "*" {
+			// a single default field is the parser's field, so its
+			// unfielded >, >=, < and <= terms are ranges too
+			openRanges(tree)
+		}
 	}
 	c := &qsCompiler{ctx: ctx, name: "query_string", fields: fields, operatorAnd: q.operatorAnd, analyzer: q.analyzer,
 		fuzzy: q.fuzzy, fuzzyPrefix: q.fuzzyPrefix, fuzzyMaxExp: q.fuzzyMaxExp, transpositions: q.transpositions,

@@ -38,6 +38,9 @@ type SortField struct {
 	Special json.RawMessage
 	// Geo is the parsed _geo_distance clause.
 	Geo *GeoDistanceSort
+	// Nested is the nested context of a field inside nested objects (nil
+	// when absent; nested_path/nested_filter are read into it too).
+	Nested *NestedSort
 }
 
 // Desc reports whether the clause sorts in descending order.
@@ -133,6 +136,8 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 			return nil, val.doc.xcontentErr(val.off, "[%s] Expected START_OBJECT but was: %s", parser, next)
 		}
 		sf := SortField{Field: m.key}
+		var legacyPath string // nested_path and nested_filter (deprecated)
+		var legacyFilter Node
 		op := objectParser{name: parser, body: val}
 		op.str("order", func(s string) error {
 			o, err := sortOrderFromString(s)
@@ -151,7 +156,7 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 				}
 				return nil
 			})
-			op.str("nested_path", func(string) error { return nil })
+			op.str("nested_path", func(p string) error { legacyPath = p; return nil })
 			op.str("unmapped_type", func(s string) error { sf.UnmappedType = s; return nil })
 			op.str("mode", func(s string) error {
 				switch l := strings.ToLower(s); l {
@@ -161,8 +166,16 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 				}
 				return searchcore.IllegalArgument("Unknown SortMode [%s]", s)
 			})
-			op.declare("nested_filter", func(*jval) error { return nil }, kObject)
-			op.declare("nested", func(*jval) error { return nil }, kObject)
+			op.declare("nested_filter", func(x *jval) error {
+				var err error
+				legacyFilter, err = parseSortFilter(x)
+				return err
+			}, kObject)
+			op.declare("nested", func(x *jval) error {
+				var err error
+				sf.Nested, err = parseNestedSort(x)
+				return err
+			}, kObject)
 			op.str("numeric_type", func(s string) error {
 				switch l := strings.ToLower(s); l {
 				case "long", "double", "date", "date_nanos":
@@ -176,6 +189,12 @@ func parseCompoundSort(v *jval, out []SortField) ([]SortField, error) {
 		}
 		if err := op.parse(); err != nil {
 			return nil, err
+		}
+		if legacyPath != "" || legacyFilter != nil {
+			if sf.Nested != nil {
+				return nil, searchcore.IllegalArgument("Setting both nested_path/nested_filter and nested not allowed")
+			}
+			sf.Nested = &NestedSort{Path: legacyPath, Filter: legacyFilter}
 		}
 		out = append(out, sf)
 	}
@@ -306,12 +325,16 @@ func (d SortDecoder) Decode(raw []byte) any {
 	switch d.kind {
 	case sortLong:
 		ms := clampInt64(x)
+		if d.format != "" && d.nanos {
+			// keep the sub-millisecond digits the format prints
+			ns := fracMillisToNanos(x)
+			return mapping.FormatDateNanos(ns/1e9, ns%1e9, d.format)
+		}
 		if d.format != "" {
 			return mapping.FormatDate(ms, d.format)
 		}
 		if d.nanos {
-			floor := math.Floor(x)
-			return clampInt64(floor)*1_000_000 + int64(math.Round((x-floor)*1e3))*1e3
+			return fracMillisToNanos(x)
 		}
 		if d.dateNanos {
 			return ms * 1_000_000
@@ -342,6 +365,13 @@ func clampInt64(x float64) int64 {
 		return math.MinInt64
 	}
 	return int64(x)
+}
+
+// fracMillisToNanos converts a date_nanos sort value (fractional
+// milliseconds, microsecond precision) to nanoseconds since the epoch.
+func fracMillisToNanos(x float64) int64 {
+	floor := math.Floor(x)
+	return clampInt64(floor)*1_000_000 + int64(math.Round((x-floor)*1e3))*1e3
 }
 
 // Encode turns a search_after value for this clause into raw sort bytes.
@@ -546,7 +576,11 @@ func (f *fieldSortSource) Value(m *search.DocumentMatch) []byte {
 			return f.exactValue(t[0])
 		}
 	}
-	terms := m.DocValues(f.field)
+	return f.valueOf(m.DocValues(f.field))
+}
+
+// valueOf is the sort value of a document with these doc-value terms.
+func (f *fieldSortSource) valueOf(terms [][]byte) []byte {
 	if !f.numeric {
 		var best []byte
 		for i, t := range terms {
@@ -739,6 +773,11 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 	if ft.isDate() && sf.Format != "" && dec.kind == sortLong {
 		dec.format = sf.Format
 	}
+	if ft.isDate() && dec.kind == sortLong && ft.typ == mapping.TypeDateNanos &&
+		(sf.NumericType == "" || sf.NumericType == "date_nanos") {
+		// raw nanosecond longs, with or without a display format
+		dec.nanos, dec.dateNanos = true, false
+	}
 	if ft.isDate() && dec.kind == sortLong && dec.format == "" {
 		dec.parseFormat = mapping.DefaultDateFormat
 		if ft.typ == mapping.TypeDateNanos {
@@ -746,9 +785,6 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		}
 		if ft.f != nil && ft.f.Format != "" {
 			dec.parseFormat = ft.f.Format
-		}
-		if ft.typ == mapping.TypeDateNanos && (sf.NumericType == "" || sf.NumericType == "date_nanos") {
-			dec.nanos, dec.dateNanos = true, false
 		}
 	}
 	exact := !unmapped && ft.f != nil && mapping.HasExactValues(ft.f) && sf.NumericType == ""
@@ -771,6 +807,13 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 	dec.missing = missing
 	if unmapped {
 		return constSource(missing), dec, nil
+	}
+	if sf.Nested != nil && sf.Nested.Path != "" {
+		src := &fieldSortSource{field: ft.path, numeric: numericField,
+			integral: dec.kind == sortLong || dec.kind == sortUnsignedLong, mode: mode, missing: missing}
+		ns, err := compileNestedSort(ctx, sf.Nested, src, !loaded[idField])
+		loaded[idField] = true
+		return ns, dec, err
 	}
 	src := &fieldSortSource{
 		field:    ft.path,

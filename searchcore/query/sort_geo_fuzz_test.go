@@ -15,6 +15,8 @@ func FuzzParseGeoDistanceSort(f *testing.F) {
 		`{"_geo_distance":{"loc":[{"lat":1,"lon":2},"3,4",[5,6]],"ignore_unmapped":true}}`,
 		`{"_geo_distance":{"loc":"u09tv","validation_method":"STRICT"}}`,
 		`{"_geo_distance":{"a":[1,2],"b":[3,4]}}`, `{"_geo_distance":[]}`, `{"_geo_distance":{"loc":[]}}`,
+		`{"p.v":{"mode":"max","nested":{"path":"p","filter":{"term":{"p.k":"x"}},"max_children":2,"nested":{"path":"p.q"}}}}`,
+		`{"p.v":{"nested_path":"p","nested_filter":{"match_all":{}}}}`, `{"p.v":{"nested":{"nested":[]}}}`,
 	} {
 		f.Add(s)
 	}

@@ -22,7 +22,7 @@ func TestParseSort(t *testing.T) {
 		{`{"count":{"missing":7}}`, []SortField{{Field: "count", Missing: json.Number("7")}}},
 		{`{"flag":{"missing":true}}`, []SortField{{Field: "flag", Missing: true}}},
 		{`{"count":{"missing":null}}`, []SortField{{Field: "count"}}},
-		{`[{"a":{"nested":{"path":"p"}}}]`, []SortField{{Field: "a"}}},
+		{`[{"a":{"nested":{"path":"p","max_children":2}}}]`, []SortField{{Field: "a", Nested: &NestedSort{Path: "p", MaxChildren: 2}}}},
 		{`{"_geo_distance":{"loc":[1,2]}}`, []SortField{{Field: "_geo_distance", Geo: &GeoDistanceSort{Field: "loc", Points: [][2]float64{{2, 1}}, Unit: 1, DistanceType: "arc"}}}},
 		{`{"_geo_distance":{"loc":["1,2",[3,4]],"order":"desc","unit":"km"}}`, []SortField{{Field: "_geo_distance", Order: "desc",
 			Geo: &GeoDistanceSort{Field: "loc", Points: [][2]float64{{1, 2}, {4, 3}}, Unit: 1000, DistanceType: "arc"}}}},

@@ -129,6 +129,38 @@ describe('official client: search on cities', { skip: !fs.existsSync(citiesFile)
     assert.equal(off.hits.hits[0]._source, undefined)
   })
 
+  it('source filtering by URL parameters', async () => {
+    const c = cities[11]
+    const { body } = await client.search({
+      index: INDEX,
+      _source_includes: ['name', 'location'],
+      _source_excludes: ['location.lon'],
+      body: { query: { ids: { values: [c.id] } } }
+    })
+    assert.deepEqual(body.hits.hits[0]._source, { name: c.name, location: { lat: c.location.lat } })
+  })
+
+  it('highlight', async () => {
+    // every word of the name that analyzes to "san", wrapped in the tags
+    const word = /[\p{L}\p{M}\p{N}_]+(?:['.:’·][\p{L}\p{M}]+)*/gu
+    const mark = (name) => name.replace(word, (w) => (w.toLowerCase() === 'san' ? `<b>${w}</b>` : w))
+    const want = cities.filter((c) => c.tokens.includes('san')).map((c) => [c.id, [mark(c.name)]]).sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    assert.ok(want.length > 1)
+    for (const type of ['unified', 'plain']) {
+      const { body } = await client.search({
+        index: INDEX,
+        body: {
+          query: { match: { name: 'san' } },
+          size: 100,
+          sort: ['id'],
+          _source: false,
+          highlight: { type, pre_tags: ['<b>'], post_tags: ['</b>'], fields: { 'na*': {} } }
+        }
+      })
+      assert.deepEqual(body.hits.hits.map((h) => [h._id, h.highlight.name]), want.slice(0, 100), type)
+    }
+  })
+
   it('aggregations', async () => {
     const sel = cities.filter((c) => ['AT', 'AD', 'AE'].includes(c.country))
     const { body } = await client.search({
