@@ -1,40 +1,113 @@
 package handlers_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
 
+// tookRE matches a response's took member.
+var tookRE = regexp.MustCompile(`"took":[0-9]+`)
+
 // TestShardFailures: exceptions raised while a shard builds its search
 // (the query against the mapping, a sort or aggregation on a text field, the
 // result window) are shard failures as in Elasticsearch 7.17: a
-// search_phase_execution_exception when every shard failed, the other
-// shards' answer with _shards.failures otherwise.
+// search_phase_execution_exception when every shard failed (grouped by
+// index and exception), the other shards' answer with _shards.failures
+// otherwise. Request errors stay plain errors.
 func TestShardFailures(t *testing.T) {
 	n := newTestNode(t)
-	steps := []httpStep{
-		{"create t", "PUT", "/t", `{"mappings":{"properties":{"title":{"type":"text"},"n":{"type":"integer"}}}}`, 200, ""},
+	n.runSteps([]httpStep{
+		{"create t", "PUT", "/t", `{"mappings":{"properties":{"title":{"type":"text"}}}}`, 200, ""},
 		{"create t2", "PUT", "/t2", `{"settings":{"number_of_shards":2},"mappings":{"properties":{"n":{"type":"integer"}}}}`, 200, ""},
 		{"create a", "PUT", "/a", `{"mappings":{"properties":{"tag":{"type":"text"},"v":{"type":"integer"}}}}`, 200, ""},
 		{"create b", "PUT", "/b", `{"mappings":{"properties":{"tag":{"type":"keyword"},"v":{"type":"keyword"}}}}`, 200, ""},
-		{"doc t", "PUT", "/t/_doc/1?refresh=true", `{"title":"hello world","n":1}`, 201, ""},
+		{"doc t", "PUT", "/t/_doc/1?refresh=true", `{"title":"hello world"}`, 201, ""},
 		{"doc a", "PUT", "/a/_doc/1?refresh=true", `{"tag":"red","v":7}`, 201, ""},
-		{"doc b", "PUT", "/b/_doc/1?refresh=true", `{"tag":"blue","v":"x"}`, 201, ""},
+		{"doc b1", "PUT", "/b/_doc/1?refresh=true", `{"tag":"blue","v":"x"}`, 201, ""},
 		{"doc b2", "PUT", "/b/_doc/2?refresh=true", `{"tag":"blue","v":"7"}`, 201, ""},
+	})
+	node := n.Engine.LocalNode().ID
+	uuid := func(name string) string {
+		idx, err := n.Engine.ResolveSingle(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx.UUID()
 	}
-	n.runSteps(steps)
-	for _, st := range []httpStep{
-		{"agg", "POST", "/t/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"title"}}}}`, 400, ""},
-		{"q", "POST", "/t2/_search", `{"query":{"term":{"n":"abc"}}}`, 400, ""},
-		{"w", "POST", "/t/_search", `{"from":10000,"size":1}`, 400, ""},
-		{"partial", "POST", "/a,b/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"tag"}}}}`, 200, ""},
-		{"partial q", "POST", "/a,b/_search", `{"query":{"term":{"v":"x"}}}`, 200, ""},
-		{"count", "POST", "/t2/_count", `{"query":{"term":{"n":"abc"}}}`, 400, ""},
-		{"count partial", "POST", "/a,b/_count", `{"query":{"term":{"v":"x"}}}`, 200, ""},
+	fielddata := func(field string) string {
+		return `"reason":"Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [` + field + `] in order to load field data by uninverting the inverted index. Note that this can use significant memory."`
+	}
+	iae := `{"type":"illegal_argument_exception",` + fielddata("title") + `}`
+	// All shards of t fail: the root cause is the exception, caused_by
+	// wraps it once more (a plain Java exception's guessed root cause).
+	textAgg := `{"error":{"root_cause":[` + iae + `],"type":"search_phase_execution_exception","reason":"all shards failed","phase":"query","grouped":true,` +
+		`"failed_shards":[{"shard":0,"index":"t","node":"` + node + `","reason":` + iae + `}],` +
+		`"caused_by":{"type":"illegal_argument_exception",` + fielddata("title") + `,"caused_by":` + iae + `}},"status":400}`
+	qse := func(index, value string) string {
+		return `"type":"query_shard_exception","reason":"failed to create query: For input string: \"` + value + `\"","index_uuid":"` + uuid(index) + `","index":"` + index + `"`
+	}
+	nfe := `"caused_by":{"type":"number_format_exception","reason":"For input string: \"abc\""}`
+	// Both shards of t2 fail alike: one failed_shards entry (shard 0).
+	termT2 := `{"error":{"root_cause":[{` + qse("t2", "abc") + `}],"type":"search_phase_execution_exception","reason":"all shards failed","phase":"query","grouped":true,` +
+		`"failed_shards":[{"shard":0,"index":"t2","node":"` + node + `","reason":{` + qse("t2", "abc") + `,` + nfe + `}}],` +
+		`"caused_by":{` + qse("t2", "abc") + `,` + nfe + `}},"status":400}`
+	window := `{"type":"illegal_argument_exception","reason":"Result window is too large, from + size must be less than or equal to: [10000] but was [10001]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting."}`
+	windowErr := `{"error":{"root_cause":[` + window + `],"type":"search_phase_execution_exception","reason":"all shards failed","phase":"query","grouped":true,` +
+		`"failed_shards":[{"shard":0,"index":"t","node":"` + node + `","reason":` + window + `}],` +
+		`"caused_by":{"type":"illegal_argument_exception","reason":` + window[strings.Index(window, `"reason":`)+9:len(window)-1] + `,"caused_by":` + window + `}},"status":400}`
+	partialAgg := `{"total":2,"successful":1,"skipped":0,"failed":1,"failures":[{"shard":0,"index":"a","node":"` + node + `","reason":{"type":"illegal_argument_exception",` + fielddata("tag") + `}}]}`
+	partialTerm := `{"total":2,"successful":1,"skipped":0,"failed":1,"failures":[{"shard":0,"index":"a","node":"` + node + `","reason":{` + qse("a", "x") +
+		`,"caused_by":{"type":"number_format_exception","reason":"For input string: \"x\""}}}]}`
+
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		// member is "" to compare the whole body, else the member compared.
+		member, want string
+	}{
+		{"terms agg on text", "/t/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"title"}}}}`, 400, "", textAgg},
+		{"sort on text", "/t/_search", `{"sort":["title"]}`, 400, "", textAgg},
+		{"two shards, one group", "/t2/_search", `{"query":{"term":{"n":"abc"}}}`, 400, "", termT2},
+		{"result window", "/t/_search", `{"from":10000,"size":1}`, 400, "", windowErr},
+		{"count all failed", "/t2/_count", `{"query":{"term":{"n":"abc"}}}`, 400, "", termT2},
+		{"search template", "/t2/_search/template", `{"source":{"query":{"term":{"n":"{{v}}"}}},"params":{"v":"abc"}}`, 400, "", termT2},
+		{"partial agg shards", "/a,b/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"tag"}}}}`, 200, "_shards", partialAgg},
+		{"partial agg values", "/a,b/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"tag"}}}}`, 200, "aggregations",
+			`{"x":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"blue","doc_count":2}]}}`},
+		{"partial agg total", "/a,b/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"tag"}}}}`, 200, "hits", `{"total":{"value":2,"relation":"eq"},"max_score":1,"hits":[]}`},
+		{"partial sort", "/a,b/_search", `{"sort":["tag"],"_source":false}`, 200, "_shards", partialAgg},
+		{"partial term shards", "/a,b/_search", `{"query":{"term":{"v":"x"}}}`, 200, "_shards", partialTerm},
+		{"partial term hits", "/a,b/_search", `{"query":{"term":{"v":"x"}},"_source":false}`, 200, "hits",
+			`{"total":{"value":1,"relation":"eq"},"max_score":0.6931471,"hits":[{"_index":"b","_type":"_doc","_id":"1","_score":0.6931471}]}`},
+		{"count partial", "/a,b/_count", `{"query":{"term":{"v":"x"}}}`, 200, "", `{"count":1,"_shards":` + partialTerm + `}`},
+		// Request errors are not shard failures.
+		{"unknown query", "/t/_search", `{"query":{"nope":{}}}`, 400, "error.type", `"parsing_exception"`},
+		{"missing index", "/nope/_search", `{}`, 404, "error.type", `"index_not_found_exception"`},
 	} {
-		code, b := n.raw(st.method, st.path, "application/json", st.body)
-		t.Logf("%s %d %s", st.name, code, b)
+		code, b := n.raw("POST", c.path, "application/json", c.body)
+		if code != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, code, c.status, b)
+			continue
+		}
+		got := strings.TrimSpace(string(b))
+		if c.member != "" {
+			got = rawMember(b, c.member)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
 	}
-	code, b := n.raw("POST", "/_msearch", "application/x-ndjson", strings.Join([]string{`{"index":"t"}`, `{"size":0,"aggs":{"x":{"terms":{"field":"title"}}}}`, ""}, "\n"))
-	t.Logf("msearch %d %s", code, b)
+
+	// A multi search entry carries the wrapped error; the next one answers.
+	code, b := n.raw("POST", "/_msearch", "application/x-ndjson", strings.Join([]string{
+		`{"index":"t"}`, `{"size":0,"aggs":{"x":{"terms":{"field":"title"}}}}`,
+		`{"index":"t"}`, `{"size":0}`, ""}, "\n"))
+	if code != 200 {
+		t.Fatalf("msearch status %d: %s", code, b)
+	}
+	want := `{"responses":[` + textAgg + `,{"took":0,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":1,"relation":"eq"},"max_score":1,"hits":[]},"status":200}]}`
+	if got := tookRE.ReplaceAllString(`{`+string(b[strings.Index(string(b), `"responses"`):]), `"took":0`); strings.TrimSpace(got) != want {
+		t.Errorf("msearch:\n got %s\nwant %s", got, want)
+	}
 }
