@@ -111,3 +111,79 @@ func TestShardFailures(t *testing.T) {
 		t.Errorf("msearch:\n got %s\nwant %s", got, want)
 	}
 }
+
+// plainExceptions are the Java exceptions Elasticsearch does not count as
+// root causes: a shard failing with one reports a root cause named after it
+// whose cause it is.
+var plainExceptions = map[string]bool{"illegal_argument_exception": true, "number_format_exception": true, "illegal_state_exception": true}
+
+// checkAllShardsFailed checks that body is a search_phase_execution_exception
+// whose members all follow from its failed_shards (root causes, caused_by)
+// and returns the first shard's exception.
+func checkAllShardsFailed(t *testing.T, body map[string]any) map[string]any {
+	t.Helper()
+	e, _ := body["error"].(map[string]any)
+	failed, _ := e["failed_shards"].([]any)
+	if e["type"] != "search_phase_execution_exception" || e["reason"] != "all shards failed" || e["phase"] != "query" || e["grouped"] != true || len(failed) == 0 {
+		t.Errorf("not an all shards failed error: %s", str(body))
+		return nil
+	}
+	var roots []any
+	var first map[string]any
+	for i, f := range failed {
+		fm, _ := f.(map[string]any)
+		cause, _ := fm["reason"].(map[string]any)
+		if fm["node"] == "" || fm["index"] == "" || fm["shard"] == nil || cause == nil {
+			t.Errorf("failed_shards.%d = %s", i, str(f))
+		}
+		// The guessed root cause: a wrapper of a plain exception, else
+		// the deepest Elasticsearch exception.
+		typ, _ := cause["type"].(string)
+		root := map[string]any{"type": typ, "reason": cause["reason"], "caused_by": cause}
+		if !plainExceptions[typ] {
+			root = cause
+			for {
+				next, _ := root["caused_by"].(map[string]any)
+				if nextType, _ := next["type"].(string); next == nil || plainExceptions[nextType] {
+					break
+				}
+				root = next
+			}
+		}
+		if i == 0 {
+			first = root
+		}
+		short := map[string]any{}
+		for k, v := range root {
+			if k != "caused_by" {
+				short[k] = v
+			}
+		}
+		roots = append(roots, short)
+	}
+	if str(e["root_cause"]) != str(roots) {
+		t.Errorf("root_cause = %s, want %s", str(e["root_cause"]), str(roots))
+	}
+	if str(e["caused_by"]) != str(first) {
+		t.Errorf("caused_by = %s, want %s", str(e["caused_by"]), str(first))
+	}
+	cause, _ := failed[0].(map[string]any)["reason"].(map[string]any)
+	return cause
+}
+
+// searchErrorOf returns an error body's type and reason; for a search
+// whose shards all failed (checked with checkAllShardsFailed) the type is
+// "search_phase_execution_exception/" + the shard's exception type and the
+// reason the shard's.
+func searchErrorOf(t *testing.T, body map[string]any) (typ, reason string) {
+	t.Helper()
+	typ, _ = jsonPath(body, "error.type").(string)
+	reason, _ = jsonPath(body, "error.reason").(string)
+	if typ == "search_phase_execution_exception" {
+		cause := checkAllShardsFailed(t, body)
+		ct, _ := jsonPath(cause, "type").(string)
+		reason, _ = jsonPath(cause, "reason").(string)
+		typ += "/" + ct
+	}
+	return typ, reason
+}
