@@ -70,6 +70,8 @@ func TestShardFailures(t *testing.T) {
 		{"sort on text", "/t/_search", `{"sort":["title"]}`, 400, "", textAgg},
 		{"two shards, one group", "/t2/_search", `{"query":{"term":{"n":"abc"}}}`, 400, "", termT2},
 		{"result window", "/t/_search", `{"from":10000,"size":1}`, 400, "", windowErr},
+		{"dfs phase", "/t2/_search?search_type=dfs_query_then_fetch", `{"query":{"term":{"n":"abc"}}}`, 400, "", strings.Replace(termT2, `"phase":"query"`, `"phase":"dfs"`, 1)},
+		{"scroll", "/t2/_search?scroll=1m", `{"query":{"term":{"n":"abc"}}}`, 400, "", termT2},
 		{"count all failed", "/t2/_count", `{"query":{"term":{"n":"abc"}}}`, 400, "", termT2},
 		{"search template", "/t2/_search/template", `{"source":{"query":{"term":{"n":"{{v}}"}}},"params":{"v":"abc"}}`, 400, "", termT2},
 		{"partial agg shards", "/a,b/_search", `{"size":0,"aggs":{"x":{"terms":{"field":"tag"}}}}`, 200, "_shards", partialAgg},
