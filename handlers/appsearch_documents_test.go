@@ -183,11 +183,11 @@ func TestAppSearchSchema(t *testing.T) {
 			idx, _ := n.Svc.CoreIndex(e)
 			count := func(q string) int64 {
 				t.Helper()
-				got, _, _, err := n.Svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(q), 0)
+				got, err := n.Svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(q), 0)
 				if err != nil {
 					t.Fatalf("count %s: %v", q, err)
 				}
-				return got
+				return got.Count
 			}
 			// earlier: 1e39 is a double, geolocations are "lat, lon" (space
 			// optional) only; later: 1e39 is too large for a float, "lat, lon"

@@ -106,8 +106,8 @@ func TestAppSearchEngines(t *testing.T) {
 	n.su("POST", "/engines/movies/documents", `[{"id":"1","title":"Running parks"}]`)
 	e, _ := n.Svc.Engine("movies")
 	idx, _ := n.Svc.CoreIndex(e)
-	if got, _, _, err := n.Svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"match":{"title":"park run"}}`), 0); err != nil || got != 1 {
-		t.Errorf("english analysis = %d, %v", got, err)
+	if got, err := n.Svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"match":{"title":"park run"}}`), 0); err != nil || got.Count != 1 {
+		t.Errorf("english analysis = %+v, %v", got, err)
 	}
 	gres, err := c.GetEngineWithResponse(ctx, "movies")
 	if err != nil || gres.StatusCode() != http.StatusOK || gres.JSON200.Name != "movies" {

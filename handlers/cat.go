@@ -681,12 +681,12 @@ func (s *Server) catCount(c echo.Context, expr string, p cluster.CatCountParams)
 	if err != nil {
 		return err
 	}
-	n, _, _, err := s.core.Count(c.Request().Context(), indices, nil, 0)
+	res, err := s.core.Count(c.Request().Context(), indices, nil, 0)
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	t := &catTable{cols: catCountCols, rows: [][]any{{now.Unix(), now.UTC().Format("15:04:05"), n}}}
+	t := &catTable{cols: catCountCols, rows: [][]any{{now.Unix(), now.UTC().Format("15:04:05"), res.Count}}}
 	return writeCat(c, t, newCatParams(p.Format, p.H, p.Help, p.S, p.V, nil, nil))
 }
 

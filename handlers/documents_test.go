@@ -330,7 +330,7 @@ func TestBadInput(t *testing.T) {
 		{"bad index name", "PUT", "/Upper", "application/json", ``, 400, "invalid_index_name_exception", "Invalid index name [Upper], must be lowercase"},
 		{"missing index", "GET", "/nope/_doc/1", "", "", 404, "index_not_found_exception", "no such index [nope]"},
 		{"unknown search key", "POST", "/typed/_search", "application/json", `{"bogus":1}`, 400, "parsing_exception", "Unknown key for a VALUE_NUMBER in [bogus]."},
-		{"window too large", "POST", "/typed/_search", "application/json", `{"from":9995,"size":10}`, 400, "illegal_argument_exception", ""},
+		{"window too large", "POST", "/typed/_search", "application/json", `{"from":9995,"size":10}`, 400, "search_phase_execution_exception", "all shards failed"},
 		{"unknown query", "POST", "/typed/_search", "application/json", `{"query":{"nope":{}}}`, 400, "parsing_exception", ""},
 		{"bad refresh value", "PUT", "/typed/_doc/3?refresh=sometimes", "application/json", `{"n":1}`, 400, "illegal_argument_exception", ""},
 	}
@@ -345,6 +345,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if tc.reason != "" && jsonPath(body, "error.reason") != tc.reason {
 				t.Errorf("error.reason = %v, want %v", jsonPath(body, "error.reason"), tc.reason)
+			}
+			if tc.errType == "search_phase_execution_exception" {
+				checkAllShardsFailed(t, body)
 			}
 		})
 	}

@@ -66,17 +66,69 @@ func rootCause(e *searchcore.Error) *searchcore.Error {
 	return e
 }
 
+// rootCauseObject renders a root_cause entry: the error without its cause.
+func rootCauseObject(rc *searchcore.Error) orderedJSON {
+	o := orderedJSON{{"type", rc.Type}, {"reason", rc.Reason}}
+	for _, kv := range rc.Meta {
+		o = append(o, kvPair{kv.Key, metaValue(kv)})
+	}
+	return o
+}
+
 // esErrorBody renders the Elasticsearch error envelope.
 func esErrorBody(e *searchcore.Error, status int) orderedJSON {
-	rc := rootCause(e)
-	rcObj := orderedJSON{{"type", rc.Type}, {"reason", rc.Reason}}
-	for _, kv := range rc.Meta {
-		rcObj = append(rcObj, kvPair{kv.Key, metaValue(kv)})
+	if len(e.Shards) > 0 {
+		return searchPhaseErrorBody(e, status)
 	}
 	return orderedJSON{
-		{"error", append(orderedJSON{{"root_cause", []any{rcObj}}}, esErrorObject(e)...)},
+		{"error", append(orderedJSON{{"root_cause", []any{rootCauseObject(rootCause(e))}}}, esErrorObject(e)...)},
 		{"status", status},
 	}
+}
+
+// shardRootCause is ElasticsearchException.guessRootCauses of a shard's
+// exception: its deepest Elasticsearch cause, or for a plain Java exception
+// (illegal_argument_exception, ...) a wrapper named after it whose cause it
+// is.
+func shardRootCause(e *searchcore.Error) *searchcore.Error {
+	if javaExceptionTypes[e.Type] {
+		return &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason, CausedBy: e}
+	}
+	return rootCause(e)
+}
+
+// searchPhaseErrorBody renders a search_phase_execution_exception (every
+// shard failed) as SearchPhaseExecutionException does: a root cause and a
+// failed_shards entry per group of equal failures, caused_by the first
+// failure's root cause.
+func searchPhaseErrorBody(e *searchcore.Error, status int) orderedJSON {
+	grouped := searchcore.GroupShardFailures(e.Shards)
+	roots := make([]any, 0, len(grouped))
+	for _, f := range grouped {
+		roots = append(roots, rootCauseObject(shardRootCause(f.Cause)))
+	}
+	return orderedJSON{
+		{"error", orderedJSON{
+			{"root_cause", roots},
+			{"type", e.Type},
+			{"reason", e.Reason},
+			{"phase", e.Phase},
+			{"grouped", true},
+			{"failed_shards", shardFailuresJSON(e.Shards)},
+			{"caused_by", esErrorObject(shardRootCause(e.Shards[0].Cause))},
+		}},
+		{"status", status},
+	}
+}
+
+// shardFailuresJSON renders shard failures grouped by index and exception
+// (failed_shards, _shards.failures); nil when there are none.
+func shardFailuresJSON(fs []searchcore.ShardFailure) []orderedJSON {
+	var out []orderedJSON
+	for _, f := range searchcore.GroupShardFailures(fs) {
+		out = append(out, orderedJSON{{"shard", f.Shard}, {"index", f.Index}, {"node", f.Node}, {"reason", esErrorObject(f.Cause)}})
+	}
+	return out
 }
 
 // toDomainError converts any error that reaches the error handler into a
@@ -167,11 +219,25 @@ func (s *Server) clientError(err error, msg string, attrs ...any) (*searchcore.E
 		return e, status
 	}
 	s.log.Error(msg, append(attrs, "err", err)...)
-	e = &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason}
-	if e.Type == "exception" {
-		e.Reason = "internal error; see the server log for details"
+	return publicError(e), status
+}
+
+// publicError is a server error as a client sees it: without its causes and
+// metadata, an unexpected one with a generic reason; the failures of a
+// search_phase_execution_exception are kept, server errors among them
+// shown the same way.
+func publicError(e *searchcore.Error) *searchcore.Error {
+	p := &searchcore.Error{Code: e.Code, Type: e.Type, Reason: e.Reason, Phase: e.Phase}
+	if p.Type == "exception" {
+		p.Reason = "internal error; see the server log for details"
 	}
-	return e, status
+	for _, f := range e.Shards {
+		if searchcore.HTTPStatus(f.Cause.Code) >= 500 {
+			f.Cause = publicError(f.Cause)
+		}
+		p.Shards = append(p.Shards, f)
+	}
+	return p
 }
 
 // uriError is the routing failure Elasticsearch reports with a string error.

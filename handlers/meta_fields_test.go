@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,8 +39,20 @@ func TestMetaFieldQueries(t *testing.T) {
 		})
 	}
 	code, body := n.do("POST", "/_all/_search", "application/json", `{"query":{"regexp":{"_index":"idx.*"}}}`)
-	if code != 400 || str(jsonPath(body, "error.reason")) != `"Can only use regexp queries on keyword and text fields - not on [_index] which is of type [_index]"` {
-		t.Errorf("regexp on _index: %d %s", code, str(body))
+	// Every index fails: one failed_shards entry per index.
+	if code != 400 || jsonPath(body, "error.type") != "search_phase_execution_exception" {
+		t.Fatalf("regexp on _index: %d %s", code, str(body))
+	}
+	checkAllShardsFailed(t, body)
+	for i, name := range []string{"idx1", "idx2", "other"} {
+		f := jsonPath(body, fmt.Sprintf("error.failed_shards.%d", i))
+		if jsonPath(f, "index") != name || jsonPath(f, "reason.type") != "query_shard_exception" || jsonPath(f, "reason.index") != name ||
+			jsonPath(f, "reason.reason") != "Can only use regexp queries on keyword and text fields - not on [_index] which is of type [_index]" {
+			t.Errorf("failed_shards.%d = %s", i, str(f))
+		}
+	}
+	if got := len(jsonPath(body, "error.failed_shards").([]any)); got != 3 {
+		t.Errorf("%d failed_shards, want 3", got)
 	}
 	// _index queries inside _msearch entries over a point in time.
 	_, pit := n.do("POST", "/idx*/_pit?keep_alive=1m", "", "")

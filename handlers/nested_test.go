@@ -165,11 +165,11 @@ func TestNestedErrors(t *testing.T) {
 		{"missing query", `{"query":{"nested":{"path":"comments"}}}`, 400, "parsing_exception", "[nested] requires 'query' field"},
 		{"unknown member", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"x":1}}}`, 400, "parsing_exception", "[nested] query does not support [x]"},
 		{"bad score_mode", `{"query":{"nested":{"path":"comments","score_mode":"median","query":{"match_all":{}}}}}`, 400, "illegal_argument_exception", "No score mode for child query [median] found"},
-		{"unmapped path", `{"query":{"nested":{"path":"nope","query":{"match_all":{}}}}}`, 400, "query_shard_exception", "[nested] failed to find nested object under path [nope]"},
-		{"not nested", `{"query":{"nested":{"path":"title","query":{"match_all":{}}}}}`, 400, "query_shard_exception", "[nested] nested object under path [title] is not of nested type"},
-		{"inner window", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{"from":95,"size":10}}}}`, 400, "illegal_argument_exception",
+		{"unmapped path", `{"query":{"nested":{"path":"nope","query":{"match_all":{}}}}}`, 400, "search_phase_execution_exception", "[nested] failed to find nested object under path [nope]"},
+		{"not nested", `{"query":{"nested":{"path":"title","query":{"match_all":{}}}}}`, 400, "search_phase_execution_exception", "[nested] nested object under path [title] is not of nested type"},
+		{"inner window", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{"from":95,"size":10}}}}`, 400, "search_phase_execution_exception",
 			"Inner result window is too large, the inner hit definition's [comments]'s from + size must be less than or equal to: [100] but was [105]. This limit can be set by changing the [index.max_inner_result_window] index level setting."},
-		{"duplicate inner_hits name", `{"query":{"bool":{"should":[{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}},{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}}]}}}`, 400, "illegal_argument_exception",
+		{"duplicate inner_hits name", `{"query":{"bool":{"should":[{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}},{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{}}}]}}}`, 400, "search_phase_execution_exception",
 			"[inner_hits] already contains an entry for key [comments]"},
 		{"unknown inner_hits option", `{"query":{"nested":{"path":"comments","query":{"match_all":{}},"inner_hits":{"bogus":1}}}}`, 400, "x_content_parse_exception", "[inner_hits] unknown field [bogus]"},
 	}
@@ -182,6 +182,9 @@ func TestNestedErrors(t *testing.T) {
 			reason := jsonPath(body, "error.root_cause.0.reason")
 			if str(reason) != str(tc.reason) {
 				t.Errorf("reason = %s, want %q", str(reason), tc.reason)
+			}
+			if tc.typ == "search_phase_execution_exception" {
+				checkAllShardsFailed(t, body)
 			}
 		})
 	}
@@ -264,8 +267,17 @@ func TestNestedAggregations(t *testing.T) {
 		{`{"x":{"nested":{"path":"comments"},"aggs":{"y":{"reverse_nested":{"path":"tags"}}}}}`, "illegal_argument_exception",
 			"Reverse nested aggregation [y] path [tags] is not a parent of the current nested path [comments]"},
 	} {
+		// The parsing error answers the request; the others fail the shard.
 		code, body := n.do("POST", "/blog/_search", "application/json", `{"aggs":`+tc.aggs+`}`)
-		if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || str(jsonPath(body, "error.reason")) != str(tc.reason) {
+		cause := jsonPath(body, "error")
+		if tc.typ != "parsing_exception" {
+			if jsonPath(body, "error.type") != "search_phase_execution_exception" {
+				t.Errorf("%s = %d %s", tc.aggs, code, str(body))
+				continue
+			}
+			cause = checkAllShardsFailed(t, body)
+		}
+		if code != 400 || str(jsonPath(cause, "type")) != `"`+tc.typ+`"` || str(jsonPath(cause, "reason")) != str(tc.reason) {
 			t.Errorf("%s = %d %s", tc.aggs, code, str(body))
 		}
 	}

@@ -77,7 +77,7 @@ func TestSearchAfter(t *testing.T) {
 	tests := []struct {
 		name, body string
 		status     int
-		errType    string
+		errType    string // as searchErrorOf reports it
 		reason     string
 		ids        string
 	}{
@@ -88,9 +88,9 @@ func TestSearchAfter(t *testing.T) {
 		{"from must be 0", `{"from":5,"size":2,"sort":[{"n":"asc"}],"search_after":[3]}`, 400,
 			"action_request_validation_exception", "Validation Failed: 1: `from` parameter must be set to 0 when `search_after` is used.;", ""},
 		{"too many values", `{"size":2,"sort":[{"n":"asc"}],"search_after":[3,4]}`, 400,
-			"illegal_argument_exception", "search_after has 2 value(s) but sort has 1.", ""},
+			"search_phase_execution_exception/illegal_argument_exception", "search_after has 2 value(s) but sort has 1.", ""},
 		{"wrong type", `{"size":2,"sort":[{"n":"asc"}],"search_after":["abc"]}`, 400,
-			"illegal_argument_exception", "Failed to parse search_after value for field [n].", ""},
+			"search_phase_execution_exception/illegal_argument_exception", "Failed to parse search_after value for field [n].", ""},
 		{"_shard_doc needs a pit", `{"size":1,"sort":["_shard_doc"],"search_after":[0]}`, 400,
 			"illegal_argument_exception", "[_shard_doc] sort field cannot be used without [point in time]", ""},
 		{"slice needs scroll or pit", `{"slice":{"id":0,"max":2}}`, 400,
@@ -103,8 +103,9 @@ func TestSearchAfter(t *testing.T) {
 				t.Fatalf("status = %d, want %d: %v", code, tc.status, res)
 			}
 			if tc.status != 200 {
-				if errType(res) != tc.errType || errReason(res) != tc.reason {
-					t.Fatalf("error = %s %q, want %s %q", errType(res), errReason(res), tc.errType, tc.reason)
+				typ, reason := searchErrorOf(t, res)
+				if typ != tc.errType || reason != tc.reason {
+					t.Fatalf("error = %s %q, want %s %q", typ, reason, tc.errType, tc.reason)
 				}
 				return
 			}
@@ -541,17 +542,26 @@ func TestSlices(t *testing.T) {
 	}
 	check(t, "pit slices", seen)
 
-	errs := []struct{ body, reason string }{
-		{`{"slice":{"id":0,"max":1025}}`, "The number of slices [1025] is too large. It must be less than [1024]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting."},
-		{`{"slice":{"id":2,"max":2}}`, "max must be greater than id"},
-		{`{"slice":{"id":0,"max":1}}`, "max must be greater than 1"},
-		{`{"slice":{"id":0,"max":2,"field":"title"}}`, "cannot load numeric doc values on title"},
-		{`{"slice":{"id":0,"max":2,"field":"nope"}}`, "field nope not found"},
+	// The slice's own checks answer the request; those against the
+	// index (its limit, the field) fail its shards.
+	errs := []struct {
+		body, reason string
+		shard        bool
+	}{
+		{`{"slice":{"id":0,"max":1025}}`, "The number of slices [1025] is too large. It must be less than [1024]. This limit can be set by changing the [index.max_slices_per_scroll] index level setting.", true},
+		{`{"slice":{"id":2,"max":2}}`, "max must be greater than id", false},
+		{`{"slice":{"id":0,"max":1}}`, "max must be greater than 1", false},
+		{`{"slice":{"id":0,"max":2,"field":"title"}}`, "cannot load numeric doc values on title", true},
+		{`{"slice":{"id":0,"max":2,"field":"nope"}}`, "field nope not found", true},
 	}
 	for _, tc := range errs {
 		code, res := n.do("POST", "/nums/_search?scroll=1m", "application/json", tc.body)
-		if code != 400 || errReason(res) != tc.reason {
-			t.Errorf("%s = %d %q, want 400 %q", tc.body, code, errReason(res), tc.reason)
+		typ, reason := searchErrorOf(t, res)
+		if wrapped := strings.HasPrefix(typ, "search_phase_execution_exception/"); wrapped != tc.shard {
+			t.Errorf("%s: wrapped = %v, want %v", tc.body, wrapped, tc.shard)
+		}
+		if code != 400 || reason != tc.reason {
+			t.Errorf("%s = %d %q, want 400 %q", tc.body, code, reason, tc.reason)
 		}
 	}
 }

@@ -268,11 +268,10 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		b.WriteString(`,"terminated_early":`)
 		b.WriteString(strconv.FormatBool(*res.TerminatedEarly))
 	}
-	b.WriteString(`,"_shards":{"total":`)
-	b.WriteString(strconv.Itoa(res.ShardsTotal))
-	b.WriteString(`,"successful":`)
-	b.WriteString(strconv.Itoa(res.ShardsTotal))
-	b.WriteString(`,"skipped":0,"failed":0},"hits":{`)
+	b.WriteString(`,"_shards":`)
+	shb, _ := json.Marshal(searchShards(res.ShardsTotal, res.ShardFailures))
+	b.Write(shb)
+	b.WriteString(`,"hits":{`)
 	if res.TotalRelation != "" {
 		if totalAsInt {
 			b.WriteString(`"total":`)
@@ -421,14 +420,14 @@ func (s *Server) count(c echo.Context, index string, p cluster.CountParams) erro
 	if p.TerminateAfter != nil {
 		terminate = *p.TerminateAfter
 	}
-	n, shards, terminated, err := s.core.Count(c.Request().Context(), indices, rawQuery, terminate)
+	res, err := s.core.Count(c.Request().Context(), indices, rawQuery, terminate)
 	if err != nil {
 		return err
 	}
-	out := orderedJSON{{"count", n}}
-	if terminated {
+	out := orderedJSON{{"count", res.Count}}
+	if res.TerminatedEarly {
 		out = append(out, kvPair{"terminated_early", true})
 	}
-	out = append(out, kvPair{"_shards", searchShards(shards)})
+	out = append(out, kvPair{"_shards", searchShards(res.Shards, res.ShardFailures)})
 	return writeJSON(c, http.StatusOK, out)
 }

@@ -67,11 +67,11 @@ func TestSearchCollapse(t *testing.T) {
 		t.Errorf("deep groups = %v", jsonPath(body, "hits.hits"))
 	}
 	errs := []searchErrCase{
-		{"text field", "/pets/_search", `{"collapse":{"field":"title"}}`, "illegal_argument_exception", "unknown type for collapse field `title`, only keywords and numbers are accepted"},
-		{"unmapped field", "/pets/_search", `{"collapse":{"field":"nope"}}`, "illegal_argument_exception", "no mapping found for `nope` in order to collapse on"},
-		{"scroll", "/pets/_search?scroll=1m", `{"collapse":{"field":"kind"}}`, "illegal_argument_exception", "cannot use `collapse` in a scroll context"},
-		{"search_after", "/pets/_search", `{"collapse":{"field":"kind"},"sort":["age"],"search_after":[1]}`, "illegal_argument_exception", "cannot use `collapse` in conjunction with `search_after`"},
-		{"rescore", "/pets/_search", `{"collapse":{"field":"kind"},"rescore":{"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception", "cannot use `collapse` in conjunction with `rescore`"},
+		{"text field", "/pets/_search", `{"collapse":{"field":"title"}}`, "search_phase_execution_exception/illegal_argument_exception", "unknown type for collapse field `title`, only keywords and numbers are accepted"},
+		{"unmapped field", "/pets/_search", `{"collapse":{"field":"nope"}}`, "search_phase_execution_exception/illegal_argument_exception", "no mapping found for `nope` in order to collapse on"},
+		{"scroll", "/pets/_search?scroll=1m", `{"collapse":{"field":"kind"}}`, "search_phase_execution_exception/illegal_argument_exception", "cannot use `collapse` in a scroll context"},
+		{"search_after", "/pets/_search", `{"collapse":{"field":"kind"},"sort":["age"],"search_after":[1]}`, "search_phase_execution_exception/illegal_argument_exception", "cannot use `collapse` in conjunction with `search_after`"},
+		{"rescore", "/pets/_search", `{"collapse":{"field":"kind"},"rescore":{"query":{"rescore_query":{"match_all":{}}}}}`, "search_phase_execution_exception/illegal_argument_exception", "cannot use `collapse` in conjunction with `rescore`"},
 		{"unknown key", "/pets/_search", `{"collapse":{"field":"kind","size":3}}`, "parsing_exception", "[collapse] unknown field [size]"},
 		{"duplicate inner hits", "/pets/_search", `{"collapse":{"field":"kind","inner_hits":[{"name":"a"},{"name":"a"}]}}`, "illegal_argument_exception", "[inner_hits] already contains an entry for key [a]"},
 	}

@@ -441,9 +441,9 @@ func TestSearchRescore(t *testing.T) {
 		}
 	})
 	errs := []searchErrCase{
-		{"window too large", "/pets/_search", `{"rescore":{"window_size":10001,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
+		{"window too large", "/pets/_search", `{"rescore":{"window_size":10001,"query":{"rescore_query":{"match_all":{}}}}}`, "search_phase_execution_exception/illegal_argument_exception",
 			"Rescore window [10001] is too large. It must be less than [10000]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting."},
-		{"window above the index setting", "/small/_search", `{"rescore":{"window_size":6,"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception",
+		{"window above the index setting", "/small/_search", `{"rescore":{"window_size":6,"query":{"rescore_query":{"match_all":{}}}}}`, "search_phase_execution_exception/illegal_argument_exception",
 			"Rescore window [6] is too large. It must be less than [5]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting."},
 		{"with sort", "/pets/_search", `{"sort":["age"],"rescore":{"query":{"rescore_query":{"match_all":{}}}}}`, "illegal_argument_exception", "Cannot use [sort] option in conjunction with [rescore]."},
 		{"bad score_mode", "/pets/_search", `{"rescore":{"query":{"rescore_query":{"match_all":{}},"score_mode":"sum"}}}`, "illegal_argument_exception", "illegal score_mode [sum]"},
@@ -467,7 +467,8 @@ func checkPaths(t *testing.T, body map[string]any, want map[string]string) {
 }
 
 // searchErrCase is a search that must fail with a 400 of type typ and
-// exactly reason.
+// exactly reason (of the shards' exception when typ is
+// "search_phase_execution_exception/<its type>", see searchErrorOf).
 type searchErrCase struct{ name, path, body, typ, reason string }
 
 func runSearchErrors(t *testing.T, n *testNode, cases []searchErrCase) {
@@ -475,7 +476,7 @@ func runSearchErrors(t *testing.T, n *testNode, cases []searchErrCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := n.do("POST", tc.path, "application/json", tc.body)
-			if code != 400 || str(jsonPath(body, "error.type")) != `"`+tc.typ+`"` || jsonPath(body, "error.reason") != tc.reason {
+			if typ, reason := searchErrorOf(t, body); code != 400 || typ != tc.typ || reason != tc.reason {
 				t.Errorf("= %d %v", code, jsonPath(body, "error"))
 			}
 		})

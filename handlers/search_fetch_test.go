@@ -126,25 +126,25 @@ func TestSearchFetchErrors(t *testing.T) {
 		status           int
 		errType, reason  string
 	}{
-		{"docvalue_fields limit counts mapped fields", "", `{"docvalue_fields":["*"]}`, 400, "illegal_argument_exception",
+		{"docvalue_fields limit counts mapped fields", "", `{"docvalue_fields":["*"]}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"Trying to retrieve too many mapped docvalue_fields. Must be less than or equal to: [12] but was [17]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting."},
 		{"unmapped names do not count", "", `{"docvalue_fields":[` + many + `]}`, 200, "", ""},
-		{"text field without fielddata", "", `{"docvalue_fields":["title"]}`, 400, "illegal_argument_exception",
+		{"text field without fielddata", "", `{"docvalue_fields":["title"]}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [title] in order to load field data by uninverting the inverted index. Note that this can use significant memory."},
-		{"format on keyword", "", `{"docvalue_fields":[{"field":"tag","format":"x"}]}`, 400, "illegal_argument_exception",
+		{"format on keyword", "", `{"docvalue_fields":[{"field":"tag","format":"x"}]}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"Field [tag] of type [keyword] does not support custom formats"},
-		{"bad date format", "", `{"docvalue_fields":[{"field":"d","format":"yyyy-MM-dd'T"}]}`, 400, "illegal_argument_exception", ""},
-		{"fields format on a number", "", `{"fields":[{"field":"n","format":"0.0"}]}`, 400, "illegal_argument_exception",
+		{"bad date format", "", `{"docvalue_fields":[{"field":"d","format":"yyyy-MM-dd'T"}]}`, 400, "search_phase_execution_exception/illegal_argument_exception", ""},
+		{"fields format on a number", "", `{"fields":[{"field":"n","format":"0.0"}]}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"Field [n] of type [long] doesn't support formats."},
 		{"docvalue_fields not an array", "", `{"docvalue_fields":"tag"}`, 400, "parsing_exception", "Unknown key for a VALUE_STRING in [docvalue_fields]."},
 		{"docvalue_fields unknown member", "", `{"docvalue_fields":[{"field":"tag","fmt":"x"}]}`, 400, "parsing_exception", "[docvalue_fields] unknown field [fmt]"},
-		{"script_fields over the limit", "", `{"script_fields":{"a":{"script":"1"},"b":{"script":"2"}}}`, 400, "illegal_argument_exception",
+		{"script_fields over the limit", "", `{"script_fields":{"a":{"script":"1"},"b":{"script":"2"}}}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"Trying to retrieve too many script_fields. Must be less than or equal to: [1] but was [2]. This limit can be set by changing the [index.max_script_fields] index level setting."},
-		{"script_fields are not executed", "", `{"script_fields":{"a":{"script":"1"}}}`, 400, "illegal_argument_exception",
+		{"script_fields are not executed", "", `{"script_fields":{"a":{"script":"1"}}}`, 400, "search_phase_execution_exception/illegal_argument_exception",
 			"[script_fields] are not supported: this node does not execute scripts; use [fields] or [docvalue_fields] instead"},
-		{"_none_ with _source requested", "", `{"stored_fields":"_none_","_source":["tag"]}`, 400, "search_exception",
+		{"_none_ with _source requested", "", `{"stored_fields":"_none_","_source":["tag"]}`, 400, "search_phase_execution_exception/search_exception",
 			"[stored_fields] cannot be disabled if [_source] is requested"},
-		{"_none_ with fields", "", `{"stored_fields":"_none_","fields":["tag"]}`, 400, "search_exception",
+		{"_none_ with fields", "", `{"stored_fields":"_none_","fields":["tag"]}`, 400, "search_phase_execution_exception/search_exception",
 			"[stored_fields] cannot be disabled when using the [fields] option"},
 	}
 	for _, tt := range tests {
@@ -156,11 +156,12 @@ func TestSearchFetchErrors(t *testing.T) {
 			if tt.status == 200 {
 				return
 			}
-			if got := errType(body); got != tt.errType {
-				t.Errorf("type = %q, want %q (%v)", got, tt.errType, body)
+			typ, reason := searchErrorOf(t, body)
+			if typ != tt.errType {
+				t.Errorf("type = %q, want %q (%v)", typ, tt.errType, body)
 			}
-			if got := errReason(body); tt.reason != "" && got != tt.reason {
-				t.Errorf("reason = %q\nwant     %q", got, tt.reason)
+			if tt.reason != "" && reason != tt.reason {
+				t.Errorf("reason = %q\nwant     %q", reason, tt.reason)
 			}
 		})
 	}

@@ -191,14 +191,14 @@ func TestSearchHighlightErrors(t *testing.T) {
 	}{
 		{"unknown option", `{"highlight":{"fields":{"text":{}},"bogus":1}}`, "parsing_exception", "[highlight] unknown field [bogus]"},
 		{"unknown field option", `{"highlight":{"fields":{"text":{"bogus":1}}}}`, "parsing_exception", "[highlight_field] unknown field [bogus]"},
-		{"unknown type", `{"highlight":{"type":"postings","fields":{"text":{}}}}`, "illegal_argument_exception", "unknown highlighter type [postings] for the field [text]"},
+		{"unknown type", `{"highlight":{"type":"postings","fields":{"text":{}}}}`, "search_phase_execution_exception/illegal_argument_exception", "unknown highlighter type [postings] for the field [text]"},
 		{"unknown tags schema", `{"highlight":{"tags_schema":"bold","fields":{"text":{}}}}`, "illegal_argument_exception", "Unknown tag schema [bold]"},
 		{"pre_tags without post_tags", `{"highlight":{"pre_tags":["<b>"],"fields":{"text":{}}}}`, "illegal_argument_exception", "pre_tags are set but post_tags are not set"},
 		{"bad fragment_size", `{"highlight":{"fragment_size":"x","fields":{"text":{}}}}`, "parsing_exception", "[highlight] fragment_size doesn't support values of type: VALUE_STRING"},
 		{"negative number_of_fragments", `{"highlight":{"number_of_fragments":-1,"fields":{"text":{}}}}`, "illegal_argument_exception", "[number_of_fragments] must be greater than or equal to 0"},
 		{"fields array with two members", `{"highlight":{"fields":[{"a":{},"b":{}}]}}`, "illegal_argument_exception", "If highlighter fields is an array it must contain objects containing a single field"},
-		{"unknown fragmenter", `{"highlight":{"type":"plain","fragmenter":"x","fields":{"text":{}}}}`, "illegal_argument_exception", "unknown fragmenter option [x] for the field [text]"},
-		{"chars boundary scanner with unified", `{"highlight":{"boundary_scanner":"chars","fields":{"text":{}}}}`, "illegal_argument_exception", "Invalid boundary scanner type: CHARS"},
+		{"unknown fragmenter", `{"highlight":{"type":"plain","fragmenter":"x","fields":{"text":{}}}}`, "search_phase_execution_exception/illegal_argument_exception", "unknown fragmenter option [x] for the field [text]"},
+		{"chars boundary scanner with unified", `{"highlight":{"boundary_scanner":"chars","fields":{"text":{}}}}`, "search_phase_execution_exception/illegal_argument_exception", "Invalid boundary scanner type: CHARS"},
 		{"bad highlight_query", `{"highlight":{"fields":{"text":{"highlight_query":{"nope":{}}}}}}`, "parsing_exception", "unknown query [nope]"},
 		{"fvh on a field without offsets term vectors", `{"query":{"match":{"text":"fox"}},"highlight":{"type":"fvh","fields":{"text":{}}}}`,
 			"illegal_argument_exception", "the field [text] should be indexed with term vector with position offsets to be used with fast vector highlighter"},
@@ -206,8 +206,8 @@ func TestSearchHighlightErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, body := n.do("POST", "/hl/_search", "application/json", tt.body)
-			if code != 400 || errType(body) != tt.errType || errReason(body) != tt.reason {
-				t.Errorf("= %d %s %q, want 400 %s %q", code, errType(body), errReason(body), tt.errType, tt.reason)
+			if typ, reason := searchErrorOf(t, body); code != 400 || typ != tt.errType || reason != tt.reason {
+				t.Errorf("= %d %s %q, want 400 %s %q", code, typ, reason, tt.errType, tt.reason)
 			}
 		})
 	}

@@ -255,8 +255,8 @@ func (z *authorizer) documentVisible(c echo.Context, index string, filter json.R
 	q, _ := json.Marshal(map[string]any{"bool": map[string]any{
 		"filter": []any{map[string]any{"ids": map[string]any{"values": []string{c.Param("id")}}}, filter},
 	}})
-	n, _, _, err := z.core.Count(c.Request().Context(), []*searchcore.Index{idx}, q, 0)
-	return err == nil && n > 0
+	res, err := z.core.Count(c.Request().Context(), []*searchcore.Index{idx}, q, 0)
+	return err == nil && res.Count > 0
 }
 
 // documentHidden answers a fetch of a document the role queries exclude

@@ -272,9 +272,13 @@ type shardsHeader struct {
 	Successful int  `json:"successful"`
 	Skipped    *int `json:"skipped,omitempty"`
 	Failed     int  `json:"failed"`
+	// Failures are the grouped shard failures of a search or count.
+	Failures []orderedJSON `json:"failures,omitempty"`
 }
 
-func searchShards(n int) shardsHeader {
+// searchShards is the _shards member of a search or count over n shards of
+// which the failed ones answered with an exception.
+func searchShards(n int, failed []searchcore.ShardFailure) shardsHeader {
 	zero := 0
-	return shardsHeader{Total: n, Successful: n, Skipped: &zero}
+	return shardsHeader{Total: n, Successful: n - len(failed), Skipped: &zero, Failed: len(failed), Failures: shardFailuresJSON(failed)}
 }

@@ -438,6 +438,9 @@ type SearchResult struct {
 	// suggesters' answers.
 	Profile []ShardProfile
 	Suggest []SuggestResult
+	// ShardFailures are the shards that failed while others answered
+	// (_shards.failures); their hits and aggregations are missing.
+	ShardFailures []ShardFailure
 }
 
 // DefaultMaxBuckets is search.max_buckets's default (ES 7.17: 65,535).
@@ -725,29 +728,27 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	now := e.now()
 	lookup := e.termsLookup(ctx)
 	compiled := map[*Index]*compiledIndex{}
-	for _, sh := range shards {
-		if compiled[sh.idx] != nil {
-			continue
-		}
-		idx := sh.idx
+	// compileIndex prepares req against one index's mapping and settings;
+	// its errors are failures of the index's shards (shardfail.go).
+	compileIndex := func(idx *Index) (*compiledIndex, error) {
 		if req.Scroll > 0 {
 			if err := query.ValidateScrollSize(req.Size, idx.Settings().MaxResultWindow); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		} else if err := query.ValidateWindow(req.From, req.Size, idx.Settings().MaxResultWindow); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if req.Slice != nil {
 			if err := req.Slice.validate(idx); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		if err := validateRescore(req, idx.Settings()); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if req.Collapse != nil {
 			if err := validateCollapse(req, idx); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		qctx := idx.queryContext(now, lookup)
@@ -765,7 +766,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		compileStart := time.Now()
 		q, err := qctx.CompileNode(node)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		rewrite := time.Since(compileStart)
 		qctx.Wrap = nil
@@ -778,31 +779,31 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		order, dec, err := query.CompileSort(compileFields, qctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		q = qctx.PrepareSorts(q)
 		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
 		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if ci.innerHighl, err = prepareInnerHighlights(ci.innerHits, qctx, idx.Settings().HighlightMaxAnalyzedOffset); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, r := range req.Rescore {
 			rq, err := r.Query.Compile(qctx)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			ci.rescore = append(ci.rescore, compiledRescorer{Rescorer: r, query: rq})
 		}
 		if req.Aggs != nil {
 			if ci.aggRoot, err = req.Aggs.Prepare(qctx, order.Fields()); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			ci.aggRoot.Profile = req.Profile
 			if aggNode != nil {
 				if ci.aggQuery, err = aggNode.Compile(qctx); err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				if nested {
 					ci.aggQuery = query.ExcludeNested(ci.aggQuery)
@@ -811,10 +812,27 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		if afterValues != nil {
 			if ci.after, err = query.EncodeSearchAfter(afterValues, dec[:nUser]); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
-		compiled[idx] = ci
+		return ci, nil
+	}
+	fails := &shardFailures{}
+	for _, sh := range shards {
+		if compiled[sh.idx] != nil || fails.indexFailed(sh.idx) {
+			continue
+		}
+		ci, err := compileIndex(sh.idx)
+		if err != nil {
+			if !fails.addIndex(sh.idx, err) {
+				return nil, nil, err
+			}
+			continue
+		}
+		compiled[sh.idx] = ci
+	}
+	if err := fails.allFailed(shards, len(compiled), req.DFS, e.LocalNode().ID); err != nil {
+		return nil, nil, err
 	}
 	if tie == tieScroll && scrollAfter != nil {
 		for _, ci := range compiled {
@@ -826,7 +844,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		nRender = nUser
 	}
 
-	res := &SearchResult{ShardsTotal: len(shards), MaxScore: math.NaN()}
+	res := &SearchResult{ShardsTotal: len(shards), MaxScore: math.NaN(), ShardFailures: fails.list(shards, e.LocalNode().ID)}
 	window := req.From + req.Size
 	var all []shardHit
 	var total int64
@@ -858,6 +876,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	nodeID := e.LocalNode().ID
 	for _, sh := range shards {
 		ci := compiled[sh.idx]
+		if ci == nil {
+			continue // a failed shard
+		}
 		order = ci.order
 		if len(shardDocAt) > 0 {
 			order = append(search.SortOrder(nil), ci.order...)
@@ -1045,6 +1066,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	if req.Collapse != nil {
 		readers := map[int]*collapseReader{}
 		for _, sh := range shards {
+			if compiled[sh.idx] == nil {
+				continue // a failed shard
+			}
 			if readers[sh.ord], err = newCollapseReader(ctx, sh, req.Collapse.Field); err != nil {
 				return nil, nil, err
 			}
@@ -1241,59 +1265,88 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
+// CountResult is the outcome of a count.
+type CountResult struct {
+	// Count is the number of matching documents of the shards that answered.
+	Count int64
+	// Shards is the number of shards searched, failed ones included.
+	Shards int
+	// TerminatedEarly is set when terminate_after cut the count.
+	TerminatedEarly bool
+	// ShardFailures are the shards that failed while others answered.
+	ShardFailures []ShardFailure
+}
+
 // Count counts the documents matching a query over the given indices.
-func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawMessage, terminateAfter int) (int64, int, bool, error) {
+func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawMessage, terminateAfter int) (*CountResult, error) {
 	if terminateAfter < 0 {
-		return 0, 0, false, IllegalArgument("terminateAfter must be positive")
+		return nil, IllegalArgument("terminateAfter must be positive")
 	}
 	node, err := parseQueryOrMatchAll(rawQuery)
 	if err != nil {
-		return 0, 0, false, err
+		return nil, err
 	}
 	now := e.now()
 	lookup := e.termsLookup(ctx)
-	var total int64
-	shards := 0
+	res := &CountResult{}
+	var all []ctxShard
+	fails := &shardFailures{}
 	for _, idx := range indices {
+		for range idx.shards {
+			all = append(all, ctxShard{idx: idx})
+		}
 		qctx := idx.queryContext(now, lookup)
 		restrictFields(ctx, qctx)
 		q, err := node.Compile(qctx)
 		if err != nil {
-			return 0, 0, false, err
+			if !fails.addIndex(idx, err) {
+				return nil, err
+			}
+			continue
 		}
 		if idx.Mapping().HasNested() {
 			q = query.ExcludeNested(q)
 		}
 		for _, sh := range idx.shards {
-			shards++
-			rr := sh.acquire()
-			sreq := bluge.NewTopNSearch(0, q)
-			sreq.AddAggregation("count", aggregations.CountMatches())
-			it, err := rr.r.Search(ctx, sreq)
+			n, err := countShard(ctx, sh, q)
 			if err != nil {
-				rr.release()
-				return 0, 0, false, searchError(ctx, err)
+				return nil, err
 			}
-			for {
-				dm, err := it.Next()
-				if err != nil {
-					rr.release()
-					return 0, 0, false, searchError(ctx, err)
-				}
-				if dm == nil {
-					break
-				}
-			}
-			total += int64(it.Aggregations().Count())
-			rr.release()
+			res.Count += n
 		}
 	}
-	terminated := false
-	if terminateAfter > 0 && total > int64(terminateAfter)*int64(shards) {
-		total = int64(terminateAfter) * int64(shards)
-		terminated = true
+	node0 := e.LocalNode().ID
+	if err := fails.allFailed(all, len(indices)-len(fails.byIndex), false, node0); err != nil {
+		return nil, err
 	}
-	return total, shards, terminated, nil
+	res.Shards, res.ShardFailures = len(all), fails.list(all, node0)
+	if ok := len(all) - len(res.ShardFailures); terminateAfter > 0 && res.Count > int64(terminateAfter)*int64(ok) {
+		res.Count = int64(terminateAfter) * int64(ok)
+		res.TerminatedEarly = true
+	}
+	return res, nil
+}
+
+// countShard counts the documents of one shard matching q.
+func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
+	rr := sh.acquire()
+	defer rr.release()
+	sreq := bluge.NewTopNSearch(0, q)
+	sreq.AddAggregation("count", aggregations.CountMatches())
+	it, err := rr.r.Search(ctx, sreq)
+	if err != nil {
+		return 0, searchError(ctx, err)
+	}
+	for {
+		dm, err := it.Next()
+		if err != nil {
+			return 0, searchError(ctx, err)
+		}
+		if dm == nil {
+			break
+		}
+	}
+	return int64(it.Aggregations().Count()), nil
 }
 
 // queryContext is what compiling a query against this index needs.

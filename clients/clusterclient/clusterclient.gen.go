@@ -825,10 +825,19 @@ type DocumentSource = json.RawMessage
 // ErrorCause An exception (`type` is the Elasticsearch exception name, e.g. `index_not_found_exception`).
 type ErrorCause struct {
 	// CausedBy An exception (`type` is the Elasticsearch exception name, e.g. `index_not_found_exception`).
-	CausedBy  *ErrorCause `json:"caused_by,omitempty"`
-	Index     *string     `json:"index,omitempty"`
-	IndexUuid *string     `json:"index_uuid,omitempty"`
-	Reason    *string     `json:"reason"`
+	CausedBy *ErrorCause `json:"caused_by,omitempty"`
+
+	// FailedShards The shard failures of a `search_phase_execution_exception`.
+	FailedShards *[]ShardFailure `json:"failed_shards,omitempty"`
+
+	// Grouped Whether failed_shards holds one failure per index and exception.
+	Grouped   *bool   `json:"grouped,omitempty"`
+	Index     *string `json:"index,omitempty"`
+	IndexUuid *string `json:"index_uuid,omitempty"`
+
+	// Phase The search phase whose shards all failed (`search_phase_execution_exception`), e.g. `query`.
+	Phase  *string `json:"phase,omitempty"`
+	Reason *string `json:"reason"`
 
 	// ResourceId A resource id (string) or a list of ids.
 	ResourceId           *json.RawMessage       `json:"resource.id,omitempty"`
@@ -10611,6 +10620,22 @@ func (a *ErrorCause) UnmarshalJSON(b []byte) error {
 		delete(object, "caused_by")
 	}
 
+	if raw, found := object["failed_shards"]; found {
+		err = json.Unmarshal(raw, &a.FailedShards)
+		if err != nil {
+			return fmt.Errorf("error reading 'failed_shards': %w", err)
+		}
+		delete(object, "failed_shards")
+	}
+
+	if raw, found := object["grouped"]; found {
+		err = json.Unmarshal(raw, &a.Grouped)
+		if err != nil {
+			return fmt.Errorf("error reading 'grouped': %w", err)
+		}
+		delete(object, "grouped")
+	}
+
 	if raw, found := object["index"]; found {
 		err = json.Unmarshal(raw, &a.Index)
 		if err != nil {
@@ -10625,6 +10650,14 @@ func (a *ErrorCause) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("error reading 'index_uuid': %w", err)
 		}
 		delete(object, "index_uuid")
+	}
+
+	if raw, found := object["phase"]; found {
+		err = json.Unmarshal(raw, &a.Phase)
+		if err != nil {
+			return fmt.Errorf("error reading 'phase': %w", err)
+		}
+		delete(object, "phase")
 	}
 
 	if raw, found := object["reason"]; found {
@@ -10709,6 +10742,20 @@ func (a ErrorCause) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if a.FailedShards != nil {
+		object["failed_shards"], err = json.Marshal(a.FailedShards)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'failed_shards': %w", err)
+		}
+	}
+
+	if a.Grouped != nil {
+		object["grouped"], err = json.Marshal(a.Grouped)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'grouped': %w", err)
+		}
+	}
+
 	if a.Index != nil {
 		object["index"], err = json.Marshal(a.Index)
 		if err != nil {
@@ -10720,6 +10767,13 @@ func (a ErrorCause) MarshalJSON() ([]byte, error) {
 		object["index_uuid"], err = json.Marshal(a.IndexUuid)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'index_uuid': %w", err)
+		}
+	}
+
+	if a.Phase != nil {
+		object["phase"], err = json.Marshal(a.Phase)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'phase': %w", err)
 		}
 	}
 

@@ -453,7 +453,7 @@ func (s *Service) ListDocuments(ctx context.Context, engine string, p Page) ([]j
 	}
 	res, err := s.core.Search(ctx, []*searchcore.Index{idx}, req)
 	if err != nil {
-		return nil, PageMeta{}, err
+		return nil, PageMeta{}, eserr.FirstShardCause(err)
 	}
 	total = res.Total
 	for _, h := range res.Hits {
@@ -568,7 +568,7 @@ func (s *Service) reindex(ctx context.Context, cur, next *Engine) error {
 	req.HasSort = true
 	res, err := s.core.Search(ctx, []*searchcore.Index{old}, req)
 	if err != nil {
-		return fail(err)
+		return fail(eserr.FirstShardCause(err))
 	}
 	scrollID := res.ScrollID
 	defer func() { _, _ = s.core.ClearScroll([]string{scrollID}) }()

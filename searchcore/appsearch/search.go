@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quarry-search/quarry/searchcore"
+	"github.com/quarry-search/quarry/searchcore/eserr"
 )
 
 // CoreSearch runs one core search body (Elasticsearch search DSL) over the
@@ -24,7 +25,9 @@ func NewCoreSearch(core *searchcore.Engine, indices []*searchcore.Index) CoreSea
 		if err := req.Validate(); err != nil {
 			return nil, err
 		}
-		return core.Search(ctx, indices, req)
+		res, err := core.Search(ctx, indices, req)
+		// App Search reports a failing shard's exception itself.
+		return res, eserr.FirstShardCause(err)
 	}
 }
 

@@ -285,8 +285,11 @@ func (s *Service) DocumentCount(ctx context.Context, e *Engine) (int64, error) {
 	if err != nil || len(indices) == 0 {
 		return 0, err
 	}
-	n, _, _, err := s.core.Count(ctx, indices, nil, 0)
-	return n, err
+	res, err := s.core.Count(ctx, indices, nil, 0)
+	if err != nil {
+		return 0, err
+	}
+	return res.Count, nil
 }
 
 // validEngineName: lowercase letters, digits and hyphens, 1..64 characters.

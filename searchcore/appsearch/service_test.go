@@ -80,9 +80,9 @@ func TestEngineDocumentsSchemaDurable(t *testing.T) {
 	}
 	// The typed field works in the core: a range on year.
 	idx, _ := svc.CoreIndex(e)
-	n, _, _, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"year":{"gte":1990}}}`), 0)
-	if err != nil || n != 1 {
-		t.Errorf("count = %d, %v", n, err)
+	n, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"year":{"gte":1990}}}`), 0)
+	if err != nil || n.Count != 1 {
+		t.Errorf("count = %+v, %v", n, err)
 	}
 }
 
@@ -178,8 +178,8 @@ func TestConcurrentWritesAndReindex(t *testing.T) {
 	}
 	e, _ := svc.Engine("e")
 	idx, _ := svc.CoreIndex(e)
-	if n, _, _, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"n":{"gte":0}}}`), 0); err != nil || n != 100 || e.Schema["n"] != appsearch.Number {
-		t.Errorf("typed documents = %d, %v (%s)", n, err, e.Schema["n"])
+	if n, err := svc.Core().Count(ctx, []*searchcore.Index{idx}, json.RawMessage(`{"range":{"n":{"gte":0}}}`), 0); err != nil || n.Count != 100 || e.Schema["n"] != appsearch.Number {
+		t.Errorf("typed documents = %+v, %v (%s)", n, err, e.Schema["n"])
 	}
 	if got := len(svc.Core().Indices()); got != 1 {
 		t.Errorf("core indices = %d, want 1 (old generations dropped)", got)

@@ -28,6 +28,10 @@ type Error struct {
 	Meta     []KV
 	CausedBy *Error
 	Err      error
+	// Phase and Shards are the search phase and shard failures of a
+	// search_phase_execution_exception (see AllShardsFailed).
+	Phase  string
+	Shards []ShardFailure
 }
 
 // KV is one extra member of a rendered error.

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const zlib = require('node:zlib')
-const { Client } = require('@elastic/elasticsearch')
+const { Client, errors } = require('@elastic/elasticsearch')
 
 const url = process.env.QUARRY_URL || 'http://127.0.0.1:9200'
 const datasets = process.env.QUARRY_DATASETS || '/work/shared/datasets'
@@ -212,5 +212,32 @@ describe('official client: search on cities', { skip: !fs.existsSync(citiesFile)
       quarters.set(q, (quarters.get(q) || 0) + 1)
     }
     assert.deepEqual(body.aggregations.d.buckets.map((b) => [b.key, b.doc_count]), [...quarters].sort((a, b) => a[0] - b[0]))
+  })
+
+  it('shard failures', async () => {
+    // A terms aggregation on a text field fails on both shards alike: one
+    // grouped failed_shards entry under a search_phase_execution_exception.
+    const reason = 'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [name] in order to load field data by uninverting the inverted index. Note that this can use significant memory.'
+    const iae = { type: 'illegal_argument_exception', reason }
+    const err = await client.search({ index: INDEX, body: { size: 0, aggs: { n: { terms: { field: 'name' } } } } }).then(() => null, (e) => e)
+    assert.ok(err instanceof errors.ResponseError, String(err))
+    assert.equal(err.meta.statusCode, 400)
+    const e = err.meta.body.error
+    assert.deepEqual(e.root_cause, [iae])
+    assert.equal(e.type, 'search_phase_execution_exception')
+    assert.equal(e.reason, 'all shards failed')
+    assert.equal(e.phase, 'query')
+    assert.equal(e.grouped, true)
+    assert.equal(e.failed_shards.length, 1)
+    assert.equal(e.failed_shards[0].shard, 0)
+    assert.equal(e.failed_shards[0].index, INDEX)
+    assert.deepEqual(e.failed_shards[0].reason, iae)
+    assert.deepEqual(e.caused_by, { ...iae, caused_by: iae })
+    // _count reports the same way.
+    const cerr = await client.count({ index: INDEX, body: { query: { term: { population: 'many' } } } }).then(() => null, (x) => x)
+    assert.equal(cerr.meta.statusCode, 400)
+    assert.equal(cerr.meta.body.error.type, 'search_phase_execution_exception')
+    assert.equal(cerr.meta.body.error.failed_shards[0].reason.reason, 'failed to create query: For input string: "many"')
+    assert.deepEqual(cerr.meta.body.error.failed_shards[0].reason.caused_by, { type: 'number_format_exception', reason: 'For input string: "many"' })
   })
 })
