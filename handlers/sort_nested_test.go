@@ -53,14 +53,14 @@ func TestSortNested(t *testing.T) {
 		})
 	}
 	errs := []struct{ name, sort, errType, reason string }{
-		{"path not nested", `{"offers.price":{"nested":{"path":"offers.price"}}}`, "query_shard_exception", "[nested] nested object under path [offers.price] is not of nested type"},
-		{"unknown path", `{"offers.price":{"nested":{"path":"nope"}}}`, "query_shard_exception", "[nested] failed to find nested object under path [nope]"},
+		{"path not nested", `{"offers.price":{"nested":{"path":"offers.price"}}}`, "search_phase_execution_exception/query_shard_exception", "[nested] nested object under path [offers.price] is not of nested type"},
+		{"unknown path", `{"offers.price":{"nested":{"path":"nope"}}}`, "search_phase_execution_exception/query_shard_exception", "[nested] failed to find nested object under path [nope]"},
 		{"both forms", `{"offers.price":{"nested_path":"offers","nested":{"path":"offers"}}}`, "illegal_argument_exception", "Setting both nested_path/nested_filter and nested not allowed"},
 	}
 	for _, tt := range errs {
 		code, body := n.do("POST", "/shop/_search", "application/json", `{"sort":[`+tt.sort+`]}`)
-		if code != 400 || errType(body) != tt.errType || errReason(body) != tt.reason {
-			t.Errorf("%s: %d %s %q, want %s %q", tt.name, code, errType(body), errReason(body), tt.errType, tt.reason)
+		if typ, reason := searchErrorOf(t, body); code != 400 || typ != tt.errType || reason != tt.reason {
+			t.Errorf("%s: %d %s %q, want %s %q", tt.name, code, typ, reason, tt.errType, tt.reason)
 		}
 	}
 }

@@ -1018,7 +1018,8 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			maxScore = math.Max(maxScore, h.dm.Score)
 		}
 	}
-	if (sortByScore || req.TrackScores) && len(all) > 0 && !math.IsInf(maxScore, -1) {
+	// size 0 collects no top documents: ES reports no max_score (NaN → null).
+	if (sortByScore || req.TrackScores) && req.Size > 0 && len(all) > 0 && !math.IsInf(maxScore, -1) {
 		res.MaxScore = maxScore
 	}
 	res.TimedOut = stop.timedOut
