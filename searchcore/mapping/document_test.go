@@ -484,3 +484,23 @@ func TestConcurrentParse(t *testing.T) {
 		t.Error("shared mapping mutated")
 	}
 }
+
+// A geohash stands for the bottom-left corner of its cell, as in
+// Elasticsearch (GeoPoint.resetFromGeoHash), not for the cell's centre.
+func TestDecodeGeohashBottomLeft(t *testing.T) {
+	tests := []struct {
+		hash     string
+		lat, lon float64
+	}{
+		{"s", 0, 0},     // cell lat [0,45], lon [0,45]
+		{"7", -45, -45}, // cell lat [-45,0], lon [-45,0]
+		{"u4pruydqqvj", 57.649109959602356, 10.407439023256302},
+		{"U4PRUYDQQVJ", 57.649109959602356, 10.407439023256302},
+	}
+	for _, tt := range tests {
+		lat, lon, err := mapping.DecodeGeohash(tt.hash)
+		if err != nil || lat != tt.lat || lon != tt.lon {
+			t.Errorf("DecodeGeohash(%q) = %v, %v, %v; want %v, %v", tt.hash, lat, lon, err, tt.lat, tt.lon)
+		}
+	}
+}

@@ -222,7 +222,9 @@ func parseWKTPoint(s string, checkZ func(float64) *eserr.Error) (lat, lon float6
 
 const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
-// DecodeGeohash returns the centre of a geohash cell (1 to 12 characters).
+// DecodeGeohash returns the point a geohash (1 to 12 characters) stands
+// for: the bottom-left corner of its cell, as Elasticsearch's
+// GeoPoint.resetFromGeoHash (morton-encoded, then decoded).
 func DecodeGeohash(h string) (lat, lon float64, err error) {
 	lat, lon, cause := decodeGeohash(h)
 	if cause != nil {
@@ -231,7 +233,7 @@ func DecodeGeohash(h string) (lat, lon float64, err error) {
 	return lat, lon, nil
 }
 
-// decodeGeohash returns the centre of a geohash cell.
+// decodeGeohash returns the bottom-left corner of a geohash cell.
 func decodeGeohash(h string) (lat, lon float64, cause *eserr.Error) {
 	if h == "" || len(h) > 12 {
 		return 0, 0, eserr.IllegalArgument("unsupported geohash [%s]", h)
@@ -267,7 +269,7 @@ func decodeGeohash(h string) (lat, lon float64, cause *eserr.Error) {
 			even = !even
 		}
 	}
-	return (latLo + latHi) / 2, (lonLo + lonHi) / 2, nil
+	return latLo, lonLo, nil
 }
 
 // normalizePoint wraps out-of-range coordinates like GeoUtils.normalizePoint.

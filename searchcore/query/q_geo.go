@@ -219,13 +219,14 @@ func parseGeoPointString(s string) (lat, lon float64, err error) {
 
 const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
-// decodeGeohash returns the center of a geohash cell.
+// decodeGeohash returns the point a geohash stands for: the bottom-left
+// corner of its cell, as Elasticsearch's GeoPoint.resetFromGeoHash.
 func decodeGeohash(h string) (lat, lon float64, err error) {
-	latLo, latHi, lonLo, lonHi, err := geohashCell(h)
+	latLo, _, lonLo, _, err := geohashCell(h)
 	if err != nil {
 		return 0, 0, err
 	}
-	return (latLo + latHi) / 2, (lonLo + lonHi) / 2, nil
+	return latLo, lonLo, nil
 }
 
 // geohashCell returns the bounds of a geohash cell.
