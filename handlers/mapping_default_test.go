@@ -17,11 +17,7 @@ func TestDefaultMapping(t *testing.T) {
 	dir := t.TempDir()
 	n := openTestNode(t, dir)
 	const (
-		putWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."`
-		getWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."`
-		createWarn = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."`
-		indexWarn  = "299 Elasticsearch-7.17.0-quarry \"[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version.\""
-		badType    = `{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"No handler for type [nope] declared on field [x]"}],"type":"mapper_parsing_exception","reason":"No handler for type [nope] declared on field [x]"},"status":400}`
+		badType = `{"error":{"root_cause":[{"type":"mapper_parsing_exception","reason":"No handler for type [nope] declared on field [x]"}],"type":"mapper_parsing_exception","reason":"No handler for type [nope] declared on field [x]"},"status":400}`
 		// The second default after the first: a and dynamic are gone, b changed type.
 		replaced = `{"_default_":{"properties":{"b":{"type":"keyword"},"c":{"type":"text"}}}}`
 	)

@@ -85,6 +85,15 @@ func wantWarnedResponse(t *testing.T, n *testNode, method, path, body string, st
 	}
 }
 
+// The Warning headers of include_type_name in each typed API (7.x wording).
+const (
+	createWarn = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."`
+	putWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."`
+	getWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."`
+	indexWarn  = "299 Elasticsearch-7.17.0-quarry \"[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version.\""
+	fieldWarn  = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."`
+)
+
 // TestTypedMappings covers include_type_name=true across the mapping APIs
 // as in 7.x: an index holds one mapping type, named by a typed create or
 // put mapping (else _doc); the typed get APIs nest the mapping under it;
@@ -93,12 +102,7 @@ func TestTypedMappings(t *testing.T) {
 	dir := t.TempDir()
 	n := openTestNode(t, dir)
 	const (
-		createWarn = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in create index requests is deprecated. The parameter will be removed in the next major version."`
-		putWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in put mapping requests is deprecated. The parameter will be removed in the next major version."`
-		getWarn    = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get mapping requests is deprecated. The parameter will be removed in the next major version."`
-		indexWarn  = "299 Elasticsearch-7.17.0-quarry \"[types removal] Using `include_type_name` in get indices requests is deprecated. The parameter will be removed in the next major version.\""
-		fieldWarn  = `299 Elasticsearch-7.17.0-quarry "[types removal] Using include_type_name in get field mapping requests is deprecated. The parameter will be removed in the next major version."`
-		moreTypes  = `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"}],"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"},"status":400}`
+		moreTypes = `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"}],"type":"illegal_argument_exception","reason":"Rejecting mapping update to [typed] as the final mapping would have more than 1 type: [not_doc, %s]"},"status":400}`
 	)
 	typedMapping := `{"typed":{"mappings":{"not_doc":{"properties":{"bar":{"type":"long"},"baz":{"type":"long"},"foo":{"type":"keyword"}}}}}}`
 	cases := []struct {
