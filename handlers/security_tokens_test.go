@@ -154,12 +154,31 @@ func TestAPIKeys(t *testing.T) {
 		t.Errorf("key outside its descriptors = %v", got)
 	}
 	n.mustDo("GET", "/_cluster/health", apiKey, "", 403) // owner lacks monitor
-	// Get: own keys only for manage_own_api_key.
+	// Get: own keys only for manage_own_api_key, asked for with owner=true
+	// or the caller's own username and realm (ManageOwnApiKeyClusterPrivilege);
+	// a key may read itself by id, nothing else.
 	n.mustDo("POST", "/_security/api_key", elasticAuth, `{"name":"admin-key"}`, 200)
-	out = n.mustDo("GET", "/_security/api_key", carol, "", 200)
-	keys := out["api_keys"].([]any)
-	if len(keys) != 1 || jsonPath(keys[0], "name") != "k1" || jsonPath(keys[0], "invalidated") != false || str(jsonPath(keys[0], "metadata")) != `{"app":"x"}` {
-		t.Errorf("carol's keys = %v", keys)
+	const getDenied = "action [cluster:admin/xpack/security/api_key/get] is unauthorized for user [carol] with roles [keymaker], this action is granted by the cluster privileges [manage_api_key,manage_security,all]"
+	for _, q := range []string{"", "?name=k1", "?username=carol", "?username=carol&realm_name=file", "?username=elastic&realm_name=default_native"} {
+		out = n.mustDo("GET", "/_security/api_key"+q, carol, "", 403)
+		if got := jsonPath(out, "error.reason"); got != getDenied {
+			t.Errorf("carol GET api_key%s: %v", q, got)
+		}
+	}
+	for _, q := range []string{"?owner=true", "?username=carol&realm_name=default_native", "?owner=true&name=k1"} {
+		out = n.mustDo("GET", "/_security/api_key"+q, carol, "", 200)
+		keys := out["api_keys"].([]any)
+		if len(keys) != 1 || jsonPath(keys[0], "name") != "k1" || jsonPath(keys[0], "invalidated") != false || str(jsonPath(keys[0], "metadata")) != `{"app":"x"}` {
+			t.Errorf("carol's keys%s = %v", q, keys)
+		}
+	}
+	out = n.mustDo("GET", "/_security/api_key?id="+key["id"].(string), apiKey, "", 200)
+	if keys := out["api_keys"].([]any); len(keys) != 1 || jsonPath(keys[0], "id") != key["id"] {
+		t.Errorf("key reading itself = %v", keys)
+	}
+	out = n.mustDo("GET", "/_security/api_key?owner=true", apiKey, "", 403)
+	if got := jsonPath(out, "error.reason"); got != "action [cluster:admin/xpack/security/api_key/get] is unauthorized for API key id ["+key["id"].(string)+"] of user [carol], this action is granted by the cluster privileges [manage_api_key,manage_security,all]" {
+		t.Errorf("key reading its owner's keys: %v", got)
 	}
 	out = n.mustDo("GET", "/_security/api_key?name=*", elasticAuth, "", 200)
 	if l := len(out["api_keys"].([]any)); l != 2 {
@@ -173,7 +192,11 @@ func TestAPIKeys(t *testing.T) {
 	}
 	// Invalidation.
 	key2 := n.mustDo("PUT", "/_security/api_key", carol, `{"name":"k2"}`, 200)
-	out = n.mustDo("DELETE", "/_security/api_key", carol, `{"ids":["`+key2["id"].(string)+`"]}`, 200)
+	out = n.mustDo("DELETE", "/_security/api_key", carol, `{"ids":["`+key2["id"].(string)+`"]}`, 403)
+	if got := jsonPath(out, "error.reason"); got != "action [cluster:admin/xpack/security/api_key/invalidate] is unauthorized for user [carol] with roles [keymaker], this action is granted by the cluster privileges [manage_api_key,manage_security,all]" {
+		t.Errorf("invalidate without owner: %v", got)
+	}
+	out = n.mustDo("DELETE", "/_security/api_key", carol, `{"ids":["`+key2["id"].(string)+`"],"owner":true}`, 200)
 	if str(out) != `{"error_count":0,"invalidated_api_keys":["`+key2["id"].(string)+`"],"previously_invalidated_api_keys":[]}` {
 		t.Errorf("invalidate = %s", str(out))
 	}

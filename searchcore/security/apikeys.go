@@ -307,12 +307,35 @@ func (a *Authentication) canManageAll() bool {
 	})
 }
 
-func (s *Service) matchKeys(ctx context.Context, caller *Authentication, q APIKeyQuery) ([]*apiKeyRecord, error) {
-	own := q.Owner || !caller.canManageAll()
-	if own {
-		if q.Username != "" && q.Username != caller.User.Username {
-			return nil, caller.denied("cluster:admin/xpack/security/api_key/get", nil, "cluster", []string{"manage_api_key", "manage_security", "all"})
+// ownKeysAllowed applies ES's ManageOwnApiKeyClusterPrivilege to a caller
+// that may not manage every key: an API key may read or invalidate only
+// itself (one id, its own); a user only with owner=true or by naming both
+// its own username and realm. Anything else is unauthorized for action.
+func ownKeysAllowed(caller *Authentication, q APIKeyQuery, action string) error {
+	if caller.APIKeyID != "" && len(q.IDs) == 1 && q.IDs[0] == caller.APIKeyID {
+		return nil
+	}
+	if caller.APIKeyID == "" {
+		realm := caller.LookupRealm.Name
+		if realm == "" {
+			realm = caller.AuthenticationRealm.Name
 		}
+		if q.Owner || (q.Username != "" && q.RealmName != "" && q.Username == caller.User.Username && q.RealmName == realm) {
+			return nil
+		}
+	}
+	return caller.denied(action, nil, "cluster", []string{"manage_api_key", "manage_security", "all"})
+}
+
+func (s *Service) matchKeys(ctx context.Context, caller *Authentication, q APIKeyQuery, action string) ([]*apiKeyRecord, error) {
+	own := q.Owner || !caller.canManageAll()
+	if own && !caller.canManageAll() {
+		if err := ownKeysAllowed(caller, q, action); err != nil {
+			return nil, err
+		}
+	}
+	if own && q.Username != "" && q.Username != caller.User.Username {
+		return nil, caller.denied(action, nil, "cluster", []string{"manage_api_key", "manage_security", "all"})
 	}
 	ids := map[string]bool{}
 	for _, id := range q.IDs {
@@ -343,7 +366,7 @@ func (s *Service) matchKeys(ctx context.Context, caller *Authentication, q APIKe
 
 // APIKeys returns the keys the query selects that the caller may see.
 func (s *Service) APIKeys(ctx context.Context, caller *Authentication, q APIKeyQuery) ([]APIKey, error) {
-	recs, err := s.matchKeys(ctx, caller, q)
+	recs, err := s.matchKeys(ctx, caller, q, "cluster:admin/xpack/security/api_key/get")
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +393,7 @@ func (s *Service) InvalidateAPIKeys(ctx context.Context, caller *Authentication,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, err := s.matchKeys(ctx, caller, q)
+	recs, err := s.matchKeys(ctx, caller, q, "cluster:admin/xpack/security/api_key/invalidate")
 	if err != nil {
 		return nil, nil, err
 	}
