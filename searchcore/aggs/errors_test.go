@@ -52,6 +52,12 @@ func TestErrors(t *testing.T) {
 		{"geohash precision", `{"g":{"geohash_grid":{"field":"location","precision":13}}}`, "illegal_argument_exception", "Invalid geohash aggregation precision of 13. Must be between 1 and 12."},
 		{"composite empty", `{"c":{"composite":{"sources":[]}}}`, "illegal_argument_exception", "Composite [sources] cannot be null or empty"},
 		{"composite after", `{"c":{"composite":{"sources":[{"a":{"terms":{"field":"country"}}}],"after":{"b":"x"}}}}`, "illegal_argument_exception", "[after] has no value for source [a]"},
+		{"filters keyed (not a 7.17 parameter)", `{"f":{"filters":{"filters":{"a":{"match_all":{}}},"keyed":false}}}`, "parsing_exception", "Unknown key for a VALUE_BOOLEAN in [f]: [keyed]."},
+		{"filters unknown object", `{"f":{"filters":{"filters":[{"match_all":{}}],"x":{}}}}`, "parsing_exception", "Unknown key for a START_OBJECT in [f]: [x]."},
+		{"filters as a string", `{"f":{"filters":{"filters":"a"}}}`, "parsing_exception", "Unknown key for a VALUE_STRING in [f]: [filters]."},
+		{"filters other_bucket string", `{"f":{"filters":{"filters":[{"match_all":{}}],"other_bucket":"true"}}}`, "parsing_exception", "Unknown key for a VALUE_STRING in [f]: [other_bucket]."},
+		{"filters missing", `{"f":{"filters":{"other_bucket":true}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
+		{"filters empty", `{"f":{"filters":{"filters":{}}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
 		{"percent range", `{"p":{"percentiles":{"field":"population","percents":[101]}}}`, "illegal_argument_exception", "percent must be in [0,100], got [101.0]: [p]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

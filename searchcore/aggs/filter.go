@@ -100,50 +100,55 @@ func parseFilter(d *def) (*filterImpl, error) {
 		}
 		return &filterImpl{nodes: []query.Node{n}}, nil
 	}
-	p := newParams(d)
+	// As ES 7.17's FiltersAggregationBuilder.parse: only filters,
+	// other_bucket (a boolean) and other_bucket_key (a string) are known
+	// (keyed is implied by the object form, not a parameter); anything else
+	// is "Unknown key for a <token> in [<agg>]: [<key>]."
 	m := &filterImpl{multi: true, otherKey: "_other_"}
-	raw := p.raw("filters")
-	if raw == nil {
-		return nil, eserr.IllegalArgument("[filters] cannot be null.")
-	}
-	if ms, err := objectMembers(raw); err == nil {
-		m.keyed = true
-		for _, mb := range ms {
-			n, err := query.Parse(mb.val)
+	var otherSet bool
+	for _, mb := range d.body {
+		tok := tokenName(mb.val)
+		switch {
+		case mb.key == "other_bucket" && tok == "VALUE_BOOLEAN":
+			otherSet = true
+			_ = json.Unmarshal(mb.val, &m.other)
+		case mb.key == "other_bucket_key" && tok == "VALUE_STRING":
+			_ = json.Unmarshal(mb.val, &m.otherKey)
+			if !otherSet {
+				m.other = true
+			}
+		case mb.key == "filters" && tok == "START_OBJECT":
+			ms, err := objectMembers(mb.val)
 			if err != nil {
 				return nil, err
 			}
-			m.names = append(m.names, mb.key)
-			m.nodes = append(m.nodes, n)
-		}
-	} else {
-		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
-			return nil, eserr.ParsingError("Unknown key for a %s in [filters]: [filters].", tokenName(raw))
-		}
-		for _, e := range arr {
-			n, err := query.Parse(e)
-			if err != nil {
-				return nil, err
+			m.keyed = true
+			for _, f := range ms {
+				n, err := query.Parse(f.val)
+				if err != nil {
+					return nil, err
+				}
+				m.names = append(m.names, f.key)
+				m.nodes = append(m.nodes, n)
 			}
-			m.nodes = append(m.nodes, n)
+		case mb.key == "filters" && tok == "START_ARRAY":
+			var arr []json.RawMessage
+			if err := json.Unmarshal(mb.val, &arr); err != nil {
+				return nil, eserr.ParsingError("[filters] failed to parse field [filters]")
+			}
+			for _, e := range arr {
+				n, err := query.Parse(e)
+				if err != nil {
+					return nil, err
+				}
+				m.nodes = append(m.nodes, n)
+			}
+		default:
+			return nil, eserr.ParsingError("Unknown key for a %s in [%s]: [%s].", tok, d.name, mb.key)
 		}
 	}
-	var err error
-	if m.other, err = p.boolean("other_bucket", false); err != nil {
-		return nil, err
-	}
-	if p.has("other_bucket_key") {
-		if m.otherKey, err = p.str("other_bucket_key", "_other_"); err != nil {
-			return nil, err
-		}
-		m.other = true
-	}
-	if m.keyed, err = p.boolean("keyed", m.keyed); err != nil {
-		return nil, err
-	}
-	if err := p.unknown(d); err != nil {
-		return nil, err
+	if len(m.nodes) == 0 {
+		return nil, eserr.IllegalArgument("[filters] cannot be empty.")
 	}
 	return m, nil
 }
