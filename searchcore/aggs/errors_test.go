@@ -58,6 +58,9 @@ func TestErrors(t *testing.T) {
 		{"filters other_bucket string", `{"f":{"filters":{"filters":[{"match_all":{}}],"other_bucket":"true"}}}`, "parsing_exception", "Unknown key for a VALUE_STRING in [f]: [other_bucket]."},
 		{"filters missing", `{"f":{"filters":{"other_bucket":true}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
 		{"filters empty", `{"f":{"filters":{"filters":{}}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
+		{"bucket_sort size 0", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"size":0}}}}}`, "illegal_argument_exception", "[size] must be a positive integer: [0]"},
+		{"bucket_sort from", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"from":-1}}}}}`, "illegal_argument_exception", "[from] must be a non-negative integer: [-1]"},
+		{"bucket_sort nothing", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"gap_policy":"skip"}}}}}`, "action_request_validation_exception", "Validation Failed: 1: [bs] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;"},
 		{"percent range", `{"p":{"percentiles":{"field":"population","percents":[101]}}}`, "illegal_argument_exception", "percent must be in [0,100], got [101.0]: [p]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
