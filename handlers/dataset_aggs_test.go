@@ -1005,9 +1005,44 @@ func (f *dsFixture) cityMaxBuckets(t *testing.T) {
 			t.Errorf("max_buckets = %v, want %d", got, tc.limit)
 		}
 	}
+	// 0 is a real limit, not "use the default": any multi-bucket
+	// aggregation fails on its first bucket, while single-bucket (filter,
+	// missing, global) and metric aggregations consume none in ES's reduce.
+	// terms consume one bucket at a time, range all its ranges at once.
+	var atCount int64
+	for _, c := range f.cities {
+		if c.Country == "AT" {
+			atCount++
+		}
+	}
+	set("transient", "0")
+	for _, tc := range []struct {
+		name, aggs   string
+		limit, count int
+	}{
+		{"terms", `{"t":{"terms":{"field":"country"}}}`, 0, 1},
+		{"histogram", `{"h":{"histogram":{"field":"population","interval":100000}}}`, 0, 1},
+		{"terms under a filter", `{"f":{"filter":{"match_all":{}},"aggs":{"t":{"terms":{"field":"feature_code"}}}}}`, 0, 1},
+		{"range", `{"r":{"range":{"field":"population","ranges":[{"to":10},{"from":10,"to":20},{"from":20}]}}}`, 0, 3},
+	} {
+		code, body := f.n.do("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":`+tc.aggs+`}`)
+		want := fmt.Sprintf("Trying to create too many buckets. Must be less than or equal to: [%d] but was [%d]. This limit can be set by changing the [search.max_buckets] cluster level setting.", tc.limit, tc.count)
+		if code != 400 || jsonPath(body, "error.root_cause.0.type") != "too_many_buckets_exception" || jsonPath(body, "error.root_cause.0.reason") != want {
+			t.Errorf("max_buckets 0, %s: %d %.500s\nwant reason %s", tc.name, code, str(body), want)
+		}
+	}
+	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"f":{"filter":{"match_all":{}},"aggs":{"m":{"missing":{"field":"admin_code"}},"c":{"value_count":{"field":"population"}}}},"g":{"global":{}}}}`)
+	checkNum(t, "max_buckets 0: filter doc_count", jsonPath(body, "aggregations.f.doc_count"), float64(atCount), 0)
+	checkNum(t, "max_buckets 0: value_count", jsonPath(body, "aggregations.f.c.value"), float64(atCount), 0)
+	checkNum(t, "max_buckets 0: global doc_count", jsonPath(body, "aggregations.g.doc_count"), float64(len(f.cities)), 0)
+	set("transient", "2")
+	code, body := f.n.do("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"t":{"terms":{"field":"feature_code"}}}}`)
+	if want := "Trying to create too many buckets. Must be less than or equal to: [2] but was [3]. This limit can be set by changing the [search.max_buckets] cluster level setting."; code != 400 || jsonPath(body, "error.root_cause.0.reason") != want {
+		t.Errorf("max_buckets 2, terms: %d %.500s\nwant reason %s", code, str(body), want)
+	}
 	set("transient", "null")
 	set("persistent", "null")
-	body := f.search(t, "cities", q)
+	body = f.search(t, "cities", q)
 	if hb, _ := jsonPath(body, "aggregations.h.buckets").([]any); int64(len(hb)) != maxBin+1 {
 		t.Errorf("after reset: %d buckets, want %d", len(hb), maxBin+1)
 	}

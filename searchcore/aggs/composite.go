@@ -358,7 +358,7 @@ func (c *compositeColl) result(n *node, r *reducer) (result, error) {
 	if len(all) > m.size {
 		all = all[:m.size]
 	}
-	if err := r.addBuckets(len(all)); err != nil {
+	if err := r.addEach(len(all)); err != nil {
 		return nil, err
 	}
 	res := &compositeResult{m: m}

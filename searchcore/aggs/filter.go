@@ -225,8 +225,10 @@ func (c *filterColl) merge(o coll) {
 }
 
 func (c *filterColl) result(n *node, r *reducer) (result, error) {
-	if err := r.addBuckets(len(c.counts)); err != nil {
-		return nil, err
+	if c.m.multi {
+		if err := r.addBuckets(len(c.counts)); err != nil {
+			return nil, err
+		}
 	}
 	var bs []*bucket
 	for i := range c.counts {
@@ -308,9 +310,6 @@ func (c *globalColl) merge(o coll) {
 }
 
 func (c *globalColl) result(n *node, r *reducer) (result, error) {
-	if err := r.addBuckets(1); err != nil {
-		return nil, err
-	}
 	subs, err := r.subResults(n.subs, c.subs)
 	if err != nil {
 		return nil, err

@@ -401,6 +401,17 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 		}
 	}
 	sort.Float64s(keys)
+	// ES's reduce consumes the buckets with documents one at a time, then
+	// the empty ones it adds in one go.
+	nonEmpty := 0
+	for _, k := range keys {
+		if c.bs[k].count > 0 {
+			nonEmpty++
+		}
+	}
+	if err := r.addEach(nonEmpty); err != nil {
+		return nil, err
+	}
 	if m.minDocCount == 0 {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		if len(keys) > 0 {
@@ -433,7 +444,7 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			}
 		}
 	}
-	if err := r.addBuckets(len(keys)); err != nil {
+	if err := r.addBuckets(max(len(keys)-nonEmpty, 0)); err != nil {
 		return nil, err
 	}
 	out := make([]*bucket, 0, len(keys))

@@ -15,7 +15,8 @@ const DefaultMaxBuckets = 65535
 // Request is a parsed "aggs" object. It is immutable after Parse except for
 // MaxBuckets, which the caller sets from search.max_buckets before Reduce.
 type Request struct {
-	// MaxBuckets is search.max_buckets (0 = DefaultMaxBuckets).
+	// MaxBuckets is search.max_buckets: Parse sets DefaultMaxBuckets, and 0
+	// is a real limit (no bucket at all) as in ES.
 	MaxBuckets int
 	aggs       []*def
 	prepared   []*node
@@ -70,7 +71,7 @@ func Parse(raw json.RawMessage) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{aggs: defs}, nil
+	return &Request{MaxBuckets: DefaultMaxBuckets, aggs: defs}, nil
 }
 
 func parseLevel(raw json.RawMessage, depth int) ([]*def, error) {
