@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -1067,6 +1069,14 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		}
 	}
 	s := statsOf(pops)
+	var oneID string
+	var onePopV int64
+	for _, c := range f.cities {
+		if c.Country == "AT" {
+			oneID, onePopV = c.ID, c.Pop
+			break
+		}
+	}
 	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{
 		"s":{"sum":{"field":"population","format":"0.00"}},
 		"a":{"avg":{"field":"population","format":"0.0"}},
@@ -1076,8 +1086,77 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		"t":{"terms":{"field":"population","size":3,"shard_size":10000,"format":"00000000"}},
 		"r":{"range":{"field":"population","format":"0.0","ranges":[{"to":1000}]}},
 		"p":{"percentiles":{"field":"population","percents":[50],"keyed":false,"format":"0.0"}},
-		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}}}}`)
+		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}},
+		"es":{"extended_stats":{"field":"population","format":"0.00","sigma":1.5}},
+		"one":{"filter":{"ids":{"values":["`+oneID+`"]}},"aggs":{"es":{"extended_stats":{"field":"population","format":"0.0"}}}}}}`)
 	ff := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	// extended_stats: every member gets its *_as_string, in ES's order
+	// (the stats ones after sum, the extended ones after the bounds)
+	n := float64(s.count)
+	avg := s.sum / n
+	varPop := s.sumSquares/n - avg*avg
+	varSamp := varPop * n / (n - 1)
+	sdPop, sdSamp := math.Sqrt(varPop), math.Sqrt(varSamp)
+	esWant := map[string]string{
+		"min_as_string": ff(s.min, 2), "max_as_string": ff(s.max, 2), "avg_as_string": ff(avg, 2), "sum_as_string": ff(s.sum, 2),
+		"sum_of_squares_as_string": ff(s.sumSquares, 2), "variance_as_string": ff(varPop, 2),
+		"variance_population_as_string": ff(varPop, 2), "variance_sampling_as_string": ff(varSamp, 2),
+		"std_deviation_as_string": ff(sdPop, 2), "std_deviation_population_as_string": ff(sdPop, 2),
+		"std_deviation_sampling_as_string": ff(sdSamp, 2),
+		"std_deviation_bounds_as_string.upper": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower": ff(avg-1.5*sdPop, 2),
+		"std_deviation_bounds_as_string.upper_population": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower_population": ff(avg-1.5*sdPop, 2),
+		"std_deviation_bounds_as_string.upper_sampling": ff(avg+1.5*sdSamp, 2), "std_deviation_bounds_as_string.lower_sampling": ff(avg-1.5*sdSamp, 2),
+	}
+	for path, w := range esWant {
+		if got := jsonPath(body, "aggregations.es."+path); got != w {
+			t.Errorf("extended_stats %s = %v, want %q", path, got, w)
+		}
+	}
+	esMembers := func(raw []byte) []string {
+		var m struct {
+			Aggregations struct {
+				Es json.RawMessage `json:"es"`
+			} `json:"aggregations"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(m.Aggregations.Es))
+		var keys []string
+		if _, err := dec.Token(); err != nil { // {
+			t.Fatal(err)
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string))
+		}
+		return keys
+	}
+	_, rawES := f.n.raw("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"es":{"extended_stats":{"field":"population","format":"0.00"}}}}`)
+	if got, w := strings.Join(esMembers(rawES), ","), "count,min,max,avg,sum,min_as_string,max_as_string,avg_as_string,sum_as_string,"+
+		"sum_of_squares,variance,variance_population,variance_sampling,std_deviation,std_deviation_population,std_deviation_sampling,std_deviation_bounds,"+
+		"sum_of_squares_as_string,variance_as_string,variance_population_as_string,variance_sampling_as_string,"+
+		"std_deviation_as_string,std_deviation_population_as_string,std_deviation_sampling_as_string,std_deviation_bounds_as_string"; got != w {
+		t.Errorf("extended_stats members:\n got  %s\n want %s", got, w)
+	}
+	// one value: the sampling variance divides by zero (NaN, DecimalFormat "NaN")
+	onePop := ff(float64(onePopV), 1)
+	for path, w := range map[string]string{
+		"min_as_string": onePop, "sum_as_string": onePop, "variance_as_string": "0.0", "std_deviation_as_string": "0.0",
+		"variance_sampling_as_string": "NaN", "std_deviation_sampling_as_string": "NaN",
+		"std_deviation_bounds_as_string.upper": onePop, "std_deviation_bounds_as_string.upper_sampling": "NaN",
+	} {
+		if got := jsonPath(body, "aggregations.one.es."+path); got != w {
+			t.Errorf("one-value extended_stats %s = %v, want %q", path, got, w)
+		}
+	}
 	want := map[string]string{
 		"s.value_as_string":          ff(s.sum, 2),
 		"a.value_as_string":          ff(s.sum/float64(s.count), 1),

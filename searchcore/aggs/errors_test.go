@@ -61,6 +61,8 @@ func TestErrors(t *testing.T) {
 		{"bucket_sort size 0", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"size":0}}}}}`, "illegal_argument_exception", "[size] must be a positive integer: [0]"},
 		{"bucket_sort from", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"from":-1}}}}}`, "illegal_argument_exception", "[from] must be a non-negative integer: [-1]"},
 		{"bucket_sort nothing", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"gap_policy":"skip"}}}}}`, "action_request_validation_exception", "Validation Failed: 1: [bs] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;"},
+		{"extended_stats sigma", `{"es":{"extended_stats":{"field":"population","sigma":-1}}}`, "illegal_argument_exception", "[sigma] must be greater than or equal to 0. Found [-1.0] in [es]"},
+		{"extended_stats sigma string", `{"es":{"extended_stats":{"field":"population","sigma":"-0.5"}}}`, "illegal_argument_exception", "[sigma] must be greater than or equal to 0. Found [-0.5] in [es]"},
 		{"percent range", `{"p":{"percentiles":{"field":"population","percents":[101]}}}`, "illegal_argument_exception", "percent must be in [0,100], got [101.0]: [p]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,9 @@ func TestDecimalFormat(t *testing.T) {
 		{"#%", 0.256, "26%"},
 		{"$#,##0.00", 1234.5, "$1,234.50"},
 		{"0.0 units", 3, "3.0 units"},
+		{"$0.00", posInf, "$∞"},
+		{"0.0 units", -posInf, "-∞ units"},
+		{"0.00", posInf - posInf, "NaN"},
 	}
 	for _, tt := range tests {
 		df, err := compileDecimalFormat(tt.pattern)
