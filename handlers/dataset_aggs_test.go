@@ -1102,7 +1102,7 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		"sum_of_squares_as_string": ff(s.sumSquares, 2), "variance_as_string": ff(varPop, 2),
 		"variance_population_as_string": ff(varPop, 2), "variance_sampling_as_string": ff(varSamp, 2),
 		"std_deviation_as_string": ff(sdPop, 2), "std_deviation_population_as_string": ff(sdPop, 2),
-		"std_deviation_sampling_as_string": ff(sdSamp, 2),
+		"std_deviation_sampling_as_string":     ff(sdSamp, 2),
 		"std_deviation_bounds_as_string.upper": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower": ff(avg-1.5*sdPop, 2),
 		"std_deviation_bounds_as_string.upper_population": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower_population": ff(avg-1.5*sdPop, 2),
 		"std_deviation_bounds_as_string.upper_sampling": ff(avg+1.5*sdSamp, 2), "std_deviation_bounds_as_string.lower_sampling": ff(avg-1.5*sdSamp, 2),
