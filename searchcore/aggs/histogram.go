@@ -465,8 +465,14 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			b.keyString, b.hasKeyStr, b.strFirst = m.formatKey(k), true, true
 		} else {
 			b.key = k
-			if m.src.decimal != nil {
+			switch {
+			case m.src.decimal != nil:
 				b.keyString, b.hasKeyStr, b.strFirst = m.src.decimal(k), true, true
+			case m.src.date:
+				// a plain histogram on a date field keeps the field's
+				// DocValueFormat: the key (a double) rendered as a date of
+				// its (long) value, in UTC
+				b.keyString, b.hasKeyStr, b.strFirst = mapping.FormatDate(int64(k), m.src.format), true, true
 			}
 		}
 		out = append(out, b)
