@@ -438,6 +438,7 @@ type bucket struct {
 	docErr    int64 // per-bucket doc_count_error_upper_bound (terms)
 	showErr   bool
 	pre       []kvp // members written before doc_count (range from/to)
+	post      []kvp // members written after doc_count (significant_terms score, bg_count)
 	subs      []result
 	colls     []coll
 }
@@ -465,6 +466,9 @@ func (r *reducer) writeBucket(w *jw, n *node, b *bucket, withKey bool) {
 	w.kv("doc_count", b.docCount)
 	if b.showErr {
 		w.kv("doc_count_error_upper_bound", b.docErr)
+	}
+	for _, p := range b.post {
+		w.kv(p.k, p.v)
 	}
 	r.writeLevel(w, n.subs, b.subs)
 	w.end('}')

@@ -25,6 +25,8 @@ type env struct {
 	// reverse_nested aggregations (nested.go).
 	nested  map[*node]*nestedBinding
 	reverse map[*node]*reverseBinding
+	// bg are the shard backgrounds of significant_terms aggregations.
+	bg map[*node]*background
 }
 
 // fieldTerms are all the terms of a field in one shard (terms min_doc_count 0).
@@ -317,14 +319,15 @@ func (c *globalColl) result(n *node, r *reducer) (result, error) {
 	return &singleBucket{b: &bucket{docCount: c.count, subs: subs}}, nil
 }
 
-// NeedsBind reports whether the request has filter, filters, global or
-// terms min_doc_count 0 aggregations, which need Bind before each shard's search.
+// NeedsBind reports whether the request has filter, filters, global,
+// nested, reverse_nested, significant_terms or terms min_doc_count 0
+// aggregations, which need Bind before each shard's search.
 func (a *Root) NeedsBind() bool {
 	var walk func([]*node) bool
 	walk = func(ns []*node) bool {
 		for _, n := range ns {
 			switch n.impl.(type) {
-			case *filterImpl, globalImpl, *nestedImpl, *reverseNestedImpl:
+			case *filterImpl, globalImpl, *nestedImpl, *reverseNestedImpl, *sigTermsImpl:
 				return true
 			case *termsImpl:
 				if n.impl.(*termsImpl).minDocCount == 0 {
@@ -347,7 +350,7 @@ func (a *Root) NeedsBind() bool {
 // only for a search on r (document numbers are per reader).
 func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 	e := &env{bound: true, sets: map[*node][]*roaring.Bitmap{}, global: map[*node]*globalColl{}, zero: map[*node]*fieldTerms{},
-		nested: map[*node]*nestedBinding{}, reverse: map[*node]*reverseBinding{}}
+		nested: map[*node]*nestedBinding{}, reverse: map[*node]*reverseBinding{}, bg: map[*node]*background{}}
 	var walk func([]*node) error
 	walk = func(ns []*node) error {
 		for _, n := range ns {
@@ -364,6 +367,12 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 					return err
 				}
 				e.reverse[n] = b
+			case *sigTermsImpl:
+				bg, err := loadBackground(r, x.src)
+				if err != nil {
+					return err
+				}
+				e.bg[n] = bg
 			}
 			if t, ok := n.impl.(*termsImpl); ok && t.minDocCount == 0 {
 				ft, err := loadTerms(r, t)

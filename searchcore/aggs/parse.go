@@ -45,7 +45,7 @@ var knownTypes = map[string]bool{
 	"geo_bounds": true, "geo_centroid": true, "geohash_grid": true, "geotile_grid": true,
 	"auto_date_histogram": true, "composite": true, "top_hits": true, "filter": true, "filters": true, "global": true,
 	"nested": true, "reverse_nested": true,
-	"terms": true, "range": true, "date_range": true, "histogram": true, "date_histogram": true, "missing": true,
+	"terms": true, "significant_terms": true, "range": true, "date_range": true, "histogram": true, "date_histogram": true, "missing": true,
 	"avg_bucket": true, "max_bucket": true, "min_bucket": true, "sum_bucket": true, "stats_bucket": true,
 	"cumulative_sum": true, "derivative": true, "bucket_sort": true,
 }

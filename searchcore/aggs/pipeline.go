@@ -65,7 +65,7 @@ func newPipeline(p *params, parent *def) (impl, error) {
 		if parent == nil || (parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "auto_date_histogram" && p.typ != "bucket_sort") {
 			return nil, eserr.IllegalArgument("%s aggregation [%s] must have a histogram, date_histogram or auto_date_histogram as parent", p.typ, p.agg)
 		}
-		if p.typ == "bucket_sort" && parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "terms" && parent.typ != "range" && parent.typ != "date_range" {
+		if p.typ == "bucket_sort" && parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "terms" && parent.typ != "significant_terms" && parent.typ != "range" && parent.typ != "date_range" {
 			return nil, eserr.IllegalArgument("bucket_sort aggregation [%s] must be declared inside of another aggregation", p.agg)
 		}
 	}
