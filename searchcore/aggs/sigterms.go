@@ -17,7 +17,7 @@ import (
 type sigTermsImpl struct {
 	src              *source
 	ie               *termsImpl // include / exclude
-	size, shardSize  int       // shardSize 0 = ES's default (2 × (size×1.5+10))
+	size, shardSize  int        // shardSize 0 = ES's default (2 × (size×1.5+10))
 	minDocCount      int64
 	shardMinDocCount int64
 }
@@ -372,7 +372,7 @@ type sigTermsResult struct {
 	buckets                  []*bucket
 }
 
-func (s *sigTermsResult) typedKey() string               { return s.m.typedKey() }
+func (s *sigTermsResult) typedKey() string              { return s.m.typedKey() }
 func (s *sigTermsResult) bucketList() []*bucket         { return s.buckets }
 func (s *sigTermsResult) setBuckets(bs []*bucket)       { s.buckets = bs }
 func (s *sigTermsResult) metric(string) (float64, bool) { return 0, false }
