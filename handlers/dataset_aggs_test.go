@@ -190,6 +190,78 @@ func (f *dsFixture) cityAggs(t *testing.T) {
 		checkNum(t, "std_deviation_bounds.lower", jsonPath(body, "aggregations.es.std_deviation_bounds.lower"), avg-2*math.Sqrt(variance), 1e-9)
 	})
 
+	t.Run("significant_terms", func(t *testing.T) {
+		// ES 7.17 per shard (3, routed by _id): the foreground is the AT
+		// cities, the background all the shard's cities; a term's bg_count
+		// adds up the shards where it is a foreground candidate. Every
+		// shard has fewer candidates than the default shard_size (50).
+		const shards = 3
+		var fgSize, bgSize int64
+		fg, bg := map[string]int64{}, map[string]int64{}
+		for s := 0; s < shards; s++ {
+			sfg, sbg := map[string]int64{}, map[string]int64{}
+			for _, c := range cs {
+				if dsShard(c.ID, shards) != s {
+					continue
+				}
+				bgSize++
+				if c.Feature != "" {
+					sbg[c.Feature]++
+				}
+				if c.Country == "AT" {
+					fgSize++
+					if c.Feature != "" {
+						sfg[c.Feature]++
+					}
+				}
+			}
+			if len(sfg) > 50 {
+				t.Fatalf("shard %d has %d candidates, beyond the default shard_size", s, len(sfg))
+			}
+			for k, n := range sfg {
+				fg[k] += n
+				bg[k] += sbg[k]
+			}
+		}
+		type want struct {
+			key      string
+			df, bgDf int64
+			score    float64
+		}
+		var ws []want
+		for k, n := range fg {
+			p, q := float64(n)/float64(fgSize), float64(bg[k])/float64(bgSize)
+			if p > q && n >= 3 {
+				ws = append(ws, want{k, n, bg[k], (p - q) * (p / q)})
+			}
+		}
+		slices.SortFunc(ws, func(a, b want) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.key, b.key)
+		})
+		ws = ws[:min(len(ws), 10)]
+		code, body := f.n.do("POST", "/cities/_search?typed_keys=true", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"sig":{"significant_terms":{"field":"feature_code"}}}}`)
+		if code != 200 {
+			t.Fatalf("%d %s", code, str(body))
+		}
+		checkNum(t, "doc_count", jsonPath(body, "aggregations.sigsterms#sig.doc_count"), float64(fgSize), 0)
+		checkNum(t, "bg_count", jsonPath(body, "aggregations.sigsterms#sig.bg_count"), float64(bgSize), 0)
+		bs, _ := jsonPath(body, "aggregations.sigsterms#sig.buckets").([]any)
+		if len(ws) == 0 || len(bs) != len(ws) {
+			t.Fatalf("%d buckets, want %d: %s", len(bs), len(ws), str(body))
+		}
+		for i, w := range ws {
+			if k := jsonPath(bs[i], "key"); k != w.key {
+				t.Errorf("bucket %d key = %v, want %s", i, k, w.key)
+			}
+			checkNum(t, w.key+" doc_count", jsonPath(bs[i], "doc_count"), float64(w.df), 0)
+			checkNum(t, w.key+" bg_count", jsonPath(bs[i], "bg_count"), float64(w.bgDf), 0)
+			checkNum(t, w.key+" score", jsonPath(bs[i], "score"), w.score, 1e-12)
+		}
+	})
+
 	t.Run("approximate metrics", func(t *testing.T) {
 		body := f.search(t, "cities", `{"size":0,"aggs":{
 			"cc":{"cardinality":{"field":"country"}},"cn":{"cardinality":{"field":"name.kw"}},
