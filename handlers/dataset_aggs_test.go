@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -186,6 +188,78 @@ func (f *dsFixture) cityAggs(t *testing.T) {
 		checkNum(t, "variance_sampling", jsonPath(body, "aggregations.es.variance_sampling"), variance*float64(s.count)/float64(s.count-1), 1e-9)
 		checkNum(t, "std_deviation_bounds.upper", jsonPath(body, "aggregations.es.std_deviation_bounds.upper"), avg+2*math.Sqrt(variance), 1e-9)
 		checkNum(t, "std_deviation_bounds.lower", jsonPath(body, "aggregations.es.std_deviation_bounds.lower"), avg-2*math.Sqrt(variance), 1e-9)
+	})
+
+	t.Run("significant_terms", func(t *testing.T) {
+		// ES 7.17 per shard (3, routed by _id): the foreground is the AT
+		// cities, the background all the shard's cities; a term's bg_count
+		// adds up the shards where it is a foreground candidate. Every
+		// shard has fewer candidates than the default shard_size (50).
+		const shards = 3
+		var fgSize, bgSize int64
+		fg, bg := map[string]int64{}, map[string]int64{}
+		for s := 0; s < shards; s++ {
+			sfg, sbg := map[string]int64{}, map[string]int64{}
+			for _, c := range cs {
+				if dsShard(c.ID, shards) != s {
+					continue
+				}
+				bgSize++
+				if c.Feature != "" {
+					sbg[c.Feature]++
+				}
+				if c.Country == "AT" {
+					fgSize++
+					if c.Feature != "" {
+						sfg[c.Feature]++
+					}
+				}
+			}
+			if len(sfg) > 50 {
+				t.Fatalf("shard %d has %d candidates, beyond the default shard_size", s, len(sfg))
+			}
+			for k, n := range sfg {
+				fg[k] += n
+				bg[k] += sbg[k]
+			}
+		}
+		type want struct {
+			key      string
+			df, bgDf int64
+			score    float64
+		}
+		var ws []want
+		for k, n := range fg {
+			p, q := float64(n)/float64(fgSize), float64(bg[k])/float64(bgSize)
+			if p > q && n >= 3 {
+				ws = append(ws, want{k, n, bg[k], (p - q) * (p / q)})
+			}
+		}
+		slices.SortFunc(ws, func(a, b want) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.key, b.key)
+		})
+		ws = ws[:min(len(ws), 10)]
+		code, body := f.n.do("POST", "/cities/_search?typed_keys=true", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"sig":{"significant_terms":{"field":"feature_code"}}}}`)
+		if code != 200 {
+			t.Fatalf("%d %s", code, str(body))
+		}
+		checkNum(t, "doc_count", jsonPath(body, "aggregations.sigsterms#sig.doc_count"), float64(fgSize), 0)
+		checkNum(t, "bg_count", jsonPath(body, "aggregations.sigsterms#sig.bg_count"), float64(bgSize), 0)
+		bs, _ := jsonPath(body, "aggregations.sigsterms#sig.buckets").([]any)
+		if len(ws) == 0 || len(bs) != len(ws) {
+			t.Fatalf("%d buckets, want %d: %s", len(bs), len(ws), str(body))
+		}
+		for i, w := range ws {
+			if k := jsonPath(bs[i], "key"); k != w.key {
+				t.Errorf("bucket %d key = %v, want %s", i, k, w.key)
+			}
+			checkNum(t, w.key+" doc_count", jsonPath(bs[i], "doc_count"), float64(w.df), 0)
+			checkNum(t, w.key+" bg_count", jsonPath(bs[i], "bg_count"), float64(w.bgDf), 0)
+			checkNum(t, w.key+" score", jsonPath(bs[i], "score"), w.score, 1e-12)
+		}
 	})
 
 	t.Run("approximate metrics", func(t *testing.T) {
@@ -1009,9 +1083,44 @@ func (f *dsFixture) cityMaxBuckets(t *testing.T) {
 			t.Errorf("max_buckets = %v, want %d", got, tc.limit)
 		}
 	}
+	// 0 is a real limit, not "use the default": any multi-bucket
+	// aggregation fails on its first bucket, while single-bucket (filter,
+	// missing, global) and metric aggregations consume none in ES's reduce.
+	// terms consume one bucket at a time, range all its ranges at once.
+	var atCount int64
+	for _, c := range f.cities {
+		if c.Country == "AT" {
+			atCount++
+		}
+	}
+	set("transient", "0")
+	for _, tc := range []struct {
+		name, aggs   string
+		limit, count int
+	}{
+		{"terms", `{"t":{"terms":{"field":"country"}}}`, 0, 1},
+		{"histogram", `{"h":{"histogram":{"field":"population","interval":100000}}}`, 0, 1},
+		{"terms under a filter", `{"f":{"filter":{"match_all":{}},"aggs":{"t":{"terms":{"field":"feature_code"}}}}}`, 0, 1},
+		{"range", `{"r":{"range":{"field":"population","ranges":[{"to":10},{"from":10,"to":20},{"from":20}]}}}`, 0, 3},
+	} {
+		code, body := f.n.do("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":`+tc.aggs+`}`)
+		want := fmt.Sprintf("Trying to create too many buckets. Must be less than or equal to: [%d] but was [%d]. This limit can be set by changing the [search.max_buckets] cluster level setting.", tc.limit, tc.count)
+		if code != 400 || jsonPath(body, "error.root_cause.0.type") != "too_many_buckets_exception" || jsonPath(body, "error.root_cause.0.reason") != want {
+			t.Errorf("max_buckets 0, %s: %d %.500s\nwant reason %s", tc.name, code, str(body), want)
+		}
+	}
+	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"f":{"filter":{"match_all":{}},"aggs":{"m":{"missing":{"field":"admin_code"}},"c":{"value_count":{"field":"population"}}}},"g":{"global":{}}}}`)
+	checkNum(t, "max_buckets 0: filter doc_count", jsonPath(body, "aggregations.f.doc_count"), float64(atCount), 0)
+	checkNum(t, "max_buckets 0: value_count", jsonPath(body, "aggregations.f.c.value"), float64(atCount), 0)
+	checkNum(t, "max_buckets 0: global doc_count", jsonPath(body, "aggregations.g.doc_count"), float64(len(f.cities)), 0)
+	set("transient", "2")
+	code, body := f.n.do("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"t":{"terms":{"field":"feature_code"}}}}`)
+	if want := "Trying to create too many buckets. Must be less than or equal to: [2] but was [3]. This limit can be set by changing the [search.max_buckets] cluster level setting."; code != 400 || jsonPath(body, "error.root_cause.0.reason") != want {
+		t.Errorf("max_buckets 2, terms: %d %.500s\nwant reason %s", code, str(body), want)
+	}
 	set("transient", "null")
 	set("persistent", "null")
-	body := f.search(t, "cities", q)
+	body = f.search(t, "cities", q)
 	if hb, _ := jsonPath(body, "aggregations.h.buckets").([]any); int64(len(hb)) != maxBin+1 {
 		t.Errorf("after reset: %d buckets, want %d", len(hb), maxBin+1)
 	}
@@ -1036,6 +1145,14 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		}
 	}
 	s := statsOf(pops)
+	var oneID string
+	var onePopV int64
+	for _, c := range f.cities {
+		if c.Country == "AT" {
+			oneID, onePopV = c.ID, c.Pop
+			break
+		}
+	}
 	body := f.search(t, "cities", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{
 		"s":{"sum":{"field":"population","format":"0.00"}},
 		"a":{"avg":{"field":"population","format":"0.0"}},
@@ -1045,8 +1162,77 @@ func (f *dsFixture) cityNumericFormat(t *testing.T) {
 		"t":{"terms":{"field":"population","size":3,"shard_size":10000,"format":"00000000"}},
 		"r":{"range":{"field":"population","format":"0.0","ranges":[{"to":1000}]}},
 		"p":{"percentiles":{"field":"population","percents":[50],"keyed":false,"format":"0.0"}},
-		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}}}}`)
+		"sb":{"sum_bucket":{"buckets_path":"h>_count","format":"0.0"}},
+		"es":{"extended_stats":{"field":"population","format":"0.00","sigma":1.5}},
+		"one":{"filter":{"ids":{"values":["`+oneID+`"]}},"aggs":{"es":{"extended_stats":{"field":"population","format":"0.0"}}}}}}`)
 	ff := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	// extended_stats: every member gets its *_as_string, in ES's order
+	// (the stats ones after sum, the extended ones after the bounds)
+	n := float64(s.count)
+	avg := s.sum / n
+	varPop := s.sumSquares/n - avg*avg
+	varSamp := varPop * n / (n - 1)
+	sdPop, sdSamp := math.Sqrt(varPop), math.Sqrt(varSamp)
+	esWant := map[string]string{
+		"min_as_string": ff(s.min, 2), "max_as_string": ff(s.max, 2), "avg_as_string": ff(avg, 2), "sum_as_string": ff(s.sum, 2),
+		"sum_of_squares_as_string": ff(s.sumSquares, 2), "variance_as_string": ff(varPop, 2),
+		"variance_population_as_string": ff(varPop, 2), "variance_sampling_as_string": ff(varSamp, 2),
+		"std_deviation_as_string": ff(sdPop, 2), "std_deviation_population_as_string": ff(sdPop, 2),
+		"std_deviation_sampling_as_string":     ff(sdSamp, 2),
+		"std_deviation_bounds_as_string.upper": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower": ff(avg-1.5*sdPop, 2),
+		"std_deviation_bounds_as_string.upper_population": ff(avg+1.5*sdPop, 2), "std_deviation_bounds_as_string.lower_population": ff(avg-1.5*sdPop, 2),
+		"std_deviation_bounds_as_string.upper_sampling": ff(avg+1.5*sdSamp, 2), "std_deviation_bounds_as_string.lower_sampling": ff(avg-1.5*sdSamp, 2),
+	}
+	for path, w := range esWant {
+		if got := jsonPath(body, "aggregations.es."+path); got != w {
+			t.Errorf("extended_stats %s = %v, want %q", path, got, w)
+		}
+	}
+	esMembers := func(raw []byte) []string {
+		var m struct {
+			Aggregations struct {
+				Es json.RawMessage `json:"es"`
+			} `json:"aggregations"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(m.Aggregations.Es))
+		var keys []string
+		if _, err := dec.Token(); err != nil { // {
+			t.Fatal(err)
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string))
+		}
+		return keys
+	}
+	_, rawES := f.n.raw("POST", "/cities/_search", "application/json", `{"size":0,"query":{"term":{"country":"AT"}},"aggs":{"es":{"extended_stats":{"field":"population","format":"0.00"}}}}`)
+	if got, w := strings.Join(esMembers(rawES), ","), "count,min,max,avg,sum,min_as_string,max_as_string,avg_as_string,sum_as_string,"+
+		"sum_of_squares,variance,variance_population,variance_sampling,std_deviation,std_deviation_population,std_deviation_sampling,std_deviation_bounds,"+
+		"sum_of_squares_as_string,variance_as_string,variance_population_as_string,variance_sampling_as_string,"+
+		"std_deviation_as_string,std_deviation_population_as_string,std_deviation_sampling_as_string,std_deviation_bounds_as_string"; got != w {
+		t.Errorf("extended_stats members:\n got  %s\n want %s", got, w)
+	}
+	// one value: the sampling variance divides by zero (NaN, DecimalFormat "NaN")
+	onePop := ff(float64(onePopV), 1)
+	for path, w := range map[string]string{
+		"min_as_string": onePop, "sum_as_string": onePop, "variance_as_string": "0.0", "std_deviation_as_string": "0.0",
+		"variance_sampling_as_string": "NaN", "std_deviation_sampling_as_string": "NaN",
+		"std_deviation_bounds_as_string.upper": onePop, "std_deviation_bounds_as_string.upper_sampling": "NaN",
+	} {
+		if got := jsonPath(body, "aggregations.one.es."+path); got != w {
+			t.Errorf("one-value extended_stats %s = %v, want %q", path, got, w)
+		}
+	}
 	want := map[string]string{
 		"s.value_as_string":          ff(s.sum, 2),
 		"a.value_as_string":          ff(s.sum/float64(s.count), 1),

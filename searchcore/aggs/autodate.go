@@ -246,7 +246,7 @@ func (c *autoDateColl) result(n *node, r *reducer) (result, error) {
 		}
 		out = append(out, b)
 	}
-	if err := r.addBuckets(len(out)); err != nil {
+	if err := r.addEach(len(out)); err != nil {
 		return nil, err
 	}
 	for _, b := range out {

@@ -503,3 +503,38 @@ func TestDateHistogram(t *testing.T) {
 		t.Errorf("date_range keys: %v / %v", get(t, res, "dr.buckets.0.key"), get(t, res, "dr.buckets.1.from_as_string"))
 	}
 }
+
+// TestHistogramOnDateField checks a plain histogram on a date field: the
+// keys are the numeric (epoch ms) floor of the interval, and the field's
+// date format renders key_as_string (the default format, or "format").
+func TestHistogramOnDateField(t *testing.T) {
+	e := emails(t)
+	const interval = 90 * 86400000
+	want := map[int64]int64{}
+	for _, d := range e.docs {
+		if s, ok := fstr(d, "date"); ok {
+			ms := dateMillis(t, s)
+			want[int64(math.Floor(float64(ms)/interval))*interval]++
+		}
+	}
+	var ks []int64
+	for k := range want {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	res := e.mustRun(t, `{"h":{"histogram":{"field":"date","interval":7776000000,"min_doc_count":1}},
+		"f":{"histogram":{"field":"date","interval":7776000000,"min_doc_count":1,"format":"yyyy-MM-dd"}}}`, opts{})
+	for _, agg := range []struct{ name, layout string }{{"h", "2006-01-02T15:04:05.000Z"}, {"f", "2006-01-02"}} {
+		bs := get(t, res, agg.name+".buckets").([]any)
+		if len(bs) != len(ks) {
+			t.Fatalf("%s: %d buckets, want %d", agg.name, len(bs), len(ks))
+		}
+		for i, b := range bs {
+			eqNum(t, agg.name+" key", get(t, b, "key"), float64(ks[i]))
+			eqInt(t, agg.name+" doc_count", get(t, b, "doc_count"), want[ks[i]])
+			if got, w := get(t, b, "key_as_string"), time.UnixMilli(ks[i]).UTC().Format(agg.layout); got != w {
+				t.Errorf("%s key_as_string = %v, want %s", agg.name, got, w)
+			}
+		}
+	}
+}

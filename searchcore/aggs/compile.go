@@ -22,6 +22,8 @@ func compile(cm *ctxMapping, d *def, parent *def) (impl, error) {
 		im, err = newWeightedAvg(cm, p)
 	case "terms":
 		im, err = newTerms(cm, p, d)
+	case "significant_terms":
+		im, err = newSigTerms(cm, p)
 	case "histogram", "date_histogram":
 		im, err = newHistogram(cm, p, d)
 	case "range", "date_range":

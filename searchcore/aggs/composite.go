@@ -30,6 +30,9 @@ type compSource struct {
 	desc          bool
 	missingBucket bool
 	format        string
+	// parseDecimal reads an "after" value written with a numeric source's
+	// DecimalFormat "format" (nil: no format)
+	parseDecimal func(string) (float64, bool)
 }
 
 // compVal is one source value of a composite key.
@@ -115,6 +118,13 @@ func newComposite(cm *ctxMapping, p *params) (impl, error) {
 		if cs.format, err = sp.str("format", ""); err != nil {
 			return nil, err
 		}
+		if cs.src.decimal != nil {
+			// as ES's DocValueFormat.Decimal: keys render formatted and
+			// "after" values parse back through the same pattern
+			if cs.parseDecimal, err = mapping.DecimalParser(cs.format); err != nil {
+				return nil, err
+			}
+		}
 		if cs.typ == "terms" {
 			sp.raw("value_type")
 			if err := sp.unknown(&def{typ: cs.typ, body: mustMembers(tms[0].val)}); err != nil {
@@ -178,6 +188,13 @@ func (cs *compSource) parseAfter(r json.RawMessage) (compVal, error) {
 				return compVal{}, err
 			}
 			return compVal{f: float64(ms)}, nil
+		}
+		if cs.parseDecimal != nil {
+			f, ok := cs.parseDecimal(s)
+			if !ok {
+				return compVal{}, eserr.IllegalArgument("invalid value for [after] in source [%s]: %s", cs.name, s)
+			}
+			return compVal{f: f}, nil
 		}
 		f, err := parseJavaDouble(s)
 		if err != nil {
@@ -358,7 +375,7 @@ func (c *compositeColl) result(n *node, r *reducer) (result, error) {
 	if len(all) > m.size {
 		all = all[:m.size]
 	}
-	if err := r.addBuckets(len(all)); err != nil {
+	if err := r.addEach(len(all)); err != nil {
 		return nil, err
 	}
 	res := &compositeResult{m: m}
@@ -389,6 +406,8 @@ func (m *compositeImpl) render(key []compVal) json.RawMessage {
 			w.value(v.f != 0)
 		case cs.format != "" && cs.src.date:
 			w.value(mapping.FormatDate(int64(v.f), cs.format))
+		case cs.src.decimal != nil:
+			w.value(cs.src.decimal(v.f))
 		case cs.src.date || cs.src.integral && cs.typ == "terms":
 			w.value(int64(v.f))
 		default:

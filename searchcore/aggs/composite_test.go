@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,106 @@ func TestCompositeHistogramSources(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(get(t, res, "c.after_key")), "h:100000") {
 		t.Errorf("after_key = %v", get(t, res, "c.after_key"))
 	}
+}
+
+// TestCompositeFormattedKeys pages a composite through its formatted keys:
+// a date_histogram source with a date "format" and a numeric histogram
+// source with a DecimalFormat render their keys (and after_key) as
+// strings, and those strings, fed back as "after", parse to the same
+// positions (ES's DocValueFormat parseLong / parseDouble).
+func TestCompositeFormattedKeys(t *testing.T) {
+	e := emails(t)
+	months := map[string]int64{}
+	for _, d := range e.docs {
+		if s, ok := fstr(d, "date"); ok {
+			months[time.UnixMilli(dateMillis(t, s)).UTC().Format("2006-01")]++
+		}
+	}
+	var monthKeys []string
+	for k := range months {
+		monthKeys = append(monthKeys, k)
+	}
+	sort.Strings(monthKeys)
+
+	f := cities(t)
+	bins := map[float64]int64{}
+	for _, d := range f.docs {
+		p, _ := fnum(d, "population")
+		bins[math.Floor(p/250000)*250000]++
+	}
+	var binKeys []float64
+	for k := range bins {
+		binKeys = append(binKeys, k)
+	}
+	sort.Float64s(binKeys)
+	group := func(v float64) string { // "#,##0.0" independently
+		s := strconv.FormatFloat(v, 'f', 1, 64)
+		i, frac, _ := strings.Cut(s, ".")
+		for j := len(i) - 3; j > 0; j -= 3 {
+			i = i[:j] + "," + i[j:]
+		}
+		return i + "." + frac
+	}
+
+	for _, tc := range []struct {
+		name   string
+		fix    *fixture
+		source string
+		want   []string
+		counts []int64
+	}{
+		{"date_histogram yyyy-MM", e, `{"k":{"date_histogram":{"field":"date","calendar_interval":"month","format":"yyyy-MM"}}}`, monthKeys, func() []int64 {
+			var out []int64
+			for _, k := range monthKeys {
+				out = append(out, months[k])
+			}
+			return out
+		}()},
+		{"histogram #,##0.0", f, `{"k":{"histogram":{"field":"population","interval":250000,"format":"#,##0.0"}}}`, func() []string {
+			var out []string
+			for _, k := range binKeys {
+				out = append(out, group(k))
+			}
+			return out
+		}(), func() []int64 {
+			var out []int64
+			for _, k := range binKeys {
+				out = append(out, bins[k])
+			}
+			return out
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			var counts []int64
+			after := ""
+			for page := 0; page < 1000; page++ {
+				res := tc.fix.mustRun(t, `{"c":{"composite":{"size":7`+after+`,"sources":[`+tc.source+`]}}}`, opts{})
+				bs := get(t, res, "c.buckets").([]any)
+				if len(bs) == 0 {
+					break
+				}
+				for _, b := range bs {
+					k, ok := get(t, b, "key.k").(string)
+					if !ok {
+						t.Fatalf("key %v is not a formatted string", get(t, b, "key.k"))
+					}
+					got = append(got, k)
+					counts = append(counts, int64(num(t, get(t, b, "doc_count"))))
+				}
+				ak := get(t, res, "c.after_key.k")
+				if ak != got[len(got)-1] {
+					t.Fatalf("after_key %v, want the last key %q", ak, got[len(got)-1])
+				}
+				raw, _ := json.Marshal(ak)
+				after = `,"after":{"k":` + string(raw) + `}`
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") || fmt.Sprint(counts) != fmt.Sprint(tc.counts) {
+				t.Errorf("paged keys\n got  %v %v\n want %v %v", got, counts, tc.want, tc.counts)
+			}
+		})
+	}
+	// an after value the format cannot read
+	_, err := f.run(t, `{"c":{"composite":{"after":{"k":"12 people"},"sources":[{"k":{"histogram":{"field":"population","interval":10,"format":"#,##0.0"}}}]}}}`, opts{})
+	checkErr(t, err, "illegal_argument_exception", "invalid value for [after] in source [k]: 12 people")
 }

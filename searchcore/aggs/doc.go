@@ -66,7 +66,12 @@
 // reverse_nested (back to the root or an enclosing nested path, each
 // enclosing document counted once per bucket), nested to any depth.
 //
-// Not implemented (rejected as unknown aggregation types): significant_terms, sampler, ip_range. Geo grids'
+// significant_terms on keyword and integral fields with the default JLH
+// heuristic against the shard's whole index (Bind reads each term's
+// document frequency); background_filter and the other heuristics are not
+// implemented (unknown fields).
+//
+// Not implemented (rejected as unknown aggregation types): sampler, ip_range. Geo grids'
 // "bounds" is refused.
 //
 // Errors are *eserr.Error values with ES types and reasons:

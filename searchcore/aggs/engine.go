@@ -233,7 +233,20 @@ func (r *reducer) scratch() *reducer {
 	return &reducer{shards: r.shards, typedKeys: r.typedKeys, maxBuckets: math.MaxInt}
 }
 
-// addBuckets counts created buckets against search.max_buckets.
+// addEach counts n buckets that ES's reduce consumes one at a time (terms,
+// composite, geo grids, auto_date_histogram): on overflow the error reports
+// the limit plus one, the count at which ES's MultiBucketConsumer fails.
+func (r *reducer) addEach(n int) error {
+	if r.buckets+n > r.maxBuckets {
+		n = max(r.maxBuckets+1-r.buckets, 1)
+	}
+	return r.addBuckets(n)
+}
+
+// addBuckets counts created buckets against search.max_buckets, n at once
+// (range and filters consume all their buckets in one call in ES). As in
+// ES 7.17 only multi-bucket aggregations count: single-bucket ones (filter,
+// missing, global, nested, reverse_nested) consume nothing in their reduce.
 func (r *reducer) addBuckets(n int) error {
 	r.buckets += n
 	if r.buckets > r.maxBuckets {
@@ -262,7 +275,7 @@ func (r *Request) Reduce(shards []*search.Bucket, typedKeys bool) (json.RawMessa
 // ReducePartials is Reduce over already extracted partials.
 func (r *Request) ReducePartials(parts []*Partial, typedKeys bool) (json.RawMessage, error) {
 	rd := &reducer{shards: len(parts), typedKeys: typedKeys, maxBuckets: r.MaxBuckets}
-	if rd.maxBuckets <= 0 {
+	if rd.maxBuckets < 0 {
 		rd.maxBuckets = DefaultMaxBuckets
 	}
 	needsBind := (&Root{nodes: r.prepared}).NeedsBind()
@@ -425,6 +438,7 @@ type bucket struct {
 	docErr    int64 // per-bucket doc_count_error_upper_bound (terms)
 	showErr   bool
 	pre       []kvp // members written before doc_count (range from/to)
+	post      []kvp // members written after doc_count (significant_terms score, bg_count)
 	subs      []result
 	colls     []coll
 }
@@ -452,6 +466,9 @@ func (r *reducer) writeBucket(w *jw, n *node, b *bucket, withKey bool) {
 	w.kv("doc_count", b.docCount)
 	if b.showErr {
 		w.kv("doc_count_error_upper_bound", b.docErr)
+	}
+	for _, p := range b.post {
+		w.kv(p.k, p.v)
 	}
 	r.writeLevel(w, n.subs, b.subs)
 	w.end('}')

@@ -52,6 +52,17 @@ func TestErrors(t *testing.T) {
 		{"geohash precision", `{"g":{"geohash_grid":{"field":"location","precision":13}}}`, "illegal_argument_exception", "Invalid geohash aggregation precision of 13. Must be between 1 and 12."},
 		{"composite empty", `{"c":{"composite":{"sources":[]}}}`, "illegal_argument_exception", "Composite [sources] cannot be null or empty"},
 		{"composite after", `{"c":{"composite":{"sources":[{"a":{"terms":{"field":"country"}}}],"after":{"b":"x"}}}}`, "illegal_argument_exception", "[after] has no value for source [a]"},
+		{"filters keyed (not a 7.17 parameter)", `{"f":{"filters":{"filters":{"a":{"match_all":{}}},"keyed":false}}}`, "parsing_exception", "Unknown key for a VALUE_BOOLEAN in [f]: [keyed]."},
+		{"filters unknown object", `{"f":{"filters":{"filters":[{"match_all":{}}],"x":{}}}}`, "parsing_exception", "Unknown key for a START_OBJECT in [f]: [x]."},
+		{"filters as a string", `{"f":{"filters":{"filters":"a"}}}`, "parsing_exception", "Unknown key for a VALUE_STRING in [f]: [filters]."},
+		{"filters other_bucket string", `{"f":{"filters":{"filters":[{"match_all":{}}],"other_bucket":"true"}}}`, "parsing_exception", "Unknown key for a VALUE_STRING in [f]: [other_bucket]."},
+		{"filters missing", `{"f":{"filters":{"other_bucket":true}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
+		{"filters empty", `{"f":{"filters":{"filters":{}}}}`, "illegal_argument_exception", "[filters] cannot be empty."},
+		{"bucket_sort size 0", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"size":0}}}}}`, "illegal_argument_exception", "[size] must be a positive integer: [0]"},
+		{"bucket_sort from", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"from":-1}}}}}`, "illegal_argument_exception", "[from] must be a non-negative integer: [-1]"},
+		{"bucket_sort nothing", `{"t":{"terms":{"field":"country"},"aggs":{"bs":{"bucket_sort":{"gap_policy":"skip"}}}}}`, "action_request_validation_exception", "Validation Failed: 1: [bs] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;"},
+		{"extended_stats sigma", `{"es":{"extended_stats":{"field":"population","sigma":-1}}}`, "illegal_argument_exception", "[sigma] must be greater than or equal to 0. Found [-1.0] in [es]"},
+		{"extended_stats sigma string", `{"es":{"extended_stats":{"field":"population","sigma":"-0.5"}}}`, "illegal_argument_exception", "[sigma] must be greater than or equal to 0. Found [-0.5] in [es]"},
 		{"percent range", `{"p":{"percentiles":{"field":"population","percents":[101]}}}`, "illegal_argument_exception", "percent must be in [0,100], got [101.0]: [p]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

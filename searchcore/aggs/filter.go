@@ -25,6 +25,8 @@ type env struct {
 	// reverse_nested aggregations (nested.go).
 	nested  map[*node]*nestedBinding
 	reverse map[*node]*reverseBinding
+	// bg are the shard backgrounds of significant_terms aggregations.
+	bg map[*node]*background
 }
 
 // fieldTerms are all the terms of a field in one shard (terms min_doc_count 0).
@@ -100,50 +102,55 @@ func parseFilter(d *def) (*filterImpl, error) {
 		}
 		return &filterImpl{nodes: []query.Node{n}}, nil
 	}
-	p := newParams(d)
+	// As ES 7.17's FiltersAggregationBuilder.parse: only filters,
+	// other_bucket (a boolean) and other_bucket_key (a string) are known
+	// (keyed is implied by the object form, not a parameter); anything else
+	// is "Unknown key for a <token> in [<agg>]: [<key>]."
 	m := &filterImpl{multi: true, otherKey: "_other_"}
-	raw := p.raw("filters")
-	if raw == nil {
-		return nil, eserr.IllegalArgument("[filters] cannot be null.")
-	}
-	if ms, err := objectMembers(raw); err == nil {
-		m.keyed = true
-		for _, mb := range ms {
-			n, err := query.Parse(mb.val)
+	var otherSet bool
+	for _, mb := range d.body {
+		tok := tokenName(mb.val)
+		switch {
+		case mb.key == "other_bucket" && tok == "VALUE_BOOLEAN":
+			otherSet = true
+			_ = json.Unmarshal(mb.val, &m.other)
+		case mb.key == "other_bucket_key" && tok == "VALUE_STRING":
+			_ = json.Unmarshal(mb.val, &m.otherKey)
+			if !otherSet {
+				m.other = true
+			}
+		case mb.key == "filters" && tok == "START_OBJECT":
+			ms, err := objectMembers(mb.val)
 			if err != nil {
 				return nil, err
 			}
-			m.names = append(m.names, mb.key)
-			m.nodes = append(m.nodes, n)
-		}
-	} else {
-		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
-			return nil, eserr.ParsingError("Unknown key for a %s in [filters]: [filters].", tokenName(raw))
-		}
-		for _, e := range arr {
-			n, err := query.Parse(e)
-			if err != nil {
-				return nil, err
+			m.keyed = true
+			for _, f := range ms {
+				n, err := query.Parse(f.val)
+				if err != nil {
+					return nil, err
+				}
+				m.names = append(m.names, f.key)
+				m.nodes = append(m.nodes, n)
 			}
-			m.nodes = append(m.nodes, n)
+		case mb.key == "filters" && tok == "START_ARRAY":
+			var arr []json.RawMessage
+			if err := json.Unmarshal(mb.val, &arr); err != nil {
+				return nil, eserr.ParsingError("[filters] failed to parse field [filters]")
+			}
+			for _, e := range arr {
+				n, err := query.Parse(e)
+				if err != nil {
+					return nil, err
+				}
+				m.nodes = append(m.nodes, n)
+			}
+		default:
+			return nil, eserr.ParsingError("Unknown key for a %s in [%s]: [%s].", tok, d.name, mb.key)
 		}
 	}
-	var err error
-	if m.other, err = p.boolean("other_bucket", false); err != nil {
-		return nil, err
-	}
-	if p.has("other_bucket_key") {
-		if m.otherKey, err = p.str("other_bucket_key", "_other_"); err != nil {
-			return nil, err
-		}
-		m.other = true
-	}
-	if m.keyed, err = p.boolean("keyed", m.keyed); err != nil {
-		return nil, err
-	}
-	if err := p.unknown(d); err != nil {
-		return nil, err
+	if len(m.nodes) == 0 {
+		return nil, eserr.IllegalArgument("[filters] cannot be empty.")
 	}
 	return m, nil
 }
@@ -220,8 +227,10 @@ func (c *filterColl) merge(o coll) {
 }
 
 func (c *filterColl) result(n *node, r *reducer) (result, error) {
-	if err := r.addBuckets(len(c.counts)); err != nil {
-		return nil, err
+	if c.m.multi {
+		if err := r.addBuckets(len(c.counts)); err != nil {
+			return nil, err
+		}
 	}
 	var bs []*bucket
 	for i := range c.counts {
@@ -303,9 +312,6 @@ func (c *globalColl) merge(o coll) {
 }
 
 func (c *globalColl) result(n *node, r *reducer) (result, error) {
-	if err := r.addBuckets(1); err != nil {
-		return nil, err
-	}
 	subs, err := r.subResults(n.subs, c.subs)
 	if err != nil {
 		return nil, err
@@ -313,14 +319,15 @@ func (c *globalColl) result(n *node, r *reducer) (result, error) {
 	return &singleBucket{b: &bucket{docCount: c.count, subs: subs}}, nil
 }
 
-// NeedsBind reports whether the request has filter, filters, global or
-// terms min_doc_count 0 aggregations, which need Bind before each shard's search.
+// NeedsBind reports whether the request has filter, filters, global,
+// nested, reverse_nested, significant_terms or terms min_doc_count 0
+// aggregations, which need Bind before each shard's search.
 func (a *Root) NeedsBind() bool {
 	var walk func([]*node) bool
 	walk = func(ns []*node) bool {
 		for _, n := range ns {
 			switch n.impl.(type) {
-			case *filterImpl, globalImpl, *nestedImpl, *reverseNestedImpl:
+			case *filterImpl, globalImpl, *nestedImpl, *reverseNestedImpl, *sigTermsImpl:
 				return true
 			case *termsImpl:
 				if n.impl.(*termsImpl).minDocCount == 0 {
@@ -343,7 +350,7 @@ func (a *Root) NeedsBind() bool {
 // only for a search on r (document numbers are per reader).
 func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 	e := &env{bound: true, sets: map[*node][]*roaring.Bitmap{}, global: map[*node]*globalColl{}, zero: map[*node]*fieldTerms{},
-		nested: map[*node]*nestedBinding{}, reverse: map[*node]*reverseBinding{}}
+		nested: map[*node]*nestedBinding{}, reverse: map[*node]*reverseBinding{}, bg: map[*node]*background{}}
 	var walk func([]*node) error
 	walk = func(ns []*node) error {
 		for _, n := range ns {
@@ -360,6 +367,12 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 					return err
 				}
 				e.reverse[n] = b
+			case *sigTermsImpl:
+				bg, err := loadBackground(r, x.src)
+				if err != nil {
+					return err
+				}
+				e.bg[n] = bg
 			}
 			if t, ok := n.impl.(*termsImpl); ok && t.minDocCount == 0 {
 				ft, err := loadTerms(r, t)

@@ -368,7 +368,7 @@ func (c *gridColl) result(n *node, r *reducer) (result, error) {
 	if len(all) > c.m.size {
 		all = all[:c.m.size]
 	}
-	if err := r.addBuckets(len(all)); err != nil {
+	if err := r.addEach(len(all)); err != nil {
 		return nil, err
 	}
 	for _, b := range all {

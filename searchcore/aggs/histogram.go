@@ -401,6 +401,17 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 		}
 	}
 	sort.Float64s(keys)
+	// ES's reduce consumes the buckets with documents one at a time, then
+	// the empty ones it adds in one go.
+	nonEmpty := 0
+	for _, k := range keys {
+		if c.bs[k].count > 0 {
+			nonEmpty++
+		}
+	}
+	if err := r.addEach(nonEmpty); err != nil {
+		return nil, err
+	}
 	if m.minDocCount == 0 {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		if len(keys) > 0 {
@@ -433,7 +444,7 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			}
 		}
 	}
-	if err := r.addBuckets(len(keys)); err != nil {
+	if err := r.addBuckets(max(len(keys)-nonEmpty, 0)); err != nil {
 		return nil, err
 	}
 	out := make([]*bucket, 0, len(keys))
@@ -454,8 +465,14 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 			b.keyString, b.hasKeyStr, b.strFirst = m.formatKey(k), true, true
 		} else {
 			b.key = k
-			if m.src.decimal != nil {
+			switch {
+			case m.src.decimal != nil:
 				b.keyString, b.hasKeyStr, b.strFirst = m.src.decimal(k), true, true
+			case m.src.date:
+				// a plain histogram on a date field keeps the field's
+				// DocValueFormat: the key (a double) rendered as a date of
+				// its (long) value, in UTC
+				b.keyString, b.hasKeyStr, b.strFirst = mapping.FormatDate(int64(k), m.src.format), true, true
 			}
 		}
 		out = append(out, b)

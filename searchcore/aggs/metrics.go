@@ -204,46 +204,51 @@ func (c *statsColl) write(w *jw, _ *node, _ *reducer) {
 	av, ok := c.metric("avg")
 	writeOpt(w, "avg", av, ok)
 	w.kv("sum", c.sum)
-	ext := c.m.typ == "extended_stats"
-	if ext {
-		names := []string{"sum_of_squares", "variance", "variance_population", "variance_sampling",
-			"std_deviation", "std_deviation_population", "std_deviation_sampling"}
-		vals := map[string]float64{}
-		for _, k := range names {
-			v, ok := c.metric(k)
-			if c.count == 1 && (k == "variance_sampling" || k == "std_deviation_sampling") {
-				v, ok = math.NaN(), true
-			}
-			vals[k] = v
-			if ok {
-				w.kv(k, v)
-			} else {
-				w.kv(k, nil)
-			}
-		}
-		w.key("std_deviation_bounds")
-		w.begin('{')
-		if c.count == 0 {
-			for _, k := range []string{"upper", "lower", "upper_population", "lower_population", "upper_sampling", "lower_sampling"} {
-				w.kv(k, nil)
-			}
-		} else {
-			sd, sdp, sds := vals["std_deviation"], vals["std_deviation_population"], vals["std_deviation_sampling"]
-			w.kv("upper", av+sd*c.m.sigma)
-			w.kv("lower", av-sd*c.m.sigma)
-			w.kv("upper_population", av+sdp*c.m.sigma)
-			w.kv("lower_population", av-sdp*c.m.sigma)
-			w.kv("upper_sampling", av+sds*c.m.sigma)
-			w.kv("lower_sampling", av-sds*c.m.sigma)
-		}
-		w.end('}')
-	}
-	if src.formatted() && c.count > 0 {
+	// As ES's InternalStats and InternalExtendedStats: the four stats
+	// *_as_string members follow sum; extended_stats adds its members, then
+	// (with a format and documents) each of them formatted the same way.
+	formatted := src.formatted() && c.count > 0
+	if formatted {
 		w.kv("min_as_string", src.formatValue(mn))
 		w.kv("max_as_string", src.formatValue(mx))
 		w.kv("avg_as_string", src.formatValue(av))
 		w.kv("sum_as_string", src.formatValue(c.sum))
 	}
+	if c.m.typ != "extended_stats" {
+		return
+	}
+	names := []string{"sum_of_squares", "variance", "variance_population", "variance_sampling",
+		"std_deviation", "std_deviation_population", "std_deviation_sampling"}
+	bounds := []string{"upper", "lower", "upper_population", "lower_population", "upper_sampling", "lower_sampling"}
+	vals := map[string]float64{}
+	for _, k := range names {
+		v, ok := c.metric(k)
+		if c.count == 1 && (k == "variance_sampling" || k == "std_deviation_sampling") {
+			v, ok = math.NaN(), true
+		}
+		vals[k] = v
+		writeOpt(w, k, v, ok)
+	}
+	sd, sdp, sds := vals["std_deviation"], vals["std_deviation_population"], vals["std_deviation_sampling"]
+	bv := []float64{av + sd*c.m.sigma, av - sd*c.m.sigma, av + sdp*c.m.sigma, av - sdp*c.m.sigma, av + sds*c.m.sigma, av - sds*c.m.sigma}
+	w.key("std_deviation_bounds")
+	w.begin('{')
+	for i, k := range bounds {
+		writeOpt(w, k, bv[i], c.count > 0)
+	}
+	w.end('}')
+	if !formatted {
+		return
+	}
+	for _, k := range names {
+		w.kv(k+"_as_string", src.formatValue(vals[k]))
+	}
+	w.key("std_deviation_bounds_as_string")
+	w.begin('{')
+	for i, k := range bounds {
+		w.kv(k, src.formatValue(bv[i]))
+	}
+	w.end('}')
 }
 
 // writeOpt writes k: v, or k: null when the value does not exist.

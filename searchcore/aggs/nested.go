@@ -308,9 +308,6 @@ func (c *reverseNestedColl) result(n *node, r *reducer) (result, error) {
 
 // singleBucketResult finishes a single-bucket aggregation.
 func singleBucketResult(n *node, r *reducer, count int64, colls []coll) (result, error) {
-	if err := r.addBuckets(1); err != nil {
-		return nil, err
-	}
 	subs, err := r.subResults(n.subs, colls)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,8 @@ const DefaultMaxBuckets = 65535
 // Request is a parsed "aggs" object. It is immutable after Parse except for
 // MaxBuckets, which the caller sets from search.max_buckets before Reduce.
 type Request struct {
-	// MaxBuckets is search.max_buckets (0 = DefaultMaxBuckets).
+	// MaxBuckets is search.max_buckets: Parse sets DefaultMaxBuckets, and 0
+	// is a real limit (no bucket at all) as in ES.
 	MaxBuckets int
 	aggs       []*def
 	prepared   []*node
@@ -44,7 +45,7 @@ var knownTypes = map[string]bool{
 	"geo_bounds": true, "geo_centroid": true, "geohash_grid": true, "geotile_grid": true,
 	"auto_date_histogram": true, "composite": true, "top_hits": true, "filter": true, "filters": true, "global": true,
 	"nested": true, "reverse_nested": true,
-	"terms": true, "range": true, "date_range": true, "histogram": true, "date_histogram": true, "missing": true,
+	"terms": true, "significant_terms": true, "range": true, "date_range": true, "histogram": true, "date_histogram": true, "missing": true,
 	"avg_bucket": true, "max_bucket": true, "min_bucket": true, "sum_bucket": true, "stats_bucket": true,
 	"cumulative_sum": true, "derivative": true, "bucket_sort": true,
 }
@@ -70,7 +71,7 @@ func Parse(raw json.RawMessage) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{aggs: defs}, nil
+	return &Request{MaxBuckets: DefaultMaxBuckets, aggs: defs}, nil
 }
 
 func parseLevel(raw json.RawMessage, depth int) ([]*def, error) {

@@ -3,6 +3,7 @@ package aggs
 import (
 	"encoding/json"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/quarry-search/quarry/searchcore/eserr"
@@ -64,7 +65,7 @@ func newPipeline(p *params, parent *def) (impl, error) {
 		if parent == nil || (parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "auto_date_histogram" && p.typ != "bucket_sort") {
 			return nil, eserr.IllegalArgument("%s aggregation [%s] must have a histogram, date_histogram or auto_date_histogram as parent", p.typ, p.agg)
 		}
-		if p.typ == "bucket_sort" && parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "terms" && parent.typ != "range" && parent.typ != "date_range" {
+		if p.typ == "bucket_sort" && parent.typ != "histogram" && parent.typ != "date_histogram" && parent.typ != "terms" && parent.typ != "significant_terms" && parent.typ != "range" && parent.typ != "date_range" {
 			return nil, eserr.IllegalArgument("bucket_sort aggregation [%s] must be declared inside of another aggregation", p.agg)
 		}
 	}
@@ -122,6 +123,12 @@ func newPipeline(p *params, parent *def) (impl, error) {
 		if m.from < 0 {
 			return nil, eserr.IllegalArgument("[from] must be a non-negative integer: [%d]", m.from)
 		}
+		if p.has("size") && string(p.m["size"]) != "null" && m.size <= 0 {
+			return nil, eserr.IllegalArgument("[size] must be a positive integer: [%d]", m.size)
+		}
+		if len(m.sortBy) == 0 && m.size < 0 && m.from == 0 {
+			return nil, eserr.ValidationError("[" + p.agg + "] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort")
+		}
 		return m, nil
 	}
 	if m.path == "" {
@@ -136,16 +143,112 @@ func newPipeline(p *params, parent *def) (impl, error) {
 // (an empty bucket's sum is 0), except for the _count path; keep_values
 // keeps a finite metric of an empty bucket.
 func (m *pipelineImpl) value(nodes []*node, b *bucket) (float64, bool) {
-	v, ok := resolveBucketPath(nodes, b, m.path)
+	return gapValue(nodes, b, m.path, m.gap)
+}
+
+// gapValue resolves path in bucket b under gap policy gap (see value).
+func gapValue(nodes []*node, b *bucket, path, gap string) (float64, bool) {
+	v, ok := resolveBucketPath(nodes, b, path)
 	missing := !ok || math.IsNaN(v) || math.IsInf(v, 0)
-	empty := b.docCount == 0 && m.path != "_count"
+	empty := b.docCount == 0 && path != "_count"
 	switch {
-	case m.gap == "insert_zeros" && (missing || empty):
+	case gap == "insert_zeros" && (missing || empty):
 		return 0, true
-	case missing, empty && m.gap != "keep_values":
+	case missing, empty && gap != "keep_values":
 		return 0, false
 	}
 	return v, true
+}
+
+// bucketSort is ES's BucketSortPipelineAggregator: without sort keys it
+// only pages (from, size); with them, every sort value other than _key is
+// resolved under the gap policy, a bucket whose every sort value is a gap
+// is dropped (skip and keep_values), a gap sorts after any value whatever
+// the order, and ties keep the parent's order (a stable sort).
+func (m *pipelineImpl) bucketSort(nodes []*node, bs []*bucket) []*bucket {
+	size := m.size
+	if size < 0 {
+		size = len(bs)
+	}
+	if m.from >= len(bs) {
+		return []*bucket{}
+	}
+	if len(m.sortBy) == 0 {
+		return bs[m.from:min(m.from+size, len(bs))]
+	}
+	type sortable struct {
+		b    *bucket
+		vals []float64
+		ok   []bool
+	}
+	var kept []sortable
+	for _, b := range bs {
+		s := sortable{b: b, vals: make([]float64, len(m.sortBy)), ok: make([]bool, len(m.sortBy))}
+		keep := false
+		for i, o := range m.sortBy {
+			if o.path == "_key" {
+				s.ok[i] = true
+			} else {
+				s.vals[i], s.ok[i] = gapValue(nodes, b, o.path, m.gap)
+			}
+			keep = keep || s.ok[i]
+		}
+		if keep {
+			kept = append(kept, s)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		for k, o := range m.sortBy {
+			var c int
+			switch {
+			case !a.ok[k] && !b.ok[k]:
+				continue
+			case !a.ok[k]:
+				return false
+			case !b.ok[k]:
+				return true
+			case o.path == "_key":
+				c = compareBucketKeys(a.b, b.b)
+			default:
+				c = cmpF(a.vals[k], b.vals[k])
+			}
+			if o.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	out := []*bucket{}
+	for i := m.from; i < min(m.from+size, len(kept)); i++ {
+		out = append(out, kept[i].b)
+	}
+	return out
+}
+
+// compareBucketKeys orders two buckets by key as Java compares the keys ES
+// returns from getKey: strings (terms on keywords, ranges) lexically,
+// numbers and dates numerically.
+func compareBucketKeys(a, b *bucket) int {
+	as, aStr := a.key.(string)
+	bs, bStr := b.key.(string)
+	if aStr && bStr {
+		return strings.Compare(as, bs)
+	}
+	return cmpF(bucketKeyNum(a), bucketKeyNum(b))
+}
+
+func bucketKeyNum(b *bucket) float64 {
+	switch x := b.key.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return b.keyNum
 }
 
 // siblingPipelines computes the sibling pipelines of one level.
@@ -368,15 +471,7 @@ func (r *reducer) parentPipelines(n *node, res multiBucket) error {
 				prev, prevKey = v, b.keyNum
 			}
 		case "bucket_sort":
-			if len(pm.sortBy) > 0 {
-				sortBuckets(n.subs, bs, pm.sortBy, resolveBucketPath, func(a, b *bucket) int { return 0 })
-			}
-			from := min(pm.from, len(bs))
-			bs = bs[from:]
-			if pm.size >= 0 && pm.size < len(bs) {
-				bs = bs[:pm.size]
-			}
-			res.setBuckets(bs)
+			res.setBuckets(pm.bucketSort(n.subs, bs))
 		}
 	}
 	return nil

@@ -1,9 +1,12 @@
 package aggs_test
 
 import (
-	"github.com/blugelabs/bluge"
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/blugelabs/bluge"
 )
 
 func TestBucketSort(t *testing.T) {
@@ -90,4 +93,95 @@ func TestTermsMinDocCountZero(t *testing.T) {
 	res := f.mustRun(t, `{"t":{"terms":{"field":"feature_code","size":50,"min_doc_count":0,"exclude":["PPLX"]}}}`,
 		opts{q: bluge.NewTermQuery("AU").SetField("country")})
 	checkTerms(t, res, "t", want, 0, 0)
+}
+
+// TestBucketSortGaps checks bucket_sort against ES's
+// BucketSortPipelineAggregator: with gap_policy skip a bucket whose every
+// sort value is a gap is dropped, a gap sorts last in both directions
+// (and never drops a bucket that also sorts on _key), insert_zeros sorts
+// gaps as 0, and without sort keys from/size only page the parent's order.
+func TestBucketSortGaps(t *testing.T) {
+	f := cities(t)
+	type country struct {
+		key string
+		big float64 // largest population of a city >= 1M (gap: none)
+		has bool
+	}
+	byKey := map[string]*country{}
+	for _, d := range f.docs {
+		c, _ := countryOf(d)
+		p, _ := fnum(d, "population")
+		if byKey[c] == nil {
+			byKey[c] = &country{key: c}
+		}
+		if p >= 1000000 && (!byKey[c].has || p > byKey[c].big) {
+			byKey[c].big, byKey[c].has = p, true
+		}
+	}
+	var all []*country // the parent's order: key asc
+	for _, c := range byKey {
+		all = append(all, c)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
+	var withBig, gaps []*country
+	for _, c := range all {
+		if c.has {
+			withBig = append(withBig, c)
+		} else {
+			gaps = append(gaps, c)
+		}
+	}
+	if len(withBig) < 5 || len(gaps) < 5 {
+		t.Fatalf("fixture: %d countries with a 1M city, %d without", len(withBig), len(gaps))
+	}
+	byBigDesc := append([]*country(nil), withBig...)
+	sort.SliceStable(byBigDesc, func(i, j int) bool { return byBigDesc[i].big > byBigDesc[j].big })
+	byBigAsc := append([]*country(nil), withBig...)
+	sort.SliceStable(byBigAsc, func(i, j int) bool { return byBigAsc[i].big < byBigAsc[j].big })
+	gapsKeyDesc := append([]*country(nil), gaps...)
+	sort.Slice(gapsKeyDesc, func(i, j int) bool { return gapsKeyDesc[i].key > gapsKeyDesc[j].key })
+
+	const sub = `"big":{"filter":{"range":{"population":{"gte":1000000}}},"aggs":{"m":{"max":{"field":"population"}}}}`
+	terms := func(bs string) string {
+		return `{"c":{"terms":{"field":"country","size":1000,"order":{"_key":"asc"}},"aggs":{` + sub + `,"bs":{"bucket_sort":` + bs + `}}}}`
+	}
+	keys := func(cs []*country) []string {
+		out := []string{}
+		for _, c := range cs {
+			out = append(out, c.key)
+		}
+		return out
+	}
+	insertZerosAsc := append(append([]*country(nil), gaps...), byBigAsc...) // 0 < any 1M value; ties keep key order
+	for _, tc := range []struct {
+		name, bs string
+		want     []string
+	}{
+		{"skip drops gaps", `{"sort":[{"big>m":"desc"}]}`, keys(byBigDesc)},
+		{"skip asc pages after dropping", `{"sort":[{"big>m":{"order":"asc"}}],"from":2,"size":3}`, keys(byBigAsc[2:5])},
+		{"keep_values drops gaps too", `{"sort":[{"big>m":"asc"}],"gap_policy":"keep_values"}`, keys(byBigAsc)},
+		{"gap sorts last then by _key", `{"sort":[{"big>m":"desc"},{"_key":{"order":"desc"}}]}`, keys(append(append([]*country(nil), byBigDesc...), gapsKeyDesc...))},
+		{"insert_zeros keeps gaps as 0", `{"sort":[{"big>m":"asc"}],"gap_policy":"insert_zeros"}`, keys(insertZerosAsc)},
+		{"from size without sort", `{"from":2,"size":3}`, keys(all[2:5])},
+		{"size only", `{"size":2}`, keys(all[:2])},
+		{"from past the end", `{"from":100000}`, []string{}},
+		{"from past the sorted buckets", `{"sort":[{"big>m":"desc"}],"from":` + fmt.Sprint(len(withBig)) + `}`, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := f.mustRun(t, terms(tc.bs), opts{})
+			got := []string{}
+			for _, b := range get(t, res, "c.buckets").([]any) {
+				got = append(got, get(t, b, "key").(string))
+				c := byKey[get(t, b, "key").(string)]
+				if c.has {
+					eqNum(t, "big.m "+c.key, get(t, b, "big.m.value"), c.big)
+				} else if v := get(t, b, "big.m.value"); v != nil {
+					t.Errorf("%s: big.m.value = %v, want null", c.key, v)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("keys\n got  %v\n want %v", got, tc.want)
+			}
+		})
+	}
 }

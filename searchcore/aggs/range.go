@@ -241,9 +241,6 @@ func (c *missingColl) merge(o coll) {
 }
 
 func (c *missingColl) result(n *node, r *reducer) (result, error) {
-	if err := r.addBuckets(1); err != nil {
-		return nil, err
-	}
 	subs, err := r.subResults(n.subs, c.subs)
 	if err != nil {
 		return nil, err

@@ -516,7 +516,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 		}
 		all = all[:m.size]
 	}
-	if err := r.addBuckets(len(all)); err != nil {
+	if err := r.addEach(len(all)); err != nil {
 		return nil, err
 	}
 	for _, b := range all {

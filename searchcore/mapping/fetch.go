@@ -643,6 +643,14 @@ func (df *decimalFormat) format(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
+	if math.IsInf(v, 0) {
+		// java.text.DecimalFormat: the affixes around the infinity symbol
+		sign := ""
+		if v < 0 {
+			sign = "-"
+		}
+		return sign + df.prefix + "∞" + df.suffix
+	}
 	if df.percent {
 		v *= 100
 	}

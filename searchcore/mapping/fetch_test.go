@@ -23,6 +23,9 @@ func TestDecimalFormat(t *testing.T) {
 		{"#%", 0.256, "26%"},
 		{"$#,##0.00", 1234.5, "$1,234.50"},
 		{"0.0 units", 3, "3.0 units"},
+		{"$0.00", posInf, "$∞"},
+		{"0.0 units", -posInf, "-∞ units"},
+		{"0.00", posInf - posInf, "NaN"},
 	}
 	for _, tt := range tests {
 		df, err := compileDecimalFormat(tt.pattern)
@@ -31,6 +34,29 @@ func TestDecimalFormat(t *testing.T) {
 		}
 		if got := df.format(tt.v); got != tt.want {
 			t.Errorf("format(%q, %v) = %q, want %q", tt.pattern, tt.v, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		pattern, in string
+		want        float64
+		ok          bool
+	}{
+		{"#,##0.0", "1,234,567.5", 1234567.5, true},
+		{"$#,##0.00", "-$1,234.50", -1234.5, true},
+		{"0.0 units", "3.0 units", 3, true},
+		{"#%", "26%", 0.26, true},
+		{"000", "007", 7, true},
+		{"0.0", "∞", posInf, true},
+		{"$0.00", "1.00", 0, false},
+		{"0.0", "1e5", 0, false},
+		{"0.0", "", 0, false},
+	} {
+		parse, err := DecimalParser(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := parse(tt.in); ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("parse(%q, %q) = %v %v, want %v %v", tt.pattern, tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 	for _, bad := range []string{"abc", "#.0.0", "0#"} {

@@ -1,0 +1,384 @@
+package aggs
+
+import (
+	"sort"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/numeric"
+	"github.com/blugelabs/bluge/search"
+
+	"github.com/quarry-search/quarry/searchcore/eserr"
+)
+
+// sigTermsImpl is significant_terms with ES 7.17's default JLH heuristic:
+// the foreground is the documents of the owning bucket (or of the query),
+// the background the whole shard (every document, as Lucene's maxDoc, and
+// each term's document frequency from the term dictionary, read by Bind).
+type sigTermsImpl struct {
+	src              *source
+	ie               *termsImpl // include / exclude
+	size, shardSize  int        // shardSize 0 = ES's default (2 × (size×1.5+10))
+	minDocCount      int64
+	shardMinDocCount int64
+}
+
+func (m *sigTermsImpl) fields() []string { return m.src.fields() }
+
+func (m *sigTermsImpl) typedKey() string {
+	if m.src.kind == kindNumeric {
+		return "siglterms"
+	}
+	return "sigsterms"
+}
+
+func newSigTerms(cm *ctxMapping, p *params) (impl, error) {
+	src, err := newSource(cm, p, false)
+	if err != nil {
+		return nil, err
+	}
+	if src.kind == kindNumeric && !src.integral && !src.date && !src.boolean {
+		return nil, eserr.Errorf(eserr.Internal, "unsupported_operation_exception", "No support for examining floating point numerics")
+	}
+	m := &sigTermsImpl{src: src, ie: &termsImpl{src: src}}
+	if m.size, err = p.integer("size", 10); err != nil {
+		return nil, err
+	}
+	if m.size <= 0 {
+		return nil, eserr.IllegalArgument("[size] must be greater than 0. Found [%d] in [%s]", m.size, p.agg)
+	}
+	if m.shardSize, err = p.integer("shard_size", 0); err != nil {
+		return nil, err
+	}
+	if p.has("shard_size") && m.shardSize <= 0 {
+		return nil, eserr.IllegalArgument("[shardSize] must be greater than 0. Found [%d] in [%s]", m.shardSize, p.agg)
+	}
+	mdc, err := p.integer("min_doc_count", 3)
+	if err != nil {
+		return nil, err
+	}
+	if mdc < 0 {
+		return nil, eserr.IllegalArgument("[minDocCount] must be greater than or equal to 0. Found [%d] in [%s]", mdc, p.agg)
+	}
+	smdc, err := p.integer("shard_min_doc_count", 0)
+	if err != nil {
+		return nil, err
+	}
+	if smdc < 0 {
+		return nil, eserr.IllegalArgument("[shardMinDocCount] must be greater than or equal to 0. Found [%d] in [%s]", smdc, p.agg)
+	}
+	m.minDocCount, m.shardMinDocCount = int64(mdc), int64(smdc)
+	if r := p.raw("jlh"); r != nil {
+		if ms, err := objectMembers(r); err != nil || len(ms) > 0 {
+			return nil, eserr.ParsingError("[jlh] unknown field [%s]", firstKey(ms))
+		}
+	}
+	for _, k := range []string{"execution_hint", "value_type", "format"} {
+		if _, err := p.str(k, ""); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.ie.parseIncludeExclude(p); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func firstKey(ms []member) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	return ms[0].key
+}
+
+// effectiveShardSize is ES's SignificantTermsAggregatorFactory default: the
+// terms default doubled, since significance is hard to judge per shard.
+func (m *sigTermsImpl) effectiveShardSize() int {
+	if m.shardSize > 0 {
+		return max(m.shardSize, m.size)
+	}
+	return 2 * int(float64(m.size)*1.5+10)
+}
+
+// background is one shard's background set: its document count and each
+// term's document frequency.
+type background struct {
+	size int64
+	str  map[string]int64
+	num  map[float64]int64
+}
+
+// loadBackground reads the shard's document count and the term dictionary
+// of a significant_terms field.
+func loadBackground(r *bluge.Reader, src *source) (*background, error) {
+	n, err := r.Count()
+	if err != nil {
+		return nil, err
+	}
+	bg := &background{size: int64(n), str: map[string]int64{}, num: map[float64]int64{}}
+	if src.kind == kindNone {
+		return bg, nil
+	}
+	it, err := r.DictionaryIterator(src.field, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return bg, nil
+		}
+		if src.kind == kindKeyword {
+			bg.str[e.Term()] = int64(e.Count())
+			continue
+		}
+		pc := numeric.PrefixCoded(e.Term())
+		if shift, err := pc.Shift(); err != nil || shift != 0 {
+			continue
+		}
+		if i64, err := pc.Int64(); err == nil {
+			bg.num[numeric.Int64ToFloat64(i64)] += int64(e.Count())
+		}
+	}
+}
+
+// sigPart is one shard's foreground: the documents of the owning bucket
+// and each term's count among them.
+type sigPart struct {
+	bg     *background
+	subset int64
+	str    map[string]*tbucket
+	num    map[float64]*tbucket
+}
+
+// sigColl collects a significant_terms aggregation. Merging collectors of
+// different shards keeps their parts apart, because ES scores and truncates
+// each shard's terms against that shard's background before the reduce.
+type sigColl struct {
+	m     *sigTermsImpl
+	n     *node
+	e     *env
+	parts []*sigPart
+	buf   []float64
+}
+
+func (m *sigTermsImpl) newColl(n *node, e *env) coll {
+	c := &sigColl{m: m, n: n, e: e}
+	if e != nil && e.bg[n] != nil {
+		c.parts = []*sigPart{{bg: e.bg[n], str: map[string]*tbucket{}, num: map[float64]*tbucket{}}}
+	}
+	return c
+}
+
+func (c *sigColl) collect(d *search.DocumentMatch) {
+	if len(c.parts) == 0 {
+		return
+	}
+	p, m := c.parts[0], c.m
+	p.subset++
+	bucketFor := func(b *tbucket) *tbucket {
+		if b == nil {
+			b = &tbucket{subs: newColls(c.n.subs, c.e)}
+		}
+		b.count++
+		collectAll(b.subs, d)
+		return b
+	}
+	if m.src.kind == kindKeyword {
+		ts := m.src.terms(d)
+		for i, t := range ts {
+			if (i > 0 && string(ts[i-1]) == string(t)) || !m.ie.acceptTerm(t) {
+				continue
+			}
+			p.str[string(t)] = bucketFor(p.str[string(t)])
+		}
+		return
+	}
+	if m.src.kind != kindNumeric {
+		return
+	}
+	c.buf = m.src.numbers(d, c.buf)
+	for i, v := range c.buf {
+		if (i > 0 && c.buf[i-1] == v) || !m.ie.acceptNum(v) {
+			continue
+		}
+		p.num[v] = bucketFor(p.num[v])
+	}
+}
+
+func (c *sigColl) merge(o coll) {
+	for _, x := range o.(*sigColl).parts {
+		var into *sigPart
+		for _, p := range c.parts {
+			if p.bg == x.bg {
+				into = p
+			}
+		}
+		if into == nil {
+			c.parts = append(c.parts, &sigPart{bg: x.bg, subset: x.subset, str: x.str, num: x.num})
+			continue
+		}
+		into.subset += x.subset
+		for k, b := range x.str {
+			if a := into.str[k]; a != nil {
+				a.count += b.count
+				mergeAll(a.subs, b.subs)
+			} else {
+				into.str[k] = b
+			}
+		}
+		for k, b := range x.num {
+			if a := into.num[k]; a != nil {
+				a.count += b.count
+				mergeAll(a.subs, b.subs)
+			} else {
+				into.num[k] = b
+			}
+		}
+	}
+}
+
+// jlh is ES's JLHScore: the absolute times the relative change of a term's
+// probability from the background to the foreground, 0 when it does not
+// rise (a term absent from the background counts once there).
+func jlh(subsetFreq, subsetSize, supersetFreq, supersetSize int64) float64 {
+	if subsetSize == 0 || supersetSize == 0 {
+		return 0
+	}
+	if supersetFreq == 0 {
+		supersetFreq = 1
+	}
+	sub := float64(subsetFreq) / float64(subsetSize)
+	super := float64(supersetFreq) / float64(supersetSize)
+	abs := sub - super
+	if abs <= 0 {
+		return 0
+	}
+	return abs * (sub / super)
+}
+
+// sigBucket is a term's counts while reducing.
+type sigBucket struct {
+	key      any
+	keyNum   float64
+	subsetDf int64
+	bgDf     int64
+	score    float64
+	colls    []coll
+}
+
+// bySignificance orders buckets by score, descending; ES leaves ties to
+// its priority queue, here they go by key.
+func bySignificance(bs []*sigBucket) {
+	sort.SliceStable(bs, func(i, j int) bool {
+		a, b := bs[i], bs[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		as, aStr := a.key.(string)
+		bs2, bStr := b.key.(string)
+		if aStr && bStr {
+			return as < bs2
+		}
+		return a.keyNum < b.keyNum
+	})
+}
+
+// result reduces the parts as ES's InternalSignificantTerms.reduce: each
+// shard keeps its shard_size best terms (scored against its own
+// background, at least shard_min_doc_count documents), then the counts add
+// up and the terms are rescored against the summed sizes, keeping those
+// scoring above 0 with min_doc_count documents, best first.
+func (c *sigColl) result(n *node, r *reducer) (result, error) {
+	m := c.m
+	var subsetSize, supersetSize int64
+	merged := map[any]*sigBucket{}
+	var order []any
+	for _, p := range c.parts {
+		subsetSize += p.subset
+		supersetSize += p.bg.size
+		var bs []*sigBucket
+		for k, b := range p.str {
+			bs = append(bs, &sigBucket{key: k, subsetDf: b.count, bgDf: p.bg.str[k], colls: b.subs})
+		}
+		for k, b := range p.num {
+			bs = append(bs, &sigBucket{key: k, keyNum: k, subsetDf: b.count, bgDf: p.bg.num[k], colls: b.subs})
+		}
+		kept := bs[:0]
+		for _, b := range bs {
+			if b.subsetDf >= m.shardMinDocCount {
+				b.score = jlh(b.subsetDf, p.subset, b.bgDf, p.bg.size)
+				kept = append(kept, b)
+			}
+		}
+		bySignificance(kept)
+		if ss := m.effectiveShardSize(); len(kept) > ss {
+			kept = kept[:ss]
+		}
+		for _, b := range kept {
+			if a := merged[b.key]; a != nil {
+				a.subsetDf += b.subsetDf
+				a.bgDf += b.bgDf
+				mergeAll(a.colls, b.colls)
+				continue
+			}
+			merged[b.key] = &sigBucket{key: b.key, keyNum: b.keyNum, subsetDf: b.subsetDf, bgDf: b.bgDf, colls: cloneColls(n.subs, b.colls)}
+			order = append(order, b.key)
+		}
+	}
+	var all []*sigBucket
+	for _, k := range order {
+		b := merged[k]
+		b.score = jlh(b.subsetDf, subsetSize, b.bgDf, supersetSize)
+		if b.score > 0 && b.subsetDf >= m.minDocCount {
+			all = append(all, b)
+		}
+	}
+	bySignificance(all)
+	if len(all) > m.size {
+		all = all[:m.size]
+	}
+	if err := r.addEach(len(all)); err != nil {
+		return nil, err
+	}
+	res := &sigTermsResult{m: m, subsetSize: subsetSize, supersetSize: supersetSize}
+	for _, sb := range all {
+		subs, err := r.subResults(n.subs, sb.colls)
+		if err != nil {
+			return nil, err
+		}
+		b := &bucket{key: sb.key, keyNum: sb.keyNum, docCount: sb.subsetDf, subs: subs,
+			post: []kvp{{"score", sb.score}, {"bg_count", sb.bgDf}}}
+		if _, ok := sb.key.(string); !ok {
+			b.key = int64(sb.keyNum)
+			if m.src.date || m.src.boolean {
+				b.keyString, b.hasKeyStr = m.src.formatValue(sb.keyNum), true
+			}
+		}
+		res.buckets = append(res.buckets, b)
+	}
+	if err := r.parentPipelines(n, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type sigTermsResult struct {
+	m                        *sigTermsImpl
+	subsetSize, supersetSize int64
+	buckets                  []*bucket
+}
+
+func (s *sigTermsResult) typedKey() string              { return s.m.typedKey() }
+func (s *sigTermsResult) bucketList() []*bucket         { return s.buckets }
+func (s *sigTermsResult) setBuckets(bs []*bucket)       { s.buckets = bs }
+func (s *sigTermsResult) metric(string) (float64, bool) { return 0, false }
+
+func (s *sigTermsResult) write(w *jw, n *node, r *reducer) {
+	w.kv("doc_count", s.subsetSize)
+	w.kv("bg_count", s.supersetSize)
+	writeBuckets(w, n, r, s.buckets, false)
+}
