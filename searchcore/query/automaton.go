@@ -3,7 +3,6 @@ package query
 import (
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -177,35 +176,45 @@ func tooComplex(a *automaton, maxStates int) error {
 		len(a.states), trans, maxStates)
 }
 
+// determinizeWork bounds the work of one subset construction (NFA states
+// visited while computing the subsets): automata whose subsets are huge
+// would otherwise take minutes to reach maxStates.
+const determinizeWork = 1 << 22
+
 // determinize is the subset construction (Operations.determinize): the
 // result has no epsilon transitions and, per state, disjoint sorted
 // transition ranges. It fails once more than maxStates states would be
-// needed.
+// needed, or once the construction has visited determinizeWork NFA states.
 func (a *automaton) determinize(maxStates int) (*automaton, error) {
+	mark := make([]int, len(a.states)) // closure generation per NFA state
+	gen := 0
+	work := 0
+	var stack []int
+	// closure is the sorted epsilon closure of the states of set
 	closure := func(set []int) []int {
-		seen := map[int]bool{}
-		stack := append([]int(nil), set...)
+		gen++
 		var out []int
+		stack = append(stack[:0], set...)
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if seen[s] {
+			if mark[s] == gen {
 				continue
 			}
-			seen[s] = true
+			mark[s] = gen
 			out = append(out, s)
 			stack = append(stack, a.states[s].eps...)
 		}
+		work += len(out)
 		slices.Sort(out)
 		return out
 	}
 	key := func(set []int) string {
-		var sb strings.Builder
+		b := make([]byte, 0, 4*len(set))
 		for _, s := range set {
-			sb.WriteString(strconv.Itoa(s))
-			sb.WriteByte(',')
+			b = append(b, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
 		}
-		return sb.String()
+		return string(b)
 	}
 	d := &automaton{}
 	ids := map[string]int{}
@@ -215,7 +224,7 @@ func (a *automaton) determinize(maxStates int) (*automaton, error) {
 		if id, ok := ids[k]; ok {
 			return id, nil
 		}
-		if len(sets) >= maxStates {
+		if len(sets) >= maxStates || work > determinizeWork {
 			return 0, tooComplex(a, maxStates)
 		}
 		id := len(sets)
@@ -231,30 +240,47 @@ func (a *automaton) determinize(maxStates int) (*automaton, error) {
 	if _, err := add(closure([]int{a.start})); err != nil {
 		return nil, err
 	}
+	var trans, active []rtrans
+	var cuts []rune
 	for i := 0; i < len(sets); i++ {
 		// the boundaries of every range leaving this set split the alphabet
-		// into segments with one target set each
-		var cuts []rune
+		// into segments with one target set each; a sweep over the ranges
+		// sorted by their start keeps those covering the segment
+		trans, cuts = trans[:0], cuts[:0]
 		for _, s := range sets[i] {
 			for _, t := range a.states[s].trans {
+				trans = append(trans, t)
 				cuts = append(cuts, t.lo, t.hi+1)
 			}
 		}
+		work += len(trans)
+		slices.SortFunc(trans, func(x, y rtrans) int { return int(x.lo) - int(y.lo) })
 		slices.Sort(cuts)
 		cuts = slices.Compact(cuts)
 		var out []rtrans
+		active = active[:0]
+		next := 0
 		for c := 0; c+1 < len(cuts); c++ {
 			lo, hi := cuts[c], cuts[c+1]-1
-			var targets []int
-			for _, s := range sets[i] {
-				for _, t := range a.states[s].trans {
-					if t.lo <= lo && hi <= t.hi {
-						targets = append(targets, t.to)
-					}
+			kept := active[:0]
+			for _, t := range active {
+				if t.hi >= lo {
+					kept = append(kept, t)
 				}
 			}
-			if len(targets) == 0 {
+			active = kept
+			for next < len(trans) && trans[next].lo <= lo {
+				if trans[next].hi >= lo {
+					active = append(active, trans[next])
+				}
+				next++
+			}
+			if len(active) == 0 {
 				continue
+			}
+			targets := make([]int, len(active))
+			for j, t := range active {
+				targets[j] = t.to
 			}
 			to, err := add(closure(targets))
 			if err != nil {
@@ -304,7 +330,8 @@ func (a *automaton) complement(maxStates int) (*automaton, error) {
 }
 
 // intersection is Operations.intersection, the product construction over
-// the determinized operands.
+// the determinized operands; the product may not have more than maxStates
+// states either.
 func intersection(x, y *automaton, maxStates int) (*automaton, error) {
 	dx, err := x.determinize(maxStates)
 	if err != nil {
@@ -321,6 +348,9 @@ func intersection(x, y *automaton, maxStates int) (*automaton, error) {
 		if id, ok := ids[p]; ok {
 			return id
 		}
+		if len(pairs) > maxStates {
+			return -1
+		}
 		ids[p] = len(pairs)
 		pairs = append(pairs, p)
 		out.states = append(out.states, astate{accept: dx.states[p[0]].accept && dy.states[p[1]].accept})
@@ -333,7 +363,11 @@ func intersection(x, y *automaton, maxStates int) (*automaton, error) {
 		for j, k := 0, 0; j < len(tx) && k < len(ty); {
 			lo, hi := max(tx[j].lo, ty[k].lo), min(tx[j].hi, ty[k].hi)
 			if lo <= hi {
-				trans = append(trans, rtrans{lo: lo, hi: hi, to: add([2]int{tx[j].to, ty[k].to})})
+				to := add([2]int{tx[j].to, ty[k].to})
+				if to < 0 {
+					return nil, tooComplex(out, maxStates)
+				}
+				trans = append(trans, rtrans{lo: lo, hi: hi, to: to})
 			}
 			if tx[j].hi < ty[k].hi {
 				j++

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"sort"
@@ -54,10 +55,14 @@ func resolveRegexpFlags(flags string) (int, error) {
 	return magic, nil
 }
 
-// maxBuildStates bounds the automaton a regular expression may build
+// buildStatesPerState bounds the automaton a regular expression may build
 // before determinization (repetition counts such as a{100000} copy their
-// operand).
-const maxBuildStates = 1 << 20
+// operand): at most this many states per allowed deterministic state, and
+// at least minBuildStates.
+const (
+	buildStatesPerState = 32
+	minBuildStates      = 1 << 16
+)
 
 // compileLuceneRegexp builds the determinized automaton of a Lucene regular
 // expression (org.apache.lucene.util.automaton.RegExp, always anchored at
@@ -118,9 +123,13 @@ func (p *lreParser) next() (rune, error) {
 	return p.s[p.pos-1], nil
 }
 
+func (p *lreParser) maxBuild() int {
+	return max(minBuildStates, buildStatesPerState*p.maxStates)
+}
+
 // guard stops expressions whose construction alone would exhaust memory.
 func (p *lreParser) guard() error {
-	if len(p.b.states) > maxBuildStates {
+	if len(p.b.states) > p.maxBuild() {
 		return tooComplex(&automaton{states: p.b.states}, p.maxStates)
 	}
 	return nil
@@ -186,7 +195,7 @@ func (p *lreParser) integer() (int, bool) {
 	}
 	n, err := strconv.Atoi(string(p.s[start:p.pos]))
 	if err != nil {
-		n = maxBuildStates + 1
+		n = math.MaxInt32
 	}
 	return n, true
 }
@@ -234,7 +243,7 @@ func (p *lreParser) repeatRange(e fragment, n, m int) (fragment, error) {
 	if m >= 0 && n > m {
 		return p.b.emptyLang(), nil
 	}
-	if n > maxBuildStates || m > maxBuildStates {
+	if n > p.maxBuild() || m > p.maxBuild() {
 		return fragment{}, tooComplex(&automaton{states: p.b.states}, p.maxStates)
 	}
 	out := p.b.emptyString()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDateMath(t *testing.T) {
@@ -272,6 +273,8 @@ func TestLuceneRegexp(t *testing.T) {
 		{`.*a.{12}`, 1000, true},   // 2^13 over a lower limit
 		{`.*a.{12}`, 10000, false}, // ... and under the default
 		{`~(.*a.{12})`, 1000, true},
+		{`(.*a.{6})&(.*b.{6})`, 1000, true}, // 2^7 states each, their product over 1000
+		{`(.*a.{6})&(.*b.{6})`, 100000, false},
 		{`(.*a){12}(.*b){12}`, 10000, false},
 	} {
 		start := time.Now()
@@ -373,4 +376,25 @@ func TestValueAccessors(t *testing.T) {
 	if v := val(`"\ud83d\ude00 \u00e9"`); v.s != "😀 é" {
 		t.Errorf("surrogates = %q", v.s)
 	}
+}
+
+// FuzzLuceneRegexp checks any expression and flags compile to an automaton
+// or fail with an error (never a panic), and that the UTF-8 byte side of
+// the automaton agrees with the code point side.
+func FuzzLuceneRegexp(f *testing.F) {
+	for _, s := range []string{"ab~(c)", "a.*&.*z", "@&~(foo.*)", "<1-100>", "[^a-c]x{2,3}", `"q"\d\W#`, "~(a|b)&.+", "(|a)", "<abc>", "a{0,}?"} {
+		f.Add(s, reAll, false, "xé1")
+	}
+	f.Fuzz(func(t *testing.T, expr string, flags int, fold bool, probe string) {
+		if len(expr) > 40 {
+			return
+		}
+		d, err := compileLuceneRegexp(expr, flags&reAll, fold, 2000)
+		if err != nil {
+			return
+		}
+		if d.Matches(probe) != bytesMatch(d, probe) && utf8.ValidString(probe) {
+			t.Errorf("%q on %q: code points %v, bytes %v", expr, probe, d.Matches(probe), bytesMatch(d, probe))
+		}
+	})
 }
