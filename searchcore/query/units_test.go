@@ -232,23 +232,25 @@ func TestLuceneRegexp(t *testing.T) {
 		}
 	}
 	for re, want := range map[string]string{
-		"a(b":         "illegal_argument_exception: expected ')' at position 3",
-		"a[bc":        "illegal_argument_exception: expected ']' at position 4",
-		"a{x}":        "illegal_argument_exception: integer expected at position 2",
-		"a{2":         "illegal_argument_exception: expected '}' at position 3",
-		`"abc`:        `illegal_argument_exception: expected '"' at position 4`,
-		"a&":          "illegal_argument_exception: unexpected end-of-string",
-		"~":           "illegal_argument_exception: unexpected end-of-string",
-		"a|":          "illegal_argument_exception: unexpected end-of-string",
-		"a)":          "illegal_argument_exception: end-of-string expected at position 1",
-		"<1-x>":       "illegal_argument_exception: interval syntax error at position 4",
-		"<12":         "illegal_argument_exception: expected '>' at position 3",
-		"<abc>":       "illegal_argument_exception: 'abc' not found",
-		"[]":          "illegal_argument_exception: expected ']' at position 2",
-		"[z-a]":       "illegal_argument_exception: invalid range: from (122) cannot be > to (97)",
-		".*a.{20}":    "too_complex_to_determinize_exception",
-		"~(.*a.{20})": "too_complex_to_determinize_exception",
-		"a{99999999}": "too_complex_to_determinize_exception",
+		"a(b":               "illegal_argument_exception: expected ')' at position 3",
+		"a[bc":              "illegal_argument_exception: expected ']' at position 4",
+		"a{x}":              "illegal_argument_exception: integer expected at position 2",
+		"a{2":               "illegal_argument_exception: expected '}' at position 3",
+		`"abc`:              `illegal_argument_exception: expected '"' at position 4`,
+		"a&":                "illegal_argument_exception: unexpected end-of-string",
+		"~":                 "illegal_argument_exception: unexpected end-of-string",
+		"a|":                "illegal_argument_exception: unexpected end-of-string",
+		"a)":                "illegal_argument_exception: end-of-string expected at position 1",
+		"<1-x>":             "illegal_argument_exception: interval syntax error at position 4",
+		"<12":               "illegal_argument_exception: expected '>' at position 3",
+		"<abc>":             "illegal_argument_exception: 'abc' not found",
+		"[]":                "illegal_argument_exception: expected ']' at position 2",
+		"[z-a]":             "illegal_argument_exception: invalid range: from (122) cannot be > to (97)",
+		".*a.{20}":          "too_complex_to_determinize_exception",
+		"~(.*a.{20})":       "too_complex_to_determinize_exception",
+		"a{99999999}":       "too_complex_to_determinize_exception",
+		"(.{0,200}){0,200}": "too_complex_to_determinize_exception", // huge subsets: the work budget
+		"(a{1000}){1000}":   "too_complex_to_determinize_exception", // the build size limit
 	} {
 		_, err := compileLuceneRegexp(re, reAll, false, defaultMaxDeterminizedStates)
 		if got := errString(err); got != want && !strings.HasPrefix(got, want+": Determinizing automaton with ") {
