@@ -333,7 +333,7 @@ func (s *Server) get(c echo.Context, index, id string, p cluster.GetParams, sour
 		out = append(out, kvPair{"_source", json.RawMessage(src)})
 	}
 	if len(stored) > 0 {
-		vals, err := mp.StoredFieldValues(rec.Source, stored)
+		vals, err := mp.StoredFieldValues(rec.Source, stored, "")
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/quarry-search/quarry/searchcore"
@@ -28,32 +27,15 @@ func writeInnerHits(b *bytes.Buffer, list []searchcore.InnerHits, totalAsInt boo
 		b.WriteString(`,"max_score":`)
 		writeFloat(b, ih.MaxScore)
 		b.WriteString(`,"hits":[`)
-		for j, h := range ih.Hits {
+		req := ih.Request
+		if req == nil {
+			req = &searchcore.SearchRequest{}
+		}
+		for j := range ih.Hits {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(`{"_index":`)
-			writeString(b, h.Index)
-			b.WriteString(`,"_type":"_doc","_id":`)
-			writeString(b, h.ID)
-			b.WriteString(`,"_nested":`)
-			b.Write(h.Nested)
-			b.WriteString(`,"_score":`)
-			writeFloat(b, h.Score)
-			if h.Source != nil {
-				b.WriteString(`,"_source":`)
-				b.Write(h.Source)
-			}
-			if h.Highlight != nil {
-				b.WriteString(`,"highlight":`)
-				b.Write(marshalUnescaped(h.Highlight))
-			}
-			if ih.HasSortValues {
-				sb, _ := json.Marshal(h.Sort)
-				b.WriteString(`,"sort":`)
-				b.Write(sb)
-			}
-			b.WriteByte('}')
+			writeHit(b, &ih.Hits[j].Hit, req, totalAsInt, ih.Hits[j].Nested)
 		}
 		b.WriteString(`]}}`)
 	}

@@ -294,52 +294,7 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"_index":`)
-		writeString(&b, h.Index)
-		b.WriteString(`,"_type":"_doc"`)
-		if h.ID != "" {
-			b.WriteString(`,"_id":`)
-			writeString(&b, h.ID)
-		}
-		if req.Version {
-			b.WriteString(`,"_version":`)
-			b.WriteString(strconv.FormatInt(h.Version, 10))
-		}
-		if req.SeqNoPrimaryTerm {
-			b.WriteString(`,"_seq_no":`)
-			b.WriteString(strconv.FormatInt(h.SeqNo, 10))
-			b.WriteString(`,"_primary_term":`)
-			b.WriteString(strconv.FormatInt(h.PrimaryTerm, 10))
-		}
-		b.WriteString(`,"_score":`)
-		writeFloat(&b, h.Score)
-		if h.Routing != "" {
-			b.WriteString(`,"_routing":`)
-			writeString(&b, h.Routing)
-		}
-		if h.Source != nil {
-			b.WriteString(`,"_source":`)
-			b.Write(h.Source)
-		}
-		if len(h.Fields) > 0 {
-			b.WriteString(`,"fields":`)
-			fb, _ := json.Marshal(h.Fields)
-			b.Write(fb)
-		}
-		if len(h.Highlight) > 0 {
-			b.WriteString(`,"highlight":`)
-			b.Write(marshalUnescaped(h.Highlight))
-		}
-		if h.Sort != nil {
-			b.WriteString(`,"sort":`)
-			sb, _ := json.Marshal(h.Sort)
-			b.Write(sb)
-		}
-		writeHitExtras(&b, &h, req, totalAsInt)
-		if len(h.InnerHits) > 0 {
-			writeInnerHits(&b, h.InnerHits, totalAsInt)
-		}
-		b.WriteByte('}')
+		writeHit(&b, &h, req, totalAsInt, nil)
 	}
 	b.WriteString(`]}`)
 	if res.Aggregations != nil {
@@ -349,6 +304,62 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 	writeSearchExtras(&b, res)
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// writeHit renders one hit as Elasticsearch's SearchHit does; nested is
+// the _nested identity of a nested inner hit (nil otherwise), and req the
+// search (or inner_hits definition) whose fetch options shape it.
+func writeHit(b *bytes.Buffer, h *searchcore.Hit, req *searchcore.SearchRequest, totalAsInt bool, nested []byte) {
+	b.WriteString(`{"_index":`)
+	writeString(b, h.Index)
+	b.WriteString(`,"_type":"_doc"`)
+	if h.ID != "" {
+		b.WriteString(`,"_id":`)
+		writeString(b, h.ID)
+	}
+	if nested != nil {
+		b.WriteString(`,"_nested":`)
+		b.Write(nested)
+	}
+	if req.Version {
+		b.WriteString(`,"_version":`)
+		b.WriteString(strconv.FormatInt(h.Version, 10))
+	}
+	if req.SeqNoPrimaryTerm {
+		b.WriteString(`,"_seq_no":`)
+		b.WriteString(strconv.FormatInt(h.SeqNo, 10))
+		b.WriteString(`,"_primary_term":`)
+		b.WriteString(strconv.FormatInt(h.PrimaryTerm, 10))
+	}
+	b.WriteString(`,"_score":`)
+	writeFloat(b, h.Score)
+	if h.Routing != "" {
+		b.WriteString(`,"_routing":`)
+		writeString(b, h.Routing)
+	}
+	if h.Source != nil {
+		b.WriteString(`,"_source":`)
+		b.Write(h.Source)
+	}
+	if len(h.Fields) > 0 {
+		b.WriteString(`,"fields":`)
+		fb, _ := json.Marshal(h.Fields)
+		b.Write(fb)
+	}
+	if len(h.Highlight) > 0 {
+		b.WriteString(`,"highlight":`)
+		b.Write(marshalUnescaped(h.Highlight))
+	}
+	if h.Sort != nil {
+		b.WriteString(`,"sort":`)
+		sb, _ := json.Marshal(h.Sort)
+		b.Write(sb)
+	}
+	writeHitExtras(b, h, req, totalAsInt)
+	if len(h.InnerHits) > 0 {
+		writeInnerHits(b, h.InnerHits, totalAsInt)
+	}
+	b.WriteByte('}')
 }
 
 func writeFloat(b *bytes.Buffer, f float64) {

@@ -34,8 +34,10 @@ type CollapseInnerHits struct {
 	Sort    []query.SortField
 	HasSort bool
 	Source  *query.SourceFilter
-	Version bool
-	Explain bool
+	// Fetch holds the fetch options the definition shares with the search
+	// body (version, seq_no_primary_term, explain, docvalue_fields, fields,
+	// stored_fields).
+	Fetch SearchRequest
 }
 
 // InnerHitsResult is one named inner hits section of a hit.
@@ -132,16 +134,14 @@ func parseCollapseInnerHits(v json.RawMessage) (CollapseInnerHits, error) {
 			if ih.Source, err = query.ParseSourceFilter(m.value); err != nil {
 				return ih, err
 			}
-		case "version":
-			if ih.Version, err = boolMember("version", m.value); err != nil {
-				return ih, err
-			}
-		case "explain":
-			if ih.Explain, err = boolMember("explain", m.value); err != nil {
-				return ih, err
-			}
 		default:
-			return ih, ParsingError("[inner_hits] unknown field [%s]", m.key)
+			ok, err := ih.Fetch.parseInnerHitsFetch(m.key, m.value)
+			if err != nil {
+				return ih, err
+			}
+			if !ok {
+				return ih, ParsingError("[inner_hits] unknown field [%s]", m.key)
+			}
 		}
 	}
 	if ih.From < 0 {
@@ -320,10 +320,9 @@ func (e *Engine) collapseInnerHits(ctx context.Context, shards []ctxShard, req *
 		sub.From, sub.Size = ih.From, ih.Size
 		sub.Sort, sub.HasSort = ih.Sort, ih.HasSort
 		sub.Source = ih.Source
-		sub.Version = ih.Version || req.Version
-		sub.Explain = ih.Explain
+		sub.Version, sub.SeqNoPrimaryTerm = req.Version, req.SeqNoPrimaryTerm
+		sub.useInnerHitsFetch(&ih.Fetch)
 		sub.TrackTotalHits = TrackTotalHits(math.MaxInt)
-		sub.SeqNoPrimaryTerm = req.SeqNoPrimaryTerm
 		res, _, err := e.execute(ctx, shards, sub, tieNone, nil)
 		if err != nil {
 			return nil, err

@@ -61,6 +61,40 @@ func (r *SearchRequest) parseFetchMember(key string, v json.RawMessage) error {
 	return err
 }
 
+// parseInnerHitsFetch parses a member an inner_hits definition shares with
+// the search body (docvalue_fields, fields, stored_fields, version,
+// seq_no_primary_term, explain) into r; ok is false for any other member.
+func (r *SearchRequest) parseInnerHitsFetch(key string, v json.RawMessage) (ok bool, err error) {
+	switch key {
+	case "docvalue_fields", "fields":
+		err = r.parseFetchMember(key, v)
+	case "stored_fields":
+		var list []string
+		if list, err = parseStoredFields(v); err == nil {
+			r.SetStoredFields(list)
+		}
+	case "version":
+		r.Version, err = boolMember(key, v)
+	case "seq_no_primary_term":
+		r.SeqNoPrimaryTerm, err = boolMember(key, v)
+	case "explain":
+		r.Explain, err = boolMember(key, v)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// useInnerHitsFetch gives r (the search of an inner_hits definition) the
+// fetch options of the definition parsed into def.
+func (r *SearchRequest) useInnerHitsFetch(def *SearchRequest) {
+	r.Version = r.Version || def.Version
+	r.SeqNoPrimaryTerm = r.SeqNoPrimaryTerm || def.SeqNoPrimaryTerm
+	r.Explain = def.Explain
+	r.DocValueFields, r.FetchFields = def.DocValueFields, def.FetchFields
+	r.StoredFields, r.StoredFieldsNone, r.StoredFieldsSet = def.StoredFields, def.StoredFieldsNone, def.StoredFieldsSet
+}
+
 // parseFieldAndFormats parses docvalue_fields or fields: an array of field
 // names and {"field", "format", "include_unmapped"} objects.
 func parseFieldAndFormats(key string, v json.RawMessage) ([]mapping.FieldAndFormat, error) {
@@ -125,8 +159,9 @@ type fetchPlan struct {
 }
 
 // prepareFetch resolves the fetch options against idx, enforcing the
-// index's limits the way Elasticsearch's shard-level checks do.
-func (r *SearchRequest) prepareFetch(idx *Index, qctx *query.Context) (*fetchPlan, error) {
+// index's limits the way Elasticsearch's shard-level checks do. docPath is
+// the nested path of the hits fetched ("" for top-level hits).
+func (r *SearchRequest) prepareFetch(idx *Index, qctx *query.Context, docPath string) (*fetchPlan, error) {
 	st := idx.Settings()
 	if r.StoredFieldsNone {
 		if r.Source != nil && r.Source.Enabled() {
@@ -147,7 +182,7 @@ func (r *SearchRequest) prepareFetch(idx *Index, qctx *query.Context) (*fetchPla
 	mp := idx.Mapping()
 	var err error
 	if len(r.DocValueFields) > 0 {
-		if p.docValues, err = mp.ResolveDocValueFields(r.DocValueFields, st.MaxDocvalueFields); err != nil {
+		if p.docValues, err = mp.ResolveDocValueFields(r.DocValueFields, st.MaxDocvalueFields, docPath); err != nil {
 			return nil, err
 		}
 	}

@@ -172,13 +172,9 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 				return err
 			}
 		case "stored_fields":
-			var list []string
-			if err := json.Unmarshal(v, &list); err != nil {
-				var one string
-				if err2 := json.Unmarshal(v, &one); err2 != nil {
-					return ParsingError("[stored_fields] must be a string or an array of strings")
-				}
-				list = []string{one}
+			list, err := parseStoredFields(v)
+			if err != nil {
+				return err
 			}
 			req.SetStoredFields(list)
 		case "terminate_after":
@@ -308,6 +304,19 @@ func parseSlice(v json.RawMessage) (*Slice, error) {
 		return nil, IllegalArgument("max must be greater than id")
 	}
 	return sl, nil
+}
+
+// parseStoredFields parses stored_fields: a name or an array of names.
+func parseStoredFields(v json.RawMessage) ([]string, error) {
+	var list []string
+	if err := json.Unmarshal(v, &list); err != nil {
+		var one string
+		if err2 := json.Unmarshal(v, &one); err2 != nil {
+			return nil, ParsingError("[stored_fields] must be a string or an array of strings")
+		}
+		list = []string{one}
+	}
+	return list, nil
 }
 
 // SetStoredFields applies a stored_fields list (_none_ disables fetching).
@@ -644,9 +653,9 @@ type compiledIndex struct {
 	// fetch is the fetch phase resolved against the index.
 	fetch *fetchPlan
 	// innerHits are the inner_hits of the query's nested queries, with
-	// the highlighters of those that ask for one.
+	// their fetch phases.
 	innerHits  []*query.InnerHitsSpec
-	innerHighl innerHighlights
+	innerFetch innerFetches
 }
 
 // execute runs one page of req over shards. scrollAfter continues a scroll.
@@ -783,10 +792,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		q = qctx.PrepareSorts(q)
 		ci := &compiledIndex{query: q, order: order, dec: dec, innerHits: qctx.InnerHits, named: named, rewrite: rewrite}
-		if ci.fetch, err = req.prepareFetch(idx, qctx); err != nil {
+		if ci.fetch, err = req.prepareFetch(idx, qctx, ""); err != nil {
 			return nil, err
 		}
-		if ci.innerHighl, err = prepareInnerHighlights(ci.innerHits, qctx, idx.Settings().HighlightMaxAnalyzedOffset); err != nil {
+		if ci.innerFetch, err = prepareInnerFetches(ci.innerHits, idx, qctx); err != nil {
 			return nil, err
 		}
 		for _, r := range req.Rescore {
@@ -1122,7 +1131,8 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			return nil, nil, err
 		}
 		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
-			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, h.Index, h.ID, specs, compiled[sh.idx].innerHighl); err != nil {
+			shard := shardName(sh.idx.Name(), shardNum[sh.shard])
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, sh.idx, &h, shard, nodeID, specs, compiled[sh.idx].innerFetch); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -1243,7 +1253,7 @@ func fetchHit(sh shardHit, req *SearchRequest, fp *fetchPlan, dec []query.SortDe
 		}
 	}
 	if len(req.StoredFields) > 0 {
-		vals, err := sh.idx.Mapping().StoredFieldValues(src, req.StoredFields)
+		vals, err := sh.idx.Mapping().StoredFieldValues(src, req.StoredFields, "")
 		if err != nil {
 			return h, err
 		}

@@ -1059,7 +1059,7 @@ type Hit struct {
 	// Highlight Highlighted fragments (matches wrapped in the pre/post tags), keyed by field name.
 	Highlight *map[string][]string `json:"highlight,omitempty"`
 
-	// InnerHits Inner hits, keyed by name; each `{"hits": HitsMetadata}`.
+	// InnerHits Inner hits, keyed by name; each `{"hits": HitsMetadata}`. Their hits carry what the inner_hits definition asks for (`_version`, `_seq_no`/`_primary_term`, `_explanation`, `fields`) as top-level hits do.
 	InnerHits      *json.RawMessage `json:"inner_hits,omitempty"`
 	MatchedQueries *[]string        `json:"matched_queries,omitempty"`
 

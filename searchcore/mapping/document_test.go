@@ -448,7 +448,7 @@ func TestStoredFieldValues(t *testing.T) {
 		"ns":{"type":"keyword"},"o":{"properties":{"x":{"type":"long","store":true}}},
 		"src":{"type":"keyword","copy_to":"all"},"all":{"type":"text","store":true},"nv":{"type":"keyword","store":true,"null_value":"N"}}}`)
 	got, err := m.StoredFieldValues([]byte(`{"i":"1","f":1.5,"k":["a","b"],"t":"hello","d":"2020-01-05","b":"true","ns":"x","o":{"x":9007199254740993},"src":"copied","nv":null}`),
-		[]string{"i", "f", "k", "t", "d", "b", "ns", "nope", "o.*", "all", "nv"})
+		[]string{"i", "f", "k", "t", "d", "b", "ns", "nope", "o.*", "all", "nv"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,6 +501,35 @@ func TestDecodeGeohashBottomLeft(t *testing.T) {
 		lat, lon, err := mapping.DecodeGeohash(tt.hash)
 		if err != nil || lat != tt.lat || lon != tt.lon {
 			t.Errorf("DecodeGeohash(%q) = %v, %v, %v; want %v, %v", tt.hash, lat, lon, err, tt.lat, tt.lon)
+		}
+	}
+}
+
+// TestInNestedDocument checks which documents (top-level or of a nested
+// path) hold a field's values: its own object's, and copies made by
+// include_in_parent (at every level up) or include_in_root.
+func TestInNestedDocument(t *testing.T) {
+	m := mustParse(t, `{"properties":{"top":{"type":"keyword"},
+		"c":{"type":"nested","properties":{"a":{"type":"keyword"},
+			"r":{"type":"nested","include_in_parent":true,"properties":{"w":{"type":"keyword"}}},
+			"s":{"type":"nested","properties":{"v":{"type":"keyword"}}}}},
+		"p":{"type":"nested","include_in_root":true,"properties":{"x":{"type":"keyword"}}}}}`)
+	tests := []struct {
+		path, doc string
+		want      bool
+	}{
+		{"top", "", true}, {"top", "c", false},
+		{"c.a", "", false}, {"c.a", "c", true}, {"c.a", "c.r", false},
+		{"c.r.w", "c.r", true}, {"c.r.w", "c", true}, {"c.r.w", "", false},
+		{"c.s.v", "c.s", true}, {"c.s.v", "c", false},
+		{"p.x", "", true}, {"p.x", "p", true}, {"p.x", "c", false},
+	}
+	for _, tc := range tests {
+		if got := m.InNestedDocument(tc.path, tc.doc); got != tc.want {
+			t.Errorf("InNestedDocument(%q, %q) = %v, want %v", tc.path, tc.doc, got, tc.want)
+		}
+		if tc.doc == "" && m.InRootDocument(tc.path) != tc.want {
+			t.Errorf("InRootDocument(%q) != %v", tc.path, tc.want)
 		}
 	}
 }

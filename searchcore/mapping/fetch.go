@@ -30,8 +30,8 @@ type FetchField struct {
 	Format string
 	field  *Field
 	num    *decimalFormat
-	// nestedOnly marks a docvalue field whose values are in nested
-	// documents only: a top-level hit has none.
+	// nestedOnly marks a docvalue field whose values are in other
+	// (nested) documents than the hit's: the hit has none.
 	nestedOnly bool
 }
 
@@ -44,13 +44,15 @@ func textFielddataError(path string) error {
 // ResolveDocValueFields expands docvalue_fields entries to the mapped fields
 // they name (unmapped names are skipped, as Elasticsearch does), enforces
 // index.max_docvalue_fields_search (maxFields) on the expanded count, and
-// checks each field has doc values and accepts the format.
-func (m *Mapping) ResolveDocValueFields(list []FieldAndFormat, maxFields int) ([]FetchField, error) {
+// checks each field has doc values and accepts the format. docPath is the
+// nested path of the documents read ("" for top-level hits): fields whose
+// values are in other documents have none.
+func (m *Mapping) ResolveDocValueFields(list []FieldAndFormat, maxFields int, docPath string) ([]FetchField, error) {
 	var out []FetchField
 	for _, ff := range list {
 		for _, path := range m.MatchFields(ff.Field) {
 			out = append(out, FetchField{Path: path, Format: ff.Format, field: m.index().all[path],
-				nestedOnly: !m.InRootDocument(path)})
+				nestedOnly: !m.InNestedDocument(path, docPath)})
 		}
 	}
 	if len(out) > maxFields {

@@ -109,12 +109,25 @@ func (m *Mapping) NestedPathOf(path string) string {
 // fields of nested objects copied up by include_in_root or by
 // include_in_parent at every level.
 func (m *Mapping) InRootDocument(path string) bool {
-	for np := m.NestedPathOf(path); np != ""; np = m.NestedParentPath(np) {
+	return m.InNestedDocument(path, "")
+}
+
+// InNestedDocument reports whether the values of the field path are
+// indexed in the documents of the nested path docPath ("" for the
+// top-level document): fields of docPath's own objects, and fields of
+// nested objects below it copied up by include_in_parent at every level
+// (or, for the top-level document, by include_in_root).
+func (m *Mapping) InNestedDocument(path, docPath string) bool {
+	for np := m.NestedPathOf(path); np != docPath; np = m.NestedParentPath(np) {
+		if np == "" {
+			// outside docPath's objects
+			return false
+		}
 		f := m.LookupPath(np)
 		switch {
 		case f == nil:
 			return false
-		case extraBool(f, "include_in_root"):
+		case docPath == "" && extraBool(f, "include_in_root"):
 			return true
 		case !extraBool(f, "include_in_parent"):
 			return false

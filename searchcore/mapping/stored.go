@@ -14,8 +14,10 @@ import (
 // int64, floating types as float64, booleans as bool, dates formatted with
 // the field's format, keywords and text as strings). Patterns with "*" are
 // expanded; unknown, unstored or valueless fields are left out. Values
-// copied in with copy_to are included.
-func (m *Mapping) StoredFieldValues(source []byte, fields []string) (map[string][]any, error) {
+// copied in with copy_to are included. docPath is the nested path of the
+// document read ("" for the top-level document): fields stored in other
+// (nested) documents are left out too.
+func (m *Mapping) StoredFieldValues(source []byte, fields []string, docPath string) (map[string][]any, error) {
 	out := map[string][]any{}
 	if len(fields) == 0 {
 		return out, nil
@@ -33,7 +35,7 @@ func (m *Mapping) StoredFieldValues(source []byte, fields []string) (map[string]
 			}
 			seen[path] = true
 			f := idx.all[path]
-			if f == nil || f.IsObject() || !boolOr(f.Store, false) {
+			if f == nil || f.IsObject() || !boolOr(f.Store, false) || !m.InNestedDocument(path, docPath) {
 				continue
 			}
 			var vals []any

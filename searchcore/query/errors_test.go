@@ -184,7 +184,9 @@ func TestCompileErrors(t *testing.T) {
 		{`{"wildcard":{"count":"1*"}}`, `query_shard_exception: Can only use wildcard queries on keyword, text and wildcard fields - not on [count] which is of type [long]`},
 		{`{"regexp":{"count":"1.*"}}`, `query_shard_exception: Can only use regexp queries on keyword and text fields - not on [count] which is of type [long]`},
 		{`{"regexp":{"tag":"a(b"}}`, `query_shard_exception: failed to create query: expected ')' at position 3 [caused_by: illegal_argument_exception: expected ')' at position 3]`},
-		{`{"regexp":{"tag":"~a"}}`, `query_shard_exception: failed to create query: complement operator [~] is not supported (position 0) [caused_by: illegal_argument_exception: complement operator [~] is not supported (position 0)]`},
+		{`{"regexp":{"tag":{"value":"<abc>","flags":"INTERVAL"}}}`, `query_shard_exception: failed to create query: interval syntax error at position 4 [caused_by: illegal_argument_exception: interval syntax error at position 4]`},
+		{`{"regexp":{"tag":{"value":"~(.*a.{12})","max_determinized_states":1000}}}`, `query_shard_exception: failed to create query: Determinizing automaton with 44 states and 45 transitions would result in more than 1000 states. [caused_by: too_complex_to_determinize_exception: Determinizing automaton with 44 states and 45 transitions would result in more than 1000 states.]`},
+		{`{"query_string":{"query":"tag:/~(.*a.{12})/","max_determinized_states":1000}}`, `query_shard_exception: failed to create query: Determinizing automaton with 44 states and 45 transitions would result in more than 1000 states. [caused_by: too_complex_to_determinize_exception: Determinizing automaton with 44 states and 45 transitions would result in more than 1000 states.]`},
 		{`{"fuzzy":{"count":"1"}}`, `query_shard_exception: Can only use fuzzy queries on keyword and text fields - not on [count] which is of type [long]`},
 		{`{"fuzzy":{"tag":{"value":"a","max_expansions":0}}}`, `query_shard_exception: failed to create query: maxExpansions must be positive. [caused_by: illegal_argument_exception: maxExpansions must be positive.]`},
 	}

@@ -53,7 +53,7 @@ func ExtractHighlightTerms(q bluge.Query) []HighlightTerm {
 			prefix := t.prefix
 			out = append(out, HighlightTerm{Field: t.field, Match: func(s string) bool { return strings.HasPrefix(s, prefix) }})
 		case *regexpQuery:
-			re := t.re
+			re := t.aut
 			out = append(out, HighlightTerm{Field: t.field, Match: func(s string) bool {
 				st := re.Start()
 				for i := 0; i < len(s) && re.CanMatch(st); i++ {

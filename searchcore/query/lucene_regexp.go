@@ -2,10 +2,13 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	searchcore "github.com/quarry-search/quarry/searchcore/eserr"
 )
@@ -16,6 +19,7 @@ const (
 	reComplement   = 0x0002
 	reEmpty        = 0x0004
 	reAnyString    = 0x0008
+	reAutomaton    = 0x0010
 	reInterval     = 0x0020
 	reAll          = 0xffff
 )
@@ -51,33 +55,51 @@ func resolveRegexpFlags(flags string) (int, error) {
 	return magic, nil
 }
 
-// luceneToRE2 translates a Lucene regular expression (always anchored at
-// both ends of the term) into RE2 syntax for bluge's automaton. none
-// reports an expression whose language is empty (such as "a#" with the
-// EMPTY flag, or "a{3,2}"). Complement (~) and intersection (&) have no
-// RE2 equivalent and are rejected.
-func luceneToRE2(expr string, flags int) (re string, none bool, err error) {
-	p := &lreParser{s: []rune(expr), flags: flags}
-	r, err := p.union()
-	if err != nil {
-		return "", false, err
-	}
-	if p.pos < len(p.s) {
-		return "", false, searchcore.IllegalArgument("end-of-string expected at position %d", p.pos)
-	}
-	return r.s, r.empty, nil
-}
+// buildStatesPerState bounds the automaton a regular expression may build
+// before determinization (repetition counts such as a{100000} copy their
+// operand): at most this many states per allowed deterministic state, and
+// at least minBuildStates.
+const (
+	buildStatesPerState = 32
+	minBuildStates      = 1 << 16
+)
 
-// lre is a translated sub-expression; empty marks the empty language.
-type lre struct {
-	s     string
-	empty bool
+// compileLuceneRegexp builds the determinized automaton of a Lucene regular
+// expression (org.apache.lucene.util.automaton.RegExp, always anchored at
+// both ends of the term) with the given syntax flags: complement (~) and
+// intersection (&) determinize their operands over the whole code point
+// alphabet, and no step may need more than maxStates deterministic states
+// (too_complex_to_determinize_exception). caseInsensitive folds the case of
+// ASCII literals, as Lucene's ASCII_CASE_INSENSITIVE does.
+func compileLuceneRegexp(expr string, flags int, caseInsensitive bool, maxStates int) (*runDFA, error) {
+	p := &lreParser{s: []rune(expr), flags: flags, fold: caseInsensitive, maxStates: maxStates}
+	var f fragment
+	if len(p.s) == 0 {
+		f = p.b.emptyString()
+	} else {
+		var err error
+		if f, err = p.union(); err != nil {
+			return nil, err
+		}
+		if p.pos < len(p.s) {
+			return nil, searchcore.IllegalArgument("end-of-string expected at position %d", p.pos)
+		}
+	}
+	a := p.b.extract(f)
+	d, err := a.determinize(maxStates)
+	if err != nil {
+		return nil, err
+	}
+	return newRunDFA(d), nil
 }
 
 type lreParser struct {
-	s     []rune
-	pos   int
-	flags int
+	s         []rune
+	pos       int
+	flags     int
+	fold      bool
+	maxStates int
+	b         abuilder
 }
 
 func (p *lreParser) more() bool { return p.pos < len(p.s) }
@@ -93,268 +115,394 @@ func (p *lreParser) match(c rune) bool {
 }
 func (p *lreParser) check(flag int) bool { return p.flags&flag != 0 }
 
-func (p *lreParser) union() (lre, error) {
-	var parts []string
-	for {
+func (p *lreParser) next() (rune, error) {
+	if !p.more() {
+		return 0, searchcore.IllegalArgument("unexpected end-of-string")
+	}
+	p.pos++
+	return p.s[p.pos-1], nil
+}
+
+func (p *lreParser) maxBuild() int {
+	return max(minBuildStates, buildStatesPerState*p.maxStates)
+}
+
+// guard stops expressions whose construction alone would exhaust memory.
+func (p *lreParser) guard() error {
+	if len(p.b.states) > p.maxBuild() {
+		return tooComplex(&automaton{states: p.b.states}, p.maxStates)
+	}
+	return nil
+}
+
+func (p *lreParser) union() (fragment, error) {
+	e, err := p.inter()
+	if err != nil {
+		return fragment{}, err
+	}
+	if p.match('|') {
+		r, err := p.union()
+		if err != nil {
+			return fragment{}, err
+		}
+		return p.b.union(e, r), nil
+	}
+	return e, nil
+}
+
+func (p *lreParser) inter() (fragment, error) {
+	e, err := p.concat()
+	if err != nil {
+		return fragment{}, err
+	}
+	if p.check(reIntersection) && p.match('&') {
 		r, err := p.inter()
 		if err != nil {
-			return lre{}, err
+			return fragment{}, err
 		}
-		if !r.empty {
-			parts = append(parts, r.s)
+		a, err := intersection(p.b.extract(e), p.b.extract(r), p.maxStates)
+		if err != nil {
+			return fragment{}, err
 		}
-		if !p.match('|') {
-			break
-		}
+		return p.b.embed(a), nil
 	}
-	switch len(parts) {
-	case 0:
-		return lre{empty: true}, nil
-	case 1:
-		return lre{s: parts[0]}, nil
-	}
-	return lre{s: "(?:" + strings.Join(parts, "|") + ")"}, nil
+	return e, nil
 }
 
-func (p *lreParser) inter() (lre, error) {
-	r, err := p.concat()
+func (p *lreParser) concat() (fragment, error) {
+	e, err := p.repeat()
 	if err != nil {
-		return lre{}, err
+		return fragment{}, err
 	}
-	if p.check(reIntersection) && p.peek("&") {
-		return lre{}, searchcore.IllegalArgument("intersection operator [&] is not supported (position %d)", p.pos)
-	}
-	return r, nil
-}
-
-func (p *lreParser) concat() (lre, error) {
-	var sb strings.Builder
-	empty := false
 	for p.more() && !p.peek(")|") && (!p.check(reIntersection) || !p.peek("&")) {
 		r, err := p.repeat()
 		if err != nil {
-			return lre{}, err
+			return fragment{}, err
 		}
-		empty = empty || r.empty
-		sb.WriteString(r.s)
+		e = p.b.concat(e, r)
 	}
-	if empty {
-		return lre{empty: true}, nil
-	}
-	return lre{s: sb.String()}, nil
+	return e, nil
 }
 
-func (p *lreParser) repeat() (lre, error) {
+// integer reads the digits of a repetition bound.
+func (p *lreParser) integer() (int, bool) {
+	start := p.pos
+	for p.peek("0123456789") {
+		p.pos++
+	}
+	if start == p.pos {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(p.s[start:p.pos]))
+	if err != nil {
+		n = math.MaxInt32
+	}
+	return n, true
+}
+
+func (p *lreParser) repeat() (fragment, error) {
 	e, err := p.complement()
 	if err != nil {
-		return lre{}, err
+		return fragment{}, err
 	}
 	for p.peek("?*+{") {
 		switch {
 		case p.match('?'):
-			if e.empty {
-				e = lre{s: "(?:)"}
-			} else {
-				e.s = "(?:" + e.s + ")?"
-			}
+			e = p.b.optional(e)
 		case p.match('*'):
-			if e.empty {
-				e = lre{s: "(?:)"}
-			} else {
-				e.s = "(?:" + e.s + ")*"
-			}
+			e = p.b.star(e)
 		case p.match('+'):
-			if !e.empty {
-				e.s = "(?:" + e.s + ")+"
-			}
+			e = p.b.concat(e, p.b.star(p.b.copyOf(e)))
 		case p.match('{'):
-			start := p.pos
-			for p.peek("0123456789") {
-				p.pos++
+			n, ok := p.integer()
+			if !ok {
+				return fragment{}, searchcore.IllegalArgument("integer expected at position %d", p.pos)
 			}
-			if start == p.pos {
-				return lre{}, searchcore.IllegalArgument("integer expected at position %d", p.pos)
-			}
-			n, _ := strconv.Atoi(string(p.s[start:p.pos]))
-			m := -1
-			bounded := true
+			m := n
 			if p.match(',') {
-				start = p.pos
-				for p.peek("0123456789") {
-					p.pos++
+				if m, ok = p.integer(); !ok {
+					m = -1
 				}
-				if start == p.pos {
-					bounded = false
-				} else {
-					m, _ = strconv.Atoi(string(p.s[start:p.pos]))
-				}
-			} else {
-				m = n
 			}
 			if !p.match('}') {
-				return lre{}, searchcore.IllegalArgument("expected '}' at position %d", p.pos)
+				return fragment{}, searchcore.IllegalArgument("expected '}' at position %d", p.pos)
 			}
-			switch {
-			case bounded && n > m:
-				e = lre{empty: true}
-			case e.empty && n == 0:
-				e = lre{s: "(?:)"}
-			case e.empty:
-			case !bounded:
-				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + ",}"
-			case n == m:
-				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + "}"
-			default:
-				e.s = "(?:" + e.s + "){" + strconv.Itoa(n) + "," + strconv.Itoa(m) + "}"
+			if e, err = p.repeatRange(e, n, m); err != nil {
+				return fragment{}, err
 			}
+		}
+		if err := p.guard(); err != nil {
+			return fragment{}, err
 		}
 	}
 	return e, nil
 }
 
-func (p *lreParser) complement() (lre, error) {
-	if p.check(reComplement) && p.peek("~") {
-		return lre{}, searchcore.IllegalArgument("complement operator [~] is not supported (position %d)", p.pos)
+// repeatRange is Operations.repeat(a, n) (m < 0) and repeat(a, n, m).
+func (p *lreParser) repeatRange(e fragment, n, m int) (fragment, error) {
+	if m >= 0 && n > m {
+		return p.b.emptyLang(), nil
+	}
+	if n > p.maxBuild() || m > p.maxBuild() {
+		return fragment{}, tooComplex(&automaton{states: p.b.states}, p.maxStates)
+	}
+	out := p.b.emptyString()
+	for i := 0; i < n; i++ {
+		out = p.b.concat(out, p.b.copyOf(e))
+		if err := p.guard(); err != nil {
+			return fragment{}, err
+		}
+	}
+	if m < 0 {
+		return p.b.concat(out, p.b.star(p.b.copyOf(e))), nil
+	}
+	for i := n; i < m; i++ {
+		out = p.b.concat(out, p.b.optional(p.b.copyOf(e)))
+		if err := p.guard(); err != nil {
+			return fragment{}, err
+		}
+	}
+	return out, nil
+}
+
+func (p *lreParser) complement() (fragment, error) {
+	if p.check(reComplement) && p.match('~') {
+		e, err := p.complement()
+		if err != nil {
+			return fragment{}, err
+		}
+		a, err := p.b.extract(e).complement(p.maxStates)
+		if err != nil {
+			return fragment{}, err
+		}
+		return p.b.embed(a), nil
 	}
 	return p.charClassExp()
 }
 
-func (p *lreParser) charClassExp() (lre, error) {
+// anyChar is the fragment of one code point.
+func (p *lreParser) anyChar() fragment {
+	return p.b.ranges([2]rune{0, maxCodePoint})
+}
+
+// char is the fragment of one literal code point (both ASCII cases when
+// folding).
+func (p *lreParser) char(c rune) fragment {
+	if p.fold && c < 128 {
+		if u, l := unicode.ToUpper(c), unicode.ToLower(c); u != l {
+			return p.b.ranges([2]rune{u, u}, [2]rune{l, l})
+		}
+	}
+	return p.b.ranges([2]rune{c, c})
+}
+
+func (p *lreParser) str(s []rune) fragment {
+	f := p.b.emptyString()
+	for _, c := range s {
+		f = p.b.concat(f, p.char(c))
+	}
+	return f
+}
+
+// negated is [^...]: any code point but those of e.
+func (p *lreParser) negated(e fragment) (fragment, error) {
+	c, err := p.b.extract(e).complement(p.maxStates)
+	if err != nil {
+		return fragment{}, err
+	}
+	any := p.b.extract(p.anyChar())
+	a, err := intersection(any, c, p.maxStates)
+	if err != nil {
+		return fragment{}, err
+	}
+	return p.b.embed(a), nil
+}
+
+func (p *lreParser) charClassExp() (fragment, error) {
 	if !p.match('[') {
 		return p.simple()
 	}
 	negate := p.match('^')
-	var cls strings.Builder
-	// the first class member is read unconditionally ("[]a]" holds ']')
-	for first := true; first || (p.more() && !p.peek("]")); first = false {
-		lo, err := p.classChar()
-		if err != nil {
-			return lre{}, err
-		}
-		if p.match('-') {
-			if p.peek("]") {
-				// a trailing '-' is a literal
-				cls.WriteString(lo + `\-`)
-				continue
-			}
-			hi, err := p.classChar()
-			if err != nil {
-				return lre{}, err
-			}
-			cls.WriteString(lo + "-" + hi)
-			continue
-		}
-		cls.WriteString(lo)
+	e, err := p.charClass()
+	if err != nil {
+		return fragment{}, err
 	}
-	if !p.match(']') {
-		return lre{}, searchcore.IllegalArgument("expected ']' at position %d", p.pos)
+	for p.more() && !p.peek("]") {
+		r, err := p.charClass()
+		if err != nil {
+			return fragment{}, err
+		}
+		e = p.b.union(e, r)
 	}
 	if negate {
-		return lre{s: "[^" + cls.String() + "]"}, nil
-	}
-	return lre{s: "[" + cls.String() + "]"}, nil
-}
-
-// classChar reads one character of a character class, escaped for RE2.
-func (p *lreParser) classChar() (string, error) {
-	if !p.more() {
-		return "", searchcore.IllegalArgument("unexpected end-of-string")
-	}
-	c := p.s[p.pos]
-	p.pos++
-	if c == '\\' {
-		if !p.more() {
-			return "", searchcore.IllegalArgument("unexpected end-of-string")
-		}
-		c = p.s[p.pos]
-		p.pos++
-		switch c {
-		case 'd', 'D', 's', 'S', 'w', 'W':
-			return `\` + string(c), nil
+		if e, err = p.negated(e); err != nil {
+			return fragment{}, err
 		}
 	}
-	return quoteRune(c), nil
-}
-
-func quoteRune(c rune) string {
-	return regexp.QuoteMeta(string(c))
-}
-
-func (p *lreParser) simple() (lre, error) {
-	if !p.more() {
-		return lre{}, searchcore.IllegalArgument("unexpected end-of-string")
+	if !p.match(']') {
+		return fragment{}, searchcore.IllegalArgument("expected ']' at position %d", p.pos)
 	}
-	c := p.s[p.pos]
+	return e, nil
+}
+
+func (p *lreParser) charClass() (fragment, error) {
+	if f, ok, err := p.predefined(); ok || err != nil {
+		return f, err
+	}
+	c, err := p.charExp()
+	if err != nil {
+		return fragment{}, err
+	}
+	if !p.match('-') {
+		return p.char(c), nil
+	}
+	if p.peek("]") {
+		return p.b.union(p.char(c), p.char('-')), nil
+	}
+	to, err := p.charExp()
+	if err != nil {
+		return fragment{}, err
+	}
+	if c > to {
+		return fragment{}, searchcore.IllegalArgument("invalid range: from (%d) cannot be > to (%d)", c, to)
+	}
+	return p.b.ranges([2]rune{c, to}), nil
+}
+
+// charExp is parseCharExp: one character, optionally escaped.
+func (p *lreParser) charExp() (rune, error) {
+	p.match('\\')
+	return p.next()
+}
+
+// predefined reads \d \D \s \S \w \W (Java's predefined classes).
+func (p *lreParser) predefined() (fragment, bool, error) {
+	if p.pos+1 >= len(p.s) || p.s[p.pos] != '\\' || !strings.ContainsRune("dDsSwW", p.s[p.pos+1]) {
+		return fragment{}, false, nil
+	}
+	c := p.s[p.pos+1]
+	p.pos += 2
+	var f fragment
+	switch unicode.ToLower(c) {
+	case 'd':
+		f = p.b.ranges([2]rune{'0', '9'})
+	case 's':
+		f = p.b.ranges([2]rune{' ', ' '}, [2]rune{'\t', '\n'}, [2]rune{'\v', '\r'})
+	case 'w':
+		f = p.b.ranges([2]rune{'a', 'z'}, [2]rune{'A', 'Z'}, [2]rune{'_', '_'}, [2]rune{'0', '9'})
+	}
+	if unicode.IsUpper(c) {
+		nf, err := p.negated(f)
+		return nf, true, err
+	}
+	return f, true, nil
+}
+
+func (p *lreParser) simple() (fragment, error) {
 	switch {
-	case c == '.':
-		p.pos++
-		return lre{s: `(?s:.)`}, nil
-	case c == '#' && p.check(reEmpty):
-		p.pos++
-		return lre{empty: true}, nil
-	case c == '@' && p.check(reAnyString):
-		p.pos++
-		return lre{s: `(?s:.*)`}, nil
-	case c == '"':
-		p.pos++
+	case p.match('.'):
+		return p.anyChar(), nil
+	case p.check(reEmpty) && p.match('#'):
+		return p.b.emptyLang(), nil
+	case p.check(reAnyString) && p.match('@'):
+		return p.b.star(p.anyChar()), nil
+	case p.match('"'):
 		start := p.pos
 		for p.more() && p.s[p.pos] != '"' {
 			p.pos++
 		}
 		if !p.match('"') {
-			return lre{}, searchcore.IllegalArgument("expected '\"' at position %d", p.pos)
+			return fragment{}, searchcore.IllegalArgument("expected '\"' at position %d", p.pos)
 		}
-		return lre{s: regexp.QuoteMeta(string(p.s[start : p.pos-1]))}, nil
-	case c == '(':
-		p.pos++
+		return p.str(p.s[start : p.pos-1]), nil
+	case p.match('('):
 		if p.match(')') {
-			return lre{s: "(?:)"}, nil
+			return p.b.emptyString(), nil
 		}
-		inner, err := p.union()
+		e, err := p.union()
 		if err != nil {
-			return lre{}, err
+			return fragment{}, err
 		}
 		if !p.match(')') {
-			return lre{}, searchcore.IllegalArgument("expected ')' at position %d", p.pos)
+			return fragment{}, searchcore.IllegalArgument("expected ')' at position %d", p.pos)
 		}
-		if inner.empty {
-			return inner, nil
-		}
-		return lre{s: "(?:" + inner.s + ")"}, nil
-	case c == '<' && p.check(reInterval):
-		p.pos++
+		return e, nil
+	case (p.check(reAutomaton) || p.check(reInterval)) && p.match('<'):
 		start := p.pos
 		for p.more() && p.s[p.pos] != '>' {
 			p.pos++
 		}
 		if !p.match('>') {
-			return lre{}, searchcore.IllegalArgument("expected '>' at position %d", p.pos)
+			return fragment{}, searchcore.IllegalArgument("expected '>' at position %d", p.pos)
 		}
 		body := string(p.s[start : p.pos-1])
 		lo, hi, ok := strings.Cut(body, "-")
 		if !ok {
-			return lre{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
+			if !p.check(reAutomaton) {
+				return fragment{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
+			}
+			// no automaton provider: Lucene's RegExp.toAutomaton
+			return fragment{}, searchcore.IllegalArgument("'%s' not found", body)
+		}
+		if !p.check(reInterval) {
+			return fragment{}, searchcore.IllegalArgument("illegal identifier at position %d", p.pos-1)
 		}
 		re, err := decimalInterval(lo, hi)
 		if err != nil {
-			return lre{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
+			return fragment{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
 		}
-		return lre{s: re}, nil
-	case c == '\\':
-		p.pos++
-		if !p.more() {
-			return lre{}, searchcore.IllegalArgument("unexpected end-of-string")
+		parsed, err := syntax.Parse(re, syntax.Perl)
+		if err != nil {
+			return fragment{}, searchcore.IllegalArgument("interval syntax error at position %d", p.pos-1)
 		}
-		e := p.s[p.pos]
-		p.pos++
-		switch e {
-		case 'd', 'D', 's', 'S', 'w', 'W':
-			return lre{s: `\` + string(e)}, nil
-		}
-		return lre{s: quoteRune(e)}, nil
+		return p.b.fromSyntax(parsed), nil
 	}
-	p.pos++
-	return lre{s: quoteRune(c)}, nil
+	if f, ok, err := p.predefined(); ok || err != nil {
+		return f, err
+	}
+	c, err := p.charExp()
+	if err != nil {
+		return fragment{}, err
+	}
+	return p.char(c), nil
+}
+
+// fromSyntax is the fragment of a (star, alternation, class and literal
+// only) RE2 expression, such as decimalInterval's.
+func (b *abuilder) fromSyntax(re *syntax.Regexp) fragment {
+	switch re.Op {
+	case syntax.OpLiteral:
+		f := b.emptyString()
+		for _, c := range re.Rune {
+			f = b.concat(f, b.ranges([2]rune{c, c}))
+		}
+		return f
+	case syntax.OpCharClass:
+		var rs [][2]rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			rs = append(rs, [2]rune{re.Rune[i], re.Rune[i+1]})
+		}
+		return b.ranges(rs...)
+	case syntax.OpConcat:
+		f := b.emptyString()
+		for _, sub := range re.Sub {
+			f = b.concat(f, b.fromSyntax(sub))
+		}
+		return f
+	case syntax.OpAlternate:
+		fs := make([]fragment, len(re.Sub))
+		for i, sub := range re.Sub {
+			fs[i] = b.fromSyntax(sub)
+		}
+		return b.union(fs...)
+	case syntax.OpStar:
+		return b.star(b.fromSyntax(re.Sub[0]))
+	case syntax.OpCapture:
+		return b.fromSyntax(re.Sub[0])
+	case syntax.OpEmptyMatch:
+		return b.emptyString()
+	}
+	return b.emptyLang()
 }
 
 // decimalInterval is Automata.makeDecimalInterval as a regexp: decimal
@@ -495,4 +643,8 @@ func wildcardToRE2(pattern string) string {
 		}
 	}
 	return sb.String()
+}
+
+func quoteRune(c rune) string {
+	return regexp.QuoteMeta(string(c))
 }

@@ -295,24 +295,15 @@ func (q *RegexpQuery) Compile(ctx *Context) (bluge.Query, error) {
 	if err := ctx.failIfNotIndexed(ft); err != nil {
 		return nil, err
 	}
-	re, none, err := luceneToRE2(q.value, q.flags)
+	maxStates := q.maxStates
+	if maxStates <= 0 {
+		maxStates = defaultMaxDeterminizedStates
+	}
+	dfa, err := compileLuceneRegexp(q.value, q.flags, q.caseInsensitive, maxStates)
 	if err != nil {
 		return nil, ctx.failedToCreate(err)
 	}
-	if none {
-		return matchNone(), nil
-	}
-	if q.caseInsensitive {
-		re = "(?i)" + re
-	}
-	maxStates := q.maxStates
-	if maxStates <= 0 { // built by query_string, which has no own limit yet
-		maxStates = defaultMaxDeterminizedStates
-	}
-	if err := checkDeterminize(re, maxStates); err != nil {
-		return nil, ctx.failedToCreate(err)
-	}
-	return ctx.regexpQuery(ft, re, q.boost)
+	return &regexpQuery{field: ft.path, aut: dfa, prefix: dfa.prefix, score: float64(q.boost), pattern: q.value}, nil
 }
 
 // checkRegexLength enforces index.max_regex_length (default 1000, counted in

@@ -40,6 +40,17 @@ type InnerHitsDef struct {
 	// Highlight is the definition's highlight object as sent (parsed and
 	// prepared by the search, which owns the highlighter).
 	Highlight json.RawMessage
+	// Fetch are the members the definition shares with the search body's
+	// fetch phase (docvalue_fields, fields, stored_fields, version,
+	// seq_no_primary_term, explain) as sent, parsed by the search, which
+	// owns the fetch phase.
+	Fetch []RawMember
+}
+
+// RawMember is one object member as sent.
+type RawMember struct {
+	Key   string
+	Value json.RawMessage
 }
 
 // InnerHitsSpec is an inner_hits request compiled for one index: the query
@@ -148,6 +159,8 @@ func parseInnerHits(v *jval) (*InnerHitsDef, error) {
 				return nil, iv.parsingErr("[inner_hits] highlight must be an object")
 			}
 			d.Highlight = append(json.RawMessage(nil), iv.doc.src[iv.off:valueEnd(iv)]...)
+		case "docvalue_fields", "fields", "stored_fields", "version", "seq_no_primary_term", "explain":
+			d.Fetch = append(d.Fetch, RawMember{Key: m.key, Value: append(json.RawMessage(nil), iv.doc.src[iv.off:valueEnd(iv)]...)})
 		default:
 			return nil, searchcore.Errorf(searchcore.Invalid, "x_content_parse_exception", "[inner_hits] unknown field [%s]", m.key)
 		}

@@ -33,6 +33,7 @@ type QueryStringQuery struct {
 	allowLeadingWc  bool
 	mostFields      bool
 	timeZone        *time.Location
+	maxStates       int // max_determinized_states of /regex/ terms
 }
 
 func registerQueryString(p *Parser) {
@@ -42,7 +43,8 @@ func registerQueryString(p *Parser) {
 
 // parseQueryString follows QueryStringQueryBuilder.fromXContent.
 func parseQueryString(_ *Parser, body *jval) (Node, error) {
-	q := &QueryStringQuery{base: newBase(), fuzzy: fuzzinessAuto, fuzzyMaxExp: 50, transpositions: true, allowLeadingWc: true}
+	q := &QueryStringQuery{base: newBase(), fuzzy: fuzzinessAuto, fuzzyMaxExp: 50, transpositions: true, allowLeadingWc: true,
+		maxStates: defaultMaxDeterminizedStates}
 	var (
 		boost    float32 = 1
 		hasQuery bool
@@ -81,8 +83,10 @@ func parseQueryString(_ *Parser, body *jval) (Node, error) {
 		case "time_zone":
 			q.timeZone, err = parseZone(v.s)
 		case "quote_analyzer", "quote_field_suffix", "rewrite",
-			"auto_generate_synonyms_phrase_query", "escape", "max_determinized_states",
+			"auto_generate_synonyms_phrase_query", "escape",
 			"enable_position_increments", "auto_generate_phrase_queries":
+		case "max_determinized_states":
+			q.maxStates, err = v.intValue()
 		case "allow_leading_wildcard":
 			q.allowLeadingWc, err = v.booleanValue()
 		case "analyze_wildcard":
@@ -695,6 +699,7 @@ type qsCompiler struct {
 	tieBreaker      float64
 	analyzeWildcard bool
 	timeZone        *time.Location
+	maxStates       int // 0 for the default
 	clauses         int
 }
 
@@ -847,7 +852,7 @@ func (c *qsCompiler) termOnField(t *qsTerm, f resolvedField, lenient bool) (blug
 		if !f.ft.isString() && lenient {
 			return matchNone(), nil
 		}
-		return (&RegexpQuery{base: b, field: f.ft.path, value: t.text, flags: reAll}).Compile(c.ctx)
+		return (&RegexpQuery{base: b, field: f.ft.path, value: t.text, flags: reAll, maxStates: c.maxStates}).Compile(c.ctx)
 	case qsFuzzyKind:
 		fz := c.fuzzy
 		if t.fuzzy != nil {
@@ -912,7 +917,7 @@ func (q *QueryStringQuery) Compile(ctx *Context) (bluge.Query, error) {
 	}
 	c := &qsCompiler{ctx: ctx, name: "query_string", fields: fields, operatorAnd: q.operatorAnd, analyzer: q.analyzer,
 		fuzzy: q.fuzzy, fuzzyPrefix: q.fuzzyPrefix, fuzzyMaxExp: q.fuzzyMaxExp, transpositions: q.transpositions,
-		phraseSlop: q.phraseSlop, tieBreaker: float64(q.tieBreaker), analyzeWildcard: q.analyzeWildcard,
+		phraseSlop: q.phraseSlop, tieBreaker: float64(q.tieBreaker), analyzeWildcard: q.analyzeWildcard, maxStates: q.maxStates,
 		timeZone: q.timeZone}
 	if q.mostFields && q.tieBreaker == 0 {
 		c.tieBreaker = 1

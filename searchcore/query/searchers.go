@@ -324,15 +324,24 @@ func (p *prefixQuery) Searcher(i search.Reader, o search.SearcherOptions) (searc
 	return searcher.NewTermPrefixSearcher(i, p.prefix, p.field, 1, sc, sc, o)
 }
 
-// regexpQuery is a constant-score query over the terms accepted by a
-// compiled RE2 automaton (anchored at both ends of the term).
+// termAutomaton is a byte automaton over the term dictionary
+// (segment.Automaton).
+type termAutomaton interface {
+	Start() int
+	IsMatch(int) bool
+	CanMatch(int) bool
+	WillAlwaysMatch(int) bool
+	Accept(int, byte) int
+}
+
+// regexpQuery is a constant-score query over the terms accepted by an
+// automaton (anchored at both ends of the term), all starting with prefix.
 type regexpQuery struct {
-	field     string
-	re        *vregexp.Regexp
-	prefixBeg []byte
-	prefixEnd []byte
-	score     float64
-	pattern   string // for descriptions
+	field   string
+	aut     termAutomaton
+	prefix  string
+	score   float64
+	pattern string // for descriptions
 }
 
 // newRegexpQuery compiles pattern (RE2 syntax) for bluge's term dictionary
@@ -346,12 +355,7 @@ func newRegexpQuery(field, pattern string, score float64) (*regexpQuery, error) 
 	if err != nil {
 		return nil, err
 	}
-	q := &regexpQuery{field: field, re: re, score: score, pattern: pattern}
-	if prefix := literalPrefix(parsed); prefix != "" {
-		q.prefixBeg = []byte(prefix)
-		q.prefixEnd = incrementBytes(q.prefixBeg)
-	}
-	return q, nil
+	return &regexpQuery{field: field, aut: re, prefix: literalPrefix(parsed), score: score, pattern: pattern}, nil
 }
 
 // literalPrefix returns the literal (case-sensitive) prefix every match of
@@ -370,7 +374,12 @@ func literalPrefix(s *syntax.Regexp) string {
 }
 
 func (r *regexpQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
-	dict, err := i.DictionaryIterator(r.field, r.re, r.prefixBeg, r.prefixEnd)
+	var beg, end []byte
+	if r.prefix != "" {
+		beg = []byte(r.prefix)
+		end = incrementBytes(beg)
+	}
+	dict, err := i.DictionaryIterator(r.field, r.aut, beg, end)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDateMath(t *testing.T) {
@@ -155,76 +158,151 @@ func TestFuzziness(t *testing.T) {
 }
 
 func TestLuceneRegexp(t *testing.T) {
+	const noFlags = 0
 	tests := []struct {
 		re      string
 		flags   int
+		fold    bool
 		match   []string
 		nomatch []string
 	}{
-		{"ab.d", reAll, []string{"abcd", "ab\nd"}, []string{"abd", "abcde"}},
-		{"a+b*c?", reAll, []string{"a", "aab", "aabbc"}, []string{"b", "ac c"}},
-		{"(ab|cd){2}", reAll, []string{"abcd", "cdcd"}, []string{"ab", "abcdab"}},
-		{"a{2,3}", reAll, []string{"aa", "aaa"}, []string{"a", "aaaa"}},
-		{"a{2,}", reAll, []string{"aa", "aaaaa"}, []string{"a"}},
-		{"[a-c]x[^0-9]", reAll, []string{"axy", "cx-"}, []string{"dxy", "ax1"}},
-		{"\\d+\\.\\d", reAll, []string{"12.5"}, []string{"12x5"}},
-		{"a\\*", reAll, []string{"a*"}, []string{"aa"}},
-		{`"a.b"`, reAll, []string{"a.b"}, []string{"axb"}},
-		{"ab@", reAll, []string{"ab", "abxyz"}, []string{"a"}},
-		{"ab@", 0, []string{"ab@"}, []string{"abx"}},
-		{"<1-12>", reAll, []string{"1", "9", "10", "12", "007"}, []string{"0", "13", "100", "x"}},
-		{"<01-12>", reAll, []string{"01", "09", "12"}, []string{"1", "13", "00"}},
-		{"x<5-250>", reAll, []string{"x5", "x99", "x100", "x249", "x250"}, []string{"x4", "x251", "x1000"}},
-		{"a()b", reAll, []string{"ab"}, []string{"a()b"}},
-		{"a#", 0, []string{"a#"}, []string{"a"}},
-		{"[a-]", reAll, []string{"a", "-"}, []string{"b"}},
-		{"[]a]", reAll, []string{"]", "a"}, []string{"b"}},
-		{"a(#)*b", reAll, []string{"ab"}, []string{"a#b"}},
-		{"a|b#", reAll, []string{"a"}, []string{"b", "b#"}},
+		{"ab.d", reAll, false, []string{"abcd", "ab\nd", "abéd"}, []string{"abd", "abcde"}},
+		{"a+b*c?", reAll, false, []string{"a", "aab", "aabbc"}, []string{"b", "ac c"}},
+		{"(ab|cd){2}", reAll, false, []string{"abcd", "cdcd"}, []string{"ab", "abcdab"}},
+		{"a{2,3}", reAll, false, []string{"aa", "aaa"}, []string{"a", "aaaa"}},
+		{"a{2,}", reAll, false, []string{"aa", "aaaaa"}, []string{"a"}},
+		{"a{0}b", reAll, false, []string{"b"}, []string{"ab"}},
+		{"[a-c]x[^0-9]", reAll, false, []string{"axy", "cx-", "bxé"}, []string{"dxy", "ax1", "ax"}},
+		{"\\d+\\.\\d", reAll, false, []string{"12.5"}, []string{"12x5"}},
+		{"\\W\\w\\s\\S", reAll, false, []string{"éa\tx", "-_ 1"}, []string{"aa x", "é- x", "éa\t "}},
+		{"a\\*", reAll, false, []string{"a*"}, []string{"aa"}},
+		{`"a.b"`, reAll, false, []string{"a.b"}, []string{"axb"}},
+		{"ab@", reAll, false, []string{"ab", "abxyz"}, []string{"a"}},
+		{"ab@", noFlags, false, []string{"ab@"}, []string{"abx"}},
+		{"<1-12>", reAll, false, []string{"1", "9", "10", "12", "007"}, []string{"0", "13", "100", "x"}},
+		{"<01-12>", reAll, false, []string{"01", "09", "12"}, []string{"1", "13", "00"}},
+		{"<1-100>", reAll, false, []string{"1", "42", "100", "0100"}, []string{"0", "101", "1000", ""}},
+		{"x<5-250>", reAll, false, []string{"x5", "x99", "x100", "x249", "x250"}, []string{"x4", "x251", "x1000"}},
+		{"<1-12>", noFlags, false, []string{"<1-12>"}, []string{"1"}},
+		{"a()b", reAll, false, []string{"ab"}, []string{"a()b"}},
+		{"a#", noFlags, false, []string{"a#"}, []string{"a"}},
+		{"a#", reAll, false, nil, []string{"a", "a#", ""}},
+		{"[a-]", reAll, false, []string{"a", "-"}, []string{"b"}},
+		{"[]a]", reAll, false, []string{"]", "a"}, []string{"b"}},
+		{"a(#)*b", reAll, false, []string{"ab"}, []string{"a#b"}},
+		{"a|b#", reAll, false, []string{"a"}, []string{"b", "b#"}},
+		{"", reAll, false, []string{""}, []string{"a"}},
+		{"(|a)", reAll, false, []string{"|a"}, []string{"a", ""}},
+		// complement and intersection
+		{"ab~(c)", reAll, false, []string{"ab", "abd", "abcc", "abé"}, []string{"abc", "a"}},
+		{"~a", reAll, false, []string{"", "b", "aa", "é"}, []string{"a"}},
+		{"~~a", reAll, false, []string{"a"}, []string{"", "aa"}},
+		{"~(a|b)c", reAll, false, []string{"c", "aac", "xc"}, []string{"ac", "bc", "a"}},
+		{"a.*&.*z", reAll, false, []string{"az", "abz", "azz"}, []string{"a", "z", "za", "abza"}},
+		{"@&~(foo.*)", reAll, false, []string{"", "fo", "bar", "xfoo"}, []string{"foo", "foobar"}},
+		{".*(a|b).*&.*c.*&~(.*d.*)", reAll, false, []string{"ac", "cb", "xaxcx"}, []string{"ab", "acd", "c"}},
+		{"a&b", reAll, false, nil, []string{"a", "b", "a&b"}},
+		{"[^a]", reAll, false, []string{"b", "é", "\U0001F600"}, []string{"a", "", "bb"}},
+		// flags off: the character is literal
+		{"a~b", noFlags, false, []string{"a~b"}, []string{"ac"}},
+		{"a~b", reComplement, false, []string{"ac", "a", "abb", "a~b"}, []string{"ab"}},
+		{"a&b", noFlags, false, []string{"a&b"}, []string{"a"}},
+		{"a&b", reComplement, false, []string{"a&b"}, nil},
+		{"a.*&.*z", reIntersection, false, []string{"az", "a&z"}, []string{"za", "a"}},
+		{"~(a|b)", noFlags, false, []string{"~a", "~b"}, []string{"c"}},
+		// ASCII_CASE_INSENSITIVE folds literals, not ranges
+		{"ab[c-d]é", reAll, true, []string{"abcé", "ABdé", "aBcé"}, []string{"abCé", "abcÉ"}},
+		{`"Foo"&~([a-z]..)`, reAll, true, []string{"FOO", "Foo"}, []string{"foo", "fOO"}},
 	}
 	for _, tt := range tests {
-		re2, _, err := luceneToRE2(tt.re, tt.flags)
+		d, err := compileLuceneRegexp(tt.re, tt.flags, tt.fold, defaultMaxDeterminizedStates)
 		if err != nil {
-			t.Errorf("luceneToRE2(%q): %v", tt.re, err)
-			continue
-		}
-		rx, err := regexp.Compile("^(?:" + re2 + ")$")
-		if err != nil {
-			t.Errorf("luceneToRE2(%q) = %q does not compile: %v", tt.re, re2, err)
+			t.Errorf("compileLuceneRegexp(%q, %#x): %v", tt.re, tt.flags, err)
 			continue
 		}
 		for _, s := range tt.match {
-			if !rx.MatchString(s) {
-				t.Errorf("%q (%q) does not match %q", tt.re, re2, s)
+			if !d.Matches(s) || !bytesMatch(d, s) {
+				t.Errorf("%q (%#x) does not match %q (bytes %v)", tt.re, tt.flags, s, bytesMatch(d, s))
 			}
 		}
 		for _, s := range tt.nomatch {
-			if rx.MatchString(s) {
-				t.Errorf("%q (%q) matches %q", tt.re, re2, s)
+			if d.Matches(s) || bytesMatch(d, s) {
+				t.Errorf("%q (%#x) matches %q", tt.re, tt.flags, s)
 			}
 		}
 	}
 	for re, want := range map[string]string{
-		"a(b":   "illegal_argument_exception: expected ')' at position 3",
-		"a[bc":  "illegal_argument_exception: expected ']' at position 4",
-		"a{x}":  "illegal_argument_exception: integer expected at position 2",
-		`"abc`:  `illegal_argument_exception: expected '"' at position 4`,
-		"a&b":   "illegal_argument_exception: intersection operator [&] is not supported (position 1)",
-		"<1-x>": "illegal_argument_exception: interval syntax error at position 4",
-		"[]":    "illegal_argument_exception: expected ']' at position 2",
+		"a(b":               "illegal_argument_exception: expected ')' at position 3",
+		"a[bc":              "illegal_argument_exception: expected ']' at position 4",
+		"a{x}":              "illegal_argument_exception: integer expected at position 2",
+		"a{2":               "illegal_argument_exception: expected '}' at position 3",
+		`"abc`:              `illegal_argument_exception: expected '"' at position 4`,
+		"a&":                "illegal_argument_exception: unexpected end-of-string",
+		"~":                 "illegal_argument_exception: unexpected end-of-string",
+		"a|":                "illegal_argument_exception: unexpected end-of-string",
+		"a)":                "illegal_argument_exception: end-of-string expected at position 1",
+		"<1-x>":             "illegal_argument_exception: interval syntax error at position 4",
+		"<12":               "illegal_argument_exception: expected '>' at position 3",
+		"<abc>":             "illegal_argument_exception: 'abc' not found",
+		"[]":                "illegal_argument_exception: expected ']' at position 2",
+		"[z-a]":             "illegal_argument_exception: invalid range: from (122) cannot be > to (97)",
+		".*a.{20}":          "too_complex_to_determinize_exception",
+		"~(.*a.{20})":       "too_complex_to_determinize_exception",
+		"a{99999999}":       "too_complex_to_determinize_exception",
+		"(.{0,200}){0,200}": "too_complex_to_determinize_exception", // huge subsets: the work budget
+		"(a{1000}){1000}":   "too_complex_to_determinize_exception", // the build size limit
 	} {
-		if _, _, err := luceneToRE2(re, reAll); errString(err) != want {
-			t.Errorf("luceneToRE2(%q) error = %s; want %s", re, errString(err), want)
+		_, err := compileLuceneRegexp(re, reAll, false, defaultMaxDeterminizedStates)
+		if got := errString(err); got != want && !strings.HasPrefix(got, want+": Determinizing automaton with ") {
+			t.Errorf("compileLuceneRegexp(%q) error = %s; want %s", re, got, want)
 		}
 	}
-	for _, re := range []string{"a#", "#|b#", "a{3,2}", "(#)+", "#{2}"} {
-		if _, none, err := luceneToRE2(re, reAll); err != nil || !none {
-			t.Errorf("luceneToRE2(%q) none = %v, %v; want the empty language", re, none, err)
+	if _, err := compileLuceneRegexp("<1-2>", reAll&^reInterval&^reAutomaton, false, 10); err != nil {
+		t.Errorf("<1-2> without INTERVAL: %v", err)
+	}
+	if _, err := compileLuceneRegexp("<1-2>", reAutomaton, false, 10); errString(err) != "illegal_argument_exception: illegal identifier at position 4" {
+		t.Errorf("<1-2> with AUTOMATON only: %v", err)
+	}
+	for _, tc := range []struct {
+		re       string
+		max      int
+		explodes bool
+	}{
+		{`abc`, 10000, false},
+		{`(san|santa) .*`, 10000, false},
+		{`[a-z]+[0-9]{2,4}`, 10000, false},
+		{`.*a.{3}`, 10000, false},  // 2^4 subsets
+		{`.*a.{12}`, 1000, true},   // 2^13 over a lower limit
+		{`.*a.{12}`, 10000, false}, // ... and under the default
+		{`~(.*a.{12})`, 1000, true},
+		{`(.*a.{6})&(.*b.{6})`, 1000, true}, // 2^7 states each, their product over 1000
+		{`(.*a.{6})&(.*b.{6})`, 100000, false},
+		{`(.*a){12}(.*b){12}`, 10000, false},
+	} {
+		start := time.Now()
+		_, err := compileLuceneRegexp(tc.re, reAll, false, tc.max)
+		if (err != nil) != tc.explodes {
+			t.Errorf("%s (max %d): err = %v, want explodes %v", tc.re, tc.max, err, tc.explodes)
+		}
+		if err != nil && !strings.HasSuffix(err.Error(), "would result in more than "+strconv.Itoa(tc.max)+" states.") {
+			t.Errorf("%s: error text %q", tc.re, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s took %v", tc.re, d)
 		}
 	}
 	if got := wildcardToRE2(`a*b?c\*.`); !regexp.MustCompile("^" + got + "$").MatchString("axxbyc*.") {
 		t.Errorf("wildcardToRE2 = %q", got)
 	}
+}
+
+// bytesMatch runs the term dictionary (UTF-8 byte) side of the automaton.
+func bytesMatch(d *runDFA, s string) bool {
+	st := d.Start()
+	for i := 0; i < len(s) && d.CanMatch(st); i++ {
+		st = d.Accept(st, s[i])
+	}
+	return d.IsMatch(st)
 }
 
 func TestJavaNumbers(t *testing.T) {
@@ -300,4 +378,25 @@ func TestValueAccessors(t *testing.T) {
 	if v := val(`"\ud83d\ude00 \u00e9"`); v.s != "😀 é" {
 		t.Errorf("surrogates = %q", v.s)
 	}
+}
+
+// FuzzLuceneRegexp checks any expression and flags compile to an automaton
+// or fail with an error (never a panic), and that the UTF-8 byte side of
+// the automaton agrees with the code point side.
+func FuzzLuceneRegexp(f *testing.F) {
+	for _, s := range []string{"ab~(c)", "a.*&.*z", "@&~(foo.*)", "<1-100>", "[^a-c]x{2,3}", `"q"\d\W#`, "~(a|b)&.+", "(|a)", "<abc>", "a{0,}?"} {
+		f.Add(s, reAll, false, "xé1")
+	}
+	f.Fuzz(func(t *testing.T, expr string, flags int, fold bool, probe string) {
+		if len(expr) > 40 {
+			return
+		}
+		d, err := compileLuceneRegexp(expr, flags&reAll, fold, 2000)
+		if err != nil {
+			return
+		}
+		if d.Matches(probe) != bytesMatch(d, probe) && utf8.ValidString(probe) {
+			t.Errorf("%q on %q: code points %v, bytes %v", expr, probe, d.Matches(probe), bytesMatch(d, probe))
+		}
+	})
 }
