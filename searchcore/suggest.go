@@ -384,7 +384,16 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 			if !utf8.ValidString(de.Term()) {
 				continue
 			}
-			freqs[de.Term()] += int64(de.Count())
+			// The dictionary's own counts are unreliable in ice (a postings
+			// list read after a one-hit term keeps counting 1): ask the
+			// term's postings.
+			pi, err := r.PostingsIterator([]byte(de.Term()), s.Field, false, false, false)
+			if err != nil {
+				_ = it.Close()
+				return nil, Internalf(err, "suggest: failed to read postings")
+			}
+			freqs[de.Term()] += int64(pi.Count())
+			_ = pi.Close()
 		}
 		_ = it.Close()
 	}

@@ -368,7 +368,7 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 				}
 				e.reverse[n] = b
 			case *sigTermsImpl:
-				bg, err := loadBackground(r, x.src)
+				bg, err := loadBackground(ctx, r, x.src)
 				if err != nil {
 					return err
 				}

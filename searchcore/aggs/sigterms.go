@@ -1,6 +1,7 @@
 package aggs
 
 import (
+	"context"
 	"sort"
 
 	"github.com/blugelabs/bluge"
@@ -107,9 +108,11 @@ type background struct {
 	num  map[float64]int64
 }
 
-// loadBackground reads the shard's document count and the term dictionary
-// of a significant_terms field.
-func loadBackground(r *bluge.Reader, src *source) (*background, error) {
+// loadBackground reads the shard's document count and the document
+// frequency of each term of a significant_terms field. Frequencies come
+// from each term's postings: the dictionary's own counts are wrong in ice
+// (a postings list read after a one-hit term keeps counting 1).
+func loadBackground(ctx context.Context, r *bluge.Reader, src *source) (*background, error) {
 	n, err := r.Count()
 	if err != nil {
 		return nil, err
@@ -117,6 +120,10 @@ func loadBackground(r *bluge.Reader, src *source) (*background, error) {
 	bg := &background{size: int64(n), str: map[string]int64{}, num: map[float64]int64{}}
 	if src.kind == kindNone {
 		return bg, nil
+	}
+	loader, err := newDocLoader(ctx, r, nil)
+	if err != nil {
+		return nil, err
 	}
 	it, err := r.DictionaryIterator(src.field, nil, nil, nil)
 	if err != nil {
@@ -131,18 +138,39 @@ func loadBackground(r *bluge.Reader, src *source) (*background, error) {
 		if e == nil {
 			return bg, nil
 		}
+		term := e.Term()
+		var num float64
+		if src.kind != kindKeyword {
+			pc := numeric.PrefixCoded(term)
+			if shift, err := pc.Shift(); err != nil || shift != 0 {
+				continue
+			}
+			i64, err := pc.Int64()
+			if err != nil {
+				continue
+			}
+			num = numeric.Int64ToFloat64(i64)
+		}
+		df, err := docFreq(loader.r, src.field, term)
+		if err != nil {
+			return nil, err
+		}
 		if src.kind == kindKeyword {
-			bg.str[e.Term()] = int64(e.Count())
-			continue
-		}
-		pc := numeric.PrefixCoded(e.Term())
-		if shift, err := pc.Shift(); err != nil || shift != 0 {
-			continue
-		}
-		if i64, err := pc.Int64(); err == nil {
-			bg.num[numeric.Int64ToFloat64(i64)] += int64(e.Count())
+			bg.str[term] = df
+		} else {
+			bg.num[num] += df
 		}
 	}
+}
+
+// docFreq is the number of live documents of r holding term in field.
+func docFreq(r search.Reader, field, term string) (int64, error) {
+	pi, err := r.PostingsIterator([]byte(term), field, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer pi.Close()
+	return int64(pi.Count()), nil
 }
 
 // sigPart is one shard's foreground: the documents of the owning bucket
