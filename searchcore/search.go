@@ -923,15 +923,11 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 			q = &docRangeQuery{inner: q, start: start, limit: n + 1}
 		}
-		sreq := bluge.NewTopNSearch(n, q).SortByCustom(order)
+		// The hit total and max_score are kept as the collector pulls matches.
+		stats := newStatsQuery(q)
+		sreq := bluge.NewTopNSearch(n, stats).SortByCustom(order)
 		if ci.after != nil {
 			sreq.After(ci.after)
-		}
-		if countHits {
-			sreq.AddAggregation("count", aggregations.CountMatches())
-		}
-		if sortByScore || req.TrackScores {
-			sreq.AddAggregation("max_score", aggregations.MaxStartingAt(search.DocumentScore(), math.Inf(-1)))
 		}
 		if ci.aggRoot != nil {
 			root := ci.aggRoot
@@ -1000,12 +996,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		shardAggs := it.Aggregations()
 		if countHits {
-			total += int64(shardAggs.Count())
+			total += stats.count
 		}
 		if sortByScore || req.TrackScores {
-			if m := shardAggs.Metric("max_score"); m > maxScore {
-				maxScore = m
-			}
+			maxScore = math.Max(maxScore, stats.max)
 		}
 		if ci.aggRoot != nil && ci.aggQuery == nil {
 			aggParts = append(aggParts, shardAggs)
