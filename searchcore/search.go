@@ -11,7 +11,6 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
-	"github.com/blugelabs/bluge/search/aggregations"
 
 	"github.com/quarry-search/quarry/searchcore/aggs"
 	"github.com/quarry-search/quarry/searchcore/query"
@@ -1336,9 +1335,8 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 	rr := sh.acquire()
 	defer rr.release()
-	sreq := bluge.NewTopNSearch(0, q)
-	sreq.AddAggregation("count", aggregations.CountMatches())
-	it, err := rr.r.Search(ctx, sreq)
+	stats := newStatsQuery(q)
+	it, err := rr.r.Search(ctx, bluge.NewTopNSearch(0, stats))
 	if err != nil {
 		return 0, searchError(ctx, err)
 	}
@@ -1351,7 +1349,7 @@ func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 			break
 		}
 	}
-	return int64(it.Aggregations().Count()), nil
+	return stats.count, nil
 }
 
 // queryContext is what compiling a query against this index needs.
