@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -35,7 +36,7 @@ type appSearchServer struct {
 	search    *appsearch.Searches
 	superuser SuperuserAuthFunc
 	log       *slog.Logger
-	spec      []byte
+	spec      func() ([]byte, error)
 	// privileges are the operations' x-quarry-privileges by method and
 	// route.
 	privileges map[string]*asPrivileges
@@ -56,7 +57,7 @@ func asPrincipal(c echo.Context) *appsearch.Principal {
 // .json suffix (Pre), then gzip, App Search error rendering, authentication
 // and rate limiting around the generated routes.
 func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
-	doc, err := asgen.GetSwagger()
+	doc, err := opts.Spec.waitAppSearch()
 	if err != nil {
 		return fmt.Errorf("load app search spec: %w", err)
 	}
@@ -64,10 +65,8 @@ func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	specJSON, err := json.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("encode app search spec: %w", err)
-	}
+	// The served document is encoded on first request (start-up time).
+	specJSON := sync.OnceValues(func() ([]byte, error) { return json.Marshal(doc) })
 	h := &appSearchServer{
 		svc: opts.AppSearch, search: appsearch.NewSearches(opts.AppSearch, nil),
 		superuser: opts.SuperuserAuth, log: log, spec: specJSON, privileges: privileges,
@@ -292,5 +291,9 @@ func isDomain(err error) bool {
 
 // AppsearchOpenapi serves the App Search OpenAPI document.
 func (h *appSearchServer) AppsearchOpenapi(c echo.Context) error {
-	return writeRaw(c, http.StatusOK, h.spec)
+	b, err := h.spec()
+	if err != nil {
+		return fmt.Errorf("encode app search spec: %w", err)
+	}
+	return writeRaw(c, http.StatusOK, b)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	asgen "github.com/quarry-search/quarry/gen/appsearch"
 	"github.com/quarry-search/quarry/gen/cluster"
 	"github.com/quarry-search/quarry/searchcore"
 	"github.com/quarry-search/quarry/searchcore/appsearch"
@@ -65,26 +66,36 @@ type Options struct {
 // Spec is the parsed cluster OpenAPI document (the request validator's
 // source), loaded in the background by LoadSpec.
 type Spec struct {
-	done chan struct{}
-	doc  *openapi3.T
-	err  error
+	done, asDone chan struct{}
+	doc, asDoc   *openapi3.T
+	err, asErr   error
 }
 
-// LoadSpec starts parsing the embedded cluster OpenAPI document and returns
-// at once; NewServer waits for it.
+// LoadSpec starts parsing the embedded cluster and App Search OpenAPI
+// documents (in parallel) and returns at once; NewServer waits for them.
 func LoadSpec() *Spec {
-	sp := &Spec{done: make(chan struct{})}
+	sp := &Spec{done: make(chan struct{}), asDone: make(chan struct{})}
 	go func() {
 		defer close(sp.done)
 		sp.doc, sp.err = cluster.GetSwagger()
 	}()
+	go func() {
+		defer close(sp.asDone)
+		sp.asDoc, sp.asErr = asgen.GetSwagger()
+	}()
 	return sp
 }
 
-// wait returns the loaded document.
+// wait returns the loaded cluster document.
 func (sp *Spec) wait() (*openapi3.T, error) {
 	<-sp.done
 	return sp.doc, sp.err
+}
+
+// waitAppSearch returns the loaded App Search document.
+func (sp *Spec) waitAppSearch() (*openapi3.T, error) {
+	<-sp.asDone
+	return sp.asDoc, sp.asErr
 }
 
 // Server implements the cluster API over the search core.
