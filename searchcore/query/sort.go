@@ -495,6 +495,11 @@ func EncodeSearchAfter(values []any, decoders []SortDecoder) ([][]byte, error) {
 
 // encodeOrderedFloat encodes x so that byte order is numeric order.
 func encodeOrderedFloat(x float64) []byte {
+	return appendOrderedFloat(make([]byte, 0, 9), x)
+}
+
+// appendOrderedFloat appends the 9-byte ordered encoding of x to b.
+func appendOrderedFloat(b []byte, x float64) []byte {
 	if x == 0 {
 		x = 0 // -0 sorts with +0
 	}
@@ -504,10 +509,22 @@ func encodeOrderedFloat(x float64) []byte {
 	} else {
 		bits |= 1 << 63
 	}
-	b := make([]byte, 9)
-	b[0] = tagValue
-	binary.BigEndian.PutUint64(b[1:], bits)
-	return b
+	b = append(b, tagValue)
+	return binary.BigEndian.AppendUint64(b, bits)
+}
+
+// sortScratch returns an empty buffer for the sort value of m that bluge's
+// SortOrder.Compute is computing (it copies every value it is given). The
+// slot past m's current sort values still holds the copy made for the
+// previous document this pooled match carried, dead since the pool reset
+// it: reusing it saves an allocation per document and sort clause.
+func sortScratch(m *search.DocumentMatch) []byte {
+	if i := len(m.SortValue); i < cap(m.SortValue) {
+		if b := m.SortValue[:i+1][i]; cap(b) >= 9 {
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, 9)
 }
 
 func decodeOrderedFloat(b []byte) float64 {
@@ -525,7 +542,7 @@ type scoreSource struct{}
 
 func (scoreSource) Fields() []string { return nil }
 func (scoreSource) Value(m *search.DocumentMatch) []byte {
-	return encodeOrderedFloat(m.Score)
+	return appendOrderedFloat(sortScratch(m), m.Score)
 }
 
 // docSource sorts by index order (ES "_doc").
@@ -533,7 +550,7 @@ type docSource struct{}
 
 func (docSource) Fields() []string { return nil }
 func (docSource) Value(m *search.DocumentMatch) []byte {
-	return encodeOrderedFloat(float64(m.Number))
+	return appendOrderedFloat(sortScratch(m), float64(m.Number))
 }
 
 // constSource gives every document the same value (unmapped fields).
