@@ -38,32 +38,48 @@ type fieldTerms struct {
 // loadTerms reads the term dictionary of a terms aggregation's field.
 func loadTerms(r *bluge.Reader, m *termsImpl) (*fieldTerms, error) {
 	ft := &fieldTerms{}
-	if m.src.kind == kindNone {
-		return ft, nil
+	err := eachFieldTerm(r, m.src, func(term string, num float64) error {
+		if m.src.kind == kindKeyword {
+			ft.str = append(ft.str, term)
+		} else {
+			ft.num = append(ft.num, num)
+		}
+		return nil
+	})
+	return ft, err
+}
+
+// eachFieldTerm walks the term dictionary of src's field in order: each
+// keyword term, or each full-precision numeric term with its value (the
+// prefix-coded shifts of a numeric field are skipped).
+func eachFieldTerm(r *bluge.Reader, src *source, fn func(term string, num float64) error) error {
+	if src.kind == kindNone {
+		return nil
 	}
-	it, err := r.DictionaryIterator(m.src.field, nil, nil, nil)
+	it, err := r.DictionaryIterator(src.field, nil, nil, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer it.Close()
 	for {
 		e, err := it.Next()
-		if err != nil {
-			return nil, err
+		if err != nil || e == nil {
+			return err
 		}
-		if e == nil {
-			return ft, nil
+		var num float64
+		if src.kind != kindKeyword {
+			pc := numeric.PrefixCoded(e.Term())
+			if shift, err := pc.Shift(); err != nil || shift != 0 {
+				continue
+			}
+			i64, err := pc.Int64()
+			if err != nil {
+				continue
+			}
+			num = numeric.Int64ToFloat64(i64)
 		}
-		if m.src.kind == kindKeyword {
-			ft.str = append(ft.str, e.Term())
-			continue
-		}
-		pc := numeric.PrefixCoded(e.Term())
-		if shift, err := pc.Shift(); err != nil || shift != 0 {
-			continue
-		}
-		if i64, err := pc.Int64(); err == nil {
-			ft.num = append(ft.num, numeric.Int64ToFloat64(i64))
+		if err := fn(e.Term(), num); err != nil {
+			return err
 		}
 	}
 }

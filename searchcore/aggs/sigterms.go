@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/blugelabs/bluge"
-	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/eserr"
@@ -41,33 +40,11 @@ func newSigTerms(cm *ctxMapping, p *params) (impl, error) {
 		return nil, eserr.Errorf(eserr.Internal, "unsupported_operation_exception", "No support for examining floating point numerics")
 	}
 	m := &sigTermsImpl{src: src, ie: &termsImpl{src: src}}
-	if m.size, err = p.integer("size", 10); err != nil {
-		return nil, err
-	}
-	if m.size <= 0 {
-		return nil, eserr.IllegalArgument("[size] must be greater than 0. Found [%d] in [%s]", m.size, p.agg)
-	}
-	if m.shardSize, err = p.integer("shard_size", 0); err != nil {
-		return nil, err
-	}
-	if p.has("shard_size") && m.shardSize <= 0 {
-		return nil, eserr.IllegalArgument("[shardSize] must be greater than 0. Found [%d] in [%s]", m.shardSize, p.agg)
-	}
-	mdc, err := p.integer("min_doc_count", 3)
+	bc, err := parseBucketCounts(p, 3)
 	if err != nil {
 		return nil, err
 	}
-	if mdc < 0 {
-		return nil, eserr.IllegalArgument("[minDocCount] must be greater than or equal to 0. Found [%d] in [%s]", mdc, p.agg)
-	}
-	smdc, err := p.integer("shard_min_doc_count", 0)
-	if err != nil {
-		return nil, err
-	}
-	if smdc < 0 {
-		return nil, eserr.IllegalArgument("[shardMinDocCount] must be greater than or equal to 0. Found [%d] in [%s]", smdc, p.agg)
-	}
-	m.minDocCount, m.shardMinDocCount = int64(mdc), int64(smdc)
+	m.size, m.shardSize, m.minDocCount, m.shardMinDocCount = bc.size, bc.shardSize, bc.minDocCount, bc.shardMinDocCount
 	if r := p.raw("jlh"); r != nil {
 		if ms, err := objectMembers(r); err != nil || len(ms) > 0 {
 			return nil, eserr.ParsingError("[jlh] unknown field [%s]", firstKey(ms))
@@ -125,42 +102,19 @@ func loadBackground(ctx context.Context, r *bluge.Reader, src *source) (*backgro
 	if err != nil {
 		return nil, err
 	}
-	it, err := r.DictionaryIterator(src.field, nil, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
-	for {
-		e, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if e == nil {
-			return bg, nil
-		}
-		term := e.Term()
-		var num float64
-		if src.kind != kindKeyword {
-			pc := numeric.PrefixCoded(term)
-			if shift, err := pc.Shift(); err != nil || shift != 0 {
-				continue
-			}
-			i64, err := pc.Int64()
-			if err != nil {
-				continue
-			}
-			num = numeric.Int64ToFloat64(i64)
-		}
+	err = eachFieldTerm(r, src, func(term string, num float64) error {
 		df, err := docFreq(loader.r, src.field, term)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if src.kind == kindKeyword {
 			bg.str[term] = df
 		} else {
 			bg.num[num] += df
 		}
-	}
+		return nil
+	})
+	return bg, err
 }
 
 // docFreq is the number of live documents of r holding term in field.

@@ -38,35 +38,60 @@ func (m *termsImpl) typedKey() string {
 	return "dterms"
 }
 
+// bucketCounts are the bucket count thresholds terms-like aggregations
+// share (ES's BucketCountThresholds): size, shard_size (0: the default),
+// min_doc_count and shard_min_doc_count.
+type bucketCounts struct {
+	size, shardSize               int
+	minDocCount, shardMinDocCount int64
+}
+
+// parseBucketCounts reads and validates the bucket count thresholds with
+// ES's messages; minDocCount is min_doc_count's default.
+func parseBucketCounts(p *params, minDocCount int) (bucketCounts, error) {
+	var bc bucketCounts
+	var err error
+	if bc.size, err = p.integer("size", 10); err != nil {
+		return bc, err
+	}
+	if bc.size <= 0 {
+		return bc, eserr.IllegalArgument("[size] must be greater than 0. Found [%d] in [%s]", bc.size, p.agg)
+	}
+	if bc.shardSize, err = p.integer("shard_size", 0); err != nil {
+		return bc, err
+	}
+	if p.has("shard_size") && bc.shardSize <= 0 {
+		return bc, eserr.IllegalArgument("[shardSize] must be greater than 0. Found [%d] in [%s]", bc.shardSize, p.agg)
+	}
+	mdc, err := p.integer("min_doc_count", minDocCount)
+	if err != nil {
+		return bc, err
+	}
+	if mdc < 0 {
+		return bc, eserr.IllegalArgument("[minDocCount] must be greater than or equal to 0. Found [%d] in [%s]", mdc, p.agg)
+	}
+	smdc, err := p.integer("shard_min_doc_count", 0)
+	if err != nil {
+		return bc, err
+	}
+	if smdc < 0 {
+		return bc, eserr.IllegalArgument("[shardMinDocCount] must be greater than or equal to 0. Found [%d] in [%s]", smdc, p.agg)
+	}
+	bc.minDocCount, bc.shardMinDocCount = int64(mdc), int64(smdc)
+	return bc, nil
+}
+
 func newTerms(cm *ctxMapping, p *params, d *def) (impl, error) {
 	src, err := newSource(cm, p, false)
 	if err != nil {
 		return nil, err
 	}
 	m := &termsImpl{src: src}
-	if m.size, err = p.integer("size", 10); err != nil {
-		return nil, err
-	}
-	if m.size <= 0 {
-		return nil, eserr.IllegalArgument("[size] must be greater than 0. Found [%d] in [%s]", m.size, p.agg)
-	}
-	if m.shardSize, err = p.integer("shard_size", 0); err != nil {
-		return nil, err
-	}
-	if p.has("shard_size") && m.shardSize <= 0 {
-		return nil, eserr.IllegalArgument("[shardSize] must be greater than 0. Found [%d] in [%s]", m.shardSize, p.agg)
-	}
-	mdc, err := p.integer("min_doc_count", 1)
+	bc, err := parseBucketCounts(p, 1)
 	if err != nil {
 		return nil, err
 	}
-	if mdc < 0 {
-		return nil, eserr.IllegalArgument("[minDocCount] must be greater than or equal to 0. Found [%d] in [%s]", mdc, p.agg)
-	}
-	m.minDocCount = int64(mdc)
-	if _, err := p.integer("shard_min_doc_count", 0); err != nil {
-		return nil, err
-	}
+	m.size, m.shardSize, m.minDocCount = bc.size, bc.shardSize, bc.minDocCount
 	if m.showErr, err = p.boolean("show_term_doc_count_error", false); err != nil {
 		return nil, err
 	}
