@@ -445,3 +445,20 @@ func (n *testNode) runSteps(steps []httpStep) {
 		}
 	}
 }
+
+// wantRootCause400 posts body to path and checks a 400 whose first root
+// cause has type typ and reason reason (whether or not the error is
+// wrapped as a shard failure).
+func wantRootCause400(t *testing.T, n *testNode, path, body, typ, reason string) {
+	t.Helper()
+	code, out := n.do("POST", path, "application/json", body)
+	if code != 400 {
+		t.Fatalf("status = %d: %s", code, str(out))
+	}
+	if got := jsonPath(out, "error.root_cause.0.type"); got != typ {
+		t.Errorf("root cause type = %v, want %s (%s)", got, typ, str(out))
+	}
+	if got := jsonPath(out, "error.root_cause.0.reason"); got != reason {
+		t.Errorf("root cause reason = %v\nwant %s", got, reason)
+	}
+}

@@ -99,16 +99,7 @@ func TestRegexpErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := n.do("POST", "/codes/_search", "application/json", tc.body)
-			if code != 400 {
-				t.Fatalf("status = %d: %s", code, str(body))
-			}
-			if got := jsonPath(body, "error.root_cause.0.type"); got != tc.rootType {
-				t.Errorf("root cause type = %v, want %s (%s)", got, tc.rootType, str(body))
-			}
-			if got := jsonPath(body, "error.root_cause.0.reason"); got != tc.reason {
-				t.Errorf("root cause reason = %v\nwant %s", got, tc.reason)
-			}
+			wantRootCause400(t, n, "/codes/_search", tc.body, tc.rootType, tc.reason)
 		})
 	}
 }
