@@ -269,8 +269,17 @@ func encodeSearch(res *searchcore.SearchResult, req *searchcore.SearchRequest, t
 		b.WriteString(strconv.FormatBool(*res.TerminatedEarly))
 	}
 	b.WriteString(`,"_shards":`)
-	shb, _ := json.Marshal(searchShards(res.ShardsTotal, res.ShardFailures))
-	b.Write(shb)
+	if len(res.ShardFailures) == 0 {
+		// every shard answered (the common case): no encoder needed
+		b.WriteString(`{"total":`)
+		b.WriteString(strconv.Itoa(res.ShardsTotal))
+		b.WriteString(`,"successful":`)
+		b.WriteString(strconv.Itoa(res.ShardsTotal))
+		b.WriteString(`,"skipped":0,"failed":0}`)
+	} else {
+		shb, _ := json.Marshal(searchShards(res.ShardsTotal, res.ShardFailures))
+		b.Write(shb)
+	}
 	b.WriteString(`,"hits":{`)
 	if res.TotalRelation != "" {
 		if totalAsInt {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
-	"github.com/blugelabs/bluge/search/aggregations"
 
 	"github.com/quarry-search/quarry/searchcore/highlight"
 	"github.com/quarry-search/quarry/searchcore/mapping"
@@ -90,12 +89,8 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, idx *Index, root *Hit,
 		f := fetches[spec]
 		ih := InnerHits{Name: spec.Name, MaxScore: math.NaN(), HasSortValues: spec.HasSort, Request: f.req}
 		n := spec.From + spec.Size
-		q := query.NestedDocsOf(spec.Query, root.ID)
-		sreq := bluge.NewTopNSearch(max(n, 1), q).SortByCustom(spec.Order)
-		sreq.AddAggregation("count", aggregations.CountMatches())
-		if !spec.HasSort {
-			sreq.AddAggregation("max_score", aggregations.MaxStartingAt(search.DocumentScore(), math.Inf(-1)))
-		}
+		stats := newStatsQuery(query.NestedDocsOf(spec.Query, root.ID))
+		sreq := bluge.NewTopNSearch(max(n, 1), stats).SortByCustom(spec.Order)
 		if f.req.Explain {
 			sreq.ExplainScores()
 		}
@@ -128,10 +123,9 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, idx *Index, root *Hit,
 			}
 			ih.Hits = append(ih.Hits, h)
 		}
-		aggs := it.Aggregations()
-		ih.Total = int64(aggs.Count())
+		ih.Total = stats.count
 		if !spec.HasSort && ih.Total > 0 {
-			ih.MaxScore = aggs.Metric("max_score")
+			ih.MaxScore = stats.max
 		}
 		out = append(out, ih)
 	}
@@ -187,7 +181,7 @@ func fetchInnerHit(dm *search.DocumentMatch, idx *Index, root *Hit, spec *query.
 		return h, err
 	}
 	if f.req.fetchesSource() {
-		if h.Source, err = nestedSource(spec, src); err != nil {
+		if h.Source, err = nestedSource(spec, src, wrapped); err != nil {
 			return h, err
 		}
 	}
@@ -217,14 +211,15 @@ func innerExplanation(e *search.Explanation, doc uint64) *Explanation {
 
 // nestedSource filters a nested document's source like Elasticsearch's
 // fetch phase: the filter's paths are full paths ("comments.author"), so the
-// object is filtered in its place in the document, then taken out again. nil
-// means no _source (filtering disabled it).
-func nestedSource(spec *query.InnerHitsSpec, src []byte) ([]byte, error) {
+// object is filtered in its place in the document (wrapped, src put back
+// under its path), then taken out again. nil means no _source (filtering
+// disabled it).
+func nestedSource(spec *query.InnerHitsSpec, src, wrapped []byte) ([]byte, error) {
 	if spec.Source == nil || src == nil {
 		return src, nil
 	}
 	parts := strings.Split(spec.Path, ".")
-	out, ok, err := spec.Source.Apply(wrapNested(spec.Path, src))
+	out, ok, err := spec.Source.Apply(wrapped)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -1123,9 +1123,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		if err != nil {
 			return nil, nil, err
 		}
-		if specs := compiled[sh.idx].innerHits; len(specs) > 0 {
+		if len(ci.innerHits) > 0 {
 			shard := shardName(sh.idx.Name(), shardNum[sh.shard])
-			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, sh.idx, &h, shard, nodeID, specs, compiled[sh.idx].innerFetch); err != nil {
+			if h.InnerHits, err = fetchInnerHits(ctx, sh.r, sh.idx, &h, shard, nodeID, ci.innerHits, ci.innerFetch); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -361,7 +361,7 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 	// Lucene's DirectSpellChecker looks for one edit with prefix_length
 	// characters fixed, then for max_edits with at least max_edits-1 fixed.
 	farPrefix := string(runes[:min(max(s.PrefixLength, s.MaxEdits-1), len(runes))])
-	freqs := map[string]int64{}
+	terms := map[string]bool{}
 	for _, r := range readers {
 		var start, end []byte
 		if prefix != "" {
@@ -381,24 +381,14 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 			if de == nil {
 				break
 			}
-			if !utf8.ValidString(de.Term()) {
-				continue
+			if utf8.ValidString(de.Term()) {
+				terms[de.Term()] = true
 			}
-			// The dictionary's own counts are unreliable in ice (a postings
-			// list read after a one-hit term keeps counting 1): ask the
-			// term's postings.
-			pi, err := r.PostingsIterator([]byte(de.Term()), s.Field, false, false, false)
-			if err != nil {
-				_ = it.Close()
-				return nil, Internalf(err, "suggest: failed to read postings")
-			}
-			freqs[de.Term()] += int64(pi.Count())
-			_ = pi.Close()
 		}
 		_ = it.Close()
 	}
-	for term, freq := range freqs {
-		if term == token || freq <= 0 {
+	for term := range terms {
+		if term == token {
 			continue
 		}
 		cand := []rune(term)
@@ -413,7 +403,15 @@ func termCandidates(readers []search.Reader, s Suggester, token string, maxDoc u
 		if float64(score) < s.Accuracy {
 			continue
 		}
-		if freq <= int64(df) {
+		// Frequencies come from the candidates' postings: the dictionary's
+		// own counts are unreliable in ice (a postings list read after a
+		// one-hit term keeps counting 1).
+		n, err := docFreqAll(readers, s.Field, term)
+		if err != nil {
+			return nil, err
+		}
+		freq := int64(n)
+		if freq <= 0 || freq <= int64(df) {
 			continue
 		}
 		out = append(out, SuggestOption{Text: term, Score: score, Freq: freq})

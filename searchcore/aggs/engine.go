@@ -642,7 +642,7 @@ func orderValue(nodes []*node, b *bucket, path string) (float64, bool) {
 // sortBuckets orders buckets by order, reading sub-aggregation paths with
 // value (values not ok sort last in both directions); ties fall back to
 // cmpKey.
-func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, value func([]*node, *bucket, string) (float64, bool), cmpKey func(a, b *bucket) int) {
+func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, cmpKey func(a, b *bucket) int) {
 	sort.SliceStable(bs, func(i, j int) bool {
 		a, b := bs[i], bs[j]
 		for _, o := range order {
@@ -653,8 +653,8 @@ func sortBuckets(nodes []*node, bs []*bucket, order []orderKey, value func([]*no
 			case "_key":
 				c = cmpKey(a, b)
 			default:
-				va, oka := value(nodes, a, o.path)
-				vb, okb := value(nodes, b, o.path)
+				va, oka := orderValue(nodes, a, o.path)
+				vb, okb := orderValue(nodes, b, o.path)
 				switch {
 				case !oka && !okb:
 				case !oka:

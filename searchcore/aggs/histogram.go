@@ -401,14 +401,9 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 		}
 	}
 	sort.Float64s(keys)
-	// ES's reduce consumes the buckets with documents one at a time, then
-	// the empty ones it adds in one go.
-	nonEmpty := 0
-	for _, k := range keys {
-		if c.bs[k].count > 0 {
-			nonEmpty++
-		}
-	}
+	// ES's reduce consumes the buckets with documents one at a time (every
+	// collected bucket has some), then the empty ones it adds in one go.
+	nonEmpty := len(keys)
 	if err := r.addEach(nonEmpty); err != nil {
 		return nil, err
 	}
@@ -478,7 +473,7 @@ func (c *histColl) result(n *node, r *reducer) (result, error) {
 		out = append(out, b)
 	}
 	if !(len(m.order) == 1 && m.order[0].path == "_key" && !m.order[0].desc) {
-		sortBuckets(n.subs, out, m.order, orderValue, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
+		sortBuckets(n.subs, out, m.order, func(a, b *bucket) int { return cmpF(a.keyNum, b.keyNum) })
 	}
 	res := &histResult{m: m, buckets: out}
 	if err := r.parentPipelines(n, res); err != nil {

@@ -13,7 +13,7 @@ import (
 // sigTermsImpl is significant_terms with ES 7.17's default JLH heuristic:
 // the foreground is the documents of the owning bucket (or of the query),
 // the background the whole shard (every document, as Lucene's maxDoc, and
-// each term's document frequency from the term dictionary, read by Bind).
+// each term's document frequency from its postings, read by Bind).
 type sigTermsImpl struct {
 	src              *source
 	ie               *termsImpl // include / exclude
@@ -110,7 +110,7 @@ func loadBackground(ctx context.Context, r *bluge.Reader, src *source) (*backgro
 		if src.kind == kindKeyword {
 			bg.str[term] = df
 		} else {
-			bg.num[num] += df
+			bg.num[num] = df
 		}
 		return nil
 	})
@@ -334,12 +334,7 @@ func (c *sigColl) result(n *node, r *reducer) (result, error) {
 		}
 		b := &bucket{key: sb.key, keyNum: sb.keyNum, docCount: sb.subsetDf, subs: subs,
 			post: []kvp{{"score", sb.score}, {"bg_count", sb.bgDf}}}
-		if _, ok := sb.key.(string); !ok {
-			b.key = int64(sb.keyNum)
-			if m.src.date || m.src.boolean {
-				b.keyString, b.hasKeyStr = m.src.formatValue(sb.keyNum), true
-			}
-		}
+		m.src.decorateKey(b)
 		res.buckets = append(res.buckets, b)
 	}
 	if err := r.parentPipelines(n, res); err != nil {

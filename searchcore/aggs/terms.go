@@ -406,7 +406,7 @@ func (c *termsColl) shardBuckets(r *reducer, withSubs bool) ([]*bucket, error) {
 			b.subs = subs
 		}
 	}
-	sortBuckets(c.n.subs, out, c.m.order, orderValue, c.cmpKey)
+	sortBuckets(c.n.subs, out, c.m.order, c.cmpKey)
 	return out, nil
 }
 
@@ -534,7 +534,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 			b.subs = subs
 		}
 	}
-	sortBuckets(n.subs, all, m.order, orderValue, c.cmpKey)
+	sortBuckets(n.subs, all, m.order, c.cmpKey)
 	if len(all) > m.size {
 		for _, b := range all[m.size:] {
 			otherDocs += b.docCount
@@ -550,7 +550,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 			return nil, err
 		}
 		b.subs = subs
-		c.decorate(b)
+		c.m.src.decorateKey(b)
 		if m.showErr {
 			b.showErr = true
 			if sumErr == -1 {
@@ -567,9 +567,9 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 	return res, nil
 }
 
-// decorate sets the rendered key of a bucket.
-func (c *termsColl) decorate(b *bucket) {
-	src := c.m.src
+// decorateKey sets the rendered key of a terms-like bucket of src's field
+// from its numeric key (keyword keys stay as they are).
+func (src *source) decorateKey(b *bucket) {
 	if _, ok := b.key.(string); ok {
 		return
 	}

@@ -104,14 +104,6 @@ func (m *Mapping) NestedPathOf(path string) string {
 	return m.NestedParentPath(path)
 }
 
-// InRootDocument reports whether the values of the field path are indexed
-// in the top-level document itself: fields outside nested objects, and
-// fields of nested objects copied up by include_in_root or by
-// include_in_parent at every level.
-func (m *Mapping) InRootDocument(path string) bool {
-	return m.InNestedDocument(path, "")
-}
-
 // InNestedDocument reports whether the values of the field path are
 // indexed in the documents of the nested path docPath ("" for the
 // top-level document): fields of docPath's own objects, and fields of

@@ -445,17 +445,6 @@ func (r *runDFA) step(q int, c rune) int {
 	return -1
 }
 
-// Matches reports whether the automaton accepts s.
-func (r *runDFA) Matches(s string) bool {
-	q := r.start
-	for _, c := range s {
-		if q = r.step(q, c); q < 0 {
-			return false
-		}
-	}
-	return r.states[q].accept
-}
-
 // The byte automaton over UTF-8 terms (segment.Automaton) encodes a state
 // as (code point state + 1) << 32 | pending byte count << 24 | the pending
 // bytes of a code point still being read; 0 is the dead state.

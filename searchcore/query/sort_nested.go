@@ -156,6 +156,7 @@ func (s *nestedSortSource) prepare(r search.Reader, o search.SearcherOptions) er
 	byRoot := map[string][][]byte{}
 	children := map[string]int{}
 	sctx := search.NewSearchContext(cs.DocumentMatchPoolSize()+1, 0)
+	ancestors := map[string]string{} // reused: one nested document at a time
 	for {
 		dm, err := cs.Next(sctx)
 		if err != nil {
@@ -166,7 +167,7 @@ func (s *nestedSortSource) prepare(r search.Reader, o search.SearcherOptions) er
 		}
 		var root string
 		var terms [][]byte
-		ancestors := map[string]string{}
+		clear(ancestors)
 		err = dv.VisitDocumentValues(dm.Number, func(field string, term []byte) {
 			switch field {
 			case mapping.NestedRootField:
