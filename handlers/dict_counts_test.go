@@ -42,3 +42,26 @@ func TestDictionaryCountsAfterOneHitTerm(t *testing.T) {
 		t.Errorf("significant_terms = %d %s\nwant %s", code, str(jsonPath(body, "aggregations.s")), want)
 	}
 }
+
+// TestSignificantTermsNumericKeys renders numeric significant terms like
+// terms buckets: a long key, and key_as_string when a format is given.
+func TestSignificantTermsNumericKeys(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/nums", "application/json", `{"mappings":{"properties":{"n":{"type":"long"},"g":{"type":"keyword"}}}}`)
+	var b strings.Builder
+	for _, d := range []string{`{"n":7,"g":"y"}`, `{"n":7,"g":"y"}`, `{"n":7,"g":"y"}`, `{"n":1,"g":"x"}`, `{"n":1,"g":"x"}`, `{"n":1,"g":"x"}`, `{"n":1,"g":"x"}`, `{"n":1,"g":"x"}`} {
+		b.WriteString("{\"index\":{}}\n" + d + "\n")
+	}
+	if code, body := n.do("POST", "/nums/_bulk?refresh=true", "application/x-ndjson", b.String()); code != 200 || str(body["errors"]) != "false" {
+		t.Fatalf("bulk = %d %v", code, body)
+	}
+	for _, tc := range []struct{ agg, want string }{
+		{`{"field":"n"}`, `[{"bg_count":3,"doc_count":3,"key":7,"score":1.6666666666666665}]`},
+		{`{"field":"n","format":"0.0"}`, `[{"bg_count":3,"doc_count":3,"key":7,"key_as_string":"7.0","score":1.6666666666666665}]`},
+	} {
+		code, body := n.do("POST", "/nums/_search", "application/json", `{"size":0,"query":{"term":{"g":"y"}},"aggs":{"s":{"significant_terms":`+tc.agg+`}}}`)
+		if got := str(jsonPath(body, "aggregations.s.buckets")); code != 200 || got != tc.want {
+			t.Errorf("%s: %d %s\nwant %s", tc.agg, code, got, tc.want)
+		}
+	}
+}
