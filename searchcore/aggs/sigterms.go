@@ -128,29 +128,25 @@ func docFreq(r search.Reader, field, term string) (int64, error) {
 }
 
 // sigPart is one shard's foreground: the documents of the owning bucket
-// and each term's count among them.
+// and each term's count among them (collected as a terms aggregation).
 type sigPart struct {
 	bg     *background
 	subset int64
-	str    map[string]*tbucket
-	num    map[float64]*tbucket
+	terms  *termsColl
 }
 
 // sigColl collects a significant_terms aggregation. Merging collectors of
 // different shards keeps their parts apart, because ES scores and truncates
 // each shard's terms against that shard's background before the reduce.
 type sigColl struct {
-	m     *sigTermsImpl
-	n     *node
-	e     *env
 	parts []*sigPart
-	buf   []float64
 }
 
 func (m *sigTermsImpl) newColl(n *node, e *env) coll {
-	c := &sigColl{m: m, n: n, e: e}
+	c := &sigColl{}
 	if e != nil && e.bg[n] != nil {
-		c.parts = []*sigPart{{bg: e.bg[n], str: map[string]*tbucket{}, num: map[float64]*tbucket{}}}
+		tc := &termsColl{m: m.ie, n: n, e: e, str: map[string]*tbucket{}, num: map[float64]*tbucket{}}
+		c.parts = []*sigPart{{bg: e.bg[n], terms: tc}}
 	}
 	return c
 }
@@ -159,36 +155,9 @@ func (c *sigColl) collect(d *search.DocumentMatch) {
 	if len(c.parts) == 0 {
 		return
 	}
-	p, m := c.parts[0], c.m
+	p := c.parts[0]
 	p.subset++
-	bucketFor := func(b *tbucket) *tbucket {
-		if b == nil {
-			b = &tbucket{subs: newColls(c.n.subs, c.e)}
-		}
-		b.count++
-		collectAll(b.subs, d)
-		return b
-	}
-	if m.src.kind == kindKeyword {
-		ts := m.src.terms(d)
-		for i, t := range ts {
-			if (i > 0 && string(ts[i-1]) == string(t)) || !m.ie.acceptTerm(t) {
-				continue
-			}
-			p.str[string(t)] = bucketFor(p.str[string(t)])
-		}
-		return
-	}
-	if m.src.kind != kindNumeric {
-		return
-	}
-	c.buf = m.src.numbers(d, c.buf)
-	for i, v := range c.buf {
-		if (i > 0 && c.buf[i-1] == v) || !m.ie.acceptNum(v) {
-			continue
-		}
-		p.num[v] = bucketFor(p.num[v])
-	}
+	p.terms.collect(d)
 }
 
 func (c *sigColl) merge(o coll) {
@@ -200,26 +169,11 @@ func (c *sigColl) merge(o coll) {
 			}
 		}
 		if into == nil {
-			c.parts = append(c.parts, &sigPart{bg: x.bg, subset: x.subset, str: x.str, num: x.num})
+			c.parts = append(c.parts, &sigPart{bg: x.bg, subset: x.subset, terms: x.terms})
 			continue
 		}
 		into.subset += x.subset
-		for k, b := range x.str {
-			if a := into.str[k]; a != nil {
-				a.count += b.count
-				mergeAll(a.subs, b.subs)
-			} else {
-				into.str[k] = b
-			}
-		}
-		for k, b := range x.num {
-			if a := into.num[k]; a != nil {
-				a.count += b.count
-				mergeAll(a.subs, b.subs)
-			} else {
-				into.num[k] = b
-			}
-		}
+		into.terms.merge(x.terms)
 	}
 }
 
@@ -275,7 +229,7 @@ func bySignificance(bs []*sigBucket) {
 // up and the terms are rescored against the summed sizes, keeping those
 // scoring above 0 with min_doc_count documents, best first.
 func (c *sigColl) result(n *node, r *reducer) (result, error) {
-	m := c.m
+	m := n.impl.(*sigTermsImpl)
 	var subsetSize, supersetSize int64
 	merged := map[any]*sigBucket{}
 	var order []any
@@ -283,10 +237,10 @@ func (c *sigColl) result(n *node, r *reducer) (result, error) {
 		subsetSize += p.subset
 		supersetSize += p.bg.size
 		var bs []*sigBucket
-		for k, b := range p.str {
+		for k, b := range p.terms.str {
 			bs = append(bs, &sigBucket{key: k, subsetDf: b.count, bgDf: p.bg.str[k], colls: b.subs})
 		}
-		for k, b := range p.num {
+		for k, b := range p.terms.num {
 			bs = append(bs, &sigBucket{key: k, keyNum: k, subsetDf: b.count, bgDf: p.bg.num[k], colls: b.subs})
 		}
 		kept := bs[:0]
