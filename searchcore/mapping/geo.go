@@ -238,16 +238,22 @@ func decodeGeohash(h string) (lat, lon float64, cause *eserr.Error) {
 	if h == "" || len(h) > 12 {
 		return 0, 0, eserr.IllegalArgument("unsupported geohash [%s]", h)
 	}
-	latLo, latHi, lonLo, lonHi := -90.0, 90.0, -180.0, 180.0
+	latLo, _, lonLo, _, bad, ok := GeohashCell(strings.ToLower(h))
+	if !ok {
+		return 0, 0, eserr.IllegalArgument("unsupported symbol [%c] in geohash [%s]", bad, h)
+	}
+	return latLo, lonLo, nil
+}
+
+// GeohashCell returns the bounds of the cell a lower-case geohash names, or
+// the first character outside the geohash alphabet (ok false).
+func GeohashCell(h string) (latLo, latHi, lonLo, lonHi float64, bad rune, ok bool) {
+	latLo, latHi, lonLo, lonHi = -90.0, 90.0, -180.0, 180.0
 	even := true
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		idx := strings.IndexByte(geohashAlphabet, c)
+	for _, c := range h {
+		idx := strings.IndexRune(geohashAlphabet, c)
 		if idx < 0 {
-			return 0, 0, eserr.IllegalArgument("unsupported symbol [%c] in geohash [%s]", h[i], h)
+			return 0, 0, 0, 0, c, false
 		}
 		for bit := 4; bit >= 0; bit-- {
 			on := idx&(1<<bit) != 0
@@ -269,7 +275,7 @@ func decodeGeohash(h string) (lat, lon float64, cause *eserr.Error) {
 			even = !even
 		}
 	}
-	return latLo, lonLo, nil
+	return latLo, latHi, lonLo, lonHi, 0, true
 }
 
 // normalizePoint wraps out-of-range coordinates like GeoUtils.normalizePoint.

@@ -217,8 +217,6 @@ func parseGeoPointString(s string) (lat, lon float64, err error) {
 	return 0, 0, geoParseErr("failed to parse [%s], expected 2 or 3 coordinates but found: [%d]", s, len(parts))
 }
 
-const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
-
 // decodeGeohash returns the point a geohash stands for: the bottom-left
 // corner of its cell, as Elasticsearch's GeoPoint.resetFromGeoHash.
 func decodeGeohash(h string) (lat, lon float64, err error) {
@@ -234,32 +232,9 @@ func geohashCell(h string) (latLo, latHi, lonLo, lonHi float64, err error) {
 	if h == "" || len(h) > 12 {
 		return 0, 0, 0, 0, geoParseErr("unsupported symbol [%s] in geohash [%s]", h, h)
 	}
-	latLo, latHi, lonLo, lonHi = -90.0, 90.0, -180.0, 180.0
-	even := true
-	for _, c := range h {
-		idx := strings.IndexRune(geohashAlphabet, c)
-		if idx < 0 {
-			return 0, 0, 0, 0, geoParseErr("unsupported symbol [%c] in geohash [%s]", c, h)
-		}
-		for bit := 4; bit >= 0; bit-- {
-			set := idx>>bit&1 == 1
-			if even {
-				mid := (lonLo + lonHi) / 2
-				if set {
-					lonLo = mid
-				} else {
-					lonHi = mid
-				}
-			} else {
-				mid := (latLo + latHi) / 2
-				if set {
-					latLo = mid
-				} else {
-					latHi = mid
-				}
-			}
-			even = !even
-		}
+	latLo, latHi, lonLo, lonHi, bad, ok := mapping.GeohashCell(h)
+	if !ok {
+		return 0, 0, 0, 0, geoParseErr("unsupported symbol [%c] in geohash [%s]", bad, h)
 	}
 	return latLo, latHi, lonLo, lonHi, nil
 }
