@@ -77,11 +77,11 @@ func LoadSpec() *Spec {
 	sp := &Spec{done: make(chan struct{}), asDone: make(chan struct{})}
 	go func() {
 		defer close(sp.done)
-		sp.doc, sp.err = cluster.GetSwagger()
+		sp.doc, sp.err = loadEmbedded(cluster.GetSpecJSON)
 	}()
 	go func() {
 		defer close(sp.asDone)
-		sp.asDoc, sp.asErr = asgen.GetSwagger()
+		sp.asDoc, sp.asErr = loadEmbedded(asgen.GetSpecJSON)
 	}()
 	return sp
 }
