@@ -88,23 +88,11 @@ func serve(args []string, stderr io.Writer) error {
 		log.Warn(msg, "logger", "deprecation")
 	}
 
-	limited := applyMemoryLimit(settings, os.Getenv("GOMEMLIMIT") != "") > 0 || os.Getenv("GOMEMLIMIT") != ""
+	applyMemoryLimit(settings, os.Getenv("GOMEMLIMIT") != "")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Start-up allocates ~20 MB of short-lived garbage (parsing the OpenAPI
-	// documents) on a heap that starts at 4 MB: left on, the collector
-	// would run several cycles on the start-up's critical path. Under a
-	// memory limit the heap stays bounded without it (a long replay still
-	// collects at the limit), so collection waits until the node is up.
-	gcPercent := -1
-	if limited {
-		gcPercent = debug.SetGCPercent(-1)
-	}
 	node, err := startNode(ctx, settings, log, stderr)
-	if limited {
-		debug.SetGCPercent(gcPercent)
-	}
 	if err != nil {
 		return err
 	}
