@@ -858,6 +858,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	var total int64
 	maxScore := math.Inf(-1)
 	sortByScore := !hasSort || sortsByScore(fields)
+	// scoreOnly: the order is _score descending alone (query.CompileSort's
+	// score clause), the collector's fast path.
+	scoreOnly := len(fields) == 1 && fields[0].Field == "_score" && fields[0].Desc() &&
+		fields[0].Geo == nil && len(shardDocAt) == 0
 	countHits := req.TrackTotalHits != 0 || req.MinScore != nil
 	// doc-order fast path (see docorder.go)
 	docLed := len(fields) > 0 && (fields[0].Field == "_doc" || fields[0].Field == "_shard_doc") && !fields[0].Desc() &&
@@ -922,12 +926,15 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 			q = &docRangeQuery{inner: q, start: start, limit: n + 1}
 		}
-		// The hit total and max_score are kept as the collector pulls matches.
+		// The hit total and max_score are kept as the collector pulls
+		// matches (collector.go).
 		stats := newStatsQuery(q)
-		sreq := bluge.NewTopNSearch(n, stats).SortByCustom(order)
+		sreq := bluge.NewTopNSearch(n, q).SortByCustom(order)
 		if ci.after != nil {
 			sreq.After(ci.after)
 		}
+		coll := newTopNCollector(n, 0, order, ci.after, scoreOnly)
+		coll.stats = stats
 		if ci.aggRoot != nil {
 			root := ci.aggRoot
 			if root.NeedsBind() {
@@ -958,7 +965,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			prof = &shardProfile{}
 		}
 		collectStart := time.Now()
-		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof}
+		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof, coll: coll}
 		it, err := sh.rr.r.Search(ctx, ss)
 		if err != nil {
 			return nil, nil, searchError(ctx, err)

@@ -263,6 +263,16 @@ type shardSearch struct {
 	prof *shardProfile
 	// got is the shard's reader once the search started.
 	got search.Reader
+	// coll, when set, collects instead of bluge's TopNCollector.
+	coll *topNCollector
+}
+
+// Collector implements bluge.SearchRequest.
+func (s *shardSearch) Collector() search.Collector {
+	if s.coll != nil {
+		return s.coll
+	}
+	return s.TopNSearch.Collector()
 }
 
 func (s *shardSearch) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
