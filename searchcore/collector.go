@@ -8,6 +8,7 @@ import (
 	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/aggs"
+	"github.com/quarry-search/quarry/searchcore/query"
 )
 
 // topNCollector is a search.Collector keeping the best size+skip matches of
@@ -41,6 +42,12 @@ type topNCollector struct {
 	stats *statsQuery
 	// needed are the doc-value fields the sort and aggregations read.
 	needed []string
+	// direct, when set, computes every field clause's value from doc
+	// values the collector reads itself (see useDirect); reader is the
+	// shard reader the search runs on (set by shardSearch.Searcher).
+	direct   []directClause
+	reader   search.Reader
+	directOn bool
 
 	heap []heapEntry // max-heap on the order: heap[0] is the worst kept
 }
@@ -152,6 +159,21 @@ func (c *topNCollector) computeSort(d *search.DocumentMatch) {
 	}
 }
 
+// sortValues loads the doc values d's sort and aggregations read and
+// computes its sort values (on the direct path, reading them itself).
+func (c *topNCollector) sortValues(sctx *search.Context, d *search.DocumentMatch) error {
+	if c.directOn {
+		return c.computeDirect(sctx, d)
+	}
+	if len(c.needed) > 0 {
+		if err := d.LoadDocumentValues(sctx, c.needed); err != nil {
+			return err
+		}
+	}
+	c.computeSort(d)
+	return nil
+}
+
 // fastBatch is how many document numbers the column-wise aggregation root
 // gets at once.
 const fastBatch = 1024
@@ -162,7 +184,6 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	sctx := search.NewSearchContext(c.BackingSize()+searcher.DocumentMatchPoolSize(), len(c.order))
 	pool := sctx.DocumentMatchPool
 	c.needed = append(c.order.Fields(), aggregations.Fields()...)
-	needed := c.needed
 	bucket := search.NewBucket("", aggregations)
 	var calcs []search.Calculator
 	var fast *aggs.Partial
@@ -181,6 +202,15 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	keep := c.size + c.skip
 	if cap(c.heap) < min(keep, 1000) {
 		c.heap = make([]heapEntry, 0, min(keep, 1000))
+	}
+	// The direct path reads the sort's doc values itself when nothing
+	// else needs them loaded.
+	c.directOn = false
+	if c.direct != nil && c.reader != nil && len(calcs) == 0 && len(aggregations.Fields()) == 0 {
+		if err := c.openDirect(c.reader); err != nil {
+			return nil, err
+		}
+		c.directOn = true
 	}
 	// The score fast path needs only the score to reject a match: no
 	// search_after key, no aggregation reading the match's values.
@@ -227,24 +257,18 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 			if keep == 0 {
 				pool.Put(d)
 			} else if key := scoreKey(d.Score); len(c.heap) < keep {
-				if len(needed) > 0 {
-					if err = d.LoadDocumentValues(sctx, needed); err != nil {
-						return nil, err
-					}
+				if err = c.sortValues(sctx, d); err != nil {
+					return nil, err
 				}
-				c.computeSort(d)
 				c.heap = append(c.heap, heapEntry{dm: d, key: key})
 				c.up(len(c.heap) - 1)
 			} else if key <= c.heap[0].key {
 				// not better than the worst kept (a later match loses ties)
 				pool.Put(d)
 			} else {
-				if len(needed) > 0 {
-					if err = d.LoadDocumentValues(sctx, needed); err != nil {
-						return nil, err
-					}
+				if err = c.sortValues(sctx, d); err != nil {
+					return nil, err
 				}
-				c.computeSort(d)
 				pool.Put(c.heap[0].dm)
 				c.heap[0] = heapEntry{dm: d, key: key}
 				c.down(0)
@@ -288,12 +312,9 @@ func (c *topNCollector) scoreEncodingAgrees(d *search.DocumentMatch) bool {
 // search_after, then keep the match if it sorts before the worst kept.
 func (c *topNCollector) collectSingle(sctx *search.Context, d *search.DocumentMatch, calcs []search.Calculator, keep int) error {
 	if len(calcs) > 0 || keep > 0 {
-		if len(c.needed) > 0 {
-			if err := d.LoadDocumentValues(sctx, c.needed); err != nil {
-				return err
-			}
+		if err := c.sortValues(sctx, d); err != nil {
+			return err
 		}
-		c.computeSort(d)
 	}
 	for _, calc := range calcs {
 		calc.Consume(d)
@@ -370,3 +391,89 @@ func (it *topNIterator) Next() (*search.DocumentMatch, error) {
 
 // Aggregations implements search.DocumentMatchIterator.
 func (it *topNIterator) Aggregations() *search.Bucket { return it.bucket }
+
+// directClause is one sort clause of the direct path: a field clause (ok)
+// and its sorter, or a clause reading no doc values.
+type directClause struct {
+	ds     query.DocValueSort
+	ok     bool
+	sorter *query.DocValueSorter
+}
+
+// useDirect sets the direct path up when every clause of the order (with
+// its decoders decs) is a plain field sort or reads no doc values: bluge
+// would load the fields into each match's doc-value map (an allocation per
+// match) and read the field as well as its exact field; the direct path
+// reads the exact field, and the field only for documents without it.
+func (c *topNCollector) useDirect(decs []query.SortDecoder) {
+	if len(decs) != len(c.order) {
+		return
+	}
+	direct := make([]directClause, len(decs))
+	anyField := false
+	for i, d := range decs {
+		if ds, ok := d.DocValueSort(); ok {
+			direct[i] = directClause{ds: ds, ok: true}
+			anyField = true
+		} else if !d.ReadsNoDocValues() {
+			return
+		}
+	}
+	if anyField {
+		c.direct = direct
+	}
+}
+
+// openDirect opens the sorters of the direct path on r.
+func (c *topNCollector) openDirect(r search.Reader) error {
+	for i := range c.direct {
+		if dc := &c.direct[i]; dc.ok {
+			var err error
+			if dc.sorter, err = dc.ds.Sorter(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// computeDirect is computeSort on the direct path; a clause value of nil
+// (bluge's missing replacement applies) falls back to loading d's doc
+// values for the order.
+func (c *topNCollector) computeDirect(sctx *search.Context, d *search.DocumentMatch) error {
+	loaded := false
+	for k, s := range c.order {
+		var v []byte
+		dc := &c.direct[k]
+		if dc.ok {
+			var err error
+			if v, err = dc.sorter.Value(d.Number); err != nil {
+				return err
+			}
+			if v == nil {
+				if !loaded {
+					if err := d.LoadDocumentValues(sctx, c.needed); err != nil {
+						return err
+					}
+					loaded = true
+				}
+				v = s.Value(d)
+			}
+		} else {
+			v = s.Value(d)
+		}
+		i := len(d.SortValue)
+		var buf []byte
+		if i < cap(d.SortValue) {
+			if b := d.SortValue[:i+1][i]; cap(b) >= len(v) {
+				buf = b[:len(v)]
+			}
+		}
+		if buf == nil {
+			buf = make([]byte, len(v))
+		}
+		copy(buf, v)
+		d.SortValue = append(d.SortValue, buf)
+	}
+	return nil
+}

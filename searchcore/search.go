@@ -935,6 +935,9 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		coll := newTopNCollector(n, 0, order, ci.after, scoreOnly)
 		coll.stats = stats
+		if len(shardDocAt) == 0 {
+			coll.useDirect(ci.dec)
+		}
 		if ci.aggRoot != nil {
 			root := ci.aggRoot
 			if root.NeedsBind() {

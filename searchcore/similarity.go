@@ -277,6 +277,9 @@ func (s *shardSearch) Collector() search.Collector {
 
 func (s *shardSearch) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
 	s.got = i
+	if s.coll != nil {
+		s.coll.reader = i
+	}
 	r := &statsReader{Reader: i, dfs: s.dfs, prof: s.prof}
 	config.DefaultSimilarity = &bm25{rd: r}
 	config.PerFieldSimilarity = nil
