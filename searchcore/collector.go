@@ -308,11 +308,18 @@ func (c *topNCollector) scoreEncodingAgrees(d *search.DocumentMatch) bool {
 }
 
 // collectSingle is bluge's TopNCollector.collectSingle: load the doc
-// values, compute the sort values, feed the aggregations, apply
-// search_after, then keep the match if it sorts before the worst kept.
+// values, compute the sort values (unless nothing is kept), feed the
+// aggregations, apply search_after, then keep the match if it sorts before
+// the worst kept.
 func (c *topNCollector) collectSingle(sctx *search.Context, d *search.DocumentMatch, calcs []search.Calculator, keep int) error {
-	if len(calcs) > 0 || keep > 0 {
+	if keep > 0 {
 		if err := c.sortValues(sctx, d); err != nil {
+			return err
+		}
+	} else if len(calcs) > 0 && len(c.needed) > 0 {
+		// nothing is kept: the aggregations only need the doc values
+		// (they never read sort values)
+		if err := d.LoadDocumentValues(sctx, c.needed); err != nil {
 			return err
 		}
 	}

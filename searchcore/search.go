@@ -1346,7 +1346,9 @@ func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 	rr := sh.acquire()
 	defer rr.release()
 	stats := newStatsQuery(q)
-	it, err := rr.r.Search(ctx, bluge.NewTopNSearch(0, stats))
+	coll := newTopNCollector(0, 0, nil, nil, false)
+	coll.stats = stats
+	it, err := rr.r.Search(ctx, &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: coll})
 	if err != nil {
 		return 0, searchError(ctx, err)
 	}
@@ -1383,7 +1385,7 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 // collectAggs runs the aggregations alone over q on one shard (used when a
 // post_filter narrows the hits but not the aggregations).
 func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
-	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q)}
+	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, nil, nil, false)}
 	sreq.AddAggregation(aggs.RootName, root)
 	_, it, err := runShard(ctx, rr.r, sreq)
 	if err != nil {

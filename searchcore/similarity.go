@@ -286,10 +286,20 @@ func (s *shardSearch) Searcher(i search.Reader, config bluge.Config) (search.Sea
 	return s.TopNSearch.Searcher(r, config)
 }
 
-// readerCapture is a search that only captures the shard's search.Reader.
+// readerCapture is a search that only captures the shard's search.Reader;
+// with coll set, coll collects (instead of bluge's TopNCollector).
 type readerCapture struct {
 	*bluge.TopNSearch
-	got search.Reader
+	got  search.Reader
+	coll *topNCollector
+}
+
+// Collector implements bluge.SearchRequest.
+func (c *readerCapture) Collector() search.Collector {
+	if c.coll != nil {
+		return c.coll
+	}
+	return c.TopNSearch.Collector()
 }
 
 func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
