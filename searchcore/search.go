@@ -952,7 +952,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				sreq.AddAggregation(aggs.RootName, root)
 			} else {
 				// post_filter: the aggregations see the unfiltered query.
-				part, err := collectAggs(ctx, sh.rr, ci.aggQuery, root)
+				part, err := collectAggs(ctx, sh.rr, ci.aggQuery, root, order)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -1384,8 +1384,11 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 
 // collectAggs runs the aggregations alone over q on one shard (used when a
 // post_filter narrows the hits but not the aggregations).
-func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
-	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, nil, nil, false)}
+func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root, order search.SortOrder) (*search.Bucket, error) {
+	// root was prepared for a search sorting by order, which loads the
+	// sort's doc values the aggregations read too (aggs.Request.Prepare):
+	// load them here as well, though nothing is sorted.
+	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, order, nil, false)}
 	sreq.AddAggregation(aggs.RootName, root)
 	_, it, err := runShard(ctx, rr.r, sreq)
 	if err != nil {
