@@ -22,6 +22,9 @@ import (
 //     cannot enter the top goes straight back to the pool;
 //   - sort values are copied into the buffers the pooled match already
 //     owns instead of a fresh allocation per match and clause;
+//   - field sorts read their doc values directly (useDirect): no doc-value
+//     map per match, and the exact field alone for most documents;
+//   - with nothing to keep (size 0), no sort value is computed;
 //   - without aggregations nothing is consumed; the column-wise
 //     aggregation root (aggs.Root.Fast) gets the matching document numbers
 //     in batches; other aggregations are consumed through a slice, not the
