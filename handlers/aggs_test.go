@@ -35,6 +35,15 @@ func TestSearchAggregations(t *testing.T) {
 			hits: "3,5",
 		},
 		{
+			name: "post_filter with aggregations on the sort field",
+			path: "/books/_search",
+			body: `{"post_filter":{"term":{"genre":"essay"}},"sort":[{"price":"desc"}],"aggs":{"s":{"sum":{"field":"price"}}}}`,
+			want: map[string]string{
+				"aggregations.s": `{"value":48.75}`,
+			},
+			hits: "3,5",
+		},
+		{
 			name: "typed_keys",
 			path: "/books/_search?typed_keys=true",
 			body: `{"size":0,"aggs":{"g":{"terms":{"field":"genre","size":1}},"s":{"sum":{"field":"price"}}}}`,

@@ -858,6 +858,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 	var total int64
 	maxScore := math.Inf(-1)
 	sortByScore := !hasSort || sortsByScore(fields)
+	// scoreOnly: the order is _score descending alone (query.CompileSort's
+	// score clause), the collector's fast path.
+	scoreOnly := len(fields) == 1 && fields[0].Field == "_score" && fields[0].Desc() &&
+		fields[0].Geo == nil && len(shardDocAt) == 0
 	countHits := req.TrackTotalHits != 0 || req.MinScore != nil
 	// doc-order fast path (see docorder.go)
 	docLed := len(fields) > 0 && (fields[0].Field == "_doc" || fields[0].Field == "_shard_doc") && !fields[0].Desc() &&
@@ -922,11 +926,17 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 			q = &docRangeQuery{inner: q, start: start, limit: n + 1}
 		}
-		// The hit total and max_score are kept as the collector pulls matches.
+		// The hit total and max_score are kept as the collector pulls
+		// matches (collector.go).
 		stats := newStatsQuery(q)
-		sreq := bluge.NewTopNSearch(n, stats).SortByCustom(order)
+		sreq := bluge.NewTopNSearch(n, q).SortByCustom(order)
 		if ci.after != nil {
 			sreq.After(ci.after)
+		}
+		coll := newTopNCollector(n, 0, order, ci.after, scoreOnly)
+		coll.stats = stats
+		if len(shardDocAt) == 0 {
+			coll.useDirect(ci.dec)
 		}
 		if ci.aggRoot != nil {
 			root := ci.aggRoot
@@ -942,7 +952,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 				sreq.AddAggregation(aggs.RootName, root)
 			} else {
 				// post_filter: the aggregations see the unfiltered query.
-				part, err := collectAggs(ctx, sh.rr, ci.aggQuery, root)
+				part, err := collectAggs(ctx, sh.rr, ci.aggQuery, root, order)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -958,7 +968,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			prof = &shardProfile{}
 		}
 		collectStart := time.Now()
-		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof}
+		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof, coll: coll}
 		it, err := sh.rr.r.Search(ctx, ss)
 		if err != nil {
 			return nil, nil, searchError(ctx, err)
@@ -1336,7 +1346,9 @@ func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 	rr := sh.acquire()
 	defer rr.release()
 	stats := newStatsQuery(q)
-	it, err := rr.r.Search(ctx, bluge.NewTopNSearch(0, stats))
+	coll := newTopNCollector(0, 0, nil, nil, false)
+	coll.stats = stats
+	it, err := rr.r.Search(ctx, &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: coll})
 	if err != nil {
 		return 0, searchError(ctx, err)
 	}
@@ -1372,8 +1384,11 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 
 // collectAggs runs the aggregations alone over q on one shard (used when a
 // post_filter narrows the hits but not the aggregations).
-func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root) (*search.Bucket, error) {
-	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q)}
+func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.Root, order search.SortOrder) (*search.Bucket, error) {
+	// root was prepared for a search sorting by order, which loads the
+	// sort's doc values the aggregations read too (aggs.Request.Prepare):
+	// load them here as well, though nothing is sorted.
+	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, order, nil, false)}
 	sreq.AddAggregation(aggs.RootName, root)
 	_, it, err := runShard(ctx, rr.r, sreq)
 	if err != nil {

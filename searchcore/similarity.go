@@ -263,20 +263,43 @@ type shardSearch struct {
 	prof *shardProfile
 	// got is the shard's reader once the search started.
 	got search.Reader
+	// coll, when set, collects instead of bluge's TopNCollector.
+	coll *topNCollector
+}
+
+// Collector implements bluge.SearchRequest.
+func (s *shardSearch) Collector() search.Collector {
+	if s.coll != nil {
+		return s.coll
+	}
+	return s.TopNSearch.Collector()
 }
 
 func (s *shardSearch) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
 	s.got = i
+	if s.coll != nil {
+		s.coll.reader = i
+	}
 	r := &statsReader{Reader: i, dfs: s.dfs, prof: s.prof}
 	config.DefaultSimilarity = &bm25{rd: r}
 	config.PerFieldSimilarity = nil
 	return s.TopNSearch.Searcher(r, config)
 }
 
-// readerCapture is a search that only captures the shard's search.Reader.
+// readerCapture is a search that only captures the shard's search.Reader;
+// with coll set, coll collects (instead of bluge's TopNCollector).
 type readerCapture struct {
 	*bluge.TopNSearch
-	got search.Reader
+	got  search.Reader
+	coll *topNCollector
+}
+
+// Collector implements bluge.SearchRequest.
+func (c *readerCapture) Collector() search.Collector {
+	if c.coll != nil {
+		return c.coll
+	}
+	return c.TopNSearch.Collector()
 }
 
 func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {

@@ -239,3 +239,11 @@ func (c *termsColl) fillSubs(r search.Reader, docs *roaring.Bitmap, cols *Column
 	}
 	return nil
 }
+
+// IsFast reports whether p is a partial of the column-wise path (see
+// Root.Fast), which only records the matching document numbers.
+func (p *Partial) IsFast() bool { return p != nil && p.prof == nil && p.docs != nil }
+
+// AddFast records matching document numbers of a fast partial, as Consume
+// does one match at a time.
+func (p *Partial) AddFast(docs []uint32) { p.docs.AddMany(docs) }

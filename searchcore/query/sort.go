@@ -280,6 +280,9 @@ type SortDecoder struct {
 	nanos bool
 	// exact marks long sorts read from exact doc values (sort_exact.go).
 	exact bool
+	// src is the clause's source when it sorts on one field's doc values
+	// alone (not nested, not geo, mapped): see DocValueSort.
+	src *fieldSortSource
 }
 
 // Decode returns the ES sort value for raw: int64 (long types, dates,
@@ -845,6 +848,7 @@ func fieldSort(sf SortField, ctx *Context, loaded map[string]bool) (search.TextV
 		src.exactField = mapping.ExactValuesField(ft.path)
 	}
 	loaded[ft.path] = true
+	dec.src = src
 	return src, dec, nil
 }
 
