@@ -164,3 +164,85 @@ func benchMatchAll(b *testing.B, f *fixture) {
 		}
 	}
 }
+
+// benchComplete times the column-wise completion alone (counting the
+// recorded matches, feeding the metrics, reducing), on every document of
+// each shard: the matches are recorded outside the timer.
+func benchComplete(b *testing.B, f *fixture, body string) {
+	req, err := aggs.Parse(json.RawMessage(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	root, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fr, ok := root.Fast()
+	if !ok {
+		b.Fatal("request does not qualify for the fast path")
+	}
+	// the shards' search readers and their matching document numbers
+	var readers []search.Reader
+	var matches [][]uint64
+	for _, r := range f.shards {
+		sr := &readerCapture{TopNSearch: bluge.NewTopNSearch(len(f.docs), bluge.NewMatchAllQuery())}
+		it, err := r.Search(context.Background(), sr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var nums []uint64
+		for m, err := it.Next(); m != nil || err != nil; m, err = it.Next() {
+			if err != nil {
+				b.Fatal(err)
+			}
+			nums = append(nums, m.Number)
+		}
+		readers = append(readers, sr.got)
+		matches = append(matches, nums)
+	}
+	run := func(b *testing.B, cols []*aggs.Columns) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			var parts []*search.Bucket
+			for si, r := range readers {
+				b.StopTimer()
+				bk := search.NewBucket("", map[string]search.Aggregation{aggs.RootName: fr})
+				p := aggs.PartialOf(bk)
+				for _, n := range matches[si] {
+					p.Consume(&search.DocumentMatch{Number: n})
+				}
+				b.StartTimer()
+				var c *aggs.Columns
+				if cols != nil {
+					c = cols[si]
+				}
+				if err := p.Complete(r, c); err != nil {
+					b.Fatal(err)
+				}
+				parts = append(parts, bk)
+			}
+			if _, err := req.Reduce(parts, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("postings", func(b *testing.B) { run(b, nil) })
+	cols := []*aggs.Columns{}
+	for range f.shards {
+		cols = append(cols, aggs.NewColumns())
+	}
+	b.Run("columns-cached", func(b *testing.B) { run(b, cols) })
+}
+
+// BenchmarkFullCompleteTerms: the counting side of terms on country over
+// all cities (match_all), without the search's collection.
+func BenchmarkFullCompleteTerms(b *testing.B) {
+	benchComplete(b, fullCities(b), `{"t":{"terms":{"field":"country","size":10}}}`)
+}
+
+// BenchmarkFullCompleteTermsAvg: BenchmarkFullCompleteTerms with an avg of
+// population per bucket.
+func BenchmarkFullCompleteTermsAvg(b *testing.B) {
+	benchComplete(b, fullCities(b), `{"t":{"terms":{"field":"country","size":10},"aggs":{"a":{"avg":{"field":"population"}}}}}`)
+}

@@ -6,20 +6,26 @@ import (
 	"github.com/blugelabs/bluge/search"
 )
 
-// Columns caches the decoded numeric doc values of one immutable reader
-// snapshot, field by field, for the column-wise terms path (Root.Fast): the
-// first aggregation on a field reads its doc values once in document order,
-// later ones read the decoded column. Keep one Columns per snapshot (it is
+// Columns caches the decoded numeric doc values and the keyword ordinal
+// columns of one immutable reader snapshot, field by field, for the
+// column-wise terms path (Root.Fast): the first aggregation on a field reads
+// its doc values (or term dictionary and postings) once in document order,
+// later ones read the decoded column. A numeric column holds 8 bytes per
+// value and 4 per document; a keyword ordinal column 4 bytes per document
+// (plus 4 per value when some document has several) and its term list. Keep one Columns per snapshot (it is
 // only valid for the reader it was first used with) and drop it with the
 // snapshot. A Columns is safe for concurrent use; the zero value is not,
 // use NewColumns.
 type Columns struct {
 	mu   sync.Mutex
 	cols map[string]*numColumn
+	ords map[string]*ordColumn
 }
 
 // NewColumns returns an empty cache for one reader snapshot.
-func NewColumns() *Columns { return &Columns{cols: map[string]*numColumn{}} }
+func NewColumns() *Columns {
+	return &Columns{cols: map[string]*numColumn{}, ords: map[string]*ordColumn{}}
+}
 
 // numColumn holds document d's values at vals[off[d]:off[d+1]] for the
 // documents 0..len(off)-2.

@@ -71,7 +71,9 @@ func (p *Partial) consumeFast(d *search.DocumentMatch) {
 	p.docs.Add(uint32(d.Number))
 }
 
-// fill walks the keyword field's terms and their postings, counting the
+// fill counts the matching documents of each accepted term of the keyword
+// field: from the field's cached ordinal column when cols is given (see
+// fillOrds), otherwise it walks the keyword field's terms and their postings, counting the
 // matching documents of each accepted term. With metric sub-aggregations it
 // then reads the doc values of their fields in one ascending pass over the
 // matches (doc values are stored in compressed chunks: reading them term by
@@ -80,6 +82,13 @@ func (p *Partial) consumeFast(d *search.DocumentMatch) {
 // ascending order, as in the per-document path.
 func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) error {
 	field := c.m.src.field
+	if cols != nil {
+		oc, err := cols.ordinals(r, field)
+		if err != nil {
+			return err
+		}
+		return c.fillOrds(r, docs, cols, oc)
+	}
 	subs := len(c.n.subs) > 0
 	// links chain the buckets of each document: head[doc] is the first
 	// index into links, -1 for none.
@@ -247,3 +256,135 @@ func (p *Partial) IsFast() bool { return p != nil && p.prof == nil && p.docs != 
 // AddFast records matching document numbers of a fast partial, as Consume
 // does one match at a time.
 func (p *Partial) AddFast(docs []uint32) { p.docs.AddMany(docs) }
+
+// fillOrds is fill reading the field's ordinal column oc: it counts the
+// matches per ordinal, makes the buckets of the accepted terms with matches
+// and feeds the metric sub-aggregations (see fillSubs).
+func (c *termsColl) fillOrds(r search.Reader, docs *roaring.Bitmap, cols *Columns, oc *ordColumn) error {
+	counts := make([]uint32, len(oc.terms))
+	n := uint32(oc.docs())
+	var buf [256]uint32
+	it := docs.ManyIterator()
+	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
+		if oc.multi() {
+			for _, d := range buf[:k] {
+				if d < n {
+					for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
+						counts[o]++
+					}
+				}
+			}
+			continue
+		}
+		for _, d := range buf[:k] {
+			if d < n {
+				if o := oc.ord[d]; o >= 0 {
+					counts[o]++
+				}
+			}
+		}
+	}
+	subs := len(c.n.subs) > 0
+	var bk []*tbucket
+	if subs {
+		bk = make([]*tbucket, len(oc.terms))
+	}
+	for o, cnt := range counts {
+		if cnt == 0 || !c.m.acceptTerm([]byte(oc.terms[o])) {
+			continue
+		}
+		b := c.strBucket([]byte(oc.terms[o]))
+		b.count += int64(cnt)
+		if subs {
+			bk[o] = b
+		}
+	}
+	if !subs {
+		return nil
+	}
+	if subCols, ok, err := c.numericSubColumns(r, docs, cols); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		c.feedNumeric(docs, oc, bk, subCols)
+		return nil
+	}
+	return c.fillSubs(r, docs, cols, func(d uint32, feed func(*tbucket)) {
+		switch {
+		case d >= n:
+		case oc.multi():
+			for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
+				if b := bk[o]; b != nil {
+					feed(b)
+				}
+			}
+		default:
+			if o := oc.ord[d]; o >= 0 && bk[o] != nil {
+				feed(bk[o])
+			}
+		}
+	})
+}
+
+// numericSubColumns returns the cached column of each metric
+// sub-aggregation's field, and whether all of them are numeric fields
+// (read from cols) so that feedNumeric applies.
+func (c *termsColl) numericSubColumns(r search.Reader, docs *roaring.Bitmap, cols *Columns) ([]numColumn, bool, error) {
+	for _, s := range c.n.subs {
+		src := s.impl.(*statsImpl).src
+		if src.kind != kindNumeric || len(src.fields()) == 0 {
+			return nil, false, nil
+		}
+	}
+	out := make([]numColumn, len(c.n.subs))
+	for j, s := range c.n.subs {
+		f := s.impl.(*statsImpl).src.fields()[0]
+		col, err := cols.numeric(r, f, docs.Maximum())
+		if err != nil {
+			return nil, false, err
+		}
+		out[j] = col
+	}
+	return out, true, nil
+}
+
+// feedNumeric feeds the matching documents of the buckets bk (by ordinal
+// of oc, nil for none) to their metric sub-aggregations, sub-aggregation j
+// reading column subCols[j], in ascending document order: fillSubs without
+// its per-document indirections, for numeric sub-aggregation fields.
+func (c *termsColl) feedNumeric(docs *roaring.Bitmap, oc *ordColumn, bk []*tbucket, subCols []numColumn) {
+	// the metrics of each bucket, by ordinal
+	stats := make([][]*statsColl, len(bk))
+	for o, b := range bk {
+		if b == nil {
+			continue
+		}
+		stats[o] = make([]*statsColl, len(b.subs))
+		for j, s := range b.subs {
+			stats[o][j] = s.(*statsColl)
+		}
+	}
+	feed := func(o int32, d uint32) {
+		for j, sc := range stats[o] {
+			sc.collectNumbers(subCols[j].numbers(d))
+		}
+	}
+	n := uint32(oc.docs())
+	var buf [256]uint32
+	it := docs.ManyIterator()
+	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
+		for _, d := range buf[:k] {
+			switch {
+			case d >= n:
+			case oc.multi():
+				for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
+					feed(o, d)
+				}
+			default:
+				if o := oc.ord[d]; o >= 0 {
+					feed(o, d)
+				}
+			}
+		}
+	}
+}
