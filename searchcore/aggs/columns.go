@@ -12,10 +12,10 @@ import (
 // its doc values (or term dictionary and postings) once in document order,
 // later ones read the decoded column. A numeric column holds 8 bytes per
 // value and 4 per document; a keyword ordinal column 4 bytes per document
-// (plus 4 per value when some document has several) and its term list. Keep one Columns per snapshot (it is
-// only valid for the reader it was first used with) and drop it with the
-// snapshot. A Columns is safe for concurrent use; the zero value is not,
-// use NewColumns.
+// (plus 4 per value when some document has several) and its term list.
+// Keep one Columns per snapshot (it is only valid for the reader it was
+// first used with) and drop it with the snapshot. A Columns is safe for
+// concurrent use; the zero value is not, use NewColumns.
 type Columns struct {
 	mu   sync.Mutex
 	cols map[string]*numColumn
