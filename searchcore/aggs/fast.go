@@ -364,14 +364,53 @@ func (c *termsColl) feedNumeric(docs *roaring.Bitmap, oc *ordColumn, bk []*tbuck
 			stats[o][j] = s.(*statsColl)
 		}
 	}
+	kinds := make([]accKind, len(c.n.subs))
+	for j, s := range c.n.subs {
+		kinds[j] = accKindOf(s.impl.(*statsImpl).typ)
+	}
 	feed := func(o int32, d uint32) {
 		for j, sc := range stats[o] {
-			sc.collectNumbers(subCols[j].numbers(d))
+			vs := subCols[j].numbers(d)
+			if len(vs) == 0 && sc.m.src.hasMissing {
+				sc.accumulate(kinds[j], sc.m.src.missingNum)
+			}
+			for _, v := range vs {
+				sc.accumulate(kinds[j], v)
+			}
 		}
 	}
 	n := uint32(oc.docs())
 	var buf [256]uint32
 	it := docs.ManyIterator()
+	if len(kinds) == 1 && !oc.multi() {
+		// one metric of a single-valued keyword: no per-bucket metric list
+		one := make([]*statsColl, len(stats))
+		for o, ss := range stats {
+			if ss != nil {
+				one[o] = ss[0]
+			}
+		}
+		col, kind := subCols[0], kinds[0]
+		for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
+			for _, d := range buf[:k] {
+				if d >= n || oc.ord[d] < 0 {
+					continue
+				}
+				sc := one[oc.ord[d]]
+				if sc == nil {
+					continue
+				}
+				vs := col.vals[col.off[d]:col.off[d+1]]
+				if len(vs) == 0 && sc.m.src.hasMissing {
+					sc.accumulate(kind, sc.m.src.missingNum)
+				}
+				for _, v := range vs {
+					sc.accumulate(kind, v)
+				}
+			}
+		}
+		return
+	}
 	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
 		for _, d := range buf[:k] {
 			switch {
@@ -386,5 +425,61 @@ func (c *termsColl) feedNumeric(docs *roaring.Bitmap, oc *ordColumn, bk []*tbuck
 				}
 			}
 		}
+	}
+}
+
+// accKind tells which of a statsColl's accumulators its metric type
+// renders, orders by and merges into a result: feedNumeric updates only
+// those (the others keep their initial values, which no result of that type
+// reads).
+type accKind uint8
+
+const (
+	accCount accKind = iota // value_count
+	accSum                  // sum, avg: count and sum
+	accMin                  // min: count and min
+	accMax                  // max: count and max
+	accStats                // stats: count, sum, min and max
+	accAll                  // extended_stats: everything (statsColl.add)
+)
+
+// accKindOf returns the accumulators of a stats metric type.
+func accKindOf(typ string) accKind {
+	switch typ {
+	case "value_count":
+		return accCount
+	case "sum", "avg":
+		return accSum
+	case "min":
+		return accMin
+	case "max":
+		return accMax
+	case "stats":
+		return accStats
+	}
+	return accAll
+}
+
+// accumulate adds v to the accumulators k of c, as add does.
+func (c *statsColl) accumulate(k accKind, v float64) {
+	switch k {
+	case accCount:
+		c.count++
+	case accSum:
+		c.count++
+		c.sum, c.comp = kahan(c.sum, c.comp, v)
+	case accMin:
+		c.count++
+		c.min = math.Min(c.min, v)
+	case accMax:
+		c.count++
+		c.max = math.Max(c.max, v)
+	case accStats:
+		c.count++
+		c.sum, c.comp = kahan(c.sum, c.comp, v)
+		c.min = math.Min(c.min, v)
+		c.max = math.Max(c.max, v)
+	default:
+		c.add(v)
 	}
 }

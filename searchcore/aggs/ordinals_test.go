@@ -121,6 +121,13 @@ func TestFastPathOrdinalColumns(t *testing.T) {
 		`{"t":{"terms":{"field":"kind","size":2,"order":{"a":"asc"}},"aggs":{"a":{"avg":{"field":"n"}},"c":{"value_count":{"field":"tags"}}}}}`,
 		`{"t":{"terms":{"field":"tags","size":5},"aggs":{"c":{"value_count":{"field":"kind"}},"a":{"avg":{"field":"n"}}}}}`,
 		`{"t":{"terms":{"field":"tags","exclude":["t1"]},"aggs":{"a":{"avg":{"field":"n"}}}}}`,
+		`{"t":{"terms":{"field":"kind"},"aggs":{"m":{"sum":{"field":"n","missing":7}}}}}`,
+		`{"t":{"terms":{"field":"kind"},"aggs":{"s":{"stats":{"field":"n","missing":-3}}}}}`,
+		`{"t":{"terms":{"field":"kind"},"aggs":{"c":{"value_count":{"field":"n"}}}}}`,
+		`{"t":{"terms":{"field":"kind","order":{"m":"desc"}},"aggs":{"m":{"min":{"field":"n"}}}}}`,
+		`{"t":{"terms":{"field":"tags","order":{"m":"desc"}},"aggs":{"m":{"max":{"field":"n","missing":99}}}}}`,
+		`{"t":{"terms":{"field":"kind","exclude":"k1"},"aggs":{"a":{"avg":{"field":"n"}}}}}`,
+		`{"t":{"terms":{"field":"kind"},"aggs":{"a":{"avg":{"field":"n"}},"x":{"extended_stats":{"field":"n","missing":1}}}}}`,
 		`{"a":{"terms":{"field":"kind"},"aggs":{"mx":{"max":{"field":"n"}}}},"b":{"terms":{"field":"tags","size":2},"aggs":{"mn":{"min":{"field":"n"}}}}}`,
 	}
 	for _, body := range bodies {
