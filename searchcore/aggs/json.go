@@ -50,9 +50,20 @@ func (w *jw) key(k string) {
 	w.afterKey = true
 }
 
+// str0 writes s as a JSON string, escaped as encoding/json does (HTML
+// characters included); strings of printable ASCII needing no escape, most
+// keys and terms, are copied without a json.Marshal.
 func (w *jw) str0(s string) {
-	b, _ := json.Marshal(s)
-	w.b.Write(b)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			w.b.Write(b)
+			return
+		}
+	}
+	w.b.WriteByte('"')
+	w.b.WriteString(s)
+	w.b.WriteByte('"')
 }
 
 // value writes a scalar: nil, string, bool, int/int64, float64 (Java
