@@ -2,6 +2,7 @@ package query
 
 import (
 	"math"
+	mathbits "math/bits"
 
 	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
@@ -18,8 +19,8 @@ import (
 // the step was recorded, mapping.NumericStep after) and each run's terms
 // are read from the dictionary. With the legacy step this ORs the very
 // terms bluge's numeric range searcher does (which assumes that step), but
-// without enumerating every candidate term of a run: bluge's enumeration
-// also walks invalid byte strings and never ends on runs like [-0, +0].
+// enumerates only valid terms: bluge's enumeration of a run walks every
+// byte string between its ends and never ends on runs like [-0, +0].
 func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
 	if n.lo > n.hi {
 		return searcher.NewMatchNoneSearcher(i, o)
@@ -33,7 +34,53 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 	if err != nil {
 		return nil, err
 	}
-	return searcher.NewMultiTermSearcherBytes(i, terms, n.field, 1, sc, sc, o, true)
+	if o.Explain || o.IncludeTermVectors || len(terms) < 2 {
+		return searcher.NewMultiTermSearcherBytes(i, terms, n.field, 1, sc, sc, o, true)
+	}
+	return unionSearcher(i, terms, n.field, n.score)
+}
+
+// unionSearcher matches the documents holding any of terms, each scored
+// score, like a constant-score disjunction of term searchers (Lucene's
+// constant-score rewrite of multi-term queries): it reads the terms'
+// postings once into a bitset instead of merging one iterator per term
+// for every hit.
+func unionSearcher(i search.Reader, terms [][]byte, field string, score float64) (search.Searcher, error) {
+	var set []uint64 // bit n set: document n matches
+	n := 0
+	for _, term := range terms {
+		it, err := i.PostingsIterator(term, field, false, false, false)
+		if err != nil {
+			return nil, err
+		}
+		var p segment.Posting
+		for p, err = it.Next(); err == nil && p != nil; p, err = it.Next() {
+			num := p.Number()
+			w := int(num >> 6)
+			if w >= len(set) {
+				set = append(set, make([]uint64, w+1-len(set)+len(set)/2)...)
+			}
+			if set[w]&(1<<(num&63)) == 0 {
+				set[w] |= 1 << (num & 63)
+				n++
+			}
+		}
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	hits := make([]listHit, 0, n)
+	for w, bits := range set {
+		for bits != 0 {
+			b := bits & -bits
+			hits = append(hits, listHit{number: uint64(w)<<6 | uint64(mathbits.TrailingZeros64(bits)), score: score})
+			bits ^= b
+		}
+	}
+	return &listSearcher{hits: hits, reader: i}, nil
 }
 
 // numericStepOf tells the precision step field was indexed with. Every
@@ -79,12 +126,34 @@ func float64ToSortable(x float64) int64 {
 // numericRangeTerms lists the indexed terms of field that together cover
 // [lo, hi] (sortable int64s, inclusive) for an index written with step:
 // the range is split like Lucene's NumericUtils.splitRange into runs of
-// terms of one shift each, and each run is read from the term dictionary
-// (a run may span up to 2^step values, so its terms are not enumerated).
-func numericRangeTerms(i dictionaryReader, field string, lo, hi int64, step uint) ([][]byte, error) {
+// terms of one shift each. A short run's candidate terms are looked up one
+// by one; a longer one (up to 2^step values with a coarse step) is read by
+// iterating its part of the term dictionary.
+func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) ([][]byte, error) {
 	var terms [][]byte
 	var err error
+	var lookup segment.DictionaryLookup
 	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+		if uint64(to-from)>>shift < maxProbedRun {
+			// A short run: look its few candidates up (bluge's way).
+			if lookup == nil {
+				if lookup, err = i.DictionaryLookup(field); err != nil {
+					return false
+				}
+			}
+			for v := from; ; v += int64(1) << shift {
+				term := numeric.MustNewPrefixCodedInt64(v, shift)
+				var found bool
+				if found, err = lookup.Contains(term); err != nil {
+					return false
+				} else if found {
+					terms = append(terms, term)
+				}
+				if v>>shift == to>>shift {
+					return true
+				}
+			}
+		}
 		to |= int64(1)<<shift - 1
 		start := numeric.MustNewPrefixCodedInt64(from, shift)
 		end := append(numeric.MustNewPrefixCodedInt64(to, shift), 0) // inclusive
@@ -101,8 +170,19 @@ func numericRangeTerms(i dictionaryReader, field string, lo, hi int64, step uint
 		}
 		return err == nil
 	})
+	if lookup != nil {
+		if cerr := lookup.Close(); err == nil {
+			err = cerr
+		}
+	}
 	return terms, err
 }
+
+// maxProbedRun is the longest run of terms (in values of its shift) that
+// numericRangeTerms looks up term by term rather than iterating the
+// dictionary: a lookup is cheaper than setting up an iterator on every
+// segment, for the up to 15 values of a legacy-step run.
+const maxProbedRun = 16
 
 // splitInt64Range calls run for each run of same-shift terms covering
 // [minBound, maxBound] (bluge's splitInt64Range, which this generalises to
