@@ -72,16 +72,51 @@ func unionSearcher(i search.Reader, terms [][]byte, field string, score float64)
 			return nil, err
 		}
 	}
-	hits := make([]listHit, 0, n)
-	for w, bits := range set {
-		for bits != 0 {
-			b := bits & -bits
-			hits = append(hits, listHit{number: uint64(w)<<6 | uint64(mathbits.TrailingZeros64(bits)), score: score})
-			bits ^= b
+	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+}
+
+// bitsetSearcher replays the documents of a bitset in order, each scored
+// score (one bit per document of the index, rather than a list of hits).
+type bitsetSearcher struct {
+	set    []uint64
+	next   uint64 // the first document not yet returned
+	count  uint64
+	score  float64
+	reader search.Reader
+}
+
+func (s *bitsetSearcher) Next(ctx *search.Context) (*search.DocumentMatch, error) {
+	for w := s.next >> 6; w < uint64(len(s.set)); w++ {
+		bits := s.set[w]
+		if w == s.next>>6 {
+			bits &^= 1<<(s.next&63) - 1 // documents before next are done
+		}
+		if bits != 0 {
+			num := w<<6 | uint64(mathbits.TrailingZeros64(bits))
+			s.next = num + 1
+			dm := ctx.DocumentMatchPool.Get()
+			dm.Number = num
+			dm.Score = s.score
+			dm.SetReader(s.reader)
+			return dm, nil
 		}
 	}
-	return &listSearcher{hits: hits, reader: i}, nil
+	s.next = uint64(len(s.set)) << 6
+	return nil, nil
 }
+
+func (s *bitsetSearcher) Advance(ctx *search.Context, number uint64) (*search.DocumentMatch, error) {
+	if number > s.next {
+		s.next = number
+	}
+	return s.Next(ctx)
+}
+
+func (s *bitsetSearcher) Close() error               { return nil }
+func (s *bitsetSearcher) Count() uint64              { return s.count }
+func (s *bitsetSearcher) Min() int                   { return 0 }
+func (s *bitsetSearcher) Size() int                  { return 64 + 8*len(s.set) }
+func (s *bitsetSearcher) DocumentMatchPoolSize() int { return 1 }
 
 // numericStepOf tells the precision step field was indexed with. Every
 // value indexed with mapping.LegacyNumericStep has a shift-4 term, which
