@@ -242,6 +242,10 @@ type indexMeta struct {
 	// DefaultMapping is the index's _default_ mapping (rendered), the base
 	// of the mapping type the index gets first; empty when it has none.
 	DefaultMapping json.RawMessage `json:"default_mapping,omitempty"`
+	// NumericStep is the precision step of the index's numeric terms
+	// (mapping.NumericStep since it was recorded); 0 for indices created
+	// before, which keep mapping.LegacyNumericStep.
+	NumericStep uint `json:"numeric_step,omitempty"`
 }
 
 // AliasMeta is one alias of an index.
@@ -535,7 +539,7 @@ func (e *Engine) CreateIndex(ctx context.Context, name string, req CreateIndexRe
 	if _, ok := flat["index.routing.allocation.include._tier_preference"]; !ok {
 		flat["index.routing.allocation.include._tier_preference"] = "data_content"
 	}
-	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1, MappingType: req.MappingType, DefaultMapping: defaultJSON}
+	m := &indexMeta{Name: name, UUID: uuid, CreationDate: now.UnixMilli(), Settings: flat, Mapping: mappingJSON, Aliases: aliases, Version: 1, MappingType: req.MappingType, DefaultMapping: defaultJSON, NumericStep: mapping.NumericStep}
 	if err := e.persistMeta(ctx, m); err != nil {
 		return nil, err
 	}

@@ -463,7 +463,8 @@ func (e *Engine) reparse(ctx context.Context, it *writeItem) error {
 // mapping is the dynamic update the document needs.
 func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc, *mapping.Mapping, error) {
 	ix.metaMu.RLock()
-	mp, reg, limit := ix.mapping, ix.analyzers, ix.settings.NestedObjectsLimit
+	mp, reg := ix.mapping, ix.analyzers
+	opts := mapping.DocOptions{NestedLimit: ix.settings.NestedObjectsLimit, NumericStep: ix.meta.NumericStep}
 	base, err := ix.defaultBase()
 	ix.metaMu.RUnlock()
 	if err != nil {
@@ -474,7 +475,7 @@ func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc,
 		mp = base
 	}
 	doc := bluge.NewDocument(id)
-	upd, nested, err := mp.ParseDocumentNested(id, source, reg, doc, limit)
+	upd, nested, err := mp.ParseDocumentWith(id, source, reg, doc, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,6 +44,23 @@ func (m *Mapping) ParseDocument(id string, source []byte, reg *analysis.Registry
 // with doc. nestedLimit is index.mapping.nested_objects.limit (default
 // NestedObjectsLimit).
 func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Registry, doc *bluge.Document, nestedLimit int) (updated *Mapping, nested []*bluge.Document, err error) {
+	return m.ParseDocumentWith(id, source, reg, doc, DocOptions{NestedLimit: nestedLimit})
+}
+
+// DocOptions are the per-index choices of how ParseDocumentWith indexes a
+// document.
+type DocOptions struct {
+	// NestedLimit is index.mapping.nested_objects.limit (the default is
+	// NestedObjectsLimit).
+	NestedLimit int
+	// NumericStep is the precision step of the shift terms of numeric and
+	// date fields (see NumericField); 0 means LegacyNumericStep.
+	NumericStep uint
+}
+
+// ParseDocumentWith is ParseDocumentNested with the index's DocOptions.
+func (m *Mapping) ParseDocumentWith(id string, source []byte, reg *analysis.Registry, doc *bluge.Document, opts DocOptions) (updated *Mapping, nested []*bluge.Document, err error) {
+	nestedLimit := opts.NestedLimit
 	if reg == nil {
 		reg = analysis.Global()
 	}
@@ -74,6 +91,7 @@ func (m *Mapping) ParseDocumentNested(id string, source []byte, reg *analysis.Re
 		dateDetection:    boolOr(m.DateDetection, true),
 		numericDetection: boolOr(m.NumericDetection, false),
 		nestedLimit:      nestedLimit,
+		numericStep:      opts.NumericStep,
 	}
 	p.fields = make([]bluge.Field, 0, len(root.keys)*2)
 	rootDyn := m.Dynamic
@@ -138,6 +156,7 @@ type docParser struct {
 	id               string
 	dateDetection    bool
 	numericDetection bool
+	numericStep      uint
 
 	// docState is the document being filled: the root, or a nested object
 	// while its content is parsed (nested.go); stack holds the enclosing
@@ -755,7 +774,7 @@ func (p *docParser) index(f *Field, path string, v *jnode) *eserr.Error {
 func (p *docParser) addNumeric(path string, n float64, indexed, dv, store bool) {
 	switch {
 	case indexed || dv:
-		nf := bluge.NewNumericField(path, n)
+		nf := NumericField(path, n, p.numericStep)
 		if !dv {
 			nf.FieldOptions = bluge.Index
 		}

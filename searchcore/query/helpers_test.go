@@ -80,7 +80,14 @@ func newTestIndex(tb testing.TB) *testIndex {
 	return buildIndex(tb, m, reg, testDocs)
 }
 
+// buildIndex indexes docs like a new index (mapping.NumericStep).
 func buildIndex(tb testing.TB, m *mapping.Mapping, reg *analysis.Registry, docs [][2]string) *testIndex {
+	tb.Helper()
+	return buildIndexStep(tb, m, reg, docs, mapping.NumericStep)
+}
+
+// buildIndexStep indexes docs with the given numeric precision step.
+func buildIndexStep(tb testing.TB, m *mapping.Mapping, reg *analysis.Registry, docs [][2]string, step uint) *testIndex {
 	tb.Helper()
 	w, err := bluge.OpenWriter(bluge.InMemoryOnlyConfig())
 	if err != nil {
@@ -89,7 +96,7 @@ func buildIndex(tb testing.TB, m *mapping.Mapping, reg *analysis.Registry, docs 
 	batch := bluge.NewBatch()
 	for _, d := range docs {
 		doc := bluge.NewDocument(d[0])
-		updated, err := m.ParseDocument(d[0], []byte(d[1]), reg, doc)
+		updated, _, err := m.ParseDocumentWith(d[0], []byte(d[1]), reg, doc, mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: step})
 		if err != nil {
 			tb.Fatalf("ParseDocument(%s): %v", d[0], err)
 		}

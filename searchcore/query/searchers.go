@@ -280,14 +280,6 @@ type numericRangeQuery struct {
 	score  float64
 }
 
-func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
-	if n.lo > n.hi {
-		return searcher.NewMatchNoneSearcher(i, o)
-	}
-	sc := similarity.ConstantScorer(n.score)
-	return searcher.NewNumericRangeSearcher(i, n.lo, n.hi, true, true, n.field, 1, sc, sc, o)
-}
-
 // termRangeQuery is a constant-score range over the terms of a field; nil
 // ends are open.
 type termRangeQuery struct {

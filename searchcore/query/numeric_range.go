@@ -1,0 +1,256 @@
+package query
+
+import (
+	"math"
+	mathbits "math/bits"
+
+	"github.com/blugelabs/bluge/numeric"
+	"github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/searcher"
+	"github.com/blugelabs/bluge/search/similarity"
+	segment "github.com/blugelabs/bluge_segment_api"
+
+	"github.com/quarry-search/quarry/searchcore/mapping"
+)
+
+// Searcher finds the documents with a value in [lo, hi]. The range is
+// split into runs of same-shift terms with the precision step the field
+// was indexed with (mapping.LegacyNumericStep for indices created before
+// the step was recorded, mapping.NumericStep after) and each run's terms
+// are read from the dictionary. With the legacy step this ORs the very
+// terms bluge's numeric range searcher does (which assumes that step), but
+// enumerates only valid terms: bluge's enumeration of a run walks every
+// byte string between its ends and never ends on runs like [-0, +0].
+func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	if n.lo > n.hi {
+		return searcher.NewMatchNoneSearcher(i, o)
+	}
+	sc := similarity.ConstantScorer(n.score)
+	step, err := numericStepOf(i, n.field)
+	if err != nil {
+		return nil, err
+	}
+	terms, err := numericRangeTerms(i, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step)
+	if err != nil {
+		return nil, err
+	}
+	if o.Explain || o.IncludeTermVectors || len(terms) < 2 {
+		return searcher.NewMultiTermSearcherBytes(i, terms, n.field, 1, sc, sc, o, true)
+	}
+	return unionSearcher(i, terms, n.field, n.score)
+}
+
+// unionSearcher matches the documents holding any of terms, each scored
+// score, like a constant-score disjunction of term searchers (Lucene's
+// constant-score rewrite of multi-term queries): it reads the terms'
+// postings once into a bitset instead of merging one iterator per term
+// for every hit.
+func unionSearcher(i search.Reader, terms [][]byte, field string, score float64) (search.Searcher, error) {
+	var set []uint64 // bit n set: document n matches
+	n := 0
+	for _, term := range terms {
+		it, err := i.PostingsIterator(term, field, false, false, false)
+		if err != nil {
+			return nil, err
+		}
+		var p segment.Posting
+		for p, err = it.Next(); err == nil && p != nil; p, err = it.Next() {
+			num := p.Number()
+			w := int(num >> 6)
+			if w >= len(set) {
+				set = append(set, make([]uint64, w+1-len(set)+len(set)/2)...)
+			}
+			if set[w]&(1<<(num&63)) == 0 {
+				set[w] |= 1 << (num & 63)
+				n++
+			}
+		}
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+}
+
+// bitsetSearcher replays the documents of a bitset in order, each scored
+// score (one bit per document of the index, rather than a list of hits).
+type bitsetSearcher struct {
+	set    []uint64
+	next   uint64 // the first document not yet returned
+	count  uint64
+	score  float64
+	reader search.Reader
+}
+
+func (s *bitsetSearcher) Next(ctx *search.Context) (*search.DocumentMatch, error) {
+	for w := s.next >> 6; w < uint64(len(s.set)); w++ {
+		bits := s.set[w]
+		if w == s.next>>6 {
+			bits &^= 1<<(s.next&63) - 1 // documents before next are done
+		}
+		if bits != 0 {
+			num := w<<6 | uint64(mathbits.TrailingZeros64(bits))
+			s.next = num + 1
+			dm := ctx.DocumentMatchPool.Get()
+			dm.Number = num
+			dm.Score = s.score
+			dm.SetReader(s.reader)
+			return dm, nil
+		}
+	}
+	s.next = uint64(len(s.set)) << 6
+	return nil, nil
+}
+
+func (s *bitsetSearcher) Advance(ctx *search.Context, number uint64) (*search.DocumentMatch, error) {
+	if number > s.next {
+		s.next = number
+	}
+	return s.Next(ctx)
+}
+
+func (s *bitsetSearcher) Close() error               { return nil }
+func (s *bitsetSearcher) Count() uint64              { return s.count }
+func (s *bitsetSearcher) Min() int                   { return 0 }
+func (s *bitsetSearcher) Size() int                  { return 64 + 8*len(s.set) }
+func (s *bitsetSearcher) DocumentMatchPoolSize() int { return 1 }
+
+// numericStepOf tells the precision step field was indexed with. Every
+// value indexed with mapping.LegacyNumericStep has a shift-4 term, which
+// no other step writes; a field without one (or without any term) is read
+// with mapping.NumericStep.
+func numericStepOf(i dictionaryReader, field string) (uint, error) {
+	shift4 := numeric.ShiftStartInt64 + byte(mapping.LegacyNumericStep)
+	it, err := i.DictionaryIterator(field, nil, []byte{shift4}, []byte{shift4 + 1})
+	if err != nil {
+		return 0, err
+	}
+	de, err := it.Next()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	if de != nil {
+		return mapping.LegacyNumericStep, nil
+	}
+	return mapping.NumericStep, nil
+}
+
+// dictionaryReader reads term dictionaries (search.Reader, bluge.Reader).
+type dictionaryReader interface {
+	DictionaryIterator(field string, automaton segment.Automaton, start, end []byte) (segment.DictionaryIterator, error)
+}
+
+// float64ToSortable is the sortable int64 of x (bluge's order of numeric
+// terms), infinities mapped to the int64 ends like bluge's range searcher.
+func float64ToSortable(x float64) int64 {
+	switch {
+	case math.IsInf(x, -1):
+		return math.MinInt64
+	case math.IsInf(x, 1):
+		return math.MaxInt64
+	}
+	return numeric.Float64ToInt64(x)
+}
+
+// numericRangeTerms lists the indexed terms of field that together cover
+// [lo, hi] (sortable int64s, inclusive) for an index written with step:
+// the range is split like Lucene's NumericUtils.splitRange into runs of
+// terms of one shift each. A short run's candidate terms are looked up one
+// by one; a longer one (up to 2^step values with a coarse step) is read by
+// iterating its part of the term dictionary.
+func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) ([][]byte, error) {
+	var terms [][]byte
+	var err error
+	var lookup segment.DictionaryLookup
+	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+		if uint64(to-from)>>shift < maxProbedRun {
+			// A short run: look its few candidates up (bluge's way).
+			if lookup == nil {
+				if lookup, err = i.DictionaryLookup(field); err != nil {
+					return false
+				}
+			}
+			for v := from; ; v += int64(1) << shift {
+				term := numeric.MustNewPrefixCodedInt64(v, shift)
+				var found bool
+				if found, err = lookup.Contains(term); err != nil {
+					return false
+				} else if found {
+					terms = append(terms, term)
+				}
+				if v>>shift == to>>shift {
+					return true
+				}
+			}
+		}
+		to |= int64(1)<<shift - 1
+		start := numeric.MustNewPrefixCodedInt64(from, shift)
+		end := append(numeric.MustNewPrefixCodedInt64(to, shift), 0) // inclusive
+		var it segment.DictionaryIterator
+		if it, err = i.DictionaryIterator(field, nil, start, end); err != nil {
+			return false
+		}
+		var de segment.DictionaryEntry
+		for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
+			terms = append(terms, []byte(de.Term()))
+		}
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		return err == nil
+	})
+	if lookup != nil {
+		if cerr := lookup.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return terms, err
+}
+
+// maxProbedRun is the longest run of terms (in values of its shift) that
+// numericRangeTerms looks up term by term rather than iterating the
+// dictionary: a lookup is cheaper than setting up an iterator on every
+// segment, for the up to 15 values of a legacy-step run.
+const maxProbedRun = 16
+
+// splitInt64Range calls run for each run of same-shift terms covering
+// [minBound, maxBound] (bluge's splitInt64Range, which this generalises to
+// any step): the finest runs at both ends first, coarser towards the
+// middle. It stops when run returns false.
+func splitInt64Range(minBound, maxBound int64, step uint, run func(from, to int64, shift uint) bool) {
+	if minBound > maxBound {
+		return
+	}
+	for shift := uint(0); ; shift += step {
+		diff := int64(1) << (shift + step)
+		mask := (int64(1)<<step - 1) << shift
+		hasLower := minBound&mask != 0
+		hasUpper := maxBound&mask != mask
+		next := func(b int64, has bool, d int64) int64 {
+			if has {
+				return (b + d) &^ mask
+			}
+			return b &^ mask
+		}
+		nextMin := next(minBound, hasLower, diff)
+		nextMax := next(maxBound, hasUpper, -diff)
+		if shift+step >= 64 || nextMin > nextMax || nextMin < minBound || nextMax > maxBound {
+			// the coarsest level, or no coarser term fits: one last run
+			run(minBound, maxBound, shift)
+			return
+		}
+		if hasLower && !run(minBound, minBound|mask, shift) {
+			return
+		}
+		if hasUpper && !run(maxBound&^mask, maxBound, shift) {
+			return
+		}
+		minBound, maxBound = nextMin, nextMax
+	}
+}
