@@ -13,6 +13,8 @@ import (
 	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/search"
 	segment "github.com/blugelabs/bluge_segment_api"
+
+	"github.com/quarry-search/quarry/searchcore/query"
 )
 
 // Scoring the way Elasticsearch 7 does: Lucene 8's BM25 under ES's
@@ -224,6 +226,19 @@ type statsReader struct {
 	dfs                 *globalStats
 	prof                *shardProfile
 	lastField, lastTerm string
+}
+
+// Segments exposes the snapshot's segments (query.SegmentedReader) unless
+// the search needs every postings read to go through PostingsIterator
+// (global statistics, profiling).
+func (r *statsReader) Segments() []index.SegmentSnapshot {
+	if r.dfs != nil || r.prof != nil {
+		return nil
+	}
+	if sr, ok := r.Reader.(query.SegmentedReader); ok {
+		return sr.Segments()
+	}
+	return nil
 }
 
 func (r *statsReader) CollectionStats(field string) (segment.CollectionStats, error) {

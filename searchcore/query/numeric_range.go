@@ -1,6 +1,8 @@
 package query
 
 import (
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge/index"
 	"math"
 	mathbits "math/bits"
 
@@ -29,6 +31,11 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 	step, err := numericStepOf(i, n.field)
 	if err != nil {
 		return nil, err
+	}
+	if sr, ok := i.(SegmentedReader); ok && !o.Explain && !o.IncludeTermVectors {
+		if segs := sr.Segments(); segs != nil {
+			return segmentUnionSearcher(i, segs, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step, n.score)
+		}
 	}
 	terms, err := numericRangeTerms(i, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step)
 	if err != nil {
@@ -73,6 +80,120 @@ func unionSearcher(i search.Reader, terms [][]byte, field string, score float64)
 		}
 	}
 	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+}
+
+// SegmentedReader is a reader whose segments can be read one by one
+// (bluge's index.Snapshot). A nil result means the reader's segments must
+// not be read directly.
+type SegmentedReader interface {
+	Segments() []index.SegmentSnapshot
+}
+
+// segmentUnionSearcher is unionSearcher reading each segment's dictionary
+// on its own: a run's terms are iterated (or, for a short run, probed) in
+// each segment, so a term is looked up only in the segments that hold
+// values of its run. Through the snapshot, every term of the range was
+// looked up in every segment, which with a coarse step (a run holds up to
+// 2^16 values, in practice hundreds of distinct terms) cost more than
+// reading the postings.
+func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field string, lo, hi int64, step uint, score float64) (search.Searcher, error) {
+	type run struct {
+		from, to int64
+		shift    uint
+	}
+	var runs []run
+	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+		runs = append(runs, run{from, to, shift})
+		return true
+	})
+	var set []uint64
+	n := 0
+	var offset uint64
+	var pl segment.PostingsList
+	var pit segment.PostingsIterator
+	add := func(dict segment.Dictionary, term []byte, deleted *roaring.Bitmap) error {
+		var err error
+		if pl, err = dict.PostingsList(term, deleted, pl); err != nil {
+			return err
+		}
+		if pl.Count() == 0 {
+			return nil
+		}
+		if pit, err = pl.Iterator(false, false, false, pit); err != nil {
+			return err
+		}
+		var p segment.Posting
+		for p, err = pit.Next(); err == nil && p != nil; p, err = pit.Next() {
+			num := offset + p.Number()
+			w := int(num >> 6)
+			if w >= len(set) {
+				set = append(set, make([]uint64, w+1-len(set)+len(set)/2)...)
+			}
+			if set[w]&(1<<(num&63)) == 0 {
+				set[w] |= 1 << (num & 63)
+				n++
+			}
+		}
+		return err
+	}
+	for _, ss := range segs {
+		hs, ok := ss.(segmentHolder)
+		if !ok {
+			return unionSearcherOf(i, field, lo, hi, step, score)
+		}
+		seg := hs.Segment()
+		dict, err := seg.Dictionary(field)
+		if err != nil {
+			return nil, err
+		}
+		deleted := ss.Deleted()
+		for _, r := range runs {
+			if uint64(r.to-r.from)>>r.shift < maxProbedRun {
+				for v := r.from; ; v += int64(1) << r.shift {
+					if err := add(dict, numeric.MustNewPrefixCodedInt64(v, r.shift), deleted); err != nil {
+						return nil, err
+					}
+					if v>>r.shift == r.to>>r.shift {
+						break
+					}
+				}
+				continue
+			}
+			to := r.to | (int64(1)<<r.shift - 1)
+			start := numeric.MustNewPrefixCodedInt64(r.from, r.shift)
+			end := append(numeric.MustNewPrefixCodedInt64(to, r.shift), 0) // inclusive
+			it := dict.Iterator(nil, start, end)
+			var de segment.DictionaryEntry
+			for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
+				if err = add(dict, []byte(de.Term()), deleted); err != nil {
+					break
+				}
+			}
+			if cerr := it.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		offset += seg.Count()
+	}
+	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+}
+
+// segmentHolder is bluge's segment snapshot, whose segment it exposes
+// (index.SegmentSnapshot does not declare it).
+type segmentHolder interface {
+	Segment() segment.Segment
+}
+
+// unionSearcherOf is the snapshot-level union of the range's terms.
+func unionSearcherOf(i search.Reader, field string, lo, hi int64, step uint, score float64) (search.Searcher, error) {
+	terms, err := numericRangeTerms(i, field, lo, hi, step)
+	if err != nil {
+		return nil, err
+	}
+	return unionSearcher(i, terms, field, score)
 }
 
 // bitsetSearcher replays the documents of a bitset in order, each scored
