@@ -146,20 +146,26 @@ func (c *topNCollector) down(i int) {
 // it is large enough (the pool resets matches keeping those buffers).
 func (c *topNCollector) computeSort(d *search.DocumentMatch) {
 	for _, s := range c.order {
-		v := s.Value(d)
-		i := len(d.SortValue)
-		var buf []byte
-		if i < cap(d.SortValue) {
-			if b := d.SortValue[:i+1][i]; cap(b) >= len(v) {
-				buf = b[:len(v)]
-			}
-		}
-		if buf == nil {
-			buf = make([]byte, len(v))
-		}
-		copy(buf, v)
-		d.SortValue = append(d.SortValue, buf)
+		appendSortValue(d, s.Value(d))
 	}
+}
+
+// appendSortValue appends a copy of v to d's sort values, reusing the
+// buffer d's next slot already holds from an earlier match when it is
+// large enough.
+func appendSortValue(d *search.DocumentMatch, v []byte) {
+	i := len(d.SortValue)
+	var buf []byte
+	if i < cap(d.SortValue) {
+		if b := d.SortValue[:i+1][i]; cap(b) >= len(v) {
+			buf = b[:len(v)]
+		}
+	}
+	if buf == nil {
+		buf = make([]byte, len(v))
+	}
+	copy(buf, v)
+	d.SortValue = append(d.SortValue, buf)
 }
 
 // sortValues loads the doc values d's sort and aggregations read and
@@ -472,18 +478,7 @@ func (c *topNCollector) computeDirect(sctx *search.Context, d *search.DocumentMa
 		} else {
 			v = s.Value(d)
 		}
-		i := len(d.SortValue)
-		var buf []byte
-		if i < cap(d.SortValue) {
-			if b := d.SortValue[:i+1][i]; cap(b) >= len(v) {
-				buf = b[:len(v)]
-			}
-		}
-		if buf == nil {
-			buf = make([]byte, len(v))
-		}
-		copy(buf, v)
-		d.SortValue = append(d.SortValue, buf)
+		appendSortValue(d, v)
 	}
 	return nil
 }

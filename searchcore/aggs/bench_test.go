@@ -60,14 +60,7 @@ func benchAggs(b *testing.B, body string) {
 }
 
 func benchAggsOn(b *testing.B, f *fixture, body string) {
-	req, err := aggs.Parse(json.RawMessage(body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	root, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	req, root := prepareBench(b, f, body)
 	b.Run("per-document", func(b *testing.B) { benchRoot(b, f, req, root, nil) })
 	if fr, ok := root.Fast(); ok {
 		b.Run("column-wise", func(b *testing.B) { benchRoot(b, f, req, fr, nil) })
@@ -169,14 +162,7 @@ func benchMatchAll(b *testing.B, f *fixture) {
 // recorded matches, feeding the metrics, reducing), on every document of
 // each shard: the matches are recorded outside the timer.
 func benchComplete(b *testing.B, f *fixture, body string) {
-	req, err := aggs.Parse(json.RawMessage(body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	root, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	req, root := prepareBench(b, f, body)
 	fr, ok := root.Fast()
 	if !ok {
 		b.Fatal("request does not qualify for the fast path")
@@ -245,4 +231,18 @@ func BenchmarkFullCompleteTerms(b *testing.B) {
 // population per bucket.
 func BenchmarkFullCompleteTermsAvg(b *testing.B) {
 	benchComplete(b, fullCities(b), `{"t":{"terms":{"field":"country","size":10},"aggs":{"a":{"avg":{"field":"population"}}}}}`)
+}
+
+// prepareBench parses and prepares an aggregations body on f's mapping.
+func prepareBench(b *testing.B, f *fixture, body string) (*aggs.Request, *aggs.Root) {
+	b.Helper()
+	req, err := aggs.Parse(json.RawMessage(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	root, err := req.Prepare(&query.Context{Mapping: f.m}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return req, root
 }

@@ -156,19 +156,7 @@ func TestFastPathMissingValues(t *testing.T) {
 		`{"t":{"terms":{"field":"country","size":4},"aggs":{"s":{"sum":{"field":"population","missing":1000}},"a":{"avg":{"field":"population"}},"c":{"value_count":{"field":"population"}},"x":{"extended_stats":{"field":"population"}}}}}`,
 		`{"t":{"terms":{"field":"country","size":3,"order":{"m":"asc"}},"aggs":{"m":{"min":{"field":"population","missing":-500}}}}}`,
 	} {
-		slow, err := f.run(t, body, opts{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, o := range []opts{{fast: true}, {fast: true, cols: cols}, {fast: true, cols: cols}} {
-			fast, err := f.run(t, body, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(slow) != string(fast) {
-				t.Errorf("fast path %d differs:\nper-document %s\ncolumn-wise  %s", i, slow, fast)
-			}
-		}
+		checkFastMatches(t, f, body, cols)
 	}
 	// the fixture exercises "missing": sum = sum of values + 1000 per
 	// document without one

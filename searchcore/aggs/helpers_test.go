@@ -407,3 +407,23 @@ func citiesMappingParsed(tb testing.TB) *mapping.Mapping {
 	}
 	return m
 }
+
+// checkFastMatches runs body per document, then column-wise without a
+// column cache and twice with cols (building, then reusing the cached
+// columns), and fails unless all four answers are the same bytes.
+func checkFastMatches(t *testing.T, f *fixture, body string, cols []*aggs.Columns) {
+	t.Helper()
+	slow, err := f.run(t, body, opts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range []opts{{fast: true}, {fast: true, cols: cols}, {fast: true, cols: cols}} {
+		fast, err := f.run(t, body, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(slow) != string(fast) {
+			t.Errorf("%s: fast path %d differs:\nper-document %s\ncolumn-wise  %s", body, i, slow, fast)
+		}
+	}
+}

@@ -131,19 +131,7 @@ func TestFastPathOrdinalColumns(t *testing.T) {
 		`{"a":{"terms":{"field":"kind"},"aggs":{"mx":{"max":{"field":"n"}}}},"b":{"terms":{"field":"tags","size":2},"aggs":{"mn":{"min":{"field":"n"}}}}}`,
 	}
 	for _, body := range bodies {
-		slow, err := f.run(t, body, opts{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, o := range []opts{{fast: true}, {fast: true, cols: cols}, {fast: true, cols: cols}} {
-			fast, err := f.run(t, body, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(slow) != string(fast) {
-				t.Errorf("%s: fast path %d differs:\nper-document %s\ncolumn-wise  %s", body, i, slow, fast)
-			}
-		}
+		checkFastMatches(t, f, body, cols)
 	}
 	// the exact buckets, counted from the live documents
 	for _, field := range []string{"tags", "kind"} {

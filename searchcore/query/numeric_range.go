@@ -53,8 +53,7 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 // postings once into a bitset instead of merging one iterator per term
 // for every hit.
 func unionSearcher(i search.Reader, terms [][]byte, field string, score float64) (search.Searcher, error) {
-	var set []uint64 // bit n set: document n matches
-	n := 0
+	var set docSet
 	for _, term := range terms {
 		it, err := i.PostingsIterator(term, field, false, false, false)
 		if err != nil {
@@ -62,15 +61,7 @@ func unionSearcher(i search.Reader, terms [][]byte, field string, score float64)
 		}
 		var p segment.Posting
 		for p, err = it.Next(); err == nil && p != nil; p, err = it.Next() {
-			num := p.Number()
-			w := int(num >> 6)
-			if w >= len(set) {
-				set = append(set, make([]uint64, w+1-len(set)+len(set)/2)...)
-			}
-			if set[w]&(1<<(num&63)) == 0 {
-				set[w] |= 1 << (num & 63)
-				n++
-			}
+			set.add(p.Number())
 		}
 		if cerr := it.Close(); err == nil {
 			err = cerr
@@ -79,7 +70,7 @@ func unionSearcher(i search.Reader, terms [][]byte, field string, score float64)
 			return nil, err
 		}
 	}
-	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil
 }
 
 // SegmentedReader is a reader whose segments can be read one by one
@@ -106,8 +97,7 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 		runs = append(runs, run{from, to, shift})
 		return true
 	})
-	var set []uint64
-	n := 0
+	var set docSet
 	var offset uint64
 	var pl segment.PostingsList
 	var pit segment.PostingsIterator
@@ -124,15 +114,7 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 		}
 		var p segment.Posting
 		for p, err = pit.Next(); err == nil && p != nil; p, err = pit.Next() {
-			num := offset + p.Number()
-			w := int(num >> 6)
-			if w >= len(set) {
-				set = append(set, make([]uint64, w+1-len(set)+len(set)/2)...)
-			}
-			if set[w]&(1<<(num&63)) == 0 {
-				set[w] |= 1 << (num & 63)
-				n++
-			}
+			set.add(offset + p.Number())
 		}
 		return err
 	}
@@ -178,7 +160,7 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 		}
 		offset += seg.Count()
 	}
-	return &bitsetSearcher{set: set, count: uint64(n), score: score, reader: i}, nil
+	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil
 }
 
 // segmentHolder is bluge's segment snapshot, whose segment it exposes
@@ -194,6 +176,24 @@ func unionSearcherOf(i search.Reader, field string, lo, hi int64, step uint, sco
 		return nil, err
 	}
 	return unionSearcher(i, terms, field, score)
+}
+
+// docSet is a growing bitset of document numbers.
+type docSet struct {
+	words []uint64 // bit n set: document n is in the set
+	n     uint64   // documents in the set
+}
+
+// add puts document num in the set.
+func (s *docSet) add(num uint64) {
+	w := int(num >> 6)
+	if w >= len(s.words) {
+		s.words = append(s.words, make([]uint64, w+1-len(s.words)+len(s.words)/2)...)
+	}
+	if s.words[w]&(1<<(num&63)) == 0 {
+		s.words[w] |= 1 << (num & 63)
+		s.n++
+	}
 }
 
 // bitsetSearcher replays the documents of a bitset in order, each scored
