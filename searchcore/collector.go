@@ -29,8 +29,8 @@ import (
 //     aggregation root (aggs.Root.Fast) gets the matching document numbers
 //     in batches; other aggregations are consumed through a slice, not the
 //     bucket's map;
-//   - it keeps the hit total and the best score (stats) itself, so the
-//     query needs no counting wrapper.
+//   - it counts the matches and keeps the best score itself (count,
+//     maxScore), so the query needs no counting wrapper.
 //
 // It does not support bluge's Before (reversed search_after).
 type topNCollector struct {
@@ -41,8 +41,10 @@ type topNCollector struct {
 	// scoreOnly: order is exactly [_score desc] (query.CompileSort's
 	// score clause), compared through scoreKey.
 	scoreOnly bool
-	// stats, when set, receives the hit count and best score.
-	stats *statsQuery
+	// count and maxScore are the matches Collect pulled and their best
+	// score (-Inf for none): the hit total and max_score of a search.
+	count    int64
+	maxScore float64
 	// needed are the doc-value fields the sort and aggregations read.
 	needed []string
 	// direct, when set, computes every field clause's value from doc
@@ -66,7 +68,7 @@ type heapEntry struct {
 // after (nil: from the start). scoreOnly tells that order sorts by score
 // alone, descending.
 func newTopNCollector(size, skip int, order search.SortOrder, after [][]byte, scoreOnly bool) *topNCollector {
-	c := &topNCollector{size: size, skip: skip, order: order, scoreOnly: scoreOnly}
+	c := &topNCollector{size: size, skip: skip, order: order, scoreOnly: scoreOnly, maxScore: math.Inf(-1)}
 	if after != nil {
 		c.after = &search.DocumentMatch{SortValue: after}
 	}
@@ -225,8 +227,7 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	// search_after key, no aggregation reading the match's values.
 	scoreFast := c.scoreOnly && c.after == nil && len(calcs) == 0
 	checked := false // the score encoding was checked against the order
-	var count int64
-	maxScore := math.Inf(-1)
+	count, maxScore := c.count, c.maxScore
 
 	var d *search.DocumentMatch
 	var err error
@@ -265,22 +266,14 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 		if scoreFast && checked {
 			if keep == 0 {
 				pool.Put(d)
-			} else if key := scoreKey(d.Score); len(c.heap) < keep {
-				if err = c.sortValues(sctx, d); err != nil {
-					return nil, err
-				}
-				c.heap = append(c.heap, heapEntry{dm: d, key: key})
-				c.up(len(c.heap) - 1)
-			} else if key <= c.heap[0].key {
+			} else if key := scoreKey(d.Score); len(c.heap) == keep && key <= c.heap[0].key {
 				// not better than the worst kept (a later match loses ties)
 				pool.Put(d)
 			} else {
 				if err = c.sortValues(sctx, d); err != nil {
 					return nil, err
 				}
-				pool.Put(c.heap[0].dm)
-				c.heap[0] = heapEntry{dm: d, key: key}
-				c.down(0)
+				c.push(pool, heapEntry{dm: d, key: key}, keep)
 			}
 		} else if err = c.collectSingle(sctx, d, calcs, keep); err != nil {
 			return nil, err
@@ -298,10 +291,7 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	if len(fastDocs) > 0 {
 		fast.AddFast(fastDocs)
 	}
-	if c.stats != nil {
-		c.stats.count += count
-		c.stats.max = math.Max(c.stats.max, maxScore)
-	}
+	c.count, c.maxScore = count, maxScore
 	bucket.Finish()
 	return &topNIterator{results: c.final(), bucket: bucket}, nil
 }
@@ -352,19 +342,26 @@ func (c *topNCollector) collectSingle(sctx *search.Context, d *search.DocumentMa
 	if c.scoreOnly {
 		e.key = scoreKey(d.Score)
 	}
-	if len(c.heap) < keep {
-		c.heap = append(c.heap, e)
-		c.up(len(c.heap) - 1)
-		return nil
-	}
-	if !c.worse(&c.heap[0], &e) {
+	if len(c.heap) == keep && !c.worse(&c.heap[0], &e) {
 		sctx.DocumentMatchPool.Put(d)
 		return nil
 	}
-	sctx.DocumentMatchPool.Put(c.heap[0].dm)
+	c.push(sctx.DocumentMatchPool, e, keep)
+	return nil
+}
+
+// push keeps e: it is added while fewer than keep matches are kept, and
+// otherwise replaces the worst kept one (which the caller checked e sorts
+// before), whose match goes back to pool.
+func (c *topNCollector) push(pool *search.DocumentMatchPool, e heapEntry, keep int) {
+	if len(c.heap) < keep {
+		c.heap = append(c.heap, e)
+		c.up(len(c.heap) - 1)
+		return
+	}
+	pool.Put(c.heap[0].dm)
 	c.heap[0] = e
 	c.down(0)
-	return nil
 }
 
 // final returns the kept matches best first, without the skipped ones,

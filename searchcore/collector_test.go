@@ -101,9 +101,7 @@ func runBoth(t *testing.T, r *bluge.Reader, q bluge.Query, order search.SortOrde
 		}
 	}
 	want, wantAggs := drain(mk())
-	stats := newStatsQuery(q)
 	coll := newTopNCollector(n, from, order, after, scoreOnly)
-	coll.stats = stats
 	got, gotAggs := drain(&collSearch{TopNSearch: mk(), coll: coll})
 	if len(got) != len(want) {
 		t.Fatalf("%d hits, want %d", len(got), len(want))
@@ -117,8 +115,8 @@ func runBoth(t *testing.T, r *bluge.Reader, q bluge.Query, order search.SortOrde
 		if g, w := gotAggs.Count(), wantAggs.Count(); g != w {
 			t.Fatalf("count aggregation %d, want %d", g, w)
 		}
-		if int64(gotAggs.Count()) != stats.count {
-			t.Fatalf("stats count %d, want %d", stats.count, gotAggs.Count())
+		if int64(gotAggs.Count()) != coll.count {
+			t.Fatalf("collector count %d, want %d", coll.count, gotAggs.Count())
 		}
 		if g, w := gotAggs.Metric("max"), wantAggs.Metric("max"); g != w {
 			t.Fatalf("max aggregation %v, want %v", g, w)
@@ -230,12 +228,11 @@ func BenchmarkTopNCollector(b *testing.B) {
 	}{{"score", scoreOrder, true}, {"pop_desc", popDesc, false}} {
 		q := bluge.NewMatchAllQuery()
 		b.Run(tc.name+"/bluge", func(b *testing.B) {
-			run(b, func() bluge.SearchRequest { return bluge.NewTopNSearch(10, newStatsQuery(q)).SortByCustom(tc.order) })
+			run(b, func() bluge.SearchRequest { return bluge.NewTopNSearch(10, q).SortByCustom(tc.order) })
 		})
 		b.Run(tc.name+"/quarry", func(b *testing.B) {
 			run(b, func() bluge.SearchRequest {
 				c := newTopNCollector(10, 0, tc.order, nil, tc.scoreOnly)
-				c.stats = newStatsQuery(q)
 				return &collSearch{TopNSearch: bluge.NewTopNSearch(10, q).SortByCustom(tc.order), coll: c}
 			})
 		})

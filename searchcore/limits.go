@@ -1,7 +1,6 @@
 package searchcore
 
 import (
-	"math"
 	"sort"
 	"time"
 
@@ -148,52 +147,4 @@ func (s *docSetSearcher) Advance(ctx *search.Context, n uint64) (*search.Documen
 		s.at++
 	}
 	return s.Next(ctx)
-}
-
-// statsQuery counts the matches of inner a shard's collector pulls and
-// keeps their best score: the hit total and max_score of a search. It
-// replaces bluge's count and max aggregations, whose bucket walks a map
-// and allocates a score slice for every document.
-type statsQuery struct {
-	inner bluge.Query
-	count int64
-	max   float64
-}
-
-func newStatsQuery(inner bluge.Query) *statsQuery {
-	return &statsQuery{inner: inner, max: math.Inf(-1)}
-}
-
-// Unwrap implements query.Wrapper.
-func (q *statsQuery) Unwrap() bluge.Query { return q.inner }
-
-func (q *statsQuery) Searcher(r search.Reader, o search.SearcherOptions) (search.Searcher, error) {
-	in, err := q.inner.Searcher(r, o)
-	if err != nil {
-		return nil, err
-	}
-	return &statsSearcher{Searcher: in, q: q}, nil
-}
-
-type statsSearcher struct {
-	search.Searcher
-	q *statsQuery
-}
-
-func (s *statsSearcher) note(dm *search.DocumentMatch, err error) (*search.DocumentMatch, error) {
-	if dm != nil {
-		s.q.count++
-		if dm.Score > s.q.max {
-			s.q.max = dm.Score
-		}
-	}
-	return dm, err
-}
-
-func (s *statsSearcher) Next(ctx *search.Context) (*search.DocumentMatch, error) {
-	return s.note(s.Searcher.Next(ctx))
-}
-
-func (s *statsSearcher) Advance(ctx *search.Context, n uint64) (*search.DocumentMatch, error) {
-	return s.note(s.Searcher.Advance(ctx, n))
 }

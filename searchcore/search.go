@@ -926,15 +926,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			}
 			q = &docRangeQuery{inner: q, start: start, limit: n + 1}
 		}
-		// The hit total and max_score are kept as the collector pulls
-		// matches (collector.go).
-		stats := newStatsQuery(q)
-		sreq := bluge.NewTopNSearch(n, q).SortByCustom(order)
-		if ci.after != nil {
-			sreq.After(ci.after)
-		}
+		// The collector sorts, applies search_after and keeps the hit total
+		// and max_score (collector.go); sreq carries the query and options.
+		sreq := bluge.NewTopNSearch(n, q)
 		coll := newTopNCollector(n, 0, order, ci.after, scoreOnly)
-		coll.stats = stats
 		if len(shardDocAt) == 0 {
 			coll.useDirect(ci.dec)
 		}
@@ -1005,10 +1000,10 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		shardAggs := it.Aggregations()
 		if countHits {
-			total += stats.count
+			total += coll.count
 		}
 		if sortByScore || req.TrackScores {
-			maxScore = math.Max(maxScore, stats.max)
+			maxScore = math.Max(maxScore, coll.maxScore)
 		}
 		if ci.aggRoot != nil && ci.aggQuery == nil {
 			aggParts = append(aggParts, shardAggs)
@@ -1345,9 +1340,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 	rr := sh.acquire()
 	defer rr.release()
-	stats := newStatsQuery(q)
 	coll := newTopNCollector(0, 0, nil, nil, false)
-	coll.stats = stats
 	it, err := rr.r.Search(ctx, &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: coll})
 	if err != nil {
 		return 0, searchError(ctx, err)
@@ -1361,7 +1354,7 @@ func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 			break
 		}
 	}
-	return stats.count, nil
+	return coll.count, nil
 }
 
 // queryContext is what compiling a query against this index needs.

@@ -72,95 +72,60 @@ func (p *Partial) consumeFast(d *search.DocumentMatch) {
 }
 
 // fill counts the matching documents of each accepted term of the keyword
-// field: from the field's cached ordinal column when cols is given (see
-// fillOrds), otherwise it walks the keyword field's terms and their postings, counting the
-// matching documents of each accepted term. With metric sub-aggregations it
-// then reads the doc values of their fields in one ascending pass over the
-// matches (doc values are stored in compressed chunks: reading them term by
-// term would decompress every chunk once per term) and feeds each document
-// to the metrics of its buckets; a bucket still sees its documents in
-// ascending order, as in the per-document path.
+// field from the field's ordinal column, cached in cols (a column for this
+// call alone when cols is nil). With metric sub-aggregations it then feeds
+// each matching document, in one ascending pass, to the metrics of its
+// buckets (doc values are stored in compressed chunks: reading them term by
+// term would decompress every chunk once per term); a bucket still sees its
+// documents in ascending order, as in the per-document path.
 func (c *termsColl) fill(r search.Reader, docs *roaring.Bitmap, cols *Columns) error {
-	field := c.m.src.field
-	if cols != nil {
-		oc, err := cols.ordinals(r, field)
-		if err != nil {
-			return err
-		}
-		return c.fillOrds(r, docs, cols, oc)
+	if cols == nil {
+		cols = NewColumns()
 	}
-	subs := len(c.n.subs) > 0
-	// links chain the buckets of each document: head[doc] is the first
-	// index into links, -1 for none.
-	type link struct {
-		b    int32 // index in buckets
-		next int32
-	}
-	var head []int32
-	var links []link
-	var buckets []*tbucket
-	if subs {
-		links = make([]link, 0, docs.GetCardinality())
-		head = make([]int32, int(docs.Maximum())+1)
-		for i := range head {
-			head[i] = -1
-		}
-	}
-	dict, err := r.DictionaryIterator(field, nil, nil, nil)
+	oc, err := cols.ordinals(r, c.m.src.field)
 	if err != nil {
 		return err
 	}
-	defer dict.Close()
-	for {
-		de, err := dict.Next()
-		if err != nil {
-			return err
+	counts := make([]uint32, len(oc.terms))
+	var buf [256]uint32
+	it := docs.ManyIterator()
+	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
+		for _, d := range buf[:k] {
+			for _, o := range oc.ords(d) {
+				counts[o]++
+			}
 		}
-		if de == nil {
-			break
-		}
-		term := de.Term()
-		if !c.m.acceptTerm([]byte(term)) {
+	}
+	subs := len(c.n.subs) > 0
+	var bk []*tbucket
+	if subs {
+		bk = make([]*tbucket, len(oc.terms))
+	}
+	for o, cnt := range counts {
+		if cnt == 0 || !c.m.acceptTerm([]byte(oc.terms[o])) {
 			continue
 		}
-		pi, err := r.PostingsIterator([]byte(term), field, false, false, false)
-		if err != nil {
-			return err
-		}
-		var b *tbucket
-		for {
-			pst, err := pi.Next()
-			if err != nil {
-				pi.Close()
-				return err
-			}
-			if pst == nil {
-				break
-			}
-			n := pst.Number()
-			if n > math.MaxUint32 || !docs.Contains(uint32(n)) {
-				continue
-			}
-			if b == nil {
-				b = c.strBucket([]byte(term))
-				buckets = append(buckets, b)
-			}
-			b.count++
-			if subs {
-				links = append(links, link{b: int32(len(buckets) - 1), next: head[n]})
-				head[n] = int32(len(links) - 1)
-			}
-		}
-		if err := pi.Close(); err != nil {
-			return err
+		b := c.strBucket([]byte(oc.terms[o]))
+		b.count += int64(cnt)
+		if subs {
+			bk[o] = b
 		}
 	}
 	if !subs {
 		return nil
 	}
-	return c.fillSubs(r, docs, cols, func(doc uint32, feed func(*tbucket)) {
-		for i := head[doc]; i >= 0; i = links[i].next {
-			feed(buckets[links[i].b])
+	if subCols, ok, err := c.numericSubColumns(r, docs, cols); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		c.feedNumeric(docs, oc, bk, subCols)
+		return nil
+	}
+	return c.fillSubs(r, docs, cols, func(d uint32, feed func(*tbucket)) {
+		for _, o := range oc.ords(d) {
+			if b := bk[o]; b != nil {
+				feed(b)
+			}
 		}
 	})
 }
@@ -257,75 +222,6 @@ func (p *Partial) IsFast() bool { return p != nil && p.prof == nil && p.docs != 
 // does one match at a time.
 func (p *Partial) AddFast(docs []uint32) { p.docs.AddMany(docs) }
 
-// fillOrds is fill reading the field's ordinal column oc: it counts the
-// matches per ordinal, makes the buckets of the accepted terms with matches
-// and feeds the metric sub-aggregations (see fillSubs).
-func (c *termsColl) fillOrds(r search.Reader, docs *roaring.Bitmap, cols *Columns, oc *ordColumn) error {
-	counts := make([]uint32, len(oc.terms))
-	n := uint32(oc.docs())
-	var buf [256]uint32
-	it := docs.ManyIterator()
-	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
-		if oc.multi() {
-			for _, d := range buf[:k] {
-				if d < n {
-					for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
-						counts[o]++
-					}
-				}
-			}
-			continue
-		}
-		for _, d := range buf[:k] {
-			if d < n {
-				if o := oc.ord[d]; o >= 0 {
-					counts[o]++
-				}
-			}
-		}
-	}
-	subs := len(c.n.subs) > 0
-	var bk []*tbucket
-	if subs {
-		bk = make([]*tbucket, len(oc.terms))
-	}
-	for o, cnt := range counts {
-		if cnt == 0 || !c.m.acceptTerm([]byte(oc.terms[o])) {
-			continue
-		}
-		b := c.strBucket([]byte(oc.terms[o]))
-		b.count += int64(cnt)
-		if subs {
-			bk[o] = b
-		}
-	}
-	if !subs {
-		return nil
-	}
-	if subCols, ok, err := c.numericSubColumns(r, docs, cols); err != nil || ok {
-		if err != nil {
-			return err
-		}
-		c.feedNumeric(docs, oc, bk, subCols)
-		return nil
-	}
-	return c.fillSubs(r, docs, cols, func(d uint32, feed func(*tbucket)) {
-		switch {
-		case d >= n:
-		case oc.multi():
-			for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
-				if b := bk[o]; b != nil {
-					feed(b)
-				}
-			}
-		default:
-			if o := oc.ord[d]; o >= 0 && bk[o] != nil {
-				feed(bk[o])
-			}
-		}
-	})
-}
-
 // numericSubColumns returns the cached column of each metric
 // sub-aggregation's field, and whether all of them are numeric fields
 // (read from cols) so that feedNumeric applies.
@@ -368,17 +264,6 @@ func (c *termsColl) feedNumeric(docs *roaring.Bitmap, oc *ordColumn, bk []*tbuck
 	for j, s := range c.n.subs {
 		kinds[j] = accKindOf(s.impl.(*statsImpl).typ)
 	}
-	feed := func(o int32, d uint32) {
-		for j, sc := range stats[o] {
-			vs := subCols[j].numbers(d)
-			if len(vs) == 0 && sc.m.src.hasMissing {
-				sc.accumulate(kinds[j], sc.m.src.missingNum)
-			}
-			for _, v := range vs {
-				sc.accumulate(kinds[j], v)
-			}
-		}
-	}
 	n := uint32(oc.docs())
 	var buf [256]uint32
 	it := docs.ManyIterator()
@@ -400,28 +285,16 @@ func (c *termsColl) feedNumeric(docs *roaring.Bitmap, oc *ordColumn, bk []*tbuck
 				if sc == nil {
 					continue
 				}
-				vs := col.vals[col.off[d]:col.off[d+1]]
-				if len(vs) == 0 && sc.m.src.hasMissing {
-					sc.accumulate(kind, sc.m.src.missingNum)
-				}
-				for _, v := range vs {
-					sc.accumulate(kind, v)
-				}
+				sc.feedValues(kind, col.numbers(d))
 			}
 		}
 		return
 	}
 	for k := it.NextMany(buf[:]); k > 0; k = it.NextMany(buf[:]) {
 		for _, d := range buf[:k] {
-			switch {
-			case d >= n:
-			case oc.multi():
-				for _, o := range oc.vals[oc.off[d]:oc.off[d+1]] {
-					feed(o, d)
-				}
-			default:
-				if o := oc.ord[d]; o >= 0 {
-					feed(o, d)
+			for _, o := range oc.ords(d) {
+				for j, sc := range stats[o] {
+					sc.feedValues(kinds[j], subCols[j].numbers(d))
 				}
 			}
 		}
@@ -458,6 +331,17 @@ func accKindOf(typ string) accKind {
 		return accStats
 	}
 	return accAll
+}
+
+// feedValues accumulates one document's values vs into the accumulators k
+// of c, or the metric's missing value when the document has none.
+func (c *statsColl) feedValues(k accKind, vs []float64) {
+	if len(vs) == 0 && c.m.src.hasMissing {
+		c.accumulate(k, c.m.src.missingNum)
+	}
+	for _, v := range vs {
+		c.accumulate(k, v)
+	}
 }
 
 // accumulate adds v to the accumulators k of c, as add does.

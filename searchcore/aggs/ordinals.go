@@ -22,6 +22,21 @@ type ordColumn struct {
 // multi tells whether the column uses the multi-valued layout.
 func (c *ordColumn) multi() bool { return c.off != nil }
 
+// ords returns document d's ordinals (none past the column's end). For the
+// single-valued layout it is a view of ord: it does not allocate.
+func (c *ordColumn) ords(d uint32) []int32 {
+	if c.multi() {
+		if int(d) >= len(c.off)-1 {
+			return nil
+		}
+		return c.vals[c.off[d]:c.off[d+1]]
+	}
+	if int(d) >= len(c.ord) || c.ord[d] < 0 {
+		return nil
+	}
+	return c.ord[d : d+1]
+}
+
 // docs returns the number of documents the column covers.
 func (c *ordColumn) docs() int {
 	if c.multi() {
