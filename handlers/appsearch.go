@@ -57,7 +57,7 @@ func asPrincipal(c echo.Context) *appsearch.Principal {
 // .json suffix (Pre), then gzip, App Search error rendering, authentication
 // and rate limiting around the generated routes.
 func registerAppSearch(e *echo.Echo, opts Options, log *slog.Logger) error {
-	doc, err := opts.Spec.waitAppSearch()
+	doc, err := opts.Spec.appSearch.wait()
 	if err != nil {
 		return fmt.Errorf("load app search spec: %w", err)
 	}
@@ -167,11 +167,7 @@ func loadAppSearchPrivileges(doc *openapi3.T) (map[string]*asPrivileges, error) 
 // the request against the caller's hourly budget.
 func (h *appSearchServer) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		method := c.Request().Method
-		op, ok := h.privileges[method+" "+c.Path()]
-		if !ok && method == http.MethodHead {
-			op, ok = h.privileges[http.MethodGet+" "+c.Path()]
-		}
+		op, ok := routeEntry(h.privileges, c)
 		if ok && op.public {
 			return next(c)
 		}

@@ -28,10 +28,7 @@ var javaExceptionTypes = map[string]bool{
 
 // esErrorObject renders one error object with its extra members and cause.
 func esErrorObject(e *searchcore.Error) orderedJSON {
-	o := orderedJSON{{"type", e.Type}, {"reason", e.Reason}}
-	for _, kv := range e.Meta {
-		o = append(o, kvPair{kv.Key, metaValue(kv)})
-	}
+	o := rootCauseObject(e)
 	if e.CausedBy != nil {
 		o = append(o, kvPair{"caused_by", esErrorObject(e.CausedBy)})
 	}
@@ -104,8 +101,10 @@ func shardRootCause(e *searchcore.Error) *searchcore.Error {
 func searchPhaseErrorBody(e *searchcore.Error, status int) orderedJSON {
 	grouped := searchcore.GroupShardFailures(e.Shards)
 	roots := make([]any, 0, len(grouped))
+	failed := make([]orderedJSON, 0, len(grouped))
 	for _, f := range grouped {
 		roots = append(roots, rootCauseObject(shardRootCause(f.Cause)))
+		failed = append(failed, shardFailureJSON(f))
 	}
 	return orderedJSON{
 		{"error", orderedJSON{
@@ -114,7 +113,7 @@ func searchPhaseErrorBody(e *searchcore.Error, status int) orderedJSON {
 			{"reason", e.Reason},
 			{"phase", e.Phase},
 			{"grouped", true},
-			{"failed_shards", shardFailuresJSON(e.Shards)},
+			{"failed_shards", failed},
 			{"caused_by", esErrorObject(shardRootCause(e.Shards[0].Cause))},
 		}},
 		{"status", status},
@@ -126,9 +125,14 @@ func searchPhaseErrorBody(e *searchcore.Error, status int) orderedJSON {
 func shardFailuresJSON(fs []searchcore.ShardFailure) []orderedJSON {
 	var out []orderedJSON
 	for _, f := range searchcore.GroupShardFailures(fs) {
-		out = append(out, orderedJSON{{"shard", f.Shard}, {"index", f.Index}, {"node", f.Node}, {"reason", esErrorObject(f.Cause)}})
+		out = append(out, shardFailureJSON(f))
 	}
 	return out
+}
+
+// shardFailureJSON renders one (grouped) shard failure.
+func shardFailureJSON(f searchcore.ShardFailure) orderedJSON {
+	return orderedJSON{{"shard", f.Shard}, {"index", f.Index}, {"node", f.Node}, {"reason", esErrorObject(f.Cause)}}
 }
 
 // toDomainError converts any error that reaches the error handler into a

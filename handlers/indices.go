@@ -16,9 +16,7 @@ import (
 
 // IndicesCreate creates an index (PUT /{index}).
 func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCreateParams) error {
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, createIndexTypeNameWarning)
-	}
+	typed := s.typeNameParam(c, p.IncludeTypeName, createIndexTypeNameWarning)
 	body, err := readBody(c)
 	if err != nil {
 		return err
@@ -34,7 +32,7 @@ func (s *Server) IndicesCreate(c echo.Context, index string, p cluster.IndicesCr
 			case "settings":
 				req.Settings = v
 			case "mappings":
-				if err := typedMappings(v, index, boolParam(p.IncludeTypeName, false), &req); err != nil {
+				if err := typedMappings(v, index, typed, &req); err != nil {
 					return err
 				}
 			case "aliases":
@@ -111,10 +109,7 @@ func (s *Server) IndicesGet(c echo.Context, index string, p cluster.IndicesGetPa
 	if err != nil {
 		return err
 	}
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, getIndexTypeNameWarning)
-	}
-	typed := boolParam(p.IncludeTypeName, false)
+	typed := s.typeNameParam(c, p.IncludeTypeName, getIndexTypeNameWarning)
 	flat := boolParam(p.FlatSettings, false)
 	out := orderedJSON{}
 	for _, idx := range indices {
@@ -156,10 +151,7 @@ func (s *Server) getMapping(c echo.Context, index string, p cluster.IndicesGetMa
 	if err != nil {
 		return err
 	}
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, getMappingTypeNameWarning)
-	}
-	typed := boolParam(p.IncludeTypeName, false)
+	typed := s.typeNameParam(c, p.IncludeTypeName, getMappingTypeNameWarning)
 	out := orderedJSON{}
 	for _, idx := range indices {
 		out = append(out, kvPair{idx.Name(), orderedJSON{{"mappings", mappingsJSON(idx, typed)}}})
@@ -169,10 +161,7 @@ func (s *Server) getMapping(c echo.Context, index string, p cluster.IndicesGetMa
 
 // IndicesPutMapping updates mappings (PUT /{index}/_mapping).
 func (s *Server) IndicesPutMapping(c echo.Context, index string, p cluster.IndicesPutMappingParams) error {
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, putMappingTypeNameWarning)
-	}
-	if boolParam(p.IncludeTypeName, false) {
+	if s.typeNameParam(c, p.IncludeTypeName, putMappingTypeNameWarning) {
 		// The typed form needs the type in the path.
 		return searchcore.ValidationError("mapping type is missing")
 	}

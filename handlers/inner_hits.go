@@ -27,15 +27,11 @@ func writeInnerHits(b *bytes.Buffer, list []searchcore.InnerHits, totalAsInt boo
 		b.WriteString(`,"max_score":`)
 		writeFloat(b, ih.MaxScore)
 		b.WriteString(`,"hits":[`)
-		req := ih.Request
-		if req == nil {
-			req = &searchcore.SearchRequest{}
-		}
 		for j := range ih.Hits {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			writeHit(b, &ih.Hits[j].Hit, req, totalAsInt, ih.Hits[j].Nested)
+			writeHit(b, &ih.Hits[j].Hit, ih.Request, totalAsInt, ih.Hits[j].Nested)
 		}
 		b.WriteString(`]}}`)
 	}

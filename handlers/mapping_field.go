@@ -28,10 +28,7 @@ const (
 // IndicesPutMappingType answers the typed PUT /{index}/_mapping/{type}: as
 // in 7.x it needs include_type_name=true, which is deprecated.
 func (s *Server) IndicesPutMappingType(c echo.Context, index cluster.IndexListPath, typ cluster.MappingTypePath, p cluster.IndicesPutMappingTypeParams) error {
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, putMappingTypeNameWarning)
-	}
-	if !boolParam(p.IncludeTypeName, false) {
+	if !s.typeNameParam(c, p.IncludeTypeName, putMappingTypeNameWarning) {
 		return searchcore.IllegalArgument("Types cannot be provided in put mapping requests, unless the include_type_name parameter is set to true.")
 	}
 	body, err := readBody(c)
@@ -83,9 +80,7 @@ func (s *Server) getFieldMapping(c echo.Context, index, fields string, p cluster
 		// Deprecated in 7.8 and a no-op: mappings are always read locally.
 		s.deprecationWarning(c, fieldMappingLocalWarning)
 	}
-	if p.IncludeTypeName != nil {
-		s.deprecationWarning(c, fieldMappingTypeWarning)
-	}
+	typed := s.typeNameParam(c, p.IncludeTypeName, fieldMappingTypeWarning)
 	indices, err := s.resolve(index, p.IgnoreUnavailable, p.AllowNoIndices, p.ExpandWildcards)
 	if err != nil {
 		return err
@@ -111,7 +106,7 @@ func (s *Server) getFieldMapping(c echo.Context, index, fields string, p cluster
 			mappings = append(mappings, kvPair{name, orderedJSON{{"full_name", name}, {"mapping", orderedJSON{{leaf, all[name]}}}}})
 		}
 		var wrapped any = mappings
-		if boolParam(p.IncludeTypeName, false) {
+		if typed {
 			if typ := ix.MappingType(); typ == "" {
 				wrapped = orderedJSON{}
 			} else {

@@ -176,10 +176,7 @@ func (z *authorizer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		for _, w := range a.Warnings {
 			z.srv.deprecationWarning(c, w)
 		}
-		p, ok := z.ops[r.Method+" "+c.Path()]
-		if !ok && r.Method == http.MethodHead {
-			p, ok = z.ops["GET "+c.Path()]
-		}
+		p, ok := routeEntry(z.ops, c)
 		if !ok {
 			// Unknown route: the routing error follows.
 			return next(c)

@@ -63,39 +63,39 @@ type Options struct {
 	Spec *Spec
 }
 
-// Spec is the parsed cluster OpenAPI document (the request validator's
-// source), loaded in the background by LoadSpec.
+// Spec is the parsed cluster and App Search OpenAPI documents (the
+// request validators' source), loaded in the background by LoadSpec.
 type Spec struct {
-	done, asDone chan struct{}
-	doc, asDoc   *openapi3.T
-	err, asErr   error
+	cluster, appSearch *pendingDoc
+}
+
+// pendingDoc is a document being parsed in the background.
+type pendingDoc struct {
+	done chan struct{}
+	doc  *openapi3.T
+	err  error
+}
+
+// loadDoc starts parsing the embedded document raw returns.
+func loadDoc(raw func() ([]byte, error)) *pendingDoc {
+	p := &pendingDoc{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.doc, p.err = loadEmbedded(raw)
+	}()
+	return p
+}
+
+// wait returns the parsed document.
+func (p *pendingDoc) wait() (*openapi3.T, error) {
+	<-p.done
+	return p.doc, p.err
 }
 
 // LoadSpec starts parsing the embedded cluster and App Search OpenAPI
 // documents (in parallel) and returns at once; NewServer waits for them.
 func LoadSpec() *Spec {
-	sp := &Spec{done: make(chan struct{}), asDone: make(chan struct{})}
-	go func() {
-		defer close(sp.done)
-		sp.doc, sp.err = loadEmbedded(cluster.GetSpecJSON)
-	}()
-	go func() {
-		defer close(sp.asDone)
-		sp.asDoc, sp.asErr = loadEmbedded(asgen.GetSpecJSON)
-	}()
-	return sp
-}
-
-// wait returns the loaded cluster document.
-func (sp *Spec) wait() (*openapi3.T, error) {
-	<-sp.done
-	return sp.doc, sp.err
-}
-
-// waitAppSearch returns the loaded App Search document.
-func (sp *Spec) waitAppSearch() (*openapi3.T, error) {
-	<-sp.asDone
-	return sp.asDoc, sp.asErr
+	return &Spec{cluster: loadDoc(cluster.GetSpecJSON), appSearch: loadDoc(asgen.GetSpecJSON)}
 }
 
 // Server implements the cluster API over the search core.
@@ -124,7 +124,7 @@ func NewServer(core *searchcore.Engine, opts Options) (*echo.Echo, error) {
 	if opts.Spec == nil {
 		opts.Spec = LoadSpec()
 	}
-	doc, err := opts.Spec.wait()
+	doc, err := opts.Spec.cluster.wait()
 	if err != nil {
 		return nil, fmt.Errorf("load cluster spec: %w", err)
 	}

@@ -146,25 +146,25 @@ func (s *Server) putTemplateBody(c echo.Context, put func(json.RawMessage) error
 
 // IndicesPutTemplate answers PUT /_template/{name}.
 func (s *Server) IndicesPutTemplate(c echo.Context, name cluster.TemplateNamePath, p cluster.IndicesPutTemplateParams) error {
-	s.typeNameWarning(c, p.IncludeTypeName)
+	s.typeNameParam(c, p.IncludeTypeName, templateTypeNameWarning)
 	return s.putTemplate(c, true, string(name), boolParam(p.Create, false), p.Order)
 }
 
 // IndicesPutTemplatePost answers POST /_template/{name}.
 func (s *Server) IndicesPutTemplatePost(c echo.Context, name cluster.TemplateNamePath, p cluster.IndicesPutTemplatePostParams) error {
-	s.typeNameWarning(c, p.IncludeTypeName)
+	s.typeNameParam(c, p.IncludeTypeName, templateTypeNameWarning)
 	return s.putTemplate(c, true, string(name), boolParam(p.Create, false), p.Order)
 }
 
 // IndicesGetTemplateAll answers GET /_template.
 func (s *Server) IndicesGetTemplateAll(c echo.Context, p cluster.IndicesGetTemplateAllParams) error {
-	s.typeNameWarning(c, p.IncludeTypeName)
+	s.typeNameParam(c, p.IncludeTypeName, templateTypeNameWarning)
 	return s.getLegacyTemplates(c, "", boolParam(p.FlatSettings, false))
 }
 
 // IndicesGetTemplate answers GET /_template/{name}.
 func (s *Server) IndicesGetTemplate(c echo.Context, name cluster.TemplateNamePath, p cluster.IndicesGetTemplateParams) error {
-	s.typeNameWarning(c, p.IncludeTypeName)
+	s.typeNameParam(c, p.IncludeTypeName, templateTypeNameWarning)
 	return s.getLegacyTemplates(c, string(name), boolParam(p.FlatSettings, false))
 }
 
@@ -181,11 +181,17 @@ func (s *Server) IndicesDeleteTemplate(c echo.Context, name cluster.TemplateName
 	return writeJSON(c, http.StatusOK, orderedJSON{{"acknowledged", true}})
 }
 
-// typeNameWarning answers include_type_name with Elasticsearch's deprecation warning.
-func (s *Server) typeNameWarning(c echo.Context, p *cluster.EsBoolean) {
+// templateTypeNameWarning is ES's warning for include_type_name on the
+// legacy index template APIs.
+const templateTypeNameWarning = "[types removal] Using include_type_name in put/get index template requests is deprecated. The parameter will be removed in the next major version."
+
+// typeNameParam reads include_type_name (default false), adding warning,
+// Elasticsearch's deprecation warning of the API, whenever it is given.
+func (s *Server) typeNameParam(c echo.Context, p *cluster.EsBoolean, warning string) bool {
 	if p != nil {
-		s.deprecationWarning(c, "[types removal] Using include_type_name in put/get index template requests is deprecated. The parameter will be removed in the next major version.")
+		s.deprecationWarning(c, warning)
 	}
+	return boolParam(p, false)
 }
 
 func (s *Server) getLegacyTemplates(c echo.Context, names string, flat bool) error {

@@ -79,16 +79,22 @@ func newValidator(doc *openapi3.T) *validator {
 	return v
 }
 
+// routeEntry returns m's entry for the request's method and matched route
+// ("METHOD /path"); a HEAD request without one of its own uses its GET's.
+func routeEntry[T any](m map[string]T, c echo.Context) (T, bool) {
+	method := c.Request().Method
+	e, ok := m[method+" "+c.Path()]
+	if !ok && method == http.MethodHead {
+		e, ok = m[http.MethodGet+" "+c.Path()]
+	}
+	return e, ok
+}
+
 // middleware validates the matched request.
 func (v *validator) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		method := r.Method
-		key := method + " " + c.Path()
-		or, ok := v.routes[key]
-		if !ok && method == http.MethodHead {
-			or, ok = v.routes["GET "+c.Path()]
-		}
+		or, ok := routeEntry(v.routes, c)
 		if !ok {
 			return next(c)
 		}

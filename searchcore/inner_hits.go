@@ -16,11 +16,10 @@ import (
 
 // InnerHits are the inner hits of one named inner_hits definition of a hit.
 type InnerHits struct {
-	Name          string
-	Total         int64
-	MaxScore      float64 // NaN when not scored
-	Hits          []InnerHit
-	HasSortValues bool
+	Name     string
+	Total    int64
+	MaxScore float64 // NaN when not scored
+	Hits     []InnerHit
 	// Request holds the definition's fetch options (version,
 	// seq_no_primary_term, explain) for rendering.
 	Request *SearchRequest
@@ -65,7 +64,7 @@ func prepareInnerFetches(specs []*query.InnerHitsSpec, idx *Index, qctx *query.C
 			req.Highlight = hr
 		}
 		for _, m := range spec.Fetch {
-			if _, err := req.parseInnerHitsFetch(m.Key, m.Value); err != nil {
+			if _, err := req.parseSharedFetch(m.Key, m.Value); err != nil {
 				return nil, err
 			}
 		}
@@ -87,15 +86,15 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, idx *Index, root *Hit,
 	out := make([]InnerHits, 0, len(specs))
 	for _, spec := range specs {
 		f := fetches[spec]
-		ih := InnerHits{Name: spec.Name, MaxScore: math.NaN(), HasSortValues: spec.HasSort, Request: f.req}
+		ih := InnerHits{Name: spec.Name, MaxScore: math.NaN(), Request: f.req}
 		n := spec.From + spec.Size
-		stats := newStatsQuery(query.NestedDocsOf(spec.Query, root.ID))
-		sreq := bluge.NewTopNSearch(max(n, 1), stats).SortByCustom(spec.Order)
+		sreq := bluge.NewTopNSearch(max(n, 1), query.NestedDocsOf(spec.Query, root.ID))
 		if f.req.Explain {
 			sreq.ExplainScores()
 		}
 		// scored with the ES similarity, as the nested query scores them
-		ss := &shardSearch{TopNSearch: sreq}
+		coll := newTopNCollector(max(n, 1), 0, spec.Order, nil, false)
+		ss := &shardSearch{TopNSearch: sreq, coll: coll}
 		it, err := r.Search(ctx, ss)
 		if err != nil {
 			return nil, searchError(ctx, err)
@@ -123,9 +122,9 @@ func fetchInnerHits(ctx context.Context, r *bluge.Reader, idx *Index, root *Hit,
 			}
 			ih.Hits = append(ih.Hits, h)
 		}
-		ih.Total = stats.count
+		ih.Total = coll.count
 		if !spec.HasSort && ih.Total > 0 {
-			ih.MaxScore = stats.max
+			ih.MaxScore = coll.maxScore
 		}
 		out = append(out, ih)
 	}
