@@ -135,7 +135,7 @@ func parseCollapseInnerHits(v json.RawMessage) (CollapseInnerHits, error) {
 				return ih, err
 			}
 		default:
-			ok, err := ih.Fetch.parseInnerHitsFetch(m.key, m.value)
+			ok, err := ih.Fetch.parseSharedFetch(m.key, m.value)
 			if err != nil {
 				return ih, err
 			}

@@ -25,12 +25,7 @@ func (ix *Index) DefaultMappingJSON() json.RawMessage {
 // It leaves the index's own mapping type alone: the default only becomes
 // the base of the index's first type (see withDefaults).
 func (e *Engine) PutDefaultMapping(ctx context.Context, indices []*Index, body json.RawMessage) error {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(body, &members) == nil && len(members) == 1 {
-		if inner, ok := members[DefaultMappingName]; ok {
-			body = inner
-		}
-	}
+	body, _ = unwrapMember(body, DefaultMappingName)
 	rendered := make([]json.RawMessage, len(indices))
 	for i, idx := range indices {
 		mp, err := mapping.Parse(body, idx.Analyzers())

@@ -644,14 +644,21 @@ func (e *Engine) PutMapping(ctx context.Context, indices []*Index, body json.Raw
 // another type fails, except the bare form under _doc, which updates
 // whatever type the index has (MapperService.getTypeForUpdate).
 func (e *Engine) PutTypedMapping(ctx context.Context, indices []*Index, typ string, body json.RawMessage) error {
-	typed := false
+	body, typed := unwrapMember(body, typ)
+	return e.putMapping(ctx, indices, typ, typed, body)
+}
+
+// unwrapMember returns the value of body's member name when body is an
+// object with that one member ({"<name>":{...}}), and body itself
+// otherwise; ok tells which.
+func unwrapMember(body json.RawMessage, name string) (json.RawMessage, bool) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(body, &members) == nil && len(members) == 1 {
-		if inner, ok := members[typ]; ok {
-			body, typed = inner, true
+		if inner, ok := members[name]; ok {
+			return inner, true
 		}
 	}
-	return e.putMapping(ctx, indices, typ, typed, body)
+	return body, false
 }
 
 func (e *Engine) putMapping(ctx context.Context, indices []*Index, typ string, typed bool, body json.RawMessage) error {
@@ -747,9 +754,7 @@ func (e *Engine) UpdateSettings(ctx context.Context, indices []*Index, body json
 	if err := json.Unmarshal(body, &wrapper); err != nil {
 		return ParsingError("request body is required")
 	}
-	if inner, ok := wrapper["settings"]; ok && len(wrapper) == 1 {
-		body = inner
-	}
+	body, _ = unwrapMember(body, "settings")
 	upd, err := flattenSettings(body)
 	if err != nil {
 		return err

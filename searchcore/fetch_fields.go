@@ -61,10 +61,10 @@ func (r *SearchRequest) parseFetchMember(key string, v json.RawMessage) error {
 	return err
 }
 
-// parseInnerHitsFetch parses a member an inner_hits definition shares with
-// the search body (docvalue_fields, fields, stored_fields, version,
+// parseSharedFetch parses a fetch member the search body and inner_hits
+// definitions share (docvalue_fields, fields, stored_fields, version,
 // seq_no_primary_term, explain) into r; ok is false for any other member.
-func (r *SearchRequest) parseInnerHitsFetch(key string, v json.RawMessage) (ok bool, err error) {
+func (r *SearchRequest) parseSharedFetch(key string, v json.RawMessage) (ok bool, err error) {
 	switch key {
 	case "docvalue_fields", "fields":
 		err = r.parseFetchMember(key, v)

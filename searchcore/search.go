@@ -112,6 +112,12 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 		return err
 	}
 	for _, m := range members {
+		if ok, err := req.parseSharedFetch(m.key, m.value); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if fetchBodyKeys[m.key] {
 			if err := req.parseFetchMember(m.key, m.value); err != nil {
 				return err
@@ -158,24 +164,6 @@ func ParseSearchBody(raw []byte, req *SearchRequest) error {
 			req.MinScore = &f
 		case "post_filter":
 			req.PostFilter = v
-		case "version":
-			if req.Version, err = boolMember("version", v); err != nil {
-				return err
-			}
-		case "seq_no_primary_term":
-			if req.SeqNoPrimaryTerm, err = boolMember("seq_no_primary_term", v); err != nil {
-				return err
-			}
-		case "explain":
-			if req.Explain, err = boolMember("explain", v); err != nil {
-				return err
-			}
-		case "stored_fields":
-			list, err := parseStoredFields(v)
-			if err != nil {
-				return err
-			}
-			req.SetStoredFields(list)
 		case "terminate_after":
 			if req.TerminateAfter, err = intMember("terminate_after", v); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/eserr"
@@ -77,24 +78,25 @@ func (m *sigTermsImpl) effectiveShardSize() int {
 	return 2 * int(float64(m.size)*1.5+10)
 }
 
-// background is one shard's background set: its document count and each
-// term's document frequency.
+// background is one shard's background set: its document count, and the
+// document frequency of the terms the foreground found, read from the
+// shard's reader when first asked for (the reader outlives the reduce).
 type background struct {
-	size int64
-	str  map[string]int64
-	num  map[float64]int64
+	size  int64
+	r     search.Reader // nil: an unmapped field, no term has documents
+	field string
+	str   map[string]int64
+	num   map[float64]int64
 }
 
-// loadBackground reads the shard's document count and the document
-// frequency of each term of a significant_terms field. Frequencies come
-// from each term's postings: the dictionary's own counts are wrong in ice
-// (a postings list read after a one-hit term keeps counting 1).
+// loadBackground reads the shard's document count and prepares the
+// document frequencies of a significant_terms field.
 func loadBackground(ctx context.Context, r *bluge.Reader, src *source) (*background, error) {
 	n, err := r.Count()
 	if err != nil {
 		return nil, err
 	}
-	bg := &background{size: int64(n), str: map[string]int64{}, num: map[float64]int64{}}
+	bg := &background{size: int64(n), field: src.field, str: map[string]int64{}, num: map[float64]int64{}}
 	if src.kind == kindNone {
 		return bg, nil
 	}
@@ -102,19 +104,33 @@ func loadBackground(ctx context.Context, r *bluge.Reader, src *source) (*backgro
 	if err != nil {
 		return nil, err
 	}
-	err = eachFieldTerm(r, src, func(term string, num float64) error {
-		df, err := docFreq(loader.r, src.field, term)
-		if err != nil {
-			return err
-		}
-		if src.kind == kindKeyword {
-			bg.str[term] = df
-		} else {
-			bg.num[num] = df
-		}
-		return nil
-	})
-	return bg, err
+	bg.r = loader.r
+	return bg, nil
+}
+
+// strDf returns the document frequency of a keyword term. Frequencies come
+// from the term's postings: the dictionary's own counts are wrong in ice
+// (a postings list read after a one-hit term keeps counting 1).
+func (bg *background) strDf(term string) (int64, error) {
+	df, ok := bg.str[term]
+	if ok || bg.r == nil {
+		return df, nil
+	}
+	df, err := docFreq(bg.r, bg.field, term)
+	bg.str[term] = df
+	return df, err
+}
+
+// numDf returns the document frequency of a numeric value (its shift-0
+// term, as eachFieldTerm decodes it).
+func (bg *background) numDf(v float64) (int64, error) {
+	df, ok := bg.num[v]
+	if ok || bg.r == nil {
+		return df, nil
+	}
+	df, err := docFreq(bg.r, bg.field, string(numeric.MustNewPrefixCodedInt64(numeric.Float64ToInt64(v), 0)))
+	bg.num[v] = df
+	return df, err
 }
 
 // docFreq is the number of live documents of r holding term in field.
@@ -238,10 +254,18 @@ func (c *sigColl) result(n *node, r *reducer) (result, error) {
 		supersetSize += p.bg.size
 		var bs []*sigBucket
 		for k, b := range p.terms.str {
-			bs = append(bs, &sigBucket{key: k, subsetDf: b.count, bgDf: p.bg.str[k], colls: b.subs})
+			df, err := p.bg.strDf(k)
+			if err != nil {
+				return nil, err
+			}
+			bs = append(bs, &sigBucket{key: k, subsetDf: b.count, bgDf: df, colls: b.subs})
 		}
 		for k, b := range p.terms.num {
-			bs = append(bs, &sigBucket{key: k, keyNum: k, subsetDf: b.count, bgDf: p.bg.num[k], colls: b.subs})
+			df, err := p.bg.numDf(k)
+			if err != nil {
+				return nil, err
+			}
+			bs = append(bs, &sigBucket{key: k, keyNum: k, subsetDf: b.count, bgDf: df, colls: b.subs})
 		}
 		kept := bs[:0]
 		for _, b := range bs {

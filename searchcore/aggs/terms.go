@@ -406,7 +406,7 @@ func (c *termsColl) shardBuckets(r *reducer, withSubs bool) ([]*bucket, error) {
 			b.subs = subs
 		}
 	}
-	sortBuckets(c.n.subs, out, c.m.order, c.cmpKey)
+	sortBuckets(c.n.subs, out, c.m.order, compareBucketKeys)
 	return out, nil
 }
 
@@ -416,21 +416,6 @@ func cloneColls(nodes []*node, cs []coll) []coll {
 	fresh := newColls(nodes, nil)
 	mergeAll(fresh, cs)
 	return fresh
-}
-
-func (c *termsColl) cmpKey(a, b *bucket) int {
-	switch x := a.key.(type) {
-	case string:
-		y := b.key.(string)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	}
-	return cmpF(a.keyNum, b.keyNum)
 }
 
 func (m *termsImpl) needsSubsForOrder() bool {
@@ -534,7 +519,7 @@ func (c *termsColl) reduceShards(n *node, r *reducer, shards []coll) (result, er
 			b.subs = subs
 		}
 	}
-	sortBuckets(n.subs, all, m.order, c.cmpKey)
+	sortBuckets(n.subs, all, m.order, compareBucketKeys)
 	if len(all) > m.size {
 		for _, b := range all[m.size:] {
 			otherDocs += b.docCount
