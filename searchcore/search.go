@@ -827,7 +827,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		}
 		compiled[sh.idx] = ci
 	}
-	if err := fails.allFailed(shards, len(compiled), req.DFS, e.LocalNode().ID); err != nil {
+	if err := fails.allFailed(shards, req.DFS, e.LocalNode().ID); err != nil {
 		return nil, nil, err
 	}
 	if tie == tieScroll && scrollAfter != nil {
@@ -1313,7 +1313,7 @@ func (e *Engine) Count(ctx context.Context, indices []*Index, rawQuery json.RawM
 		}
 	}
 	node0 := e.LocalNode().ID
-	if err := fails.allFailed(all, len(indices)-len(fails.byIndex), false, node0); err != nil {
+	if err := fails.allFailed(all, false, node0); err != nil {
 		return nil, err
 	}
 	res.Shards, res.ShardFailures = len(all), fails.list(all, node0)

@@ -75,11 +75,16 @@ func (f *shardFailures) list(shards []ctxShard, node string) []ShardFailure {
 }
 
 // allFailed returns the search_phase_execution_exception of a search whose
-// shards all failed (none compiled), else nil. The phase is "dfs" for
-// dfs_query_then_fetch, else "query".
-func (f *shardFailures) allFailed(shards []ctxShard, compiled int, dfs bool, node string) error {
-	if compiled > 0 || len(f.byIndex) == 0 {
+// shards all failed (every shard's index has a failure), else nil. The
+// phase is "dfs" for dfs_query_then_fetch, else "query".
+func (f *shardFailures) allFailed(shards []ctxShard, dfs bool, node string) error {
+	if len(f.byIndex) == 0 {
 		return nil
+	}
+	for _, sh := range shards {
+		if f.byIndex[sh.idx] == nil {
+			return nil
+		}
 	}
 	phase := "query"
 	if dfs {
