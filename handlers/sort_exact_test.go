@@ -56,6 +56,42 @@ func TestSortExactNumbers(t *testing.T) {
 	}
 }
 
+// TestSortExactSingleValues: a document whose one value the float64 doc
+// value holds exactly carries no exact value; it sorts, ties and renders
+// like one that does (a value beyond 2^53, or several values).
+func TestSortExactSingleValues(t *testing.T) {
+	n := newTestNode(t)
+	n.do("PUT", "/one", "application/json", `{"mappings":{"properties":{"l":{"type":"long"}}}}`)
+	bulk := []string{
+		`{"index":{"_id":"a"}}`, `{"l":9007199254740993}`,
+		`{"index":{"_id":"b"}}`, `{"l":9007199254740992}`,
+		`{"index":{"_id":"x"}}`, `{"l":5}`,
+		`{"index":{"_id":"y"}}`, `{"l":[5,5]}`,
+		`{"index":{"_id":"f"}}`, `{"l":-3}`,
+	}
+	if code, body := n.do("POST", "/one/_bulk?refresh=true", "application/x-ndjson", strings.Join(bulk, "\n")+"\n"); code != 200 || str(body["errors"]) != "false" {
+		t.Fatalf("bulk = %d %v", code, body)
+	}
+	tests := []struct{ name, body, want string }{
+		{"desc ties in index order", `{"sort":[{"l":"desc"}]}`, `a:[9007199254740993] b:[9007199254740992] x:[5] y:[5] f:[-3]`},
+		{"asc", `{"sort":[{"l":"asc"}]}`, `f:[-3] x:[5] y:[5] b:[9007199254740992] a:[9007199254740993]`},
+		{"sum counts duplicates", `{"sort":[{"l":{"order":"asc","mode":"sum"}}]}`, `f:[-3] x:[5] y:[10] b:[9007199254740992] a:[9007199254740993]`},
+		{"search_after past 2^53", `{"sort":[{"l":"desc"}],"search_after":[9007199254740992]}`, `x:[5] y:[5] f:[-3]`},
+		{"search_after between 2^53 and 2^53+1", `{"sort":[{"l":"asc"}],"search_after":[9007199254740992]}`, `a:[9007199254740993]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, raw := n.raw("POST", "/one/_search", "application/json", tc.body)
+			if code != 200 {
+				t.Fatalf("status %d: %s", code, raw)
+			}
+			if got := idsAndSorts(t, raw); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
 // Doubles render as Go's shortest form: 112589990684262.9 and
 // 450359962737051.6 are the doubles ES prints as 112589990684262.89 and
 // 450359962737051.56 (Java's Double.toString is not always shortest).

@@ -766,7 +766,8 @@ func (p *docParser) index(f *Field, path string, v *jnode) *eserr.Error {
 	}
 	p.addNumeric(path, n, indexed, dv, store)
 	if HasExactValues(f) {
-		p.addExact(path, exactWord(f, v, n))
+		w := exactWord(f, v, n)
+		p.addExact(path, w, exactLossy(f, w, n))
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func TestDynamicMappingGolden(t *testing.T) {
 		t.Error("ParseDocument mutated the mapping")
 	}
 	wantFields := []string{"foo=bar", "foo.keyword=bar", "n=1", "f=1.5", "b=1", "d=1577836800000", "o.x=y", "o.x.keyword=y",
-		"_exact.n=1", "_exact.f=1.5", "_field_names=b,d,f,foo,foo.keyword,n,o,o.x,o.x.keyword"}
+		"_field_names=b,d,f,foo,foo.keyword,n,o,o.x,o.x.keyword"}
 	if got := describe(upd, doc); !reflect.DeepEqual(got, wantFields) {
 		t.Errorf("fields = %q\nwant %q", got, wantFields)
 	}
@@ -112,7 +112,7 @@ func TestDynamicMappingGolden(t *testing.T) {
 	if err != nil || upd2 != nil {
 		t.Fatalf("second parse: upd=%v err=%v", upd2, err)
 	}
-	if got := describe(upd, doc2); !reflect.DeepEqual(got, []string{"foo=baz", "foo.keyword=baz", "o.x=z", "o.x.keyword=z", "n=7", "_exact.n=7", "_field_names=foo,foo.keyword,n,o,o.x,o.x.keyword"}) {
+	if got := describe(upd, doc2); !reflect.DeepEqual(got, []string{"foo=baz", "foo.keyword=baz", "o.x=z", "o.x.keyword=z", "n=7", "_field_names=foo,foo.keyword,n,o,o.x,o.x.keyword"}) {
 		t.Errorf("fields = %q", got)
 	}
 	// The update merges cleanly into the original mapping.
@@ -211,14 +211,19 @@ func TestFieldEncoding(t *testing.T) {
 		{"multi-fields", `{"properties":{"t":{"type":"text","fields":{"k":{"type":"keyword"},"n":{"type":"integer","ignore_malformed":true},"lc":{"type":"keyword","normalizer":"lower"}}}}}`,
 			`{"t":"Ab"}`, []string{"t=Ab", "t.k=Ab", "t.lc=ab", "_field_names=t,t.k,t.lc", "_ignored=t.n"}},
 		{"index false doc_values false store", `{"properties":{"a":{"type":"keyword","index":false,"doc_values":false,"store":true},"b":{"type":"long","index":false},"c":{"type":"long","doc_values":false},"t":{"type":"text","index":false,"store":true},"u":{"type":"text","store":true}}}`,
-			`{"a":"x","b":1,"c":2,"t":"tt","u":"uu"}`, []string{"a[!is!dv]=x", "b=1", "c[!dv]=2", "t[!is]=tt", "u[s]=uu", "_exact.b=1", "_field_names=a,b,c,t,u"}},
+			`{"a":"x","b":1,"c":2,"t":"tt","u":"uu"}`, []string{"a[!is!dv]=x", "b=1", "c[!dv]=2", "t[!is]=tt", "u[s]=uu", "_field_names=a,b,c,t,u"}},
 		{"coercion", `{"properties":{"i":{"type":"integer"},"l":{"type":"long"},"s":{"type":"short"},"f":{"type":"float"},"d":{"type":"double"},"h":{"type":"half_float"},"sf":{"type":"scaled_float","scaling_factor":10},"u":{"type":"unsigned_long"}}}`,
 			`{"i":"5","l":1.9,"s":"-3.7","f":"1.1","d":1e3,"h":0.1,"sf":1.26,"u":"18446744073709551615"}`,
 			[]string{"i=5", "l=1", "s=-3", "f=1.100000023841858", "d=1000", "h=0.0999755859375", "sf=1.3", "u=18446744073709552000",
-				"_exact.i=5", "_exact.l=1", "_exact.s=-3", "_exact.f=1.100000023841858", "_exact.d=1000", "_exact.h=0.0999755859375", "_exact.sf=1.3", "_field_names=d,f,h,i,l,s,sf,u"}},
+				"_field_names=d,f,h,i,l,s,sf,u"}},
 		{"empty string numeric is null", `{"properties":{"i":{"type":"integer"},"j":{"type":"integer","null_value":3}}}`, `{"i":"","j":""}`,
-			[]string{"j=3", "_exact.j=3", "_field_names=j"}},
+			[]string{"j=3", "_field_names=j"}},
 		{"big long (float64 per contract)", `{"properties":{"l":{"type":"long"}}}`, `{"l":9223372036854775807}`, []string{"l=9223372036854776000", "_exact.l=9223372036854775807", "_field_names=l"}},
+		{"one value the doc value holds exactly has no exact value", `{"properties":{"l":{"type":"long"},"m":{"type":"long"},"d":{"type":"double"}}}`,
+			`{"l":9007199254740992,"m":-9007199254740993,"d":0.1}`,
+			[]string{"l=9007199254740992", "m=-9007199254740992", "d=0.1", "_exact.m=-9007199254740993", "_field_names=d,l,m"}},
+		{"two equal values keep their exact values", `{"properties":{"l":{"type":"long"}}}`, `{"l":[3,3]}`,
+			[]string{"l=3", "l=3", "_exact.l=3,3", "_field_names=l"}},
 		{"exact values keep duplicates, order and long precision", `{"properties":{"l":{"type":"long"},"d":{"type":"double"}}}`,
 			`{"l":[922337203685477777,-1,-1,"-9223372036854775808"],"d":[2.5,2.5,-0.0]}`,
 			[]string{"l=922337203685477800", "l=-1", "l=-1", "l=-9223372036854776000", "d=2.5", "d=2.5", "d=-0",
@@ -231,7 +236,7 @@ func TestFieldEncoding(t *testing.T) {
 			`{"g":[{"lat":41.12,"lon":-71.34},"41.12,-71.34",[-71.34,41.12],"POINT (-71.34 41.12)","drm3btev3e86",[[-71.34,41.12]],{"type":"Point","coordinates":[-71.34,41.12]}]}`,
 			[]string{"g=41.1200,-71.3400", "g=41.1200,-71.3400", "g=41.1200,-71.3400", "g=41.1200,-71.3400", "g=41.1200,-71.3400", "g=41.1200,-71.3400", "g=41.1200,-71.3400", "_field_names=g"}},
 		{"ignore_malformed", `{"properties":{"i":{"type":"integer","ignore_malformed":true},"d":{"type":"date","ignore_malformed":true},"g":{"type":"geo_point","ignore_malformed":true},"ok":{"type":"long"}}}`,
-			`{"i":"abc","d":"nope","g":"1,2,3,4","ok":1}`, []string{"ok=1", "_exact.ok=1", "_field_names=ok", "_ignored=d,g,i"}},
+			`{"i":"abc","d":"nope","g":"1,2,3,4","ok":1}`, []string{"ok=1", "_field_names=ok", "_ignored=d,g,i"}},
 		{"disabled object", `{"properties":{"o":{"type":"object","enabled":false},"k":{"type":"keyword"}}}`, `{"o":{"anything":[1,"x"]},"k":"v"}`,
 			[]string{"k=v", "_field_names=k"}},
 		{"arrays of objects flatten", `{"properties":{"p":{"properties":{"n":{"type":"keyword"}}}}}`, `{"p":[{"n":"a"},{"n":"b"},[{"n":"c"}]]}`,

@@ -8,14 +8,17 @@ import (
 	"github.com/blugelabs/bluge"
 )
 
-// ExactValuesPrefix prefixes the hidden doc-values field that keeps every
-// value of a numeric field exactly, in document order and with duplicates
+// ExactValuesPrefix prefixes the hidden doc-values field that keeps the
+// values of a numeric field exactly, in document order and with duplicates
 // (bluge's numeric doc values are float64 terms, de-duplicated per
 // document): one 64-bit word per value, an int64 for the integer types
 // (long, integer, short, byte) and float64 bits for the floating types,
 // each written as ten 7-bit bytes (bluge separates doc-value terms with
 // 0xff, so no byte may reach it). Sorting reads it to pick values like
-// Lucene's SortedNumericDocValues.
+// Lucene's SortedNumericDocValues. A document whose field has one value
+// that its float64 doc value holds exactly has no exact value: the doc
+// value says the same, and every value of a unique-per-document number
+// would otherwise be a term of its own (10% of an index of such numbers).
 const ExactValuesPrefix = "_exact."
 
 // ExactValuesField is the exact doc-values field of a numeric path.
@@ -64,11 +67,26 @@ func exactWord(f *Field, v *jnode, n float64) uint64 {
 	return math.Float64bits(n)
 }
 
-// addExact records one exact value of path.
-func (p *docParser) addExact(path string, w uint64) {
+// exactLossy reports whether w, the exact word of a value indexed as n,
+// says more than n: an integer the float64 rounds (beyond 2^53) or does
+// not convert back to.
+func exactLossy(f *Field, w uint64, n float64) bool {
+	if !IsIntegerType(f.Type) {
+		return w != math.Float64bits(n)
+	}
+	return !(n >= math.MinInt64 && n < math.MaxInt64 && int64(n) == int64(w))
+}
+
+// addExact records one exact value of path; lossy when the float64 doc
+// value of the field does not hold it exactly.
+func (p *docParser) addExact(path string, w uint64, lossy bool) {
 	if p.exact == nil {
 		p.exact = map[string][]byte{}
 		p.exactOrder = nil
+		p.exactLossy = nil
+	}
+	if lossy {
+		p.markLossy(path)
 	}
 	b, ok := p.exact[path]
 	if !ok {
@@ -80,10 +98,40 @@ func (p *docParser) addExact(path string, w uint64) {
 	p.exact[path] = b
 }
 
-// exactFields returns the exact doc-values fields of the parsed document.
+// markLossy records that path has a value its doc values do not hold
+// exactly.
+func (p *docParser) markLossy(path string) {
+	for _, l := range p.exactLossy {
+		if l == path {
+			return
+		}
+	}
+	p.exactLossy = append(p.exactLossy, path)
+}
+
+// needsExact reports whether path's exact words say more than its doc
+// values: several values (doc values drop duplicates and order), or one
+// the float64 doc value does not hold exactly.
+func (p *docParser) needsExact(path string) bool {
+	if len(p.exact[path]) > exactWordLen {
+		return true
+	}
+	for _, l := range p.exactLossy {
+		if l == path {
+			return true
+		}
+	}
+	return false
+}
+
+// exactFields returns the exact doc-values fields of the parsed document
+// (only the paths needsExact keeps).
 func (p *docParser) exactFields() []bluge.Field {
 	out := make([]bluge.Field, 0, len(p.exactOrder))
 	for _, path := range p.exactOrder {
+		if !p.needsExact(path) {
+			continue
+		}
 		f := bluge.NewKeywordFieldBytes(ExactValuesField(path), p.exact[path])
 		f.FieldOptions = bluge.Index | bluge.Sortable // bluge builds doc values from analysed terms only
 		out = append(out, f)

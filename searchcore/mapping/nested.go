@@ -55,6 +55,9 @@ type docState struct {
 	// exact holds the exact doc-values words per numeric path (exact.go).
 	exact      map[string][]byte
 	exactOrder []string
+	// exactLossy lists the paths with a value their float64 doc values
+	// do not hold exactly.
+	exactLossy []string
 	nameSet    map[string]struct{}
 }
 
@@ -296,6 +299,9 @@ func (p *docParser) absorb(into, from *docState) {
 			p.exactOrder = append(p.exactOrder, path)
 		}
 		p.exact[path] = append(p.exact[path], b...)
+	}
+	for _, path := range from.exactLossy {
+		p.markLossy(path)
 	}
 	*into = p.docState
 	p.docState = cur

@@ -575,7 +575,9 @@ type fieldSortSource struct {
 	missing  []byte
 	// exactField is the exact doc-values field read first (sort_exact.go;
 	// empty when the field has none); exactInt when its words are int64s.
-	// Documents indexed before exact doc values existed fall back to field.
+	// Documents without an exact value (a single value the float64 doc
+	// values hold exactly, or indexed before exact doc values existed)
+	// fall back to field.
 	exactField string
 	exactInt   bool
 }
@@ -628,6 +630,17 @@ func (f *fieldSortSource) valueOf(terms [][]byte) []byte {
 	}
 	if len(vals) == 0 {
 		return f.missing
+	}
+	if f.exactInt {
+		// The document has no exact value because its one value is a
+		// float64 exactly (mapping.docParser.exactFields): encode it as
+		// exactValue would, so that both kinds of documents compare.
+		var ints [8]int64
+		iv := ints[:0]
+		for _, v := range vals {
+			iv = append(iv, int64(v))
+		}
+		return encodeExactLong(pickLongMode(iv, f.mode))
 	}
 	return encodeOrderedFloat(pickMode(vals, f.mode, f.integral))
 }
