@@ -118,22 +118,30 @@ func TestNumericStepRecorded(t *testing.T) {
 	search(e)
 	closeSecond()
 
-	// The shard files hold the step each index was written with.
+	// The shard files hold the step each index was written with: the
+	// legacy step's coarser terms in the field, the current step's in the
+	// shift-terms field alone.
 	for name, want := range map[string]uint{"legacy": mapping.LegacyNumericStep, "current": mapping.NumericStep} {
 		r, err := bluge.OpenReader(bluge.DefaultConfig(filepath.Join(dir, "indices", uuids[name], "0")))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, shift := range []uint{4, 16} {
-			b := numeric.ShiftStartInt64 + byte(shift)
-			it, err := r.DictionaryIterator("n", nil, []byte{b}, []byte{b + 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			de, _ := it.Next()
-			_ = it.Close()
-			if has := de != nil; has != (shift%want == 0) {
-				t.Errorf("%s: has shift-%d terms = %v with step %d", name, shift, has, want)
+		for _, field := range []string{"n", mapping.ShiftTermsField("n")} {
+			for _, shift := range []uint{0, 4, 16} {
+				b := numeric.ShiftStartInt64 + byte(shift)
+				it, err := r.DictionaryIterator(field, nil, []byte{b}, []byte{b + 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				de, _ := it.Next()
+				_ = it.Close()
+				wantHas := shift%want == 0 && (want == mapping.LegacyNumericStep) == (field == "n")
+				if shift == 0 {
+					wantHas = field == "n"
+				}
+				if has := de != nil; has != wantHas {
+					t.Errorf("%s: %s has shift-%d terms = %v with step %d", name, field, shift, has, want)
+				}
 			}
 		}
 		_ = r.Close()

@@ -783,6 +783,9 @@ func (p *docParser) addNumeric(path string, n float64, indexed, dv, store bool) 
 			nf.StoreValue()
 		}
 		p.fields = append(p.fields, nf)
+		if sf := ShiftField(path, n, p.numericStep); sf != nil {
+			p.fields = append(p.fields, sf)
+		}
 	case store:
 		nf := bluge.NewNumericField(path, n)
 		nf.FieldOptions = bluge.Store

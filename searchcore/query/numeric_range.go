@@ -19,7 +19,10 @@ import (
 // split into runs of same-shift terms with the precision step the field
 // was indexed with (mapping.LegacyNumericStep for indices created before
 // the step was recorded, mapping.NumericStep after) and each run's terms
-// are read from the dictionary. With the legacy step this ORs the very
+// are read from the dictionary: the field's for shift 0, for a coarser
+// shift both the field's (the legacy step, and segments written before
+// mapping.ShiftTermsField) and the shift-terms field's. With the legacy
+// step this ORs the very
 // terms bluge's numeric range searcher does (which assumes that step), but
 // enumerates only valid terms: bluge's enumeration of a run walks every
 // byte string between its ends and never ends on runs like [-0, +0].
@@ -41,10 +44,35 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if o.Explain || o.IncludeTermVectors || len(terms) < 2 {
-		return searcher.NewMultiTermSearcherBytes(i, terms, n.field, 1, sc, sc, o, true)
+	if o.Explain || o.IncludeTermVectors || len(terms.own)+len(terms.shifted) < 2 {
+		return terms.multiTermSearcher(i, n.field, sc, o)
 	}
 	return unionSearcher(i, terms, n.field, n.score)
+}
+
+// rangeTerms are the indexed terms covering a range: those of the field
+// and those of its shift-terms field.
+type rangeTerms struct {
+	own, shifted [][]byte
+}
+
+// multiTermSearcher is bluge's constant-score searcher of the terms, the
+// disjunction of one per field when both fields have terms (a document
+// holds one term of a range at most, so the score stays constant).
+func (t rangeTerms) multiTermSearcher(i search.Reader, field string, sc similarity.ConstantScorer, o search.SearcherOptions) (search.Searcher, error) {
+	if len(t.shifted) == 0 {
+		return searcher.NewMultiTermSearcherBytes(i, t.own, field, 1, sc, sc, o, true)
+	}
+	shifted, err := searcher.NewMultiTermSearcherBytes(i, t.shifted, mapping.ShiftTermsField(field), 1, sc, sc, o, true)
+	if err != nil || len(t.own) == 0 {
+		return shifted, err
+	}
+	own, err := searcher.NewMultiTermSearcherBytes(i, t.own, field, 1, sc, sc, o, true)
+	if err != nil {
+		_ = shifted.Close()
+		return nil, err
+	}
+	return searcher.NewDisjunctionSearcher(i, []search.Searcher{own, shifted}, 1, sc, o)
 }
 
 // unionSearcher matches the documents holding any of terms, each scored
@@ -52,23 +80,32 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 // constant-score rewrite of multi-term queries): it reads the terms'
 // postings once into a bitset instead of merging one iterator per term
 // for every hit.
-func unionSearcher(i search.Reader, terms [][]byte, field string, score float64) (search.Searcher, error) {
+func unionSearcher(i search.Reader, terms rangeTerms, field string, score float64) (search.Searcher, error) {
 	var set docSet
-	for _, term := range terms {
-		it, err := i.PostingsIterator(term, field, false, false, false)
-		if err != nil {
-			return nil, err
+	add := func(terms [][]byte, field string) error {
+		for _, term := range terms {
+			it, err := i.PostingsIterator(term, field, false, false, false)
+			if err != nil {
+				return err
+			}
+			var p segment.Posting
+			for p, err = it.Next(); err == nil && p != nil; p, err = it.Next() {
+				set.add(p.Number())
+			}
+			if cerr := it.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
 		}
-		var p segment.Posting
-		for p, err = it.Next(); err == nil && p != nil; p, err = it.Next() {
-			set.add(p.Number())
-		}
-		if cerr := it.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, err
-		}
+		return nil
+	}
+	if err := add(terms.own, field); err != nil {
+		return nil, err
+	}
+	if err := add(terms.shifted, mapping.ShiftTermsField(field)); err != nil {
+		return nil, err
 	}
 	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil
 }
@@ -124,28 +161,32 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 			return unionSearcherOf(i, field, lo, hi, step, score)
 		}
 		seg := hs.Segment()
-		dict, err := seg.Dictionary(field)
+		own, err := seg.Dictionary(field)
+		if err != nil {
+			return nil, err
+		}
+		shifted, err := seg.Dictionary(mapping.ShiftTermsField(field))
 		if err != nil {
 			return nil, err
 		}
 		deleted := ss.Deleted()
-		for _, r := range runs {
+		readRun := func(dict segment.Dictionary, r run) error {
 			if uint64(r.to-r.from)>>r.shift < maxProbedRun {
 				for v := r.from; ; v += int64(1) << r.shift {
 					if err := add(dict, numeric.MustNewPrefixCodedInt64(v, r.shift), deleted); err != nil {
-						return nil, err
+						return err
 					}
 					if v>>r.shift == r.to>>r.shift {
-						break
+						return nil
 					}
 				}
-				continue
 			}
 			to := r.to | (int64(1)<<r.shift - 1)
 			start := numeric.MustNewPrefixCodedInt64(r.from, r.shift)
 			end := append(numeric.MustNewPrefixCodedInt64(to, r.shift), 0) // inclusive
 			it := dict.Iterator(nil, start, end)
 			var de segment.DictionaryEntry
+			var err error
 			for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
 				if err = add(dict, []byte(de.Term()), deleted); err != nil {
 					break
@@ -154,7 +195,16 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 			if cerr := it.Close(); err == nil {
 				err = cerr
 			}
-			if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if err := readRun(own, r); err != nil {
+				return nil, err
+			}
+			if r.shift == 0 {
+				continue
+			}
+			if err := readRun(shifted, r); err != nil {
 				return nil, err
 			}
 		}
@@ -285,49 +335,65 @@ func float64ToSortable(x float64) int64 {
 // terms of one shift each. A short run's candidate terms are looked up one
 // by one; a longer one (up to 2^step values with a coarse step) is read by
 // iterating its part of the term dictionary.
-func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) ([][]byte, error) {
-	var terms [][]byte
+func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) (rangeTerms, error) {
+	var terms rangeTerms
 	var err error
-	var lookup segment.DictionaryLookup
-	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+	fields := [2]string{field, mapping.ShiftTermsField(field)}
+	var lookups [2]segment.DictionaryLookup
+	readRun := func(k int, from, to int64, shift uint) error {
+		out := &terms.own
+		if k == 1 {
+			out = &terms.shifted
+		}
 		if uint64(to-from)>>shift < maxProbedRun {
 			// A short run: look its few candidates up (bluge's way).
-			if lookup == nil {
-				if lookup, err = i.DictionaryLookup(field); err != nil {
-					return false
+			if lookups[k] == nil {
+				l, err := i.DictionaryLookup(fields[k])
+				if err != nil {
+					return err
 				}
+				lookups[k] = l
 			}
 			for v := from; ; v += int64(1) << shift {
 				term := numeric.MustNewPrefixCodedInt64(v, shift)
-				var found bool
-				if found, err = lookup.Contains(term); err != nil {
-					return false
+				if found, err := lookups[k].Contains(term); err != nil {
+					return err
 				} else if found {
-					terms = append(terms, term)
+					*out = append(*out, term)
 				}
 				if v>>shift == to>>shift {
-					return true
+					return nil
 				}
 			}
 		}
 		to |= int64(1)<<shift - 1
 		start := numeric.MustNewPrefixCodedInt64(from, shift)
 		end := append(numeric.MustNewPrefixCodedInt64(to, shift), 0) // inclusive
-		var it segment.DictionaryIterator
-		if it, err = i.DictionaryIterator(field, nil, start, end); err != nil {
-			return false
+		it, err := i.DictionaryIterator(fields[k], nil, start, end)
+		if err != nil {
+			return err
 		}
 		var de segment.DictionaryEntry
 		for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
-			terms = append(terms, []byte(de.Term()))
+			*out = append(*out, []byte(de.Term()))
 		}
 		if cerr := it.Close(); err == nil {
 			err = cerr
 		}
+		return err
+	}
+	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+		if err = readRun(0, from, to, shift); err != nil || shift == 0 {
+			return err == nil
+		}
+		err = readRun(1, from, to, shift)
 		return err == nil
 	})
-	if lookup != nil {
-		if cerr := lookup.Close(); err == nil {
+	for _, l := range lookups {
+		if l == nil {
+			continue
+		}
+		if cerr := l.Close(); err == nil {
 			err = cerr
 		}
 	}

@@ -11,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/blugelabs/bluge"
+	blugeanalysis "github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/similarity"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
 	"github.com/quarry-search/quarry/searchcore/mapping"
@@ -29,7 +32,13 @@ func TestNumericRangeSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, step := range []uint{mapping.LegacyNumericStep, mapping.NumericStep} {
+	// "mixed" writes every other batch as indices before the shift-terms
+	// field did: step-16 coarser terms in the field itself.
+	for _, mode := range []string{"legacy", "current", "mixed"} {
+		step := mapping.NumericStep
+		if mode == "legacy" {
+			step = mapping.LegacyNumericStep
+		}
 		rnd := rand.New(rand.NewSource(11))
 		w, err := bluge.OpenWriter(bluge.InMemoryOnlyConfig())
 		if err != nil {
@@ -52,7 +61,9 @@ func TestNumericRangeSegments(t *testing.T) {
 				}
 				v := int64(rnd.Intn(200_000)) - 20_000
 				doc := bluge.NewDocument(id)
-				if _, _, err := m.ParseDocumentWith(id, []byte(fmt.Sprintf(`{"l":%d}`, v)), reg, doc,
+				if mode == "mixed" && b%2 == 1 {
+					doc.AddField(combinedStep16Field("l", float64(v)))
+				} else if _, _, err := m.ParseDocumentWith(id, []byte(fmt.Sprintf(`{"l":%d}`, v)), reg, doc,
 					mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: step}); err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +84,7 @@ func TestNumericRangeSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 		if segs < 2 {
-			t.Fatalf("step %d: %d segments, want several", step, segs)
+			t.Fatalf("%s: %d segments, want several", mode, segs)
 		}
 		for n := 0; n < 150; n++ {
 			lo := int64(rnd.Intn(240_000)) - 30_000
@@ -85,12 +96,25 @@ func TestNumericRangeSegments(t *testing.T) {
 				}
 			}
 			sort.Strings(want)
-			got := ix.ids(t, fmt.Sprintf(`{"range":{"l":{"gte":%d,"lte":%d}}}`, lo, hi))
+			q := fmt.Sprintf(`{"range":{"l":{"gte":%d,"lte":%d}}}`, lo, hi)
 			if len(want) == 0 {
 				want = nil
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("step %d, [%d, %d]: %d hits, want %d", step, lo, hi, len(got), len(want))
+			nq := ix.compile(t, q).(*numericRangeQuery)
+			// The per-segment path, the snapshot's terms and bluge's
+			// multi-term searchers (explanations) find the same documents.
+			for _, path := range []struct {
+				name string
+				q    bluge.Query
+			}{{"segments", nq}, {"snapshot", snapshotRange{nq, false}}, {"multi-term", snapshotRange{nq, true}}} {
+				var got []string
+				for _, h := range ix.run(t, path.q, nil, nil) {
+					got = append(got, h.id)
+				}
+				sort.Strings(got)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %s [%d, %d]: %d hits, want %d", mode, path.name, lo, hi, len(got), len(want))
+				}
 			}
 		}
 		_ = r.Close()
@@ -113,4 +137,47 @@ func (p *segmentProbe) Searcher(i search.Reader, o search.SearcherOptions) (sear
 		*p.n = len(sr.Segments())
 	}
 	return bluge.NewMatchNoneQuery().Searcher(i, o)
+}
+
+// snapshotRange runs a range query through the snapshot's terms: the
+// bitset union, or bluge's multi-term searchers when multiTerm.
+type snapshotRange struct {
+	*numericRangeQuery
+	multiTerm bool
+}
+
+func (q snapshotRange) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	step, err := numericStepOf(i, q.field)
+	if err != nil {
+		return nil, err
+	}
+	terms, err := numericRangeTerms(i, q.field, float64ToSortable(q.lo), float64ToSortable(q.hi), step)
+	if err != nil {
+		return nil, err
+	}
+	if q.multiTerm {
+		return terms.multiTermSearcher(i, q.field, similarity.ConstantScorer(q.score), o)
+	}
+	return unionSearcher(i, terms, q.field, q.score)
+}
+
+// combinedStep16Field is a long field as written before
+// mapping.ShiftTermsField: its step-16 coarser terms in the field itself
+// (and in its doc values).
+func combinedStep16Field(name string, x float64) *bluge.TermField {
+	f := bluge.NewKeywordFieldBytes(name, numeric.MustNewPrefixCodedInt64(numeric.Float64ToInt64(x), 0)).WithAnalyzer(combinedStep16{})
+	f.FieldOptions = bluge.Index | bluge.Sortable | bluge.Aggregatable
+	return f
+}
+
+type combinedStep16 struct{}
+
+func (combinedStep16) Analyze(input []byte) blugeanalysis.TokenStream {
+	v, _ := numeric.PrefixCoded(input).Int64()
+	ts := blugeanalysis.TokenStream{{Term: input, End: len(input), PositionIncr: 1, Type: blugeanalysis.Numeric}}
+	for shift := uint(16); shift < 64; shift += 16 {
+		t := numeric.MustNewPrefixCodedInt64(v, shift)
+		ts = append(ts, &blugeanalysis.Token{Term: t, End: len(t), Type: blugeanalysis.Numeric})
+	}
+	return ts
 }
