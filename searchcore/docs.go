@@ -69,7 +69,7 @@ func (e *Engine) Get(ctx context.Context, indexName, id string, o GetOptions) (*
 	if o.Realtime || o.Refresh {
 		rec, err = sh.storedRecord(ctx, id)
 	} else {
-		rec, err = sh.snapshotRecord(ctx, id)
+		rec, err = sh.snapshotRecord(ctx, idx, id)
 	}
 	if err != nil {
 		return idx, nil, err
@@ -97,7 +97,7 @@ func (sh *shard) storedRecord(ctx context.Context, id string) (*DocRecord, error
 }
 
 // snapshotRecord reads a document from the last refreshed snapshot.
-func (sh *shard) snapshotRecord(ctx context.Context, id string) (*DocRecord, error) {
+func (sh *shard) snapshotRecord(ctx context.Context, idx *Index, id string) (*DocRecord, error) {
 	rr := sh.acquire()
 	defer rr.release()
 	q := bluge.NewTermQuery(id).SetField("_id")
@@ -110,15 +110,18 @@ func (sh *shard) snapshotRecord(ctx context.Context, id string) (*DocRecord, err
 		return nil, err
 	}
 	rec := &DocRecord{ID: id, Shard: sh.num}
+	var srcErr error
 	err = dm.VisitStoredFields(func(field string, value []byte) bool {
-		switch field {
-		case sourceFieldName:
-			rec.Source = append([]byte(nil), value...)
-		case metaFieldName:
+		if field == metaFieldName {
 			rec.SeqNo, rec.PrimaryTerm, rec.Version, rec.Routing = decodeMeta(value)
+		} else if s, ok, err := idx.storedSource(field, value); ok {
+			rec.Source, srcErr = s, err
 		}
 		return true
 	})
+	if err == nil {
+		err = srcErr
+	}
 	if err != nil {
 		return nil, Internalf(err, "get failed")
 	}

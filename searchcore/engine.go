@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
@@ -246,6 +247,9 @@ type indexMeta struct {
 	// (mapping.NumericStep since it was recorded); 0 for indices created
 	// before, which keep mapping.LegacyNumericStep.
 	NumericStep uint `json:"numeric_step,omitempty"`
+	// SourceDict is the zstd dictionary the index's stored sources are
+	// compressed with (sourcecodec.go); empty until it has one.
+	SourceDict []byte `json:"source_dict,omitempty"`
 }
 
 // AliasMeta is one alias of an index.
@@ -263,6 +267,9 @@ type Index struct {
 	// metaMu guards meta, mapping and analyzers (replaced, never mutated).
 	metaMu    sync.RWMutex
 	meta      *indexMeta
+	// codec compresses stored sources once the index has a dictionary
+	// (set once, read without metaMu).
+	codec atomic.Pointer[sourceCodec]
 	settings  *IndexSettings
 	mapping   *mapping.Mapping
 	analyzers *analysis.Registry
@@ -334,7 +341,15 @@ func (e *Engine) newIndex(m *indexMeta) (*Index, error) {
 			return nil, err
 		}
 	}
-	return &Index{engine: e, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}, nil
+	ix := &Index{engine: e, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}
+	if len(m.SourceDict) > 0 {
+		c, err := newSourceCodec(m.SourceDict)
+		if err != nil {
+			return nil, err
+		}
+		ix.codec.Store(c)
+	}
+	return ix, nil
 }
 
 // openShards opens (replaying) the shards of the index.

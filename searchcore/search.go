@@ -1197,17 +1197,23 @@ func fetchHit(sh shardHit, req *SearchRequest, fp *fetchPlan, dec []query.SortDe
 		h.Score = sh.dm.Score
 	}
 	var src, meta []byte
+	var srcErr error
 	err := sh.dm.VisitStoredFields(func(field string, value []byte) bool {
 		switch field {
 		case "_id":
 			h.ID = string(value)
-		case sourceFieldName:
-			src = append([]byte(nil), value...)
 		case metaFieldName:
 			meta = append([]byte(nil), value...)
+		default:
+			if s, ok, err := sh.idx.storedSource(field, value); ok {
+				src, srcErr = s, err
+			}
 		}
 		return true
 	})
+	if err == nil {
+		err = srcErr
+	}
 	if err != nil {
 		return h, Internalf(err, "failed to load hit")
 	}
@@ -1360,6 +1366,7 @@ func (ix *Index) queryContext(now time.Time, lookup func(index, id, path, routin
 		TermsLookup:    lookup,
 
 		MaxInnerResultWindow: st.MaxInnerResultWindow,
+		StoredSource:         ix.storedSource,
 	}
 }
 

@@ -166,7 +166,10 @@ func (e *Engine) ExecBulk(ctx context.Context, bulk []BulkItem, refresh Refresh)
 			it.err = e.resolveItem(ctx, it, targets)
 		}
 	}
-	// 2. Parse documents in parallel (the CPU-heavy part).
+	// 2. Parse documents in parallel (the CPU-heavy part), with the
+	// sources compressed by a dictionary sampled from the first write
+	// that brings enough of them.
+	e.sampleSourceDicts(ctx, items)
 	e.parseItems(items)
 	// 3. Apply dynamic mapping updates, sequentially.
 	for _, it := range items {
@@ -484,7 +487,11 @@ func (ix *Index) parseDoc(id string, source []byte, routing string) (*parsedDoc,
 			return nil, nil, err
 		}
 	}
-	doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
+	if c := ix.sourceCodec(); c != nil {
+		doc.AddField(bluge.NewStoredOnlyField(compressedSourceFieldName, c.encode(source)))
+	} else {
+		doc.AddField(bluge.NewStoredOnlyField(sourceFieldName, source))
+	}
 	// Every document carries the nested-root term (its own _id) so that
 	// every segment has the field: bluge (ice) panics when a batch deletes
 	// by a field a segment lacks, and updates delete nested documents by it.

@@ -24,6 +24,8 @@ type topHitsImpl struct {
 	desc     []bool
 	decoders []query.SortDecoder
 	source   *query.SourceFilter
+	// storedSource is query.Context.StoredSource.
+	storedSource func(field string, value []byte) ([]byte, bool, error)
 }
 
 func (topHitsImpl) isMetric() {}
@@ -65,6 +67,7 @@ func newTopHits(cm *ctxMapping, p *params) (impl, error) {
 	}
 	m.byScore = len(sortFields) > 0 && sortFields[0].Field == "_score"
 	m.index = qctx.Index
+	m.storedSource = qctx.StoredSource
 	if r := p.raw("_source"); r != nil {
 		if m.source, err = query.ParseSourceFilter(r); err != nil {
 			return nil, err
@@ -132,10 +135,16 @@ func (c *topHitsColl) collect(d *search.DocumentMatch) {
 		h.vals = append(h.vals, append([]byte(nil), v...))
 	}
 	_ = d.VisitStoredFields(func(field string, value []byte) bool {
-		switch field {
-		case "_id":
+		switch {
+		case field == "_id":
 			h.id = string(value)
-		case "_source":
+		case c.m.storedSource != nil:
+			// A source that fails to decompress is left out, like one
+			// that cannot be read.
+			if src, ok, err := c.m.storedSource(field, value); ok && err == nil {
+				h.source = src
+			}
+		case field == "_source":
 			h.source = append([]byte(nil), value...)
 		}
 		return true

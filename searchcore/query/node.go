@@ -51,6 +51,9 @@ type Context struct {
 	IndexUUID string
 	// MaxInnerResultWindow is index.max_inner_result_window (0 = 100).
 	MaxInnerResultWindow int
+	// StoredSource turns a stored field of a hit into the hit's _source
+	// (ok false for other fields); nil reads the field "_source" as is.
+	StoredSource func(field string, value []byte) (src []byte, ok bool, err error)
 	// InnerHits collects the inner_hits of the compiled query's nested
 	// queries (filled by Compile).
 	InnerHits []*InnerHitsSpec
