@@ -36,7 +36,7 @@ func Describe(q bluge.Query) (typ, desc string) {
 		return "MatchNoDocsQuery", desc
 	case *bluge.MatchPhraseQuery:
 		return "PhraseQuery", desc
-	case *bluge.MultiPhraseQuery:
+	case *bluge.MultiPhraseQuery, *phraseQuery:
 		return "MultiPhraseQuery", desc
 	case *phrasePrefixQuery:
 		return "MultiPhrasePrefixQuery", desc
@@ -151,6 +151,8 @@ func describeString(q bluge.Query) string {
 		return "BoostingQuery(positive: " + describeString(t.positive) + ", negative: " + describeString(t.negative) + ")"
 	case *functionScoreQuery:
 		return "function score (" + describeString(t.inner) + ", functions: " + strconv.Itoa(len(t.functions)) + ")"
+	case *phraseQuery:
+		return typeName(t.MultiPhraseQuery)
 	}
 	return typeName(q)
 }

@@ -45,6 +45,8 @@ func ExtractHighlightTerms(q bluge.Query) []HighlightTerm {
 			out = append(out, HighlightTerm{Field: t.Field(), Term: t.Term()})
 		case *bluge.MultiPhraseQuery:
 			out = append(out, HighlightTerm{Field: t.Field(), Phrase: t.Terms(), Slop: t.Slop()})
+		case *phraseQuery:
+			out = append(out, HighlightTerm{Field: t.Field(), Phrase: t.Terms(), Slop: t.Slop()})
 		case *termsQuery:
 			for _, term := range t.terms {
 				out = append(out, HighlightTerm{Field: t.field, Term: string(term)})

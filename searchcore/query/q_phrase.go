@@ -303,7 +303,7 @@ func (c *Context) textQuery(name string, ft *fieldType, text string, o *textOpts
 		return Boosted(termsAtPosition(ft.path, positions[0].terms), boost), nil
 	}
 	slots := phraseSlots(positions, positions[len(positions)-1].pos+1)
-	return Boosted(bluge.NewMultiPhraseQuery(slots).SetField(ft.path).SetSlop(o.slop), boost), nil
+	return Boosted(newPhraseQuery(slots, ft.path, o.slop), boost), nil
 }
 
 // zeroTerms is the query for text analyzed to no terms.
