@@ -265,11 +265,11 @@ type AliasMeta struct {
 type Index struct {
 	engine *Engine
 	// metaMu guards meta, mapping and analyzers (replaced, never mutated).
-	metaMu    sync.RWMutex
-	meta      *indexMeta
+	metaMu sync.RWMutex
+	meta   *indexMeta
 	// codec compresses stored sources once the index has a dictionary
 	// (set once, read without metaMu).
-	codec atomic.Pointer[sourceCodec]
+	codec     atomic.Pointer[sourceCodec]
 	settings  *IndexSettings
 	mapping   *mapping.Mapping
 	analyzers *analysis.Registry
