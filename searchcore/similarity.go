@@ -107,6 +107,32 @@ type bm25Scorer struct {
 	boost, idf, weight, avgdl float32
 	df, docCount              uint64
 	field, term               string
+	// inverses holds normInverse by encoded norm byte, as Lucene's
+	// BM25Scorer caches it; filled on the first Score (a scorer serves
+	// one searcher, on one goroutine).
+	inverses *[256]float32
+}
+
+// normByte is the one-byte encoding of a field length
+// (SmallFloat.intToByte4), beyond 255 for lengths a byte cannot hold.
+func normByte(n uint32) int {
+	if n < numFreeNorms {
+		return int(n)
+	}
+	return numFreeNorms + longToInt4(uint64(n-numFreeNorms))
+}
+
+// fillInverses computes normInverse for every norm byte.
+func (s *bm25Scorer) fillInverses() {
+	s.inverses = new([256]float32)
+	for b := range s.inverses {
+		dec := uint64(b)
+		if b >= numFreeNorms {
+			dec = numFreeNorms + int4ToLong(b-numFreeNorms)
+		}
+		dl := float32(min(dec, math.MaxInt32))
+		s.inverses[b] = 1 / (bm25K1 * ((1 - bm25B) + bm25B*dl/s.avgdl))
+	}
 }
 
 func (s *bm25Scorer) normInverse(norm float64) (float32, float32, bool) {
@@ -115,7 +141,15 @@ func (s *bm25Scorer) normInverse(norm float64) (float32, float32, bool) {
 }
 
 func (s *bm25Scorer) Score(freq int, norm float64) float64 {
-	ni, _, _ := s.normInverse(norm)
+	var ni float32
+	if b := normByte(math.Float32bits(float32(norm))); b < len(s.inverses) {
+		if s.inverses == nil {
+			s.fillInverses()
+		}
+		ni = s.inverses[b]
+	} else {
+		ni, _, _ = s.normInverse(norm)
+	}
 	return float64(s.weight - s.weight/(1+float32(freq)*ni))
 }
 

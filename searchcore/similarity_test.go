@@ -1,6 +1,7 @@
 package searchcore
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -51,6 +52,32 @@ func TestDamerauDistance(t *testing.T) {
 	for _, tc := range tests {
 		if got := damerauDistance([]rune(tc.a), []rune(tc.b)); got != tc.want {
 			t.Errorf("damerau(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestScoreNormCache: scores read through the cached inverse of each norm
+// byte equal those computed from the decoded length, for lengths up to
+// and beyond what a norm byte holds.
+func TestScoreNormCache(t *testing.T) {
+	for _, avgdl := range []float32{1, 3.7, 250} {
+		s := &bm25Scorer{weight: 2.2 * 1.7, avgdl: avgdl}
+		ns := []uint32{0, 1, 23, 24, 39, 40, 41, 1000, 65535, 1 << 24, 1 << 28, 1<<31 - 1, 1<<32 - 1}
+		for n := uint32(0); n < 5000; n += 7 {
+			ns = append(ns, n)
+		}
+		for _, n := range ns {
+			for _, freq := range []int{1, 2, 17} {
+				norm := float64(math.Float32frombits(n))
+				ni, _, _ := s.normInverse(norm)
+				want := float64(s.weight - s.weight/(1+float32(freq)*ni))
+				if got := s.Score(freq, norm); got != want {
+					t.Fatalf("avgdl %v, length %d, freq %d: score %v, want %v", avgdl, n, freq, got, want)
+				}
+			}
+		}
+		if s.inverses == nil {
+			t.Fatal("no cache filled")
 		}
 	}
 }

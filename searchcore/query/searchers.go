@@ -181,6 +181,9 @@ func (b *boolQuery) Searcher(i search.Reader, o search.SearcherOptions) (rv sear
 	if b.minShould > len(b.should) {
 		return searcher.NewMatchNoneSearcher(i, o)
 	}
+	if s, ok, err := b.termDisjunction(i, o); ok || err != nil {
+		return s, err
+	}
 	var required []search.Searcher
 	for _, q := range b.must {
 		s, err := open(q)

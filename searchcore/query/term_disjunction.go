@@ -1,0 +1,220 @@
+package query
+
+import (
+	"sort"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/searcher"
+	segment "github.com/blugelabs/bluge_segment_api"
+)
+
+// termDisjunctionSearcher is a bool query of term clauses alone (should,
+// at least min of them), the query a match query with several terms
+// compiles to. It finds and scores the documents as bluge's boolean
+// searcher over a disjunction of term searchers does: each matching
+// term's score summed in the disjunction's order (terms by descending
+// document count), times the bool's boost. It walks the terms' postings
+// itself, without a document match per term and document: a two-term match
+// query on the cities data set takes about half the time.
+type termDisjunctionSearcher struct {
+	reader  search.Reader
+	its     []segment.PostingsIterator
+	scorers []search.Scorer // nil when not scoring
+	boost   float64
+	min     int
+	cur     []segment.Posting // nil: the term is exhausted
+	started bool
+	// matching lists the terms on the current document.
+	matching []int
+}
+
+// termDisjunction returns the searcher of b when b is a disjunction of
+// plain term queries bluge would search with its slice disjunction, or
+// false.
+func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (search.Searcher, bool, error) {
+	if o.Explain || o.IncludeTermVectors || len(b.must)+len(b.filter)+len(b.mustNot) > 0 ||
+		len(b.should) < 2 || len(b.should) > searcher.DisjunctionHeapTakeover || len(b.should) > maxExactPhraseTerms {
+		return nil, false, nil
+	}
+	terms := make([]*bluge.TermQuery, len(b.should))
+	for k, q := range b.should {
+		tq, ok := q.(*bluge.TermQuery)
+		if !ok || tq.Field() == "" {
+			return nil, false, nil
+		}
+		terms[k] = tq
+	}
+	s := &termDisjunctionSearcher{reader: i, boost: b.boost, min: max(1, b.minShould)}
+	score := o.Score != "none"
+	counts := make([]uint64, len(terms))
+	its := make([]segment.PostingsIterator, len(terms))
+	scorers := make([]search.Scorer, len(terms))
+	stats := map[string]segment.CollectionStats{}
+	for k, tq := range terms {
+		it, err := i.PostingsIterator([]byte(tq.Term()), tq.Field(), score, score, false)
+		if err != nil {
+			for _, it := range its[:k] {
+				_ = it.Close()
+			}
+			return nil, true, err
+		}
+		its[k], counts[k] = it, it.Count()
+		if score {
+			st, ok := stats[tq.Field()]
+			if !ok {
+				if st, err = i.CollectionStats(tq.Field()); err != nil {
+					for _, it := range its[:k+1] {
+						_ = it.Close()
+					}
+					return nil, true, err
+				}
+				stats[tq.Field()] = st
+			}
+			scorers[k] = o.SimilarityForField(tq.Field()).Scorer(tq.Boost(), st, docFreq(counts[k]))
+		}
+	}
+	// The disjunction's order: descending count, ties in clause order.
+	order := make([]int, len(terms))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] > counts[order[b]] })
+	for _, k := range order {
+		s.its = append(s.its, its[k])
+		if score {
+			s.scorers = append(s.scorers, scorers[k])
+		}
+	}
+	s.cur = make([]segment.Posting, len(s.its))
+	s.matching = make([]int, 0, len(s.its))
+	return s, true, nil
+}
+
+// Next implements search.Searcher.
+func (s *termDisjunctionSearcher) Next(ctx *search.Context) (*search.DocumentMatch, error) {
+	if !s.started {
+		s.started = true
+		for k, it := range s.its {
+			var err error
+			if s.cur[k], err = it.Next(); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := s.step(); err != nil {
+		return nil, err
+	}
+	return s.match(ctx)
+}
+
+// Advance implements search.Searcher.
+func (s *termDisjunctionSearcher) Advance(ctx *search.Context, number uint64) (*search.DocumentMatch, error) {
+	if !s.started {
+		s.started = true
+		for k, it := range s.its {
+			var err error
+			if s.cur[k], err = it.Advance(number); err != nil {
+				return nil, err
+			}
+		}
+		return s.match(ctx)
+	}
+	if err := s.step(); err != nil {
+		return nil, err
+	}
+	for k, p := range s.cur {
+		if p != nil && p.Number() < number {
+			var err error
+			if s.cur[k], err = s.its[k].Advance(number); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s.match(ctx)
+}
+
+// step moves the terms of the last document returned past it.
+func (s *termDisjunctionSearcher) step() error {
+	for _, k := range s.matching {
+		var err error
+		if s.cur[k], err = s.its[k].Next(); err != nil {
+			return err
+		}
+	}
+	s.matching = s.matching[:0]
+	return nil
+}
+
+// match returns the first document from the current postings on that
+// enough terms hold, leaving its terms in matching.
+func (s *termDisjunctionSearcher) match(ctx *search.Context) (*search.DocumentMatch, error) {
+	for {
+		s.matching = s.matching[:0]
+		var doc uint64
+		for k, p := range s.cur {
+			switch {
+			case p == nil:
+			case len(s.matching) == 0 || p.Number() < doc:
+				doc = p.Number()
+				s.matching = append(s.matching[:0], k)
+			case p.Number() == doc:
+				s.matching = append(s.matching, k)
+			}
+		}
+		if len(s.matching) == 0 {
+			return nil, nil
+		}
+		if len(s.matching) >= s.min {
+			dm := ctx.DocumentMatchPool.Get()
+			dm.SetReader(s.reader)
+			dm.Number = doc
+			if s.scorers != nil {
+				var sum float64
+				for _, k := range s.matching {
+					sum += s.scorers[k].Score(s.cur[k].Frequency(), s.cur[k].Norm())
+				}
+				dm.Score = sum * s.boost
+			}
+			return dm, nil
+		}
+		if err := s.step(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Count implements search.Searcher: bluge's boolean searcher reports its
+// disjunction's worst case, the sum of the terms' counts.
+func (s *termDisjunctionSearcher) Count() uint64 {
+	var n uint64
+	for _, it := range s.its {
+		n += it.Count()
+	}
+	return n
+}
+
+// Min implements search.Searcher (as bluge's boolean searcher).
+func (s *termDisjunctionSearcher) Min() int { return 0 }
+
+// Size implements search.Searcher.
+func (s *termDisjunctionSearcher) Size() int {
+	n := 64
+	for _, it := range s.its {
+		n += it.Size()
+	}
+	return n
+}
+
+// DocumentMatchPoolSize implements search.Searcher.
+func (s *termDisjunctionSearcher) DocumentMatchPoolSize() int { return 1 }
+
+// Close implements search.Searcher.
+func (s *termDisjunctionSearcher) Close() error {
+	var first error
+	for _, it := range s.its {
+		if err := it.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
