@@ -284,7 +284,7 @@ func (r *statsReader) CollectionStats(field string) (segment.CollectionStats, er
 
 func (r *statsReader) PostingsIterator(term []byte, field string, freq, norm, vectors bool) (segment.PostingsIterator, error) {
 	r.lastField, r.lastTerm = field, string(term)
-	pi, err := r.Reader.PostingsIterator(term, field, freq, norm, vectors)
+	pi, err := query.GuardPostings(r.Reader, term, field, freq, norm, vectors)
 	if err != nil || r.dfs == nil {
 		return pi, err
 	}
@@ -353,7 +353,7 @@ func (c *readerCapture) Collector() search.Collector {
 
 func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
 	c.got = i
-	return c.TopNSearch.Searcher(i, config)
+	return c.TopNSearch.Searcher(query.GuardReader(i), config)
 }
 
 // newGlobalStats prepares dfs statistics over the given shards.

@@ -51,19 +51,7 @@ func TestCompressedSources(t *testing.T) {
 	bulk(e, 400, 410) // compressed with the same dictionary
 	check := func(e *searchcore.Engine) {
 		t.Helper()
-		ix, ok := e.Index("places")
-		if !ok {
-			t.Fatal("no index")
-		}
-		req := searchcore.NewSearchRequest()
-		body := `{"size":500,"sort":[{"population":"asc"}],"aggs":{"top":{"top_hits":{"size":3,"sort":[{"population":"desc"}]}}}}`
-		if err := searchcore.ParseSearchBody([]byte(body), req); err != nil {
-			t.Fatal(err)
-		}
-		res, err := e.Search(ctx, []*searchcore.Index{ix}, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := searchIndex(t, e, "places", `{"size":500,"sort":[{"population":"asc"}],"aggs":{"top":{"top_hits":{"size":3,"sort":[{"population":"desc"}]}}}}`)
 		if len(res.Hits) != 410 {
 			t.Fatalf("%d hits", len(res.Hits))
 		}
@@ -189,15 +177,7 @@ func TestCompressedSourcesConcurrentFirstWrites(t *testing.T) {
 		t.Fatalf("metadata has no dictionary: %v %s", err, raw)
 	}
 	e, _ = openEngine(t, dir, searchcore.Config{})
-	ix, _ := e.Index("c")
-	req := searchcore.NewSearchRequest()
-	if err := searchcore.ParseSearchBody([]byte(`{"size":1000}`), req); err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Search(ctx, []*searchcore.Index{ix}, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := searchIndex(t, e, "c", `{"size":1000}`)
 	if len(res.Hits) != 800 {
 		t.Fatalf("%d hits", len(res.Hits))
 	}
@@ -210,4 +190,22 @@ func TestCompressedSourcesConcurrentFirstWrites(t *testing.T) {
 			t.Fatalf("%s: %s, want %s", h.ID, h.Source, want)
 		}
 	}
+}
+
+// searchIndex runs a search body on one index.
+func searchIndex(t *testing.T, e *searchcore.Engine, index, body string) *searchcore.SearchResult {
+	t.Helper()
+	ix, ok := e.Index(index)
+	if !ok {
+		t.Fatalf("no index %s", index)
+	}
+	req := searchcore.NewSearchRequest()
+	if err := searchcore.ParseSearchBody([]byte(body), req); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(context.Background(), []*searchcore.Index{ix}, req)
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return res
 }

@@ -39,11 +39,9 @@ func (q *phraseQuery) Searcher(i search.Reader, o search.SearcherOptions) (searc
 // locations: the phrase query on the emails data set takes about half the
 // time.
 type exactPhraseSearcher struct {
-	reader  search.Reader
-	its     []segment.PostingsIterator
-	offsets []int           // each term's position in the phrase
-	scorers []search.Scorer // nil when not scoring
-	cur     []segment.Posting
+	termPostings
+	offsets []int // each term's position in the phrase
+	all     []int // every term, in order
 	started bool
 	done    bool
 	// pos[k] holds term k's positions minus its offset (the phrase start
@@ -85,12 +83,7 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 	if len(terms) < 2 || len(terms) > maxExactPhraseTerms {
 		return nil, false, nil
 	}
-	s := &exactPhraseSearcher{reader: i}
-	closeAll := func() {
-		for _, it := range s.its {
-			_ = it.Close()
-		}
-	}
+	s := &exactPhraseSearcher{termPostings: termPostings{reader: i}}
 	score := o.Score != "none"
 	var counts []uint64
 	var stats segment.CollectionStats
@@ -103,7 +96,7 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 	for _, t := range terms {
 		it, err := i.PostingsIterator([]byte(t.term), field, score, score, true)
 		if err != nil {
-			closeAll()
+			_ = s.Close()
 			return nil, true, err
 		}
 		s.its = append(s.its, it)
@@ -131,6 +124,10 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 	s.cur = make([]segment.Posting, len(its))
 	s.pos = make([][]int, len(its))
 	s.idx = make([]int, len(its))
+	s.all = order // any permutation of the terms' indices will do
+	for k := range s.all {
+		s.all[k] = k
+	}
 	// Let each segment iterate only the documents holding every term.
 	var octx segment.OptimizableContext
 	for _, it := range s.its {
@@ -141,7 +138,7 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 		}
 		var err error
 		if octx, err = op.Optimize("conjunction", octx); err != nil {
-			closeAll()
+			_ = s.Close()
 			return nil, true, err
 		}
 		if octx == nil {
@@ -150,7 +147,7 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 	}
 	if octx != nil {
 		if _, err := octx.Finish(); err != nil {
-			closeAll()
+			_ = s.Close()
 			return nil, true, err
 		}
 	}
@@ -239,17 +236,7 @@ func (s *exactPhraseSearcher) match(ctx *search.Context) (*search.DocumentMatch,
 			continue
 		}
 		if s.phraseAt() {
-			dm := ctx.DocumentMatchPool.Get()
-			dm.SetReader(s.reader)
-			dm.Number = target
-			if s.scorers != nil {
-				var sum float64
-				for k, sc := range s.scorers {
-					sum += sc.Score(s.cur[k].Frequency(), s.cur[k].Norm())
-				}
-				dm.Score = sum
-			}
-			return dm, nil
+			return s.hit(ctx, target, s.all, 1), nil
 		}
 		var err error
 		if s.cur[0], err = s.its[0].Next(); err != nil || s.cur[0] == nil {
@@ -307,35 +294,62 @@ func (s *exactPhraseSearcher) phraseAt() bool {
 	}
 }
 
-// Count implements search.Searcher: bluge's phrase searcher reports its
-// conjunction's worst case, the sum of the terms' counts.
-func (s *exactPhraseSearcher) Count() uint64 {
+// termPostings is what the term-level searchers share: the terms'
+// postings, which Count, Size and Close answer for. Count is what bluge's
+// phrase and boolean searchers report, their conjunction's or
+// disjunction's worst case: the sum of the terms' counts.
+type termPostings struct {
+	reader  search.Reader
+	its     []segment.PostingsIterator
+	scorers []search.Scorer   // nil when not scoring
+	cur     []segment.Posting // each term's posting (nil: exhausted)
+}
+
+// hit is the match of document doc, scored as the sum of the scores of
+// terms (indices of its), in that order, times boost.
+func (t *termPostings) hit(ctx *search.Context, doc uint64, terms []int, boost float64) *search.DocumentMatch {
+	dm := ctx.DocumentMatchPool.Get()
+	dm.SetReader(t.reader)
+	dm.Number = doc
+	if t.scorers != nil {
+		var sum float64
+		for _, k := range terms {
+			sum += t.scorers[k].Score(t.cur[k].Frequency(), t.cur[k].Norm())
+		}
+		dm.Score = sum * boost
+	}
+	return dm
+}
+
+// Count implements search.Searcher.
+func (t *termPostings) Count() uint64 {
 	var n uint64
-	for _, it := range s.its {
+	for _, it := range t.its {
 		n += it.Count()
 	}
 	return n
 }
 
-// Min implements search.Searcher.
-func (s *exactPhraseSearcher) Min() int { return 0 }
+// Min implements search.Searcher (0, as bluge's phrase and boolean
+// searchers).
+func (t *termPostings) Min() int { return 0 }
 
 // Size implements search.Searcher.
-func (s *exactPhraseSearcher) Size() int {
+func (t *termPostings) Size() int {
 	n := 64
-	for _, it := range s.its {
+	for _, it := range t.its {
 		n += it.Size()
 	}
 	return n
 }
 
-// DocumentMatchPoolSize implements search.Searcher.
-func (s *exactPhraseSearcher) DocumentMatchPoolSize() int { return 1 }
+// DocumentMatchPoolSize implements search.Searcher: one match at a time.
+func (t *termPostings) DocumentMatchPoolSize() int { return 1 }
 
 // Close implements search.Searcher.
-func (s *exactPhraseSearcher) Close() error {
+func (t *termPostings) Close() error {
 	var first error
-	for _, it := range s.its {
+	for _, it := range t.its {
 		if err := it.Close(); err != nil && first == nil {
 			first = err
 		}

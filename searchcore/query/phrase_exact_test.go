@@ -38,51 +38,12 @@ func TestExactPhraseMatchesBluge(t *testing.T) {
 		}
 		return strings.Join(parts, " ")
 	}
-	w, err := bluge.OpenWriter(bluge.InMemoryOnlyConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for b := 0; b < 8; b++ {
-		batch := bluge.NewBatch()
-		seen := map[string]bool{}
-		for k := 0; k < 60; k++ {
-			id := strconv.Itoa(rnd.Intn(300))
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			if rnd.Intn(8) == 0 {
-				batch.Delete(bluge.Identifier(id))
-				continue
-			}
-			src := fmt.Sprintf(`{"t":%q,"s":%q,"k":%q}`, text(), text(), words[rnd.Intn(4)])
-			if rnd.Intn(4) == 0 {
-				src = fmt.Sprintf(`{"t":[%q,%q],"s":[%q,%q],"k":"red"}`, text(), text(), text(), text())
-			}
-			doc := bluge.NewDocument(id)
-			updated, _, err := m.ParseDocumentWith(id, []byte(src), reg, doc, mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: mapping.NumericStep})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if updated != nil {
-				m = updated
-			}
-			batch.Update(doc.ID(), doc)
+	ix := buildChurnedIndex(t, m, reg, rnd, 60, 300, func() string {
+		if rnd.Intn(4) == 0 {
+			return fmt.Sprintf(`{"t":[%q,%q],"s":[%q,%q],"k":"red"}`, text(), text(), text(), text())
 		}
-		if err := w.Batch(batch); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := w.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
-	ix := &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
-	segs := 0
-	if err := probeSegments(r, &segs); err != nil || segs < 2 {
-		t.Fatalf("%d segments (%v), want several", segs, err)
-	}
+		return fmt.Sprintf(`{"t":%q,"s":%q,"k":%q}`, text(), text(), words[rnd.Intn(4)])
+	})
 	term := bluge.NewTermQuery("red").SetField("k")
 	compared, matched := 0, 0
 	for n := 0; n < 300; n++ {
@@ -109,17 +70,9 @@ func TestExactPhraseMatchesBluge(t *testing.T) {
 			{"filter", &boolQuery{filter: []bluge.Query{pq}, boost: 1}, &boolQuery{filter: []bluge.Query{slow}, boost: 1}},
 		}
 		for _, v := range variants {
-			got, want := ix.run(t, v.fast, nil, nil), ix.run(t, v.slow, nil, nil)
-			if len(got) != len(want) {
-				t.Fatalf("%s %s %q: %d hits, bluge %d", v.name, field, phrase, len(got), len(want))
-			}
-			for i := range got {
-				if got[i].id != want[i].id || got[i].score != want[i].score {
-					t.Fatalf("%s %s %q: hit %d %s %v, bluge %s %v", v.name, field, phrase, i, got[i].id, got[i].score, want[i].id, want[i].score)
-				}
-			}
+			got := sameHits(t, ix, v.fast, v.slow, fmt.Sprintf("%s %s %q", v.name, field, phrase))
 			compared++
-			matched += len(got)
+			matched += got
 		}
 	}
 	if compared < 500 || matched < 1000 {
@@ -133,4 +86,70 @@ func unwrapBoost(q bluge.Query) bluge.Query {
 		return s.q
 	}
 	return q
+}
+
+// buildChurnedIndex indexes eight batches of documents made by source
+// (about perBatch each, ids below maxID) with updates and deletes, into an
+// index of several segments.
+func buildChurnedIndex(t *testing.T, m *mapping.Mapping, reg *analysis.Registry, rnd *rand.Rand, perBatch, maxID int, source func() string) *testIndex {
+	t.Helper()
+	w, err := bluge.OpenWriter(bluge.InMemoryOnlyConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := 0; b < 8; b++ {
+		batch := bluge.NewBatch()
+		seen := map[string]bool{}
+		for k := 0; k < perBatch; k++ {
+			id := strconv.Itoa(rnd.Intn(maxID))
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if rnd.Intn(8) == 0 {
+				batch.Delete(bluge.Identifier(id))
+				continue
+			}
+			doc := bluge.NewDocument(id)
+			updated, _, err := m.ParseDocumentWith(id, []byte(source()), reg, doc, mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: mapping.NumericStep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if updated != nil {
+				m = updated
+			}
+			batch.Update(doc.ID(), doc)
+		}
+		if err := w.Batch(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := w.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
+	segs := 0
+	if err := probeSegments(r, &segs); err != nil || segs < 2 {
+		t.Fatalf("%d segments (%v), want several", segs, err)
+	}
+	return &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
+}
+
+// sameHits runs fast and its reference slow (on a GuardReader, as the
+// engine searches) and fails unless they find
+// the same documents in the same order with bit-identical scores; it
+// returns the number of hits.
+func sameHits(t *testing.T, ix *testIndex, fast, slow bluge.Query, name string) int {
+	t.Helper()
+	got, want := ix.run(t, guarded{fast}, nil, nil), ix.run(t, guarded{slow}, nil, nil)
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, bluge %d", name, len(got), len(want))
+	}
+	for i := range got {
+		if got[i].id != want[i].id || got[i].score != want[i].score {
+			t.Fatalf("%s: hit %d %s %v, bluge %s %v", name, i, got[i].id, got[i].score, want[i].id, want[i].score)
+		}
+	}
+	return len(got)
 }

@@ -18,12 +18,9 @@ import (
 // itself, without a document match per term and document: a two-term match
 // query on the cities data set takes about half the time.
 type termDisjunctionSearcher struct {
-	reader  search.Reader
-	its     []segment.PostingsIterator
-	scorers []search.Scorer // nil when not scoring
+	termPostings
 	boost   float64
 	min     int
-	cur     []segment.Posting // nil: the term is exhausted
 	started bool
 	// matching lists the terms on the current document.
 	matching []int
@@ -45,7 +42,7 @@ func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (
 		}
 		terms[k] = tq
 	}
-	s := &termDisjunctionSearcher{reader: i, boost: b.boost, min: max(1, b.minShould)}
+	s := &termDisjunctionSearcher{termPostings: termPostings{reader: i}, boost: b.boost, min: max(1, b.minShould)}
 	score := o.Score != "none"
 	counts := make([]uint64, len(terms))
 	its := make([]segment.PostingsIterator, len(terms))
@@ -165,56 +162,10 @@ func (s *termDisjunctionSearcher) match(ctx *search.Context) (*search.DocumentMa
 			return nil, nil
 		}
 		if len(s.matching) >= s.min {
-			dm := ctx.DocumentMatchPool.Get()
-			dm.SetReader(s.reader)
-			dm.Number = doc
-			if s.scorers != nil {
-				var sum float64
-				for _, k := range s.matching {
-					sum += s.scorers[k].Score(s.cur[k].Frequency(), s.cur[k].Norm())
-				}
-				dm.Score = sum * s.boost
-			}
-			return dm, nil
+			return s.hit(ctx, doc, s.matching, s.boost), nil
 		}
 		if err := s.step(); err != nil {
 			return nil, err
 		}
 	}
-}
-
-// Count implements search.Searcher: bluge's boolean searcher reports its
-// disjunction's worst case, the sum of the terms' counts.
-func (s *termDisjunctionSearcher) Count() uint64 {
-	var n uint64
-	for _, it := range s.its {
-		n += it.Count()
-	}
-	return n
-}
-
-// Min implements search.Searcher (as bluge's boolean searcher).
-func (s *termDisjunctionSearcher) Min() int { return 0 }
-
-// Size implements search.Searcher.
-func (s *termDisjunctionSearcher) Size() int {
-	n := 64
-	for _, it := range s.its {
-		n += it.Size()
-	}
-	return n
-}
-
-// DocumentMatchPoolSize implements search.Searcher.
-func (s *termDisjunctionSearcher) DocumentMatchPoolSize() int { return 1 }
-
-// Close implements search.Searcher.
-func (s *termDisjunctionSearcher) Close() error {
-	var first error
-	for _, it := range s.its {
-		if err := it.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
 }
