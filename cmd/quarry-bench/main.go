@@ -291,7 +291,12 @@ func run(args []string, stdout io.Writer) error {
 	}
 	logf("emails: ceiling %.0f docs/s, ingest %.0f docs/s", ec.DocsPerS, rep.Ingest.Emails.DocsPerS)
 
-	// Queries.
+	// Queries, on a server done with the merges of its loads.
+	waited, err := live.waitIdle(ctx, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	logf("server idle after %.1f s", waited.Seconds())
 	readers := map[string]*bluge.Reader{"cities": citiesReader, "emails": emailsReader}
 	qs := querySet(monthBoundaries(emails))
 	for _, q := range qs {

@@ -153,7 +153,8 @@ type searchResponse struct {
 }
 
 // runQuery times q over HTTP (client latency and server took) and in
-// process against the ceiling reader: warm runs first, then runs timed.
+// process against the ceiling reader, alternating: warm runs first, then
+// runs timed.
 func runQuery(ctx context.Context, s *server, readers map[string]*bluge.Reader, q benchQuery, warm, runs int) (queryResult, error) {
 	res := queryResult{Name: q.name, Index: q.index, Runs: runs, MaxP50Ms: q.maxP50}
 	path := "/" + q.index + "/_search"
@@ -174,7 +175,10 @@ func runQuery(ctx context.Context, s *server, readers map[string]*bluge.Reader, 
 		body, _ = json.Marshal(b)
 		path = "/_search"
 	}
-	var client, took []float64
+	// HTTP and in-process runs alternate, so that both meet the same
+	// conditions of the machine (a background merge, another process).
+	r := readers[q.index]
+	var client, took, inproc []float64
 	for i := 0; i < warm+runs; i++ {
 		var sr searchResponse
 		t0 := time.Now()
@@ -182,20 +186,14 @@ func runQuery(ctx context.Context, s *server, readers map[string]*bluge.Reader, 
 			return res, fmt.Errorf("query %s: %w", q.name, err)
 		}
 		el := time.Since(t0)
-		if i >= warm {
-			client = append(client, ms(el))
-			took = append(took, float64(sr.Took))
-		}
 		res.Hits = len(sr.Hits.Hits)
-	}
-	r := readers[q.index]
-	var inproc []float64
-	for i := 0; i < warm+runs; i++ {
-		t0 := time.Now()
+		t0 = time.Now()
 		if _, err := runInProcess(ctx, r, q.inProcess()); err != nil {
 			return res, fmt.Errorf("query %s in process: %w", q.name, err)
 		}
 		if i >= warm {
+			client = append(client, ms(el))
+			took = append(took, float64(sr.Took))
 			inproc = append(inproc, ms(time.Since(t0)))
 		}
 	}

@@ -165,6 +165,34 @@ func (s *server) cpuTime() (time.Duration, error) {
 	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
+// waitIdle waits until the server has used under 5% of a core for half a
+// second (after a load, its segment merges go on in the background), or
+// until max has passed, and returns how long it waited.
+func (s *server) waitIdle(ctx context.Context, max time.Duration) (time.Duration, error) {
+	const window = 500 * time.Millisecond
+	start := time.Now()
+	prev, err := s.cpuTime()
+	if err != nil {
+		return 0, err
+	}
+	for time.Since(start) < max {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), ctx.Err()
+		case <-time.After(window):
+		}
+		cur, err := s.cpuTime()
+		if err != nil {
+			return time.Since(start), err
+		}
+		if cur-prev < window/20 {
+			break
+		}
+		prev = cur
+	}
+	return time.Since(start), nil
+}
+
 // diskUsage returns the bytes a folder occupies on disk (allocated blocks,
 // like du), so sparse pre-allocated files count for what they use.
 func diskUsage(dir string) (int64, error) {
