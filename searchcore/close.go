@@ -70,19 +70,23 @@ func (e *Engine) CloseIndices(ctx context.Context, indices []*Index) ([]string, 
 		if e.indices[name] != idx {
 			continue // already closed (or gone)
 		}
-		m := *idx.metaSnapshot()
+		// Copy, persist and publish under metaMu, so that a metadata
+		// update racing the close (a write giving the index its source
+		// dictionary) is neither lost nor undoes the close.
+		idx.metaMu.Lock()
+		m := *idx.meta
 		m.State = stateClosed
 		if err := e.persistMeta(ctx, &m); err != nil {
+			idx.metaMu.Unlock()
 			return closed, err
 		}
+		idx.meta = &m
+		idx.metaMu.Unlock()
 		delete(e.indices, name)
 		e.contexts.freeIndex(idx)
 		if err := idx.close(); err != nil {
 			e.log.Warn("closing index shards", "index", name, "err", err)
 		}
-		idx.metaMu.Lock()
-		idx.meta = &m
-		idx.metaMu.Unlock()
 		idx.shards = nil
 		e.closed[name] = idx
 		closed = append(closed, name)

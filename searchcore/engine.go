@@ -264,6 +264,9 @@ type AliasMeta struct {
 // Index is one open index: its metadata and shards.
 type Index struct {
 	engine *Engine
+	// name and uuid never change; they are read without metaMu, while
+	// metadata updates replace meta.
+	name, uuid string
 	// metaMu guards meta, mapping and analyzers (replaced, never mutated).
 	metaMu sync.RWMutex
 	meta   *indexMeta
@@ -281,10 +284,10 @@ type Index struct {
 }
 
 // Name returns the index name.
-func (ix *Index) Name() string { return ix.meta.Name }
+func (ix *Index) Name() string { return ix.name }
 
 // UUID returns the index UUID.
-func (ix *Index) UUID() string { return ix.meta.UUID }
+func (ix *Index) UUID() string { return ix.uuid }
 
 // Mapping returns the current mapping (immutable).
 func (ix *Index) Mapping() *mapping.Mapping {
@@ -341,7 +344,7 @@ func (e *Engine) newIndex(m *indexMeta) (*Index, error) {
 			return nil, err
 		}
 	}
-	ix := &Index{engine: e, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}
+	ix := &Index{engine: e, name: m.Name, uuid: m.UUID, meta: m, settings: settings, mapping: mp, analyzers: reg, lastRefresh: e.now()}
 	if len(m.SourceDict) > 0 {
 		c, err := newSourceCodec(m.SourceDict)
 		if err != nil {

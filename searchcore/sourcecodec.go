@@ -16,7 +16,8 @@ import (
 // metadata, and stores every later source compressed with it under
 // compressedSourceFieldName: the cities sources take half their size. The
 // dictionary never changes once set; sources stored before it stay plain
-// under sourceFieldName, and replay recompresses them. Compression is an
+// under sourceFieldName (until replay rebuilds their documents, should a
+// shard lack them). Compression is an
 // optimisation only: a dictionary that cannot be made or saved leaves the
 // sources plain.
 const (
@@ -43,9 +44,13 @@ type sourceCodec struct {
 
 // newSourceCodec builds the codec of a dictionary.
 func newSourceCodec(dict []byte) (*sourceCodec, error) {
-	workers := runtime.GOMAXPROCS(0)
+	// Every index has a codec, and zstd allocates each of its encoders
+	// whole once one is used: a 128 KiB window (sources are mostly far
+	// smaller; a longer one only finds matches further back) and at most
+	// four encoders keep a codec under 1 MB.
+	workers := min(runtime.GOMAXPROCS(0), 4)
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(sourceDictID, dict), zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(workers), zstd.WithLowerEncoderMem(true))
+		zstd.WithEncoderConcurrency(workers), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(sourceWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +62,9 @@ func newSourceCodec(dict []byte) (*sourceCodec, error) {
 	}
 	return &sourceCodec{enc: enc, dec: dec}, nil
 }
+
+// sourceWindow is the encoders' window.
+const sourceWindow = 128 << 10
 
 // maxSourceBytes bounds a decompressed source (http.max_content_length's
 // ceiling): a damaged frame cannot make decoding allocate more.
@@ -72,8 +80,9 @@ func (c *sourceCodec) decode(b []byte) ([]byte, error) {
 	return c.dec.DecodeAll(b, nil)
 }
 
-// sampleSourceDict picks a dictionary from sources: whole sources spread
-// evenly over them, up to sourceDictSize bytes; nil when they hold fewer
+// sampleSourceDict picks a dictionary from sources: every stride-th source
+// (stride: their bytes over sourceDictSize, so larger batches are sampled
+// more sparsely), up to sourceDictSize bytes; nil when they hold fewer
 // than sourceDictMinSample bytes.
 func sampleSourceDict(sources [][]byte) []byte {
 	total := 0

@@ -401,7 +401,7 @@ func (a *Root) Bind(ctx context.Context, r *bluge.Reader) (*Root, error) {
 				var sets []*roaring.Bitmap
 				for _, q := range f.queries {
 					bm := roaring.New()
-					it, err := r.Search(ctx, bluge.NewAllMatches(q))
+					it, err := r.Search(ctx, bluge.NewAllMatches(query.Guarded(q)))
 					if err != nil {
 						return err
 					}

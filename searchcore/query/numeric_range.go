@@ -57,8 +57,9 @@ type rangeTerms struct {
 }
 
 // multiTermSearcher is bluge's constant-score searcher of the terms, the
-// disjunction of one per field when both fields have terms (a document
-// holds one term of a range at most, so the score stays constant).
+// disjunction of one per field when both fields have terms (with the
+// constant scorer as the disjunction's, a document matching in both still
+// scores the constant).
 func (t rangeTerms) multiTermSearcher(i search.Reader, field string, sc similarity.ConstantScorer, o search.SearcherOptions) (search.Searcher, error) {
 	if len(t.shifted) == 0 {
 		return searcher.NewMultiTermSearcherBytes(i, t.own, field, 1, sc, sc, o, true)

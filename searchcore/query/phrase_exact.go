@@ -60,7 +60,7 @@ const maxExactPhraseTerms = 12
 // the phrase needs bluge's (slop, several terms at a position, too many
 // terms, explanations, term vectors).
 func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slop int, o search.SearcherOptions) (search.Searcher, bool, error) {
-	if slop != 0 || o.Explain || o.IncludeTermVectors {
+	if slop != 0 || o.Explain || o.IncludeTermVectors || o.Score == "none" {
 		return nil, false, nil
 	}
 	type termAt struct {
@@ -85,17 +85,13 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 		return nil, false, nil
 	}
 	s := &exactPhraseSearcher{termPostings: termPostings{reader: i}}
-	score := o.Score != "none"
 	var counts []uint64
-	var stats segment.CollectionStats
-	if score {
-		var err error
-		if stats, err = i.CollectionStats(field); err != nil {
-			return nil, true, err
-		}
+	stats, err := i.CollectionStats(field)
+	if err != nil {
+		return nil, true, err
 	}
 	for _, t := range terms {
-		it, err := i.PostingsIterator([]byte(t.term), field, score, score, true)
+		it, err := i.PostingsIterator([]byte(t.term), field, true, true, true)
 		if err != nil {
 			_ = s.Close()
 			return nil, true, err
@@ -103,9 +99,7 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 		s.its = append(s.its, it)
 		s.offsets = append(s.offsets, t.offset)
 		counts = append(counts, it.Count())
-		if score {
-			s.scorers = append(s.scorers, o.SimilarityForField(field).Scorer(1, stats, docFreq(it.Count())))
-		}
+		s.scorers = append(s.scorers, o.SimilarityForField(field).Scorer(1, stats, docFreq(it.Count())))
 	}
 	// The conjunction's order: ascending count, ties in phrase order.
 	order := make([]int, len(terms))
@@ -113,13 +107,9 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 		order[k] = k
 	}
 	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] < counts[order[b]] })
-	its, offsets := make([]segment.PostingsIterator, len(order)), make([]int, len(order))
-	var scorers []search.Scorer
+	its, offsets, scorers := make([]segment.PostingsIterator, len(order)), make([]int, len(order)), make([]search.Scorer, len(order))
 	for k, o := range order {
-		its[k], offsets[k] = s.its[o], s.offsets[o]
-		if score {
-			scorers = append(scorers, s.scorers[o])
-		}
+		its[k], offsets[k], scorers[k] = s.its[o], s.offsets[o], s.scorers[o]
 	}
 	s.its, s.offsets, s.scorers = its, offsets, scorers
 	s.cur = make([]segment.Posting, len(its))
@@ -302,7 +292,7 @@ func (s *exactPhraseSearcher) phraseAt() bool {
 type termPostings struct {
 	reader  search.Reader
 	its     []segment.PostingsIterator
-	scorers []search.Scorer   // nil when not scoring
+	scorers []search.Scorer
 	cur     []segment.Posting // each term's posting (nil: exhausted)
 }
 
@@ -312,13 +302,11 @@ func (t *termPostings) hit(ctx *search.Context, doc uint64, terms []int, boost f
 	dm := ctx.DocumentMatchPool.Get()
 	dm.SetReader(t.reader)
 	dm.Number = doc
-	if t.scorers != nil {
-		var sum float64
-		for _, k := range terms {
-			sum += t.scorers[k].Score(t.cur[k].Frequency(), t.cur[k].Norm())
-		}
-		dm.Score = sum * boost
+	var sum float64
+	for _, k := range terms {
+		sum += t.scorers[k].Score(t.cur[k].Frequency(), t.cur[k].Norm())
 	}
+	dm.Score = sum * boost
 	return dm
 }
 

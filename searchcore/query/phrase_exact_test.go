@@ -142,7 +142,7 @@ func buildChurnedIndex(t *testing.T, m *mapping.Mapping, reg *analysis.Registry,
 // returns the number of hits.
 func sameHits(t *testing.T, ix *testIndex, fast, slow bluge.Query, name string) int {
 	t.Helper()
-	got, want := ix.run(t, guarded{fast}, nil, nil), ix.run(t, guarded{slow}, nil, nil)
+	got, want := ix.run(t, Guarded(fast), nil, nil), ix.run(t, Guarded(slow), nil, nil)
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d hits, bluge %d", name, len(got), len(want))
 	}

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/search"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -21,8 +23,29 @@ import (
 // (GuardPostings).
 func GuardReader(r search.Reader) search.Reader { return guardReader{r} }
 
+// Guarded returns q searching on a GuardReader, for searches that do not
+// run on the engine's statsReader (which guards its postings itself).
+func Guarded(q bluge.Query) bluge.Query { return guardedQuery{q} }
+
+// guardedQuery is a query searching on a GuardReader.
+type guardedQuery struct{ q bluge.Query }
+
+// Searcher implements bluge.Query.
+func (g guardedQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	return g.q.Searcher(GuardReader(i), o)
+}
+
 // guardReader is a search.Reader whose postings iterators are guarded.
 type guardReader struct{ search.Reader }
+
+// Segments implements SegmentedReader when the reader does, so that range
+// queries still read the segments one by one.
+func (r guardReader) Segments() []index.SegmentSnapshot {
+	if sr, ok := r.Reader.(SegmentedReader); ok {
+		return sr.Segments()
+	}
+	return nil
+}
 
 // PostingsIterator implements search.Reader.
 func (r guardReader) PostingsIterator(term []byte, field string, freq, norm, vectors bool) (segment.PostingsIterator, error) {

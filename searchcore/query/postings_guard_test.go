@@ -15,13 +15,6 @@ import (
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
 
-// guarded searches its query on a GuardReader, as the engine does.
-type guarded struct{ q bluge.Query }
-
-func (g guarded) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
-	return g.q.Searcher(GuardReader(i), o)
-}
-
 // spied searches its query on a reader whose postings iterators record,
 // in misuse, every advance to a document at or before the last one
 // returned and every second close. guard puts GuardReader above the spy.

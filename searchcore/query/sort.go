@@ -633,12 +633,14 @@ func (f *fieldSortSource) valueOf(terms [][]byte) []byte {
 	}
 	if f.exactInt {
 		// The document has no exact value because its one value is a
-		// float64 exactly (mapping.docParser.exactFields): encode it as
-		// exactValue would, so that both kinds of documents compare.
+		// float64 exactly (mapping.docParser.exactFields), or it was
+		// indexed before exact values existed (its values then saturate
+		// like the exact words did): encode it as exactValue would, so
+		// that both kinds of documents compare.
 		var ints [8]int64
 		iv := ints[:0]
 		for _, v := range vals {
-			iv = append(iv, int64(v))
+			iv = append(iv, clampInt64(v))
 		}
 		return encodeExactLong(pickLongMode(iv, f.mode))
 	}

@@ -32,7 +32,9 @@ type termDisjunctionSearcher struct {
 // plain term queries bluge would search with its slice disjunction, or
 // false.
 func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (search.Searcher, bool, error) {
-	if o.Explain || o.IncludeTermVectors || len(b.must)+len(b.filter)+len(b.mustNot) > 0 ||
+	// Unscored searches take bluge's searchers, whose unscored
+	// optimisations give scores of their own.
+	if o.Explain || o.IncludeTermVectors || o.Score == "none" || len(b.must)+len(b.filter)+len(b.mustNot) > 0 ||
 		len(b.should) < 2 || len(b.should) > searcher.DisjunctionHeapTakeover || len(b.should) > maxExactPhraseTerms {
 		return nil, false, nil
 	}
@@ -45,13 +47,12 @@ func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (
 		terms[k] = tq
 	}
 	s := &termDisjunctionSearcher{termPostings: termPostings{reader: i}, boost: b.boost, min: max(1, b.minShould)}
-	score := o.Score != "none"
 	counts := make([]uint64, len(terms))
 	its := make([]segment.PostingsIterator, len(terms))
 	scorers := make([]search.Scorer, len(terms))
 	stats := map[string]segment.CollectionStats{}
 	for k, tq := range terms {
-		it, err := i.PostingsIterator([]byte(tq.Term()), tq.Field(), score, score, false)
+		it, err := i.PostingsIterator([]byte(tq.Term()), tq.Field(), true, true, false)
 		if err != nil {
 			for _, it := range its[:k] {
 				_ = it.Close()
@@ -59,19 +60,17 @@ func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (
 			return nil, true, err
 		}
 		its[k], counts[k] = it, it.Count()
-		if score {
-			st, ok := stats[tq.Field()]
-			if !ok {
-				if st, err = i.CollectionStats(tq.Field()); err != nil {
-					for _, it := range its[:k+1] {
-						_ = it.Close()
-					}
-					return nil, true, err
+		st, ok := stats[tq.Field()]
+		if !ok {
+			if st, err = i.CollectionStats(tq.Field()); err != nil {
+				for _, it := range its[:k+1] {
+					_ = it.Close()
 				}
-				stats[tq.Field()] = st
+				return nil, true, err
 			}
-			scorers[k] = o.SimilarityForField(tq.Field()).Scorer(tq.Boost(), st, docFreq(counts[k]))
+			stats[tq.Field()] = st
 		}
+		scorers[k] = o.SimilarityForField(tq.Field()).Scorer(tq.Boost(), st, docFreq(counts[k]))
 	}
 	// The disjunction's order: descending count, ties in clause order.
 	order := make([]int, len(terms))
@@ -81,9 +80,7 @@ func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (
 	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] > counts[order[b]] })
 	for _, k := range order {
 		s.its = append(s.its, its[k])
-		if score {
-			s.scorers = append(s.scorers, scorers[k])
-		}
+		s.scorers = append(s.scorers, scorers[k])
 	}
 	s.cur = make([]segment.Posting, len(s.its))
 	s.matching = make([]int, 0, len(s.its))
