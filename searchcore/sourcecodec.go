@@ -126,15 +126,25 @@ func (ix *Index) storedSource(field string, value []byte) (src []byte, ok bool, 
 // and saves the dictionary before any of them is committed. A failure
 // leaves the index without one.
 func (e *Engine) sampleSourceDicts(ctx context.Context, items []*writeItem) {
-	var sources map[*Index][][]byte
+	wants := func(it *writeItem) bool {
+		return it.err == nil && it.target != nil && (it.req.Op == OpIndex || it.req.Op == OpCreate) && it.target.sourceCodec() == nil
+	}
+	// Most writes go to indices with a dictionary, or are too small to
+	// sample: they leave without allocating.
+	total := 0
 	for _, it := range items {
-		if it.err != nil || it.target == nil || (it.req.Op != OpIndex && it.req.Op != OpCreate) || it.target.sourceCodec() != nil {
-			continue
+		if wants(it) {
+			total += len(it.req.Source)
 		}
-		if sources == nil {
-			sources = map[*Index][][]byte{}
+	}
+	if total < sourceDictMinSample {
+		return
+	}
+	sources := map[*Index][][]byte{}
+	for _, it := range items {
+		if wants(it) {
+			sources[it.target] = append(sources[it.target], it.req.Source)
 		}
-		sources[it.target] = append(sources[it.target], it.req.Source)
 	}
 	for ix, srcs := range sources {
 		dict := sampleSourceDict(srcs)

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,27 +102,16 @@ func (p *docParser) addExact(path string, w uint64, lossy bool) {
 // markLossy records that path has a value its doc values do not hold
 // exactly.
 func (p *docParser) markLossy(path string) {
-	for _, l := range p.exactLossy {
-		if l == path {
-			return
-		}
+	if !slices.Contains(p.exactLossy, path) {
+		p.exactLossy = append(p.exactLossy, path)
 	}
-	p.exactLossy = append(p.exactLossy, path)
 }
 
 // needsExact reports whether path's exact words say more than its doc
 // values: several values (doc values drop duplicates and order), or one
 // the float64 doc value does not hold exactly.
 func (p *docParser) needsExact(path string) bool {
-	if len(p.exact[path]) > exactWordLen {
-		return true
-	}
-	for _, l := range p.exactLossy {
-		if l == path {
-			return true
-		}
-	}
-	return false
+	return len(p.exact[path]) > exactWordLen || slices.Contains(p.exactLossy, path)
 }
 
 // exactFields returns the exact doc-values fields of the parsed document

@@ -172,31 +172,10 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 		}
 		deleted := ss.Deleted()
 		readRun := func(dict segment.Dictionary, r run) error {
-			if uint64(r.to-r.from)>>r.shift < maxProbedRun {
-				for v := r.from; ; v += int64(1) << r.shift {
-					if err := add(dict, numeric.MustNewPrefixCodedInt64(v, r.shift), deleted); err != nil {
-						return err
-					}
-					if v>>r.shift == r.to>>r.shift {
-						return nil
-					}
-				}
-			}
-			to := r.to | (int64(1)<<r.shift - 1)
-			start := numeric.MustNewPrefixCodedInt64(r.from, r.shift)
-			end := append(numeric.MustNewPrefixCodedInt64(to, r.shift), 0) // inclusive
-			it := dict.Iterator(nil, start, end)
-			var de segment.DictionaryEntry
-			var err error
-			for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
-				if err = add(dict, []byte(de.Term()), deleted); err != nil {
-					break
-				}
-			}
-			if cerr := it.Close(); err == nil {
-				err = cerr
-			}
-			return err
+			visit := func(term []byte) error { return add(dict, term, deleted) }
+			return eachRunTerm(r.from, r.to, r.shift, visit, func(start, end []byte) error {
+				return drainTerms(dict.Iterator(nil, start, end), visit)
+			})
 		}
 		for _, r := range runs {
 			if err := readRun(own, r); err != nil {
@@ -346,8 +325,8 @@ func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) (
 		if k == 1 {
 			out = &terms.shifted
 		}
-		if uint64(to-from)>>shift < maxProbedRun {
-			// A short run: look its few candidates up (bluge's way).
+		probe := func(term []byte) error {
+			// A short run: its few candidates are looked up (bluge's way).
 			if lookups[k] == nil {
 				l, err := i.DictionaryLookup(fields[k])
 				if err != nil {
@@ -355,33 +334,22 @@ func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) (
 				}
 				lookups[k] = l
 			}
-			for v := from; ; v += int64(1) << shift {
-				term := numeric.MustNewPrefixCodedInt64(v, shift)
-				if found, err := lookups[k].Contains(term); err != nil {
-					return err
-				} else if found {
-					*out = append(*out, term)
-				}
-				if v>>shift == to>>shift {
-					return nil
-				}
+			found, err := lookups[k].Contains(term)
+			if found {
+				*out = append(*out, term)
 			}
-		}
-		to |= int64(1)<<shift - 1
-		start := numeric.MustNewPrefixCodedInt64(from, shift)
-		end := append(numeric.MustNewPrefixCodedInt64(to, shift), 0) // inclusive
-		it, err := i.DictionaryIterator(fields[k], nil, start, end)
-		if err != nil {
 			return err
 		}
-		var de segment.DictionaryEntry
-		for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
-			*out = append(*out, []byte(de.Term()))
-		}
-		if cerr := it.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return eachRunTerm(from, to, shift, probe, func(start, end []byte) error {
+			it, err := i.DictionaryIterator(fields[k], nil, start, end)
+			if err != nil {
+				return err
+			}
+			return drainTerms(it, func(term []byte) error {
+				*out = append(*out, term)
+				return nil
+			})
+		})
 	}
 	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
 		if err = readRun(0, from, to, shift); err != nil || shift == 0 {
@@ -399,6 +367,41 @@ func numericRangeTerms(i search.Reader, field string, lo, hi int64, step uint) (
 		}
 	}
 	return terms, err
+}
+
+// eachRunTerm reads the run [from, to] of shift-shift terms: a short run
+// (under maxProbedRun values) by probing each candidate term, a longer one
+// by iterating its part of a dictionary, [start, end] with end exclusive.
+func eachRunTerm(from, to int64, shift uint, probe func(term []byte) error, iterate func(start, end []byte) error) error {
+	if uint64(to-from)>>shift < maxProbedRun {
+		for v := from; ; v += int64(1) << shift {
+			if err := probe(numeric.MustNewPrefixCodedInt64(v, shift)); err != nil {
+				return err
+			}
+			if v>>shift == to>>shift {
+				return nil
+			}
+		}
+	}
+	to |= int64(1)<<shift - 1
+	start := numeric.MustNewPrefixCodedInt64(from, shift)
+	end := append(numeric.MustNewPrefixCodedInt64(to, shift), 0) // inclusive
+	return iterate(start, end)
+}
+
+// drainTerms visits every term of it (a copy each) and closes it.
+func drainTerms(it segment.DictionaryIterator, visit func(term []byte) error) error {
+	var de segment.DictionaryEntry
+	var err error
+	for de, err = it.Next(); err == nil && de != nil; de, err = it.Next() {
+		if err = visit([]byte(de.Term())); err != nil {
+			break
+		}
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // maxProbedRun is the longest run of terms (in values of its shift) that

@@ -85,40 +85,24 @@ func newExactPhraseSearcher(i search.Reader, slots [][]string, field string, slo
 		return nil, false, nil
 	}
 	s := &exactPhraseSearcher{termPostings: termPostings{reader: i}}
-	var counts []uint64
 	stats, err := i.CollectionStats(field)
 	if err != nil {
 		return nil, true, err
 	}
 	for _, t := range terms {
-		it, err := i.PostingsIterator([]byte(t.term), field, true, true, true)
-		if err != nil {
+		if err := s.open(t.term, field, 1, true, stats, o); err != nil {
 			_ = s.Close()
 			return nil, true, err
 		}
-		s.its = append(s.its, it)
-		s.offsets = append(s.offsets, t.offset)
-		counts = append(counts, it.Count())
-		s.scorers = append(s.scorers, o.SimilarityForField(field).Scorer(1, stats, docFreq(it.Count())))
 	}
 	// The conjunction's order: ascending count, ties in phrase order.
-	order := make([]int, len(terms))
-	for k := range order {
-		order[k] = k
+	order := s.order(true)
+	n := len(order)
+	s.offsets, s.all = make([]int, n), make([]int, n)
+	for k, was := range order {
+		s.offsets[k], s.all[k] = terms[was].offset, k
 	}
-	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] < counts[order[b]] })
-	its, offsets, scorers := make([]segment.PostingsIterator, len(order)), make([]int, len(order)), make([]search.Scorer, len(order))
-	for k, o := range order {
-		its[k], offsets[k], scorers[k] = s.its[o], s.offsets[o], s.scorers[o]
-	}
-	s.its, s.offsets, s.scorers = its, offsets, scorers
-	s.cur = make([]segment.Posting, len(its))
-	s.pos = make([][]int, len(its))
-	s.idx = make([]int, len(its))
-	s.all = order // any permutation of the terms' indices will do
-	for k := range s.all {
-		s.all[k] = k
-	}
+	s.pos, s.idx = make([][]int, n), make([]int, n)
 	// Let each segment iterate only the documents holding every term.
 	var octx segment.OptimizableContext
 	for _, it := range s.its {
@@ -294,6 +278,42 @@ type termPostings struct {
 	its     []segment.PostingsIterator
 	scorers []search.Scorer
 	cur     []segment.Posting // each term's posting (nil: exhausted)
+}
+
+// open adds the postings of term in field (with term vectors when asked)
+// and their scorer, boosted by boost.
+func (t *termPostings) open(term, field string, boost float64, vectors bool, stats segment.CollectionStats, o search.SearcherOptions) error {
+	it, err := t.reader.PostingsIterator([]byte(term), field, true, true, vectors)
+	if err != nil {
+		return err
+	}
+	t.its = append(t.its, it)
+	t.scorers = append(t.scorers, o.SimilarityForField(field).Scorer(boost, stats, docFreq(it.Count())))
+	return nil
+}
+
+// order puts the terms in the order bluge's conjunction (ascending
+// document count) or disjunction (descending) keeps its searchers in,
+// ties in the order opened, and returns where each term was: order[k] is
+// the index, in the order opened, of the term now at k.
+func (t *termPostings) order(ascending bool) []int {
+	order := make([]int, len(t.its))
+	counts := make([]uint64, len(t.its))
+	for k, it := range t.its {
+		order[k], counts[k] = k, it.Count()
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		if ascending {
+			return counts[order[a]] < counts[order[b]]
+		}
+		return counts[order[a]] > counts[order[b]]
+	})
+	its, scorers := make([]segment.PostingsIterator, len(order)), make([]search.Scorer, len(order))
+	for k, was := range order {
+		its[k], scorers[k] = t.its[was], t.scorers[was]
+	}
+	t.its, t.scorers, t.cur = its, scorers, make([]segment.Posting, len(its))
+	return order
 }
 
 // hit is the match of document doc, scored as the sum of the scores of

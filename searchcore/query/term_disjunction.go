@@ -1,8 +1,6 @@
 package query
 
 import (
-	"sort"
-
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -47,42 +45,24 @@ func (b *boolQuery) termDisjunction(i search.Reader, o search.SearcherOptions) (
 		terms[k] = tq
 	}
 	s := &termDisjunctionSearcher{termPostings: termPostings{reader: i}, boost: b.boost, min: max(1, b.minShould)}
-	counts := make([]uint64, len(terms))
-	its := make([]segment.PostingsIterator, len(terms))
-	scorers := make([]search.Scorer, len(terms))
 	stats := map[string]segment.CollectionStats{}
-	for k, tq := range terms {
-		it, err := i.PostingsIterator([]byte(tq.Term()), tq.Field(), true, true, false)
-		if err != nil {
-			for _, it := range its[:k] {
-				_ = it.Close()
-			}
-			return nil, true, err
-		}
-		its[k], counts[k] = it, it.Count()
+	for _, tq := range terms {
 		st, ok := stats[tq.Field()]
 		if !ok {
+			var err error
 			if st, err = i.CollectionStats(tq.Field()); err != nil {
-				for _, it := range its[:k+1] {
-					_ = it.Close()
-				}
+				_ = s.Close()
 				return nil, true, err
 			}
 			stats[tq.Field()] = st
 		}
-		scorers[k] = o.SimilarityForField(tq.Field()).Scorer(tq.Boost(), st, docFreq(counts[k]))
+		if err := s.open(tq.Term(), tq.Field(), tq.Boost(), false, st, o); err != nil {
+			_ = s.Close()
+			return nil, true, err
+		}
 	}
 	// The disjunction's order: descending count, ties in clause order.
-	order := make([]int, len(terms))
-	for k := range order {
-		order[k] = k
-	}
-	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] > counts[order[b]] })
-	for _, k := range order {
-		s.its = append(s.its, its[k])
-		s.scorers = append(s.scorers, scorers[k])
-	}
-	s.cur = make([]segment.Posting, len(s.its))
+	s.order(false)
 	s.matching = make([]int, 0, len(s.its))
 	return s, true, nil
 }
