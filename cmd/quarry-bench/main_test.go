@@ -69,7 +69,7 @@ func TestQuickRun(t *testing.T) {
 	if len(rep.Datasets) != 2 || rep.Datasets[0].Docs != 1500 || rep.Datasets[1].Docs != 300 {
 		t.Fatalf("datasets %+v", rep.Datasets)
 	}
-	if len(rep.Ceiling.Cities) != 1 || rep.Ceiling.Cities[0].Docs != 1500 || rep.Ceiling.Cities[0].DocsPerS <= 0 || rep.Ceiling.CitiesDisk <= 0 {
+	if len(rep.Ceiling.Cities) != 1 || rep.Ceiling.Cities[0].Docs != 1500 || rep.Ceiling.Cities[0].DocsPerS <= 0 || rep.Ceiling.CitiesDisk <= 0 || rep.Ceiling.CitiesFloorDisk <= 0 || rep.Ceiling.CitiesFloorDisk >= rep.Ceiling.CitiesDisk {
 		t.Errorf("ceiling %+v", rep.Ceiling)
 	}
 	if len(rep.Ingest.Cities) != 1 || rep.Ingest.Cities[0].Docs != 1500 || rep.Ingest.Emails.Docs != 300 {
