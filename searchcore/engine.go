@@ -19,6 +19,7 @@ import (
 	"github.com/quarry-search/quarry/searchcore/analysis"
 	"github.com/quarry-search/quarry/searchcore/cluster"
 	"github.com/quarry-search/quarry/searchcore/mapping"
+	"github.com/quarry-search/quarry/searchcore/query"
 )
 
 // Config configures an Engine.
@@ -48,6 +49,10 @@ type Config struct {
 	MaxOpenScrollContexts int
 	// Node describes the local node (roles, attributes, node settings).
 	Node cluster.NodeConfig
+	// PointsCacheBytes bounds the memory of the numeric points range
+	// queries read (0 means query.DefaultPointsCacheBytes; negative
+	// disables points, and range queries read the term dictionaries).
+	PointsCacheBytes int64
 }
 
 // Engine is the search core facade: indices, documents and searches.
@@ -69,6 +74,9 @@ type Engine struct {
 
 	// contexts are the open scrolls and points in time.
 	contexts *contextRegistry
+	// points caches the numeric points of every shard's segments (nil:
+	// disabled).
+	points *query.PointsCache
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -110,6 +118,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		stop:    make(chan struct{}),
 	}
 	e.contexts = newContextRegistry(cfg.Now, cfg.MaxOpenScrollContexts)
+	if cfg.PointsCacheBytes >= 0 {
+		e.points = query.NewPointsCache(cfg.PointsCacheBytes)
+	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataPath, "indices"), 0o755); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
 	}
@@ -360,7 +371,11 @@ func (ix *Index) openShards(ctx context.Context) error {
 	e, m := ix.engine, ix.meta
 	for i := 0; i < ix.settings.NumberOfShards; i++ {
 		dir := filepath.Join(e.cfg.DataPath, "indices", m.UUID, fmt.Sprint(i))
-		sh, err := openShard(ctx, i, m.UUID, dir, e.store, ix.buildDoc, func() bool { return ix.Mapping().HasNested() }, e.log)
+		var points *query.PointsScope
+		if e.points != nil {
+			points = e.points.Scope()
+		}
+		sh, err := openShard(ctx, i, m.UUID, dir, e.store, ix.buildDoc, func() bool { return ix.Mapping().HasNested() }, points, e.log)
 		if err != nil {
 			_ = ix.close()
 			ix.shards = nil

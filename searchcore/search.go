@@ -951,7 +951,7 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 			prof = &shardProfile{}
 		}
 		collectStart := time.Now()
-		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof, coll: coll}
+		ss := &shardSearch{TopNSearch: sreq, dfs: dfs, prof: prof, coll: coll, points: sh.rr.points}
 		it, err := sh.rr.r.Search(ctx, ss)
 		if err != nil {
 			return nil, nil, searchError(ctx, err)
@@ -1335,7 +1335,7 @@ func countShard(ctx context.Context, sh *shard, q bluge.Query) (int64, error) {
 	rr := sh.acquire()
 	defer rr.release()
 	coll := newTopNCollector(0, 0, nil, nil, false)
-	it, err := rr.r.Search(ctx, &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: coll})
+	it, err := rr.r.Search(ctx, &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: coll, points: rr.points})
 	if err != nil {
 		return 0, searchError(ctx, err)
 	}
@@ -1376,7 +1376,7 @@ func collectAggs(ctx context.Context, rr *readerRef, q bluge.Query, root *aggs.R
 	// root was prepared for a search sorting by order, which loads the
 	// sort's doc values the aggregations read too (aggs.Request.Prepare):
 	// load them here as well, though nothing is sorted.
-	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, order, nil, false)}
+	sreq := &readerCapture{TopNSearch: bluge.NewTopNSearch(0, q), coll: newTopNCollector(0, 0, order, nil, false), points: rr.points}
 	sreq.AddAggregation(aggs.RootName, root)
 	_, it, err := runShard(ctx, rr.r, sreq)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/blugelabs/bluge/index"
 	"github.com/quarry-search/quarry/searchcore/aggs"
+	"github.com/quarry-search/quarry/searchcore/query"
 )
 
 // shardOp is one change waiting to be applied to a shard's bluge index.
@@ -43,6 +44,9 @@ type readerRef struct {
 	visible int64
 	// cols caches decoded numeric columns of r for aggregations.
 	cols *aggs.Columns
+	// points are the shard's numeric points (range queries); nil
+	// disables them.
+	points *query.PointsScope
 }
 
 func (rr *readerRef) release() {
@@ -59,6 +63,7 @@ type shard struct {
 	store     DocStore
 	log       *slog.Logger
 	writer    *bluge.Writer
+	points    *query.PointsScope
 
 	ops    chan shardOp
 	stopCh chan struct{}
@@ -102,7 +107,8 @@ type docBuilder func(rec *DocRecord) (*parsedDoc, error)
 // sequence log past the checkpoint and starts the writer goroutine.
 // hasNested tells whether the index maps nested fields (replayed operations
 // then drop the nested documents of the ids they replace).
-func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore, build docBuilder, hasNested func() bool, log *slog.Logger) (*shard, error) {
+// points (nil disables them) caches the numeric points of its segments.
+func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore, build docBuilder, hasNested func() bool, points *query.PointsScope, log *slog.Logger) (*shard, error) {
 	w, err := bluge.OpenWriter(bluge.DefaultConfig(dir))
 	if err != nil {
 		return nil, fmt.Errorf("open shard %d writer: %w", num, err)
@@ -117,6 +123,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 		stopCh:    make(chan struct{}),
 		doneCh:    make(chan struct{}),
 		pending:   make(map[string]*DocRecord),
+		points:    points,
 	}
 	s.cond = sync.NewCond(&s.mu)
 	fail := func(err error) (*shard, error) {
@@ -143,7 +150,7 @@ func openShard(ctx context.Context, num int, indexUUID, dir string, st DocStore,
 	if err != nil {
 		return fail(fmt.Errorf("open shard %d reader: %w", num, err))
 	}
-	s.current = &readerRef{r: r, visible: maxSeq, cols: aggs.NewColumns()}
+	s.current = &readerRef{r: r, visible: maxSeq, cols: aggs.NewColumns(), points: points}
 	s.current.refs.Store(1)
 	go s.run()
 	return s, nil
@@ -379,7 +386,7 @@ func (s *shard) refresh() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("refresh shard %d: %w", s.num, err)
 	}
-	next := &readerRef{r: r, visible: applied, cols: aggs.NewColumns()}
+	next := &readerRef{r: r, visible: applied, cols: aggs.NewColumns(), points: s.points}
 	next.refs.Store(1)
 	s.mu.Lock()
 	old := s.current
@@ -422,6 +429,9 @@ func (s *shard) close() error {
 	cur := s.current
 	s.mu.Unlock()
 	cur.release()
+	if s.points != nil {
+		s.points.Drop()
+	}
 	return s.writer.Close()
 }
 

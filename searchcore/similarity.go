@@ -259,7 +259,18 @@ type statsReader struct {
 	search.Reader
 	dfs                 *globalStats
 	prof                *shardProfile
+	points              *query.PointsScope
 	lastField, lastTerm string
+}
+
+// PointsScope gives range queries the shard's numeric points
+// (query.PointsReader) when they may read segments directly (see
+// Segments).
+func (r *statsReader) PointsScope() *query.PointsScope {
+	if r.dfs != nil || r.prof != nil {
+		return nil
+	}
+	return r.points
 }
 
 // Segments exposes the snapshot's segments (query.SegmentedReader) unless
@@ -310,6 +321,8 @@ type shardSearch struct {
 	*bluge.TopNSearch
 	dfs  *globalStats
 	prof *shardProfile
+	// points are the shard's numeric points (nil: none).
+	points *query.PointsScope
 	// got is the shard's reader once the search started.
 	got search.Reader
 	// coll, when set, collects instead of bluge's TopNCollector.
@@ -329,7 +342,7 @@ func (s *shardSearch) Searcher(i search.Reader, config bluge.Config) (search.Sea
 	if s.coll != nil {
 		s.coll.reader = i
 	}
-	r := &statsReader{Reader: i, dfs: s.dfs, prof: s.prof}
+	r := &statsReader{Reader: i, dfs: s.dfs, prof: s.prof, points: s.points}
 	config.DefaultSimilarity = &bm25{rd: r}
 	config.PerFieldSimilarity = nil
 	return s.TopNSearch.Searcher(r, config)
@@ -341,6 +354,8 @@ type readerCapture struct {
 	*bluge.TopNSearch
 	got  search.Reader
 	coll *topNCollector
+	// points are the shard's numeric points (nil: none).
+	points *query.PointsScope
 }
 
 // Collector implements bluge.SearchRequest.
@@ -353,7 +368,7 @@ func (c *readerCapture) Collector() search.Collector {
 
 func (c *readerCapture) Searcher(i search.Reader, config bluge.Config) (search.Searcher, error) {
 	c.got = i
-	return c.TopNSearch.Searcher(query.GuardReader(i), config)
+	return c.TopNSearch.Searcher(query.GuardReaderWithPoints(i, c.points), config)
 }
 
 // newGlobalStats prepares dfs statistics over the given shards.

@@ -37,7 +37,15 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 	}
 	if sr, ok := i.(SegmentedReader); ok && !o.Explain && !o.IncludeTermVectors {
 		if segs := sr.Segments(); segs != nil {
-			return segmentUnionSearcher(i, segs, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step, n.score)
+			lo, hi := float64ToSortable(n.lo), float64ToSortable(n.hi)
+			if pr, ok := i.(PointsReader); ok {
+				if ps := pr.PointsScope(); ps != nil {
+					if s, err := pointsSearcher(i, segs, ps, n.field, lo, hi, n.score); s != nil || err != nil {
+						return s, err
+					}
+				}
+			}
+			return segmentUnionSearcher(i, segs, n.field, lo, hi, step, n.score)
 		}
 	}
 	terms, err := numericRangeTerms(i, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step)
@@ -188,6 +196,28 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 				return nil, err
 			}
 		}
+		offset += seg.Count()
+	}
+	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil
+}
+
+// pointsSearcher is segmentUnionSearcher reading each segment's Points
+// instead of its dictionary; nil (and no error) when some segment cannot
+// be read directly.
+func pointsSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *PointsScope, field string, lo, hi int64, score float64) (search.Searcher, error) {
+	var set docSet
+	var offset uint64
+	for _, ss := range segs {
+		hs, ok := ss.(segmentHolder)
+		if !ok {
+			return nil, nil
+		}
+		seg := hs.Segment()
+		p, err := ps.points(ss.ID(), seg, field)
+		if err != nil {
+			return nil, err
+		}
+		p.collect(lo, hi, ss.Deleted(), offset, &set)
 		offset += seg.Count()
 	}
 	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
 	"sort"
@@ -28,7 +29,7 @@ func TestNumericRangeSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mapping.Parse(json.RawMessage(`{"properties":{"l":{"type":"long"}}}`), reg)
+	m, err := mapping.Parse(json.RawMessage(`{"properties":{"l":{"type":"long"},"d":{"type":"double"}}}`), reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +46,14 @@ func TestNumericRangeSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := map[string]int64{}
+		liveD := map[string][]float64{}
+		// One cache for every snapshot of the index, as a shard keeps it:
+		// the points of a segment read in one snapshot serve the next,
+		// whose deletions differ. A tiny cache (which keeps nothing)
+		// answers the same.
+		cache := NewPointsCache(0)
+		scope, tiny := cache.Scope(), NewPointsCache(1).Scope()
+		maxSegs := 0
 		for b := 0; b < 12; b++ {
 			batch := bluge.NewBatch()
 			seen := map[string]bool{} // one operation per id and batch, as the shard writer does
@@ -60,19 +69,68 @@ func TestNumericRangeSegments(t *testing.T) {
 					continue
 				}
 				v := int64(rnd.Intn(200_000)) - 20_000
+				ds := make([]float64, 1+rnd.Intn(3))
+				for i := range ds {
+					ds[i] = (rnd.Float64() - 0.3) * 1e4
+				}
+				ds[0] = math.Copysign(0, ds[0]) // -0 and +0 are values too
+				dj, _ := json.Marshal(ds)
 				doc := bluge.NewDocument(id)
 				if mode == "mixed" && b%2 == 1 {
 					doc.AddField(combinedStep16Field("l", float64(v)))
-				} else if _, _, err := m.ParseDocumentWith(id, []byte(fmt.Sprintf(`{"l":%d}`, v)), reg, doc,
+					for _, d := range ds {
+						doc.AddField(combinedStep16Field("d", d))
+					}
+				} else if _, _, err := m.ParseDocumentWith(id, []byte(fmt.Sprintf(`{"l":%d,"d":%s}`, v, dj)), reg, doc,
 					mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: step}); err != nil {
 					t.Fatal(err)
 				}
 				batch.Update(doc.ID(), doc)
 				live[id] = v
+				liveD[id] = ds
 			}
 			if err := w.Batch(batch); err != nil {
 				t.Fatal(err)
 			}
+			if b < 6 {
+				continue
+			}
+			// Snapshots along the way: the points path against the
+			// documents live at that moment.
+			r, err := w.Reader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
+			segs := 0
+			if err := probeSegments(r, &segs); err != nil {
+				t.Fatal(err)
+			}
+			maxSegs = max(maxSegs, segs)
+			for n := 0; n < 20; n++ {
+				lo := int64(rnd.Intn(240_000)) - 30_000
+				hi := lo + int64(rnd.Intn(70_000))
+				checkRange(t, ix, fmt.Sprintf("%s batch %d l", mode, b), "l", float64(lo), float64(hi), func(id string) []float64 { return []float64{float64(live[id])} }, live, scope, tiny)
+				dlo := (rnd.Float64() - 0.4) * 1e4
+				dhi := dlo + rnd.Float64()*4e3
+				switch n {
+				case 0:
+					dlo, dhi = 0, 0 // +0 only: -0 sorts before it, as in Lucene
+				case 1:
+					dlo, dhi = math.Copysign(0, -1), math.Copysign(0, -1)
+				case 2:
+					dlo, dhi = math.Copysign(0, -1), 0
+				}
+				checkRange(t, ix, fmt.Sprintf("%s batch %d d", mode, b), "d", dlo, dhi, func(id string) []float64 { return liveD[id] }, live, scope, tiny)
+			}
+			_ = r.Close()
+		}
+		if cache.Size() == 0 || cache.Size() > DefaultPointsCacheBytes {
+			t.Fatalf("%s: points cache holds %d bytes", mode, cache.Size())
+		}
+		scope.Drop()
+		if cache.Size() != 0 {
+			t.Fatalf("%s: a dropped scope leaves %d bytes", mode, cache.Size())
 		}
 		r, err := w.Reader()
 		if err != nil {
@@ -83,8 +141,8 @@ func TestNumericRangeSegments(t *testing.T) {
 		if err := probeSegments(r, &segs); err != nil {
 			t.Fatal(err)
 		}
-		if segs < 2 {
-			t.Fatalf("%s: %d segments, want several", mode, segs)
+		if max(segs, maxSegs) < 2 {
+			t.Fatalf("%s: at most %d segments, want several", mode, max(segs, maxSegs))
 		}
 		for n := 0; n < 150; n++ {
 			lo := int64(rnd.Intn(240_000)) - 30_000
@@ -120,6 +178,52 @@ func TestNumericRangeSegments(t *testing.T) {
 		_ = r.Close()
 		_ = w.Close()
 	}
+}
+
+// checkRange runs a [lo, hi] range on field through the per-segment path,
+// the points of scope and of tiny (a cache too small to keep any), and
+// wants exactly the live documents with a value in it, in the order of
+// sortable values (where -0 comes before +0).
+func checkRange(t *testing.T, ix *testIndex, name, field string, lo, hi float64, values func(id string) []float64, live map[string]int64, scope, tiny *PointsScope) {
+	t.Helper()
+	var want []string
+	for id := range live {
+		for _, v := range values(id) {
+			if s := numeric.Float64ToInt64(v); s >= numeric.Float64ToInt64(lo) && s <= numeric.Float64ToInt64(hi) {
+				want = append(want, id)
+				break
+			}
+		}
+	}
+	sort.Strings(want)
+	nq := ix.compile(t, fmt.Sprintf(`{"range":{%q:{"gte":%v,"lte":%v}}}`, field, lo, hi)).(*numericRangeQuery)
+	for _, path := range []struct {
+		name string
+		q    bluge.Query
+	}{{"segments", nq}, {"points", pointsRange{nq, scope}}, {"uncached points", pointsRange{nq, tiny}}} {
+		var got []string
+		for _, h := range ix.run(t, path.q, nil, nil) {
+			got = append(got, h.id)
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("%s, %s [%v, %v]: %d hits, want %d", name, path.name, lo, hi, len(got), len(want))
+		}
+	}
+}
+
+// pointsRange runs a range query on a reader whose range queries read the
+// points of scope.
+type pointsRange struct {
+	*numericRangeQuery
+	scope *PointsScope
+}
+
+func (q pointsRange) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+	if _, ok := i.(SegmentedReader); !ok {
+		return nil, fmt.Errorf("the test reader has no segments")
+	}
+	return q.numericRangeQuery.Searcher(GuardReaderWithPoints(i, q.scope), o)
 }
 
 // probeSegments counts the segments a search's reader exposes through

@@ -21,7 +21,13 @@ import (
 
 // GuardReader returns r with its postings iterators guarded
 // (GuardPostings).
-func GuardReader(r search.Reader) search.Reader { return guardReader{r} }
+func GuardReader(r search.Reader) search.Reader { return guardReader{Reader: r} }
+
+// GuardReaderWithPoints is GuardReader whose range queries read the
+// numeric points of ps (nil: the reader's own, if any).
+func GuardReaderWithPoints(r search.Reader, ps *PointsScope) search.Reader {
+	return guardReader{Reader: r, points: ps}
+}
 
 // Guarded returns q searching on a GuardReader, for searches that do not
 // run on the engine's statsReader (which guards its postings itself).
@@ -36,13 +42,28 @@ func (g guardedQuery) Searcher(i search.Reader, o search.SearcherOptions) (searc
 }
 
 // guardReader is a search.Reader whose postings iterators are guarded.
-type guardReader struct{ search.Reader }
+type guardReader struct {
+	search.Reader
+	points *PointsScope
+}
 
 // Segments implements SegmentedReader when the reader does, so that range
 // queries still read the segments one by one.
 func (r guardReader) Segments() []index.SegmentSnapshot {
 	if sr, ok := r.Reader.(SegmentedReader); ok {
 		return sr.Segments()
+	}
+	return nil
+}
+
+// PointsScope implements PointsReader: the scope the guard was given, or
+// the reader's.
+func (r guardReader) PointsScope() *PointsScope {
+	if r.points != nil {
+		return r.points
+	}
+	if pr, ok := r.Reader.(PointsReader); ok {
+		return pr.PointsScope()
 	}
 	return nil
 }
