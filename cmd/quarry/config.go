@@ -45,6 +45,7 @@ var nodeSettings = withDeprecated(map[string]settingSpec{
 	"ext.security.http.ssl.certificate_authorities": {def: "", doc: "PEM CA certificates trusted for client certificates (comma-separated files)"},
 	"ext.security.http.ssl.client_authentication":   {def: "none", check: oneOf("none", "optional", "required"), doc: "client certificates: none, optional or required"},
 	"ext.memory.soft_limit":                         {def: "128mb", check: checkBytes, doc: "soft limit of the Go heap (runtime/debug.SetMemoryLimit; 0: none; the GOMEMLIMIT environment variable wins)"},
+	"ext.search.points_cache.size":                  {def: "64mb", check: checkBytes, doc: "memory of the per-segment numeric points range queries read (0: none; range queries then read the term dictionaries)"},
 	"ext.pprof.enabled":                             {def: "false", check: checkBool, doc: "serve Go runtime profiles under /_quarry/pprof/ (superuser only once security is on)"},
 	"path.conf":                                     {def: "./config", doc: "configuration folder (service_tokens, users, users_roles)"},
 	"node.processors":                               {def: "", check: checkOptionalInt, doc: "processors used to size thread pools"},

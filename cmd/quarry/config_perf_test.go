@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,34 @@ func TestPprofSetting(t *testing.T) {
 	}
 	if _, err := loadSettings("", []string{"ext.pprof.enabled=yes"}, nil); err == nil || err.Error() != "invalid value [yes] for setting [ext.pprof.enabled] (from -E): must be true or false" {
 		t.Errorf("ext.pprof.enabled=yes: %v", err)
+	}
+}
+
+// TestPointsCacheSetting: ext.search.points_cache.size defaults to 64mb,
+// 0 disables the points (a negative engine size), bad values fail.
+func TestPointsCacheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		overrides []string
+		want      int64
+		wantErr   string
+	}{
+		{nil, 64 << 20, ""},
+		{[]string{"ext.search.points_cache.size=16mb"}, 16 << 20, ""},
+		{[]string{"ext.search.points_cache.size=0"}, -1, ""},
+		{[]string{"ext.search.points_cache.size=some"}, 0, "invalid value [some] for setting [ext.search.points_cache.size] (from -E): "},
+	} {
+		s, err := loadSettings("", tc.overrides, nil)
+		if tc.wantErr != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+				t.Errorf("%v: error %v, want prefix %q", tc.overrides, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pointsCacheBytes(s); got != tc.want {
+			t.Errorf("%v: %d bytes, want %d", tc.overrides, got, tc.want)
+		}
 	}
 }

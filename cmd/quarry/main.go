@@ -108,6 +108,15 @@ func serve(args []string, stderr io.Writer) error {
 	return node.close(settings.Duration("shutdown.timeout"))
 }
 
+// pointsCacheBytes is ext.search.points_cache.size as the engine takes it:
+// a negative size disables the points.
+func pointsCacheBytes(s Settings) int64 {
+	if n := s.Bytes("ext.search.points_cache.size"); n > 0 {
+		return n
+	}
+	return -1
+}
+
 // applyMemoryLimit sets the Go runtime's soft memory limit from
 // ext.memory.soft_limit, unless GOMEMLIMIT is set (the runtime applied it)
 // or the setting is 0. The garbage collector then works harder as the heap
@@ -177,6 +186,7 @@ func startNode(ctx context.Context, settings Settings, log *slog.Logger, console
 		ScriptsPath:           settings.Get("path.scripts"),
 		ScriptAllowedTypes:    settings.Get("script.allowed_types"),
 		ScriptAllowedContexts: settings.Get("script.allowed_contexts"),
+		PointsCacheBytes:      pointsCacheBytes(settings),
 	})
 	if err != nil {
 		_ = db.Close()
