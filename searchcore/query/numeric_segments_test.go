@@ -53,6 +53,9 @@ func TestNumericRangeSegments(t *testing.T) {
 		// answers the same.
 		cache := NewPointsCache(0)
 		scope, tiny := cache.Scope(), NewPointsCache(1).Scope()
+		points := func(nq *numericRangeQuery) []rangePath {
+			return []rangePath{{"points", pointsRange{nq, scope}}, {"uncached points", pointsRange{nq, tiny}}}
+		}
 		maxSegs := 0
 		for b := 0; b < 12; b++ {
 			batch := bluge.NewBatch()
@@ -110,7 +113,7 @@ func TestNumericRangeSegments(t *testing.T) {
 			for n := 0; n < 20; n++ {
 				lo := int64(rnd.Intn(240_000)) - 30_000
 				hi := lo + int64(rnd.Intn(70_000))
-				checkRange(t, ix, fmt.Sprintf("%s batch %d l", mode, b), "l", float64(lo), float64(hi), func(id string) []float64 { return []float64{float64(live[id])} }, live, scope, tiny)
+				checkRange(t, ix, fmt.Sprintf("%s batch %d l", mode, b), "l", float64(lo), float64(hi), func(id string) []float64 { return []float64{float64(live[id])} }, live, points)
 				dlo := (rnd.Float64() - 0.4) * 1e4
 				dhi := dlo + rnd.Float64()*4e3
 				switch n {
@@ -121,7 +124,7 @@ func TestNumericRangeSegments(t *testing.T) {
 				case 2:
 					dlo, dhi = math.Copysign(0, -1), 0
 				}
-				checkRange(t, ix, fmt.Sprintf("%s batch %d d", mode, b), "d", dlo, dhi, func(id string) []float64 { return liveD[id] }, live, scope, tiny)
+				checkRange(t, ix, fmt.Sprintf("%s batch %d d", mode, b), "d", dlo, dhi, func(id string) []float64 { return liveD[id] }, live, points)
 			}
 			_ = r.Close()
 		}
@@ -144,47 +147,32 @@ func TestNumericRangeSegments(t *testing.T) {
 		if max(segs, maxSegs) < 2 {
 			t.Fatalf("%s: at most %d segments, want several", mode, max(segs, maxSegs))
 		}
+		lvals := func(id string) []float64 { return []float64{float64(live[id])} }
 		for n := 0; n < 150; n++ {
 			lo := int64(rnd.Intn(240_000)) - 30_000
 			hi := lo + int64(rnd.Intn(70_000))
-			var want []string
-			for id, v := range live {
-				if v >= lo && v <= hi {
-					want = append(want, id)
-				}
-			}
-			sort.Strings(want)
-			q := fmt.Sprintf(`{"range":{"l":{"gte":%d,"lte":%d}}}`, lo, hi)
-			if len(want) == 0 {
-				want = nil
-			}
-			nq := ix.compile(t, q).(*numericRangeQuery)
 			// The per-segment path, the snapshot's terms and bluge's
 			// multi-term searchers (explanations) find the same documents.
-			for _, path := range []struct {
-				name string
-				q    bluge.Query
-			}{{"segments", nq}, {"snapshot", snapshotRange{nq, false}}, {"multi-term", snapshotRange{nq, true}}} {
-				var got []string
-				for _, h := range ix.run(t, path.q, nil, nil) {
-					got = append(got, h.id)
-				}
-				sort.Strings(got)
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s, %s [%d, %d]: %d hits, want %d", mode, path.name, lo, hi, len(got), len(want))
-				}
-			}
+			checkRange(t, ix, mode, "l", float64(lo), float64(hi), lvals, live, func(nq *numericRangeQuery) []rangePath {
+				return []rangePath{{"snapshot", snapshotRange{nq, false}}, {"multi-term", snapshotRange{nq, true}}}
+			})
 		}
 		_ = r.Close()
 		_ = w.Close()
 	}
 }
 
-// checkRange runs a [lo, hi] range on field through the per-segment path,
-// the points of scope and of tiny (a cache too small to keep any), and
-// wants exactly the live documents with a value in it, in the order of
-// sortable values (where -0 comes before +0).
-func checkRange(t *testing.T, ix *testIndex, name, field string, lo, hi float64, values func(id string) []float64, live map[string]int64, scope, tiny *PointsScope) {
+// rangePath is one way of running a range query.
+type rangePath struct {
+	name string
+	q    bluge.Query
+}
+
+// checkRange runs a [lo, hi] range on field through the per-segment path
+// and the paths given for the compiled query, and wants exactly the live
+// documents with a value in it, in the order of sortable values (where -0
+// comes before +0).
+func checkRange(t *testing.T, ix *testIndex, name, field string, lo, hi float64, values func(id string) []float64, live map[string]int64, paths func(nq *numericRangeQuery) []rangePath) {
 	t.Helper()
 	var want []string
 	for id := range live {
@@ -197,10 +185,7 @@ func checkRange(t *testing.T, ix *testIndex, name, field string, lo, hi float64,
 	}
 	sort.Strings(want)
 	nq := ix.compile(t, fmt.Sprintf(`{"range":{%q:{"gte":%v,"lte":%v}}}`, field, lo, hi)).(*numericRangeQuery)
-	for _, path := range []struct {
-		name string
-		q    bluge.Query
-	}{{"segments", nq}, {"points", pointsRange{nq, scope}}, {"uncached points", pointsRange{nq, tiny}}} {
+	for _, path := range append([]rangePath{{"segments", nq}}, paths(nq)...) {
 		var got []string
 		for _, h := range ix.run(t, path.q, nil, nil) {
 			got = append(got, h.id)
