@@ -119,7 +119,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.contexts = newContextRegistry(cfg.Now, cfg.MaxOpenScrollContexts)
 	if cfg.PointsCacheBytes >= 0 {
-		e.points = query.NewPointsCache(cfg.PointsCacheBytes)
+		e.points = query.NewPointsCache(cfg.PointsCacheBytes, cfg.Now)
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataPath, "indices"), 0o755); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)

@@ -37,15 +37,11 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 	}
 	if sr, ok := i.(SegmentedReader); ok && !o.Explain && !o.IncludeTermVectors {
 		if segs := sr.Segments(); segs != nil {
-			lo, hi := float64ToSortable(n.lo), float64ToSortable(n.hi)
+			var ps *PointsScope
 			if pr, ok := i.(PointsReader); ok {
-				if ps := pr.PointsScope(); ps != nil {
-					if s, err := pointsSearcher(i, segs, ps, n.field, lo, hi, n.score); s != nil || err != nil {
-						return s, err
-					}
-				}
+				ps = pr.PointsScope()
 			}
-			return segmentUnionSearcher(i, segs, n.field, lo, hi, step, n.score)
+			return segmentUnionSearcher(i, segs, ps, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step, n.score)
 		}
 	}
 	terms, err := numericRangeTerms(i, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step)
@@ -132,8 +128,9 @@ type SegmentedReader interface {
 // values of its run. Through the snapshot, every term of the range was
 // looked up in every segment, which with a coarse step (a run holds up to
 // 2^16 values, in practice hundreds of distinct terms) cost more than
-// reading the postings.
-func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field string, lo, hi int64, step uint, score float64) (search.Searcher, error) {
+// reading the postings. A segment whose Points ps holds, or admits, is
+// read from them instead (ps nil: none is).
+func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *PointsScope, field string, lo, hi int64, step uint, score float64) (search.Searcher, error) {
 	type run struct {
 		from, to int64
 		shift    uint
@@ -170,6 +167,14 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 			return unionSearcherOf(i, field, lo, hi, step, score)
 		}
 		seg := hs.Segment()
+		deleted := ss.Deleted()
+		if p, err := ps.points(ss.ID(), seg, field); err != nil {
+			return nil, err
+		} else if p != nil {
+			p.collect(lo, hi, deleted, offset, &set)
+			offset += seg.Count()
+			continue
+		}
 		own, err := seg.Dictionary(field)
 		if err != nil {
 			return nil, err
@@ -178,7 +183,6 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 		if err != nil {
 			return nil, err
 		}
-		deleted := ss.Deleted()
 		readRun := func(dict segment.Dictionary, r run) error {
 			visit := func(term []byte) error { return add(dict, term, deleted) }
 			return eachRunTerm(r.from, r.to, r.shift, visit, func(start, end []byte) error {
@@ -196,28 +200,6 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, field s
 				return nil, err
 			}
 		}
-		offset += seg.Count()
-	}
-	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil
-}
-
-// pointsSearcher is segmentUnionSearcher reading each segment's Points
-// instead of its dictionary; nil (and no error) when some segment cannot
-// be read directly.
-func pointsSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *PointsScope, field string, lo, hi int64, score float64) (search.Searcher, error) {
-	var set docSet
-	var offset uint64
-	for _, ss := range segs {
-		hs, ok := ss.(segmentHolder)
-		if !ok {
-			return nil, nil
-		}
-		seg := hs.Segment()
-		p, err := ps.points(ss.ID(), seg, field)
-		if err != nil {
-			return nil, err
-		}
-		p.collect(lo, hi, ss.Deleted(), offset, &set)
 		offset += seg.Count()
 	}
 	return &bitsetSearcher{set: set.words, count: set.n, score: score, reader: i}, nil

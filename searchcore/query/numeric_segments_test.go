@@ -49,10 +49,10 @@ func TestNumericRangeSegments(t *testing.T) {
 		liveD := map[string][]float64{}
 		// One cache for every snapshot of the index, as a shard keeps it:
 		// the points of a segment read in one snapshot serve the next,
-		// whose deletions differ. A tiny cache (which keeps nothing)
-		// answers the same.
-		cache := NewPointsCache(0)
-		scope, tiny := cache.Scope(), NewPointsCache(1).Scope()
+		// whose deletions differ. A tiny cache (which admits no points:
+		// every segment is read through its dictionary) answers the same.
+		cache := NewPointsCache(0, nil)
+		scope, tiny := cache.Scope(), NewPointsCache(1, nil).Scope()
 		points := func(nq *numericRangeQuery) []rangePath {
 			return []rangePath{{"points", pointsRange{nq, scope}}, {"uncached points", pointsRange{nq, tiny}}}
 		}

@@ -4,10 +4,10 @@ import (
 	"container/list"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge/numeric"
@@ -63,15 +63,18 @@ func buildPoints(seg segment.Segment, field string) (*Points, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cap(p.vals) > len(p.vals) {
+	if cap(p.vals) > len(p.vals) || cap(p.docs) > len(p.docs) {
 		// What the cache counts is what it holds.
-		p.vals, p.docs = slices.Clone(p.vals), slices.Clone(p.docs)
+		vals, docs := make([]int64, len(p.vals)), make([]uint32, len(p.docs))
+		copy(vals, p.vals)
+		copy(docs, p.docs)
+		p.vals, p.docs = vals, docs
 	}
 	return p, nil
 }
 
 // bytes is the memory the points hold.
-func (p *Points) bytes() int64 { return int64(cap(p.vals))*8 + int64(cap(p.docs))*4 + 64 }
+func (p *Points) bytes() int64 { return pointsBytes(int64(len(p.vals))) }
 
 // collect adds offset+doc to set for every value in [lo, hi] whose
 // document is not deleted.
@@ -94,16 +97,27 @@ func (p *Points) collect(lo, hi int64, deleted *roaring.Bitmap, offset uint64, s
 // documents.
 const DefaultPointsCacheBytes int64 = 64 << 20
 
-// PointsCache keeps the Points of segments within a memory bound, the
-// least recently used evicted first. Each shard reads it through its own
-// PointsScope. A PointsCache is safe for concurrent use; build it with
-// NewPointsCache.
+// pointsIdle is how long the points of a segment stay unread before the
+// cache may evict them for others. The cache never evicts points read
+// more recently: when those fill it, a segment it has no room for is
+// searched through its term dictionary, so that searches over more points
+// than fit do not rebuild them in turn.
+const pointsIdle = 10 * time.Second
+
+// pointsShare is the largest fraction of the cache one segment's points
+// may take (the points of larger segments are not built).
+const pointsShare = 4
+
+// PointsCache keeps the Points of segments within a memory bound. Each
+// shard reads it through its own PointsScope. A PointsCache is safe for
+// concurrent use; build it with NewPointsCache.
 type PointsCache struct {
 	limit  int64
+	now    func() time.Time
 	scopes atomic.Uint64
 
 	mu   sync.Mutex
-	size int64
+	size int64     // the bytes of the points held and being built
 	lru  list.List // of *pointsEntry, most recently used first
 	m    map[pointsKey]*pointsEntry
 }
@@ -119,17 +133,22 @@ type pointsEntry struct {
 	ready chan struct{} // closed once p and err are set
 	p     *Points
 	err   error
-	elem  *list.Element // in lru once built
-	size  int64
+	elem  *list.Element
+	size  int64 // counted in the cache's size: estimated while building
+	used  time.Time
 }
 
 // NewPointsCache returns a cache holding at most limit bytes of points
-// (limit ≤ 0 means DefaultPointsCacheBytes).
-func NewPointsCache(limit int64) *PointsCache {
+// (limit ≤ 0 means DefaultPointsCacheBytes); now is the clock of its
+// idleness (nil: time.Now).
+func NewPointsCache(limit int64, now func() time.Time) *PointsCache {
 	if limit <= 0 {
 		limit = DefaultPointsCacheBytes
 	}
-	return &PointsCache{limit: limit, m: map[pointsKey]*pointsEntry{}}
+	if now == nil {
+		now = time.Now
+	}
+	return &PointsCache{limit: limit, now: now, m: map[pointsKey]*pointsEntry{}}
 }
 
 // Scope returns a new scope of the cache for one bluge index, whose
@@ -138,7 +157,8 @@ func (c *PointsCache) Scope() *PointsScope {
 	return &PointsScope{c: c, id: c.scopes.Add(1)}
 }
 
-// Size is the memory the cached points hold.
+// Size is the memory the cached points hold (or are estimated to, while
+// they are read).
 func (c *PointsCache) Size() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -165,62 +185,95 @@ func (s *PointsScope) Drop() {
 }
 
 // points returns the Points of field in the segment with id segID,
-// building them on first use. Concurrent first uses build once.
+// reading them on first use if the cache has room for them; nil (and no
+// error) when it has not, or s is nil. Concurrent first uses read once.
 func (s *PointsScope) points(segID uint64, seg segment.Segment, field string) (*Points, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return s.get(segID, field, seg.Count(), func() (*Points, error) { return buildPoints(seg, field) })
+}
+
+// get is points with the segment's document count and the reading of its
+// points given.
+func (s *PointsScope) get(segID uint64, field string, count uint64, build func() (*Points, error)) (*Points, error) {
 	c := s.c
 	key := pointsKey{scope: s.id, seg: segID, field: field}
-	count := seg.Count()
 	c.mu.Lock()
+	now := c.now()
 	if e := c.m[key]; e != nil {
 		if e.count == count {
-			if e.elem != nil {
-				c.lru.MoveToFront(e.elem)
-			}
+			e.used = now
+			c.lru.MoveToFront(e.elem)
 			c.mu.Unlock()
 			<-e.ready
 			return e.p, e.err
 		}
 		c.remove(e)
 	}
-	e := &pointsEntry{key: key, count: count, ready: make(chan struct{})}
+	// A value per document is the estimate (several values per document
+	// are corrected once read).
+	est := pointsBytes(int64(count))
+	if est > c.limit/pointsShare || !c.makeRoom(est, now) {
+		c.mu.Unlock()
+		return nil, nil
+	}
+	e := &pointsEntry{key: key, count: count, ready: make(chan struct{}), size: est, used: now}
+	e.elem = c.lru.PushFront(e)
 	c.m[key] = e
+	c.size += est
 	c.mu.Unlock()
 
-	e.p, e.err = buildPoints(seg, field)
+	e.p, e.err = build()
 	close(e.ready)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m[key] != e {
-		return e.p, e.err // dropped while building
+		return e.p, e.err // evicted or dropped while read
 	}
 	if e.err != nil {
-		delete(c.m, key)
+		c.remove(e)
 		return nil, e.err
 	}
-	if e.size = e.p.bytes(); e.size > c.limit {
-		delete(c.m, key)
-		return e.p, nil
-	}
-	e.elem = c.lru.PushFront(e)
+	c.size -= e.size
+	e.size = e.p.bytes()
 	c.size += e.size
-	for c.size > c.limit {
-		c.remove(c.lru.Back().Value.(*pointsEntry))
+	if c.size > c.limit && !c.makeRoom(0, c.now()) {
+		c.remove(e) // more values than estimated, and no room: this search only
 	}
 	return e.p, nil
 }
 
+// makeRoom evicts idle points until n more bytes fit, and tells whether
+// they do; c.mu is held.
+func (c *PointsCache) makeRoom(n int64, now time.Time) bool {
+	for c.size+n > c.limit {
+		back := c.lru.Back()
+		if back == nil {
+			return false
+		}
+		e := back.Value.(*pointsEntry)
+		if now.Sub(e.used) < pointsIdle {
+			return false
+		}
+		c.remove(e)
+	}
+	return true
+}
+
 // remove takes e out of the cache; c.mu is held.
 func (c *PointsCache) remove(e *pointsEntry) {
-	if c.m[e.key] == e {
-		delete(c.m, e.key)
+	if c.m[e.key] != e {
+		return
 	}
-	if e.elem != nil {
-		c.lru.Remove(e.elem)
-		e.elem = nil
-		c.size -= e.size
-	}
+	delete(c.m, e.key)
+	c.lru.Remove(e.elem)
+	c.size -= e.size
 }
+
+// pointsBytes is the memory of the points of n values.
+func pointsBytes(n int64) int64 { return n*12 + 64 }
 
 // PointsReader is a reader whose range queries may read the points of
 // its segments (a shard's statsReader): a nil scope means they may not.
