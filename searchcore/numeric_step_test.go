@@ -22,7 +22,7 @@ import (
 // metadata and indexes numbers with it; an index whose metadata has no
 // step (created before it was recorded) keeps mapping.LegacyNumericStep.
 // Range queries on numbers and dates find the same documents in both,
-// also after a restart.
+// also after a restart, through the engine's points or without them.
 func TestNumericStepRecorded(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -88,6 +88,9 @@ func TestNumericStepRecorded(t *testing.T) {
 		`{"range":{"t":{"gte":"2020-01-01T00:10:00Z","lt":"2020-01-01T12:00:00Z"}}}`, `{"range":{"t":{"gte":"now-10y"}}}`,
 		`{"bool":{"filter":[{"range":{"n":{"gte":0}}},{"range":{"t":{"lte":"2020-01-01T01:00:00Z"}}}]}}`,
 	}
+	// Every query's hits (and _count) with the engine's points, kept to
+	// compare with an engine without them.
+	results := map[string][]string{}
 	search := func(e *searchcore.Engine) {
 		t.Helper()
 		for _, q := range queries {
@@ -113,6 +116,15 @@ func TestNumericStepRecorded(t *testing.T) {
 			if !reflect.DeepEqual(got[0], got[1]) || len(got[0]) == 0 && !strings.Contains(q, "-0.0") {
 				t.Fatalf("%s: legacy %d hits, current %d hits", q, len(got[0]), len(got[1]))
 			}
+			ix, _ := e.Index("current")
+			cnt, err := e.Count(ctx, []*searchcore.Index{ix}, json.RawMessage(q), 0)
+			if err != nil || cnt.Count != int64(len(got[1])) {
+				t.Fatalf("%s: _count %+v (%v), want %d", q, cnt, err, len(got[1]))
+			}
+			if prev, ok := results[q]; ok && !reflect.DeepEqual(prev, got[1]) {
+				t.Fatalf("%s: %d hits, %d before", q, len(got[1]), len(prev))
+			}
+			results[q] = got[1]
 		}
 	}
 	search(e)
@@ -147,6 +159,11 @@ func TestNumericStepRecorded(t *testing.T) {
 		_ = r.Close()
 	}
 
-	e, _ = openEngine(t, dir, searchcore.Config{})
+	e, closeThird := openEngine(t, dir, searchcore.Config{})
+	search(e)
+	closeThird()
+	// Without points, range queries read the term dictionaries, and
+	// find the same.
+	e, _ = openEngine(t, dir, searchcore.Config{PointsCacheBytes: -1})
 	search(e)
 }
