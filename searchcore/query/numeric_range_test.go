@@ -236,11 +236,21 @@ func BenchmarkNumericRange(b *testing.B) {
 		"t-3days":       `{"range":{"t":{"gte":"2020-01-02T01:02:03.456Z","lt":"2020-01-05T07:08:09.123Z"}}}`,
 		"t-1hour":       `{"range":{"t":{"gte":"2020-01-03T01:02:03.456Z","lt":"2020-01-03T02:08:09.123Z"}}}`,
 	}
-	for _, step := range []uint{mapping.LegacyNumericStep, mapping.NumericStep} {
+	// The dictionary paths of both steps, and the points of a shard's
+	// cache (read on the first search, outside the timing).
+	for _, step := range []uint{mapping.LegacyNumericStep, mapping.NumericStep, 0} {
+		path := fmt.Sprintf("step%d", step)
+		var scope *PointsScope
+		if step == 0 {
+			step, path, scope = mapping.NumericStep, "points", NewPointsCache(0, nil).Scope()
+		}
 		ix := buildIndexStep(b, m, nil, docs, step)
 		for _, name := range []string{"pop-100k-500k", "pop-gte-1000", "t-3days", "t-1hour"} {
-			q := ix.compile(b, queries[name])
-			b.Run(fmt.Sprintf("%s/step%d", name, step), func(b *testing.B) {
+			q := bluge.Query(ix.compile(b, queries[name]).(*numericRangeQuery))
+			if scope != nil {
+				q = pointsRange{q.(*numericRangeQuery), scope}
+			}
+			b.Run(fmt.Sprintf("%s/%s", name, path), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					req := bluge.NewTopNSearch(10, q).WithStandardAggregations()
