@@ -371,7 +371,8 @@ func (r *contextRegistry) closeAll() {
 	}
 }
 
-// reaper frees expired contexts until the engine stops.
+// reaper frees expired contexts (and the points of segments no longer
+// read) until the engine stops.
 func (e *Engine) reaper() {
 	defer e.wg.Done()
 	t := time.NewTicker(reapInterval)
@@ -383,6 +384,9 @@ func (e *Engine) reaper() {
 			return
 		case <-t.C:
 			e.contexts.reap()
+			if e.points != nil {
+				e.points.Expire()
+			}
 		}
 	}
 }

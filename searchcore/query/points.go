@@ -104,6 +104,10 @@ const DefaultPointsCacheBytes int64 = 64 << 20
 // than fit do not rebuild them in turn.
 const pointsIdle = 10 * time.Second
 
+// pointsExpiry is how long points stay cached unread (Expire): those of
+// segments merged away are read no more.
+const pointsExpiry = 5 * time.Minute
+
 // pointsShare is the largest fraction of the cache one segment's points
 // may take (the points of larger segments are not built).
 const pointsShare = 4
@@ -163,6 +167,22 @@ func (c *PointsCache) Size() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.size
+}
+
+// Expire drops the points unread for pointsExpiry (the engine calls it
+// periodically).
+func (c *PointsCache) Expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	// The list is in order of last use: the oldest at the back.
+	for back := c.lru.Back(); back != nil; back = c.lru.Back() {
+		e := back.Value.(*pointsEntry)
+		if now.Sub(e.used) < pointsExpiry {
+			return
+		}
+		c.remove(e)
+	}
 }
 
 // PointsScope is a PointsCache seen by one bluge index (a shard): its

@@ -90,7 +90,7 @@ func TestBuildPoints(t *testing.T) {
 // dictionary: nil points), evicts idle ones least recently used first,
 // refuses a segment over a quarter of it, corrects its estimate once
 // points are read, forgets failed reads, reads once for concurrent first
-// uses, and frees a dropped scope.
+// uses, expires points unread for pointsExpiry, and frees a dropped scope.
 func TestPointsCache(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	clock := func() time.Time { return now }
@@ -243,6 +243,17 @@ func TestPointsCache(t *testing.T) {
 		}
 	}
 
+	// Points unread for pointsExpiry expire; those read since stay.
+	now = now.Add(time.Second)
+	if get(1, 50, values(50)) != held[1] {
+		t.Fatal("segment 1 read again")
+	}
+	wantBuilds(0)
+	now = now.Add(pointsExpiry - time.Second)
+	cache.Expire()
+	if size := cache.Size(); size != 664 {
+		t.Fatalf("after expiry the cache holds %d bytes, want segment 1's 664", size)
+	}
 	scope.Drop()
 	if cache.Size() != 0 {
 		t.Fatalf("a dropped scope leaves %d bytes", cache.Size())
