@@ -57,6 +57,20 @@ func TestNumericRangeSegments(t *testing.T) {
 			return []rangePath{{"points", pointsRange{nq, scope}}, {"uncached points", pointsRange{nq, tiny}}}
 		}
 		maxSegs := 0
+		// snapshot opens a reader on what is written so far.
+		snapshot := func() (*bluge.Reader, *testIndex) {
+			r, err := w.Reader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			segs := 0
+			if err := probeSegments(r, &segs); err != nil {
+				t.Fatal(err)
+			}
+			maxSegs = max(maxSegs, segs)
+			return r, &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
+		}
+		lvals := func(id string) []float64 { return []float64{float64(live[id])} }
 		for b := 0; b < 12; b++ {
 			batch := bluge.NewBatch()
 			seen := map[string]bool{} // one operation per id and batch, as the shard writer does
@@ -100,20 +114,11 @@ func TestNumericRangeSegments(t *testing.T) {
 			}
 			// Snapshots along the way: the points path against the
 			// documents live at that moment.
-			r, err := w.Reader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
-			segs := 0
-			if err := probeSegments(r, &segs); err != nil {
-				t.Fatal(err)
-			}
-			maxSegs = max(maxSegs, segs)
+			r, ix := snapshot()
 			for n := 0; n < 20; n++ {
 				lo := int64(rnd.Intn(240_000)) - 30_000
 				hi := lo + int64(rnd.Intn(70_000))
-				checkRange(t, ix, fmt.Sprintf("%s batch %d l", mode, b), "l", float64(lo), float64(hi), func(id string) []float64 { return []float64{float64(live[id])} }, live, points)
+				checkRange(t, ix, fmt.Sprintf("%s batch %d l", mode, b), "l", float64(lo), float64(hi), lvals, live, points)
 				dlo := (rnd.Float64() - 0.4) * 1e4
 				dhi := dlo + rnd.Float64()*4e3
 				switch n {
@@ -135,19 +140,10 @@ func TestNumericRangeSegments(t *testing.T) {
 		if cache.Size() != 0 {
 			t.Fatalf("%s: a dropped scope leaves %d bytes", mode, cache.Size())
 		}
-		r, err := w.Reader()
-		if err != nil {
-			t.Fatal(err)
+		r, ix := snapshot()
+		if maxSegs < 2 {
+			t.Fatalf("%s: at most %d segments, want several", mode, maxSegs)
 		}
-		ix := &testIndex{reader: r, ctx: &Context{Mapping: m, Analyzers: reg, Now: fixedNow, Index: "test", IndexUUID: "uuid"}}
-		segs := 0
-		if err := probeSegments(r, &segs); err != nil {
-			t.Fatal(err)
-		}
-		if max(segs, maxSegs) < 2 {
-			t.Fatalf("%s: at most %d segments, want several", mode, max(segs, maxSegs))
-		}
-		lvals := func(id string) []float64 { return []float64{float64(live[id])} }
 		for n := 0; n < 150; n++ {
 			lo := int64(rnd.Intn(240_000)) - 30_000
 			hi := lo + int64(rnd.Intn(70_000))
