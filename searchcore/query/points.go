@@ -93,8 +93,8 @@ func (p *Points) collect(lo, hi int64, deleted *roaring.Bitmap, offset uint64, s
 }
 
 // DefaultPointsCacheBytes bounds a PointsCache when no other limit is
-// given: room for the points of a dozen numeric fields of a million
-// documents.
+// given: room for 5.6 million values, the points of five numeric fields
+// of a million documents.
 const DefaultPointsCacheBytes int64 = 64 << 20
 
 // pointsIdle is how long the points of a segment stay unread before the
