@@ -53,6 +53,10 @@ type topNCollector struct {
 	direct   []directClause
 	reader   search.Reader
 	directOn bool
+	// prune lets a searcher that can (query.Pruner) skip the matches
+	// that cannot enter the top, when the collector sorts by score alone
+	// with nothing else reading every match.
+	prune bool
 
 	heap []heapEntry // max-heap on the order: heap[0] is the worst kept
 }
@@ -228,6 +232,19 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	scoreFast := c.scoreOnly && c.after == nil && len(calcs) == 0
 	checked := false // the score encoding was checked against the order
 	count, maxScore := c.count, c.maxScore
+	// A pruning searcher returns only the matches that may enter the top;
+	// it counts them all.
+	var pruner query.Pruner
+	var pruned uint64
+	if p, ok := searcher.(query.Pruner); ok && c.prune && scoreFast && keep > 0 && fast == nil {
+		total, on, err := p.Prune(keep)
+		if err != nil {
+			return nil, err
+		}
+		if on {
+			pruner, pruned = p, total
+		}
+	}
 
 	var d *search.DocumentMatch
 	var err error
@@ -274,6 +291,9 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 					return nil, err
 				}
 				c.push(pool, heapEntry{dm: d, key: key}, keep)
+				if pruner != nil && len(c.heap) == keep {
+					pruner.SetMinScore(c.heap[0].dm.Score)
+				}
 			}
 		} else if err = c.collectSingle(sctx, d, calcs, keep); err != nil {
 			return nil, err
@@ -290,6 +310,9 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 	}
 	if len(fastDocs) > 0 {
 		fast.AddFast(fastDocs)
+	}
+	if pruner != nil {
+		count = c.count + int64(pruned)
 	}
 	c.count, c.maxScore = count, maxScore
 	bucket.Finish()

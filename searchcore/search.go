@@ -918,6 +918,8 @@ func (e *Engine) execute(ctx context.Context, shards []ctxShard, req *SearchRequ
 		// and max_score (collector.go); sreq carries the query and options.
 		sreq := bluge.NewTopNSearch(n, q)
 		coll := newTopNCollector(n, 0, order, ci.after, scoreOnly)
+		// Profiles and explanations describe every match.
+		coll.prune = !req.Profile && !req.Explain
 		if len(shardDocAt) == 0 {
 			coll.useDirect(ci.dec)
 		}

@@ -140,6 +140,12 @@ func (s *bm25Scorer) normInverse(norm float64) (float32, float32, bool) {
 	return 1 / (bm25K1 * ((1 - bm25B) + bm25B*dl/s.avgdl)), dl, approx
 }
 
+// MaxScore implements query.MaxScorer: Score is weight - weight/(1 +
+// freq*normInverse), at most weight for any frequency and length when
+// weight is not negative (a negative weight, from a negative boost, is
+// returned as it is; query.Pruner then does not prune).
+func (s *bm25Scorer) MaxScore() float64 { return float64(s.weight) }
+
 func (s *bm25Scorer) Score(freq int, norm float64) float64 {
 	var ni float32
 	if b := normByte(math.Float32bits(float32(norm))); b < len(s.inverses) {
