@@ -301,6 +301,8 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 			checked = true
 			if !c.scoreEncodingAgrees(d) {
 				scoreFast, c.scoreOnly = false, false
+			} else if pruner != nil && len(c.heap) == keep {
+				pruner.SetMinScore(c.heap[0].dm.Score) // keep 1: the first match fills the top
 			}
 		}
 		d, err = searcher.Next(sctx)

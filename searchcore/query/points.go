@@ -140,6 +140,10 @@ type pointsEntry struct {
 	elem  *list.Element
 	size  int64 // counted in the cache's size: estimated while building
 	used  time.Time
+	// real, on an entry without points, is the size the points turned
+	// out to have when they could not be kept: the next use is admitted
+	// (or refused) on it instead of reading them again.
+	real int64
 }
 
 // NewPointsCache returns a cache holding at most limit bytes of points
@@ -208,7 +212,7 @@ func (s *PointsScope) Drop() {
 // reading them on first use if the cache has room for them; nil (and no
 // error) when it has not, or s is nil. Concurrent first uses read once.
 func (s *PointsScope) points(segID uint64, seg segment.Segment, field string) (*Points, error) {
-	if s == nil {
+	if s == nil || seg.Count() > math.MaxUint32 {
 		return nil, nil
 	}
 	return s.get(segID, field, seg.Count(), func() (*Points, error) { return buildPoints(seg, field) })
@@ -221,20 +225,26 @@ func (s *PointsScope) get(segID uint64, field string, count uint64, build func()
 	key := pointsKey{scope: s.id, seg: segID, field: field}
 	c.mu.Lock()
 	now := c.now()
+	// A value per document is the estimate (several values per document
+	// are corrected once read).
+	est := pointsBytes(int64(count))
 	if e := c.m[key]; e != nil {
-		if e.count == count {
+		if e.count == count && e.real == 0 {
 			e.used = now
 			c.lru.MoveToFront(e.elem)
 			c.mu.Unlock()
 			<-e.ready
 			return e.p, e.err
 		}
+		if e.count == count {
+			est = e.real // read before, and too large to keep then
+		}
 		c.remove(e)
 	}
-	// A value per document is the estimate (several values per document
-	// are corrected once read).
-	est := pointsBytes(int64(count))
 	if est > c.limit/pointsShare || !c.makeRoom(est, now) {
+		if est != pointsBytes(int64(count)) {
+			c.remember(key, count, est, now)
+		}
 		c.mu.Unlock()
 		return nil, nil
 	}
@@ -244,8 +254,15 @@ func (s *PointsScope) get(segID uint64, field string, count uint64, build func()
 	c.size += est
 	c.mu.Unlock()
 
-	e.p, e.err = build()
-	close(e.ready)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				e.p, e.err = nil, fmt.Errorf("reading the points of [%s]: %v", field, r)
+			}
+			close(e.ready)
+		}()
+		e.p, e.err = build()
+	}()
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -259,24 +276,45 @@ func (s *PointsScope) get(segID uint64, field string, count uint64, build func()
 	c.size -= e.size
 	e.size = e.p.bytes()
 	c.size += e.size
-	if c.size > c.limit && !c.makeRoom(0, c.now()) {
-		c.remove(e) // more values than estimated, and no room: this search only
+	if e.size > c.limit/pointsShare || !c.makeRoom(0, c.now()) {
+		// More values than estimated, and no room: this search only.
+		c.remove(e)
+		c.remember(key, count, e.size, c.now())
 	}
 	return e.p, nil
 }
 
-// makeRoom evicts idle points until n more bytes fit, and tells whether
-// they do; c.mu is held.
+// remember keeps, without the points, the size a segment's points have,
+// so that its next use is admitted on it; c.mu is held.
+func (c *PointsCache) remember(key pointsKey, count uint64, real int64, now time.Time) {
+	e := &pointsEntry{key: key, count: count, ready: make(chan struct{}), real: real, used: now}
+	close(e.ready)
+	e.elem = c.lru.PushFront(e)
+	c.m[key] = e
+}
+
+// makeRoom evicts idle points, least recently used first, so that n more
+// bytes fit, and tells whether they do; when idle points cannot free
+// enough it evicts nothing. c.mu is held.
 func (c *PointsCache) makeRoom(n int64, now time.Time) bool {
-	for c.size+n > c.limit {
-		back := c.lru.Back()
-		if back == nil {
-			return false
-		}
-		e := back.Value.(*pointsEntry)
+	need := c.size + n - c.limit
+	if need <= 0 {
+		return true
+	}
+	var victims []*pointsEntry
+	var free int64
+	for el := c.lru.Back(); el != nil && free < need; el = el.Prev() {
+		e := el.Value.(*pointsEntry)
 		if now.Sub(e.used) < pointsIdle {
-			return false
+			return false // the rest were read more recently still
 		}
+		victims = append(victims, e)
+		free += e.size
+	}
+	if free < need {
+		return false
+	}
+	for _, e := range victims {
 		c.remove(e)
 	}
 	return true

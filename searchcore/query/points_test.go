@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -214,6 +215,47 @@ func TestPointsCache(t *testing.T) {
 	if cache2.Size() > limit {
 		t.Fatalf("cache holds %d bytes, over %d", cache2.Size(), limit)
 	}
+	// A segment whose points turn out over a quarter of the cache (many
+	// values per document) is read once: not kept, evicting nothing, and
+	// its size remembered, so that later uses search its dictionary
+	// without reading the points again.
+	cache3 := NewPointsCache(limit, clock)
+	scope3 := cache3.Scope()
+	small, err := scope3.get(1, "f", 1, values(1))
+	if err != nil || small == nil {
+		t.Fatalf("segment 1: %v, %v", small, err)
+	}
+	now = now.Add(pointsIdle)
+	for round := 0; round < 3; round++ {
+		p, err := scope3.get(2, "f", 10, values(300))
+		if err != nil || (round == 0) != (p != nil) {
+			t.Fatalf("round %d: segment 2: %v, %v", round, p, err)
+		}
+		wantBuilds(map[bool]int32{true: 2, false: 0}[round == 0]) // with segment 1's
+		if cache3.Size() != pointsBytes(1) {
+			t.Fatalf("round %d: cache holds %d bytes, want segment 1's %d", round, cache3.Size(), pointsBytes(1))
+		}
+	}
+	// Idle points too small to make room are not evicted for nothing.
+	for seg := uint64(3); seg <= 7; seg++ {
+		if p, err := scope3.get(seg, "f", 50, values(50)); p == nil || err != nil {
+			t.Fatalf("segment %d: %v, %v", seg, p, err)
+		}
+	}
+	wantBuilds(5)
+	if p, _ := scope3.get(8, "f", 60, values(60)); p != nil {
+		t.Fatal("segment 8 admitted without room")
+	}
+	if p, _ := scope3.get(1, "f", 1, values(1)); p != small {
+		t.Fatal("segment 1 evicted though that could not make room")
+	}
+	wantBuilds(0)
+
+	// A read that panics fails the search, and is not kept.
+	if _, err := scope3.get(9, "f", 1, func() (*Points, error) { panic("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("a panicking read: %v", err)
+	}
+
 	// Concurrent first uses of a segment read its points once.
 	release := make(chan struct{})
 	shared := make([]*Points, 8)
