@@ -291,9 +291,6 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 					return nil, err
 				}
 				c.push(pool, heapEntry{dm: d, key: key}, keep)
-				if pruner != nil && len(c.heap) == keep {
-					pruner.SetMinScore(c.heap[0].dm.Score)
-				}
 			}
 		} else if err = c.collectSingle(sctx, d, calcs, keep); err != nil {
 			return nil, err
@@ -301,9 +298,10 @@ func (c *topNCollector) Collect(ctx context.Context, aggregations search.Aggrega
 			checked = true
 			if !c.scoreEncodingAgrees(d) {
 				scoreFast, c.scoreOnly = false, false
-			} else if pruner != nil && len(c.heap) == keep {
-				pruner.SetMinScore(c.heap[0].dm.Score) // keep 1: the first match fills the top
 			}
+		}
+		if pruner != nil && scoreFast && len(c.heap) == keep {
+			pruner.SetMinScore(c.heap[0].dm.Score) // the worst kept, once the top is full
 		}
 		d, err = searcher.Next(sctx)
 	}

@@ -73,14 +73,8 @@ func TestNumericStepRecorded(t *testing.T) {
 			fmt.Fprintf(&body, `{"n":%d,"d":%g,"t":%d}`+"\n", i*7919%100000-50000, float64(i)/7-20, int64(1577836800000)+int64(i*i*1000))
 		}
 	}
-	items, err := searchcore.ParseBulk([]byte(body.String()), searchcore.BulkDefaults{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range e.ExecBulk(ctx, items, searchcore.RefreshTrue) {
-		if r.Status >= 300 {
-			t.Fatalf("bulk item %s/%s: %+v", r.Index, r.ID, r)
-		}
+	if !execBulk(t, e, body.String(), searchcore.RefreshTrue) {
+		t.FailNow()
 	}
 	queries := []string{
 		`{"range":{"n":{"gte":-10000,"lt":30000}}}`, `{"range":{"n":{"gt":-50000}}}`, `{"range":{"n":{"lte":0}}}`,

@@ -41,16 +41,7 @@ func TestRangePointsConcurrent(t *testing.T) {
 			fmt.Fprintf(&body, `{"index":{"_index":"pts","_id":"%d"}}`+"\n"+`{"v":%d}`+"\n", id, v)
 			final[id] = v
 		}
-		items, err := searchcore.ParseBulk([]byte(body.String()), searchcore.BulkDefaults{})
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		for _, r := range e.ExecBulk(ctx, items, searchcore.RefreshTrue) {
-			if r.Status >= 300 && r.Status != 404 {
-				t.Errorf("bulk item %s: %+v", r.ID, r)
-			}
-		}
+		execBulk(t, e, body.String(), searchcore.RefreshTrue)
 	}
 	for i := range final {
 		final[i] = -1

@@ -60,14 +60,8 @@ func TestMatchPruning(t *testing.T) {
 				}
 				fmt.Fprintf(&body, `{"index":{"_index":%q,"_id":"%d"}}`+"\n"+`{"t":%q,"u":%q}`+"\n", name, id, strings.Join(t, " "), strings.Join(u, " "))
 			}
-			items, err := searchcore.ParseBulk([]byte(body.String()), searchcore.BulkDefaults{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range e.ExecBulk(ctx, items, searchcore.RefreshTrue) {
-				if r.Status >= 300 && r.Status != 404 {
-					t.Fatalf("bulk item %s: %+v", r.ID, r)
-				}
+			if !execBulk(t, e, body.String(), searchcore.RefreshTrue) {
+				t.FailNow()
 			}
 		}
 	}

@@ -12,6 +12,27 @@ import (
 	"github.com/quarry-search/quarry/store"
 )
 
+// execBulk runs the NDJSON _bulk body on e with refresh and reports each
+// failed item through t.Errorf (a delete of a missing document, 404, is
+// no failure); it tells whether every item succeeded. It may run on any
+// goroutine.
+func execBulk(t testing.TB, e *searchcore.Engine, body string, refresh searchcore.Refresh) bool {
+	t.Helper()
+	items, err := searchcore.ParseBulk([]byte(body), searchcore.BulkDefaults{})
+	if err != nil {
+		t.Errorf("bulk: %v", err)
+		return false
+	}
+	ok := true
+	for _, r := range e.ExecBulk(context.Background(), items, refresh) {
+		if r.Status >= 300 && r.Status != 404 {
+			t.Errorf("bulk item %s/%s: %+v", r.Index, r.ID, r)
+			ok = false
+		}
+	}
+	return ok
+}
+
 // openEngine opens an engine on dir with the given settings; the returned
 // function closes it (cleanup does too, once).
 func openEngine(t *testing.T, dir string, cfg searchcore.Config) (*searchcore.Engine, func()) {

@@ -269,21 +269,24 @@ type statsReader struct {
 	lastField, lastTerm string
 }
 
+// direct tells whether searches may read the snapshot's segments
+// directly: not when every postings read must go through
+// PostingsIterator (global statistics, profiling).
+func (r *statsReader) direct() bool { return r.dfs == nil && r.prof == nil }
+
 // PointsScope gives range queries the shard's numeric points
-// (query.PointsReader) when they may read segments directly (see
-// Segments).
+// (query.PointsReader) when they may read segments directly.
 func (r *statsReader) PointsScope() *query.PointsScope {
-	if r.dfs != nil || r.prof != nil {
+	if !r.direct() {
 		return nil
 	}
 	return r.points
 }
 
-// Segments exposes the snapshot's segments (query.SegmentedReader) unless
-// the search needs every postings read to go through PostingsIterator
-// (global statistics, profiling).
+// Segments exposes the snapshot's segments (query.SegmentedReader) when
+// searches may read them directly.
 func (r *statsReader) Segments() []index.SegmentSnapshot {
-	if r.dfs != nil || r.prof != nil {
+	if !r.direct() {
 		return nil
 	}
 	if sr, ok := r.Reader.(query.SegmentedReader); ok {

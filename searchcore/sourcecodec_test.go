@@ -36,14 +36,8 @@ func TestCompressedSources(t *testing.T) {
 		for i := from; i < to; i++ {
 			fmt.Fprintf(&body, `{"index":{"_index":"places","_id":"%d"}}`+"\n%s\n", i, source(i))
 		}
-		items, err := searchcore.ParseBulk([]byte(body.String()), searchcore.BulkDefaults{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range e.ExecBulk(ctx, items, searchcore.RefreshTrue) {
-			if r.Status >= 300 {
-				t.Fatalf("bulk item %s: %+v", r.ID, r)
-			}
+		if !execBulk(t, e, body.String(), searchcore.RefreshTrue) {
+			t.FailNow()
 		}
 	}
 	bulk(e, 0, 5)     // too little to sample: stored plain
@@ -147,16 +141,7 @@ func TestCompressedSourcesConcurrentFirstWrites(t *testing.T) {
 			for i := range 200 {
 				fmt.Fprintf(&body, `{"index":{"_index":"c","_id":"%d-%d"}}`+"\n"+`{"w":%d,"i":%d,"text":"writer %d document %d"}`+"\n", w, i, w, i, w, i)
 			}
-			items, err := searchcore.ParseBulk([]byte(body.String()), searchcore.BulkDefaults{})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for _, r := range e.ExecBulk(ctx, items, searchcore.RefreshFalse) {
-				if r.Status >= 300 {
-					t.Errorf("item %s: %+v", r.ID, r)
-				}
-			}
+			execBulk(t, e, body.String(), searchcore.RefreshFalse)
 		}()
 	}
 	wg.Wait()

@@ -38,19 +38,16 @@ func buildCeiling(ds *dataset, dir string) (*bluge.Writer, ceilingResult, error)
 	if err != nil {
 		return nil, ceilingResult{}, err
 	}
-	m := mapping.New()
+	// Numbers get bluge's own terms (the legacy step), as plain bluge
+	// indexes them.
+	mp := newMapper(mapping.LegacyNumericStep)
 	batch := bluge.NewBatch()
 	n := 0
 	for i, src := range ds.docs {
-		id := docID(i)
-		doc := bluge.NewDocument(id)
-		upd, err := m.ParseDocument(id, src, nil, doc)
+		doc, err := mp.doc(ds, i)
 		if err != nil {
 			_ = w.Close()
-			return nil, ceilingResult{}, fmt.Errorf("%s document %d: %w", ds.name, i+1, err)
-		}
-		if upd != nil {
-			m = upd
+			return nil, ceilingResult{}, err
 		}
 		doc.AddField(bluge.NewStoredOnlyField(sourceField, src))
 		batch.Update(doc.ID(), doc)
@@ -93,6 +90,32 @@ func buildCeiling(ds *dataset, dir string) (*bluge.Writer, ceilingResult, error)
 		return nil, ceilingResult{}, err
 	}
 	return w, ceilingResult{Docs: len(ds.docs), Seconds: secs, DocsPerS: float64(len(ds.docs)) / secs, DiskBytes: disk}, nil
+}
+
+// mapper converts a dataset's documents with the service's mapping code,
+// starting from an empty (dynamic) mapping that each document may extend.
+type mapper struct {
+	m    *mapping.Mapping
+	opts mapping.DocOptions
+}
+
+// newMapper returns a mapper indexing numbers with the precision step.
+func newMapper(step uint) *mapper {
+	return &mapper{m: mapping.New(), opts: mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: step}}
+}
+
+// doc is document i of ds as bluge fields.
+func (mp *mapper) doc(ds *dataset, i int) (*bluge.Document, error) {
+	id := docID(i)
+	doc := bluge.NewDocument(id)
+	upd, _, err := mp.m.ParseDocumentWith(id, ds.docs[i], nil, doc, mp.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s document %d: %w", ds.name, i+1, err)
+	}
+	if upd != nil {
+		mp.m = upd
+	}
+	return doc, nil
 }
 
 // runInProcess executes req on r the way the service answers a search:

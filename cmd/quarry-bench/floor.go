@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/blugelabs/bluge"
@@ -28,17 +27,12 @@ func buildFloor(ds *dataset, dir string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := mapping.New()
-	for i, src := range ds.docs {
-		id := docID(i)
-		doc := bluge.NewDocument(id)
-		upd, _, err := m.ParseDocumentWith(id, src, nil, doc, mapping.DocOptions{NestedLimit: mapping.NestedObjectsLimit, NumericStep: mapping.NumericStep})
+	mp := newMapper(mapping.NumericStep)
+	for i := range ds.docs {
+		doc, err := mp.doc(ds, i)
 		if err != nil {
 			_ = w.Close()
-			return 0, fmt.Errorf("%s document %d: %w", ds.name, i+1, err)
-		}
-		if upd != nil {
-			m = upd
+			return 0, err
 		}
 		kept := (*doc)[:0]
 		for _, f := range *doc {

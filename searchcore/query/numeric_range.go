@@ -1,11 +1,11 @@
 package query
 
 import (
-	"github.com/RoaringBitmap/roaring"
-	"github.com/blugelabs/bluge/index"
 	"math"
 	mathbits "math/bits"
 
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -22,18 +22,27 @@ import (
 // are read from the dictionary: the field's for shift 0, for a coarser
 // shift both the field's (the legacy step, and segments written before
 // mapping.ShiftTermsField) and the shift-terms field's. With the legacy
-// step this ORs the very
-// terms bluge's numeric range searcher does (which assumes that step), but
-// enumerates only valid terms: bluge's enumeration of a run walks every
-// byte string between its ends and never ends on runs like [-0, +0].
+// step this ORs the very terms bluge's numeric range searcher does (which
+// assumes that step), but enumerates only valid terms: bluge's
+// enumeration of a run walks every byte string between its ends and never
+// ends on runs like [-0, +0]. Segments with points (PointsReader) are read
+// from them instead.
 func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
 	if n.lo > n.hi {
 		return searcher.NewMatchNoneSearcher(i, o)
 	}
-	sc := similarity.ConstantScorer(n.score)
-	step, err := numericStepOf(i, n.field)
-	if err != nil {
-		return nil, err
+	lo, hi := float64ToSortable(n.lo), float64ToSortable(n.hi)
+	// The step is read from the dictionary only when terms are read: not
+	// when every segment has points.
+	var step uint
+	stepOf := func() (uint, error) {
+		if step == 0 {
+			var err error
+			if step, err = numericStepOf(i, n.field); err != nil {
+				return 0, err
+			}
+		}
+		return step, nil
 	}
 	if sr, ok := i.(SegmentedReader); ok && !o.Explain && !o.IncludeTermVectors {
 		if segs := sr.Segments(); segs != nil {
@@ -41,15 +50,18 @@ func (n *numericRangeQuery) Searcher(i search.Reader, o search.SearcherOptions) 
 			if pr, ok := i.(PointsReader); ok {
 				ps = pr.PointsScope()
 			}
-			return segmentUnionSearcher(i, segs, ps, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step, n.score)
+			return segmentUnionSearcher(i, segs, ps, n.field, lo, hi, stepOf, n.score)
 		}
 	}
-	terms, err := numericRangeTerms(i, n.field, float64ToSortable(n.lo), float64ToSortable(n.hi), step)
+	if _, err := stepOf(); err != nil {
+		return nil, err
+	}
+	terms, err := numericRangeTerms(i, n.field, lo, hi, step)
 	if err != nil {
 		return nil, err
 	}
 	if o.Explain || o.IncludeTermVectors || len(terms.own)+len(terms.shifted) < 2 {
-		return terms.multiTermSearcher(i, n.field, sc, o)
+		return terms.multiTermSearcher(i, n.field, similarity.ConstantScorer(n.score), o)
 	}
 	return unionSearcher(i, terms, n.field, n.score)
 }
@@ -130,16 +142,12 @@ type SegmentedReader interface {
 // 2^16 values, in practice hundreds of distinct terms) cost more than
 // reading the postings. A segment whose Points ps holds, or admits, is
 // read from them instead (ps nil: none is).
-func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *PointsScope, field string, lo, hi int64, step uint, score float64) (search.Searcher, error) {
+func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *PointsScope, field string, lo, hi int64, stepOf func() (uint, error), score float64) (search.Searcher, error) {
 	type run struct {
 		from, to int64
 		shift    uint
 	}
-	var runs []run
-	splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
-		runs = append(runs, run{from, to, shift})
-		return true
-	})
+	var runs []run // split on the first segment read through its terms
 	var set docSet
 	var offset uint64
 	var pl segment.PostingsList
@@ -161,27 +169,25 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *Poi
 		}
 		return err
 	}
-	for _, ss := range segs {
-		hs, ok := ss.(segmentHolder)
-		if !ok {
-			return unionSearcherOf(i, field, lo, hi, step, score)
-		}
-		seg := hs.Segment()
-		deleted := ss.Deleted()
-		if p, err := ps.points(ss.ID(), seg, field); err != nil {
-			return nil, err
-		} else if p != nil {
-			p.collect(lo, hi, deleted, offset, &set)
-			offset += seg.Count()
-			continue
+	// readTerms adds the segment's documents with a term of the range.
+	readTerms := func(seg segment.Segment, deleted *roaring.Bitmap) error {
+		if runs == nil {
+			step, err := stepOf()
+			if err != nil {
+				return err
+			}
+			splitInt64Range(lo, hi, step, func(from, to int64, shift uint) bool {
+				runs = append(runs, run{from, to, shift})
+				return true
+			})
 		}
 		own, err := seg.Dictionary(field)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		shifted, err := seg.Dictionary(mapping.ShiftTermsField(field))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		readRun := func(dict segment.Dictionary, r run) error {
 			visit := func(term []byte) error { return add(dict, term, deleted) }
@@ -191,14 +197,37 @@ func segmentUnionSearcher(i search.Reader, segs []index.SegmentSnapshot, ps *Poi
 		}
 		for _, r := range runs {
 			if err := readRun(own, r); err != nil {
-				return nil, err
+				return err
 			}
 			if r.shift == 0 {
 				continue
 			}
 			if err := readRun(shifted, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, ss := range segs {
+		hs, ok := ss.(segmentHolder)
+		if !ok {
+			step, err := stepOf()
+			if err != nil {
 				return nil, err
 			}
+			return unionSearcherOf(i, field, lo, hi, step, score)
+		}
+		seg := hs.Segment()
+		p, err := ps.points(ss.ID(), seg, field)
+		if err == nil {
+			if p != nil {
+				p.collect(lo, hi, ss.Deleted(), offset, &set)
+			} else {
+				err = readTerms(seg, ss.Deleted())
+			}
+		}
+		if err != nil {
+			return nil, err
 		}
 		offset += seg.Count()
 	}

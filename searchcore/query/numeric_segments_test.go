@@ -13,6 +13,7 @@ import (
 
 	"github.com/blugelabs/bluge"
 	blugeanalysis "github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/numeric"
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/similarity"
@@ -207,19 +208,27 @@ func (q pointsRange) Searcher(i search.Reader, o search.SearcherOptions) (search
 	return q.numericRangeQuery.Searcher(GuardReaderWithPoints(i, q.scope), o)
 }
 
-// probeSegments counts the segments a search's reader exposes through
+// readerSegments returns the segments a search's reader exposes through
 // SegmentedReader.
+func readerSegments(r *bluge.Reader) ([]index.SegmentSnapshot, error) {
+	var segs []index.SegmentSnapshot
+	_, err := r.Search(context.Background(), bluge.NewTopNSearch(1, segmentsCapture{&segs}))
+	return segs, err
+}
+
+// probeSegments counts the segments readerSegments returns.
 func probeSegments(r *bluge.Reader, n *int) error {
-	_, err := r.Search(context.Background(), bluge.NewTopNSearch(1, &segmentProbe{n: n}))
+	segs, err := readerSegments(r)
+	*n = len(segs)
 	return err
 }
 
-// segmentProbe is a query that records the number of segments.
-type segmentProbe struct{ n *int }
+// segmentsCapture is a query that records the reader's segments.
+type segmentsCapture struct{ segs *[]index.SegmentSnapshot }
 
-func (p *segmentProbe) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
+func (c segmentsCapture) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
 	if sr, ok := i.(SegmentedReader); ok {
-		*p.n = len(sr.Segments())
+		*c.segs = sr.Segments()
 	}
 	return bluge.NewMatchNoneQuery().Searcher(i, o)
 }

@@ -225,30 +225,34 @@ func (s *PointsScope) get(segID uint64, field string, count uint64, build func()
 	key := pointsKey{scope: s.id, seg: segID, field: field}
 	c.mu.Lock()
 	now := c.now()
-	// A value per document is the estimate (several values per document
-	// are corrected once read).
-	est := pointsBytes(int64(count))
-	if e := c.m[key]; e != nil {
-		if e.count == count && e.real == 0 {
-			e.used = now
-			c.lru.MoveToFront(e.elem)
-			c.mu.Unlock()
-			<-e.ready
-			return e.p, e.err
-		}
-		if e.count == count {
-			est = e.real // read before, and too large to keep then
-		}
+	e := c.m[key]
+	if e != nil && e.count != count { // another segment's
 		c.remove(e)
+		e = nil
 	}
-	if est > c.limit/pointsShare || !c.makeRoom(est, now) {
-		if est != pointsBytes(int64(count)) {
-			c.remember(key, count, est, now)
+	if e != nil && e.real == 0 {
+		c.touch(e, now)
+		c.mu.Unlock()
+		<-e.ready
+		return e.p, e.err
+	}
+	// A value per document is the estimate (several values per document
+	// are corrected once read), unless the size is remembered.
+	est := pointsBytes(int64(count))
+	if e != nil {
+		est = e.real
+	}
+	if !c.admits(est, now) {
+		if e != nil {
+			c.touch(e, now) // still too large: remembered on
 		}
 		c.mu.Unlock()
-		return nil, nil
+		return nil, nil // search the dictionary
 	}
-	e := &pointsEntry{key: key, count: count, ready: make(chan struct{}), size: est, used: now}
+	if e != nil {
+		c.remove(e)
+	}
+	e = &pointsEntry{key: key, count: count, ready: make(chan struct{}), size: est, used: now}
 	e.elem = c.lru.PushFront(e)
 	c.m[key] = e
 	c.size += est
@@ -282,6 +286,19 @@ func (s *PointsScope) get(segID uint64, field string, count uint64, build func()
 		c.remember(key, count, e.size, c.now())
 	}
 	return e.p, nil
+}
+
+// touch marks e read at now; c.mu is held.
+func (c *PointsCache) touch(e *pointsEntry, now time.Time) {
+	e.used = now
+	c.lru.MoveToFront(e.elem)
+}
+
+// admits tells whether points of n more bytes may be kept, making room
+// for them: at most a quarter of the cache, freed from idle points if
+// need be; c.mu is held.
+func (c *PointsCache) admits(n int64, now time.Time) bool {
+	return n <= c.limit/pointsShare && c.makeRoom(n, now)
 }
 
 // remember keeps, without the points, the size a segment's points have,

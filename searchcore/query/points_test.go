@@ -1,7 +1,6 @@
 package query
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -11,9 +10,7 @@ import (
 	"time"
 
 	"github.com/blugelabs/bluge"
-	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/numeric"
-	"github.com/blugelabs/bluge/search"
 
 	"github.com/quarry-search/quarry/searchcore/mapping"
 )
@@ -48,8 +45,8 @@ func TestBuildPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var segs []index.SegmentSnapshot
-	if _, err := r.Search(context.Background(), bluge.NewTopNSearch(1, segmentsCapture{&segs})); err != nil {
+	segs, err := readerSegments(r)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var set docSet
@@ -304,14 +301,4 @@ func TestPointsCache(t *testing.T) {
 	if p, err := nilScope.points(1, nil, "f"); p != nil || err != nil {
 		t.Fatalf("a nil scope gives %v, %v", p, err)
 	}
-}
-
-// segmentsCapture is a query that records the reader's segments.
-type segmentsCapture struct{ segs *[]index.SegmentSnapshot }
-
-func (c segmentsCapture) Searcher(i search.Reader, o search.SearcherOptions) (search.Searcher, error) {
-	if sr, ok := i.(SegmentedReader); ok {
-		*c.segs = sr.Segments()
-	}
-	return bluge.NewMatchNoneQuery().Searcher(i, o)
 }

@@ -178,6 +178,7 @@ func (s *termDisjunctionSearcher) countMatches() (uint64, bool, error) {
 	var total uint64
 	union := roaring.New()
 	var pl segment.PostingsList
+	dicts := map[string]segment.Dictionary{} // a match's terms share a field
 	for _, ss := range segs {
 		hs, ok := ss.(segmentHolder)
 		if !ok {
@@ -185,10 +186,15 @@ func (s *termDisjunctionSearcher) countMatches() (uint64, bool, error) {
 		}
 		seg := hs.Segment()
 		union.Clear()
+		clear(dicts)
 		for _, tq := range s.terms {
-			dict, err := seg.Dictionary(tq.Field())
-			if err != nil {
-				return 0, false, err
+			var err error
+			dict, ok := dicts[tq.Field()]
+			if !ok {
+				if dict, err = seg.Dictionary(tq.Field()); err != nil {
+					return 0, false, err
+				}
+				dicts[tq.Field()] = dict
 			}
 			if pl, err = dict.PostingsList([]byte(tq.Term()), nil, pl); err != nil {
 				return 0, false, err
